@@ -1,0 +1,89 @@
+/**
+ * Words: tokenising for keywords and queries, stop words, and CJK segmentation
+ * (with the built-in `Intl.Segmenter`) so Chinese and Japanese text becomes words
+ * that SQLite FTS5 can index.
+ *
+ * @module
+ */
+
+const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
+const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u30fc]+/g;
+const wordSegmenter = new Intl.Segmenter("ja", { granularity: "word" });
+
+/** English, French, German and Spanish function words, left out of keywords and queries. */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    "a about above after again against all also am an and any are as at be because been before " +
+    "being below between both but by can could did do does doing down during each either else " +
+    "etc ever every few for from further get gets got had has have having he her here hers " +
+    "herself him himself his how however i if in into is it its itself just let like may me " +
+    "might more most much must my myself no nor not now of off on once one only or other our " +
+    "ours ourselves out over own same shall she should so some such than that the their theirs " +
+    "them themselves then there these they this those through to too under until up upon us " +
+    "use used uses using very via was we were what when where whether which while who whom " +
+    "whose why will with within without would yet you your yours yourself yourselves " +
+    "le la les un une des du de et est en que qui dans pour pas sur au aux ce cette ces il " +
+    "elle ils elles ne se sont par avec son sa ses leur leurs ou mais plus être été " +
+    "der die das den dem des ein eine einer eines einem einen und ist im zu mit von auf für " +
+    "nicht sich es sie er wird werden wie auch als bei nach aus oder wenn kann sind dass " +
+    "el los las y del por con para una es lo se su sus como más pero"
+  ).split(" "),
+);
+
+/** True when the text contains Chinese, Japanese or Korean characters. */
+export function hasCJK(text: string): boolean {
+  return CJK.test(text);
+}
+
+/**
+ * Insert spaces between the words of CJK runs so a whitespace/Unicode tokenizer
+ * sees words; other text is returned unchanged.
+ *
+ * @example
+ * ```ts
+ * segmentCJK("全文検索エンジン"); // "全文 検索 エンジン"
+ * ```
+ */
+export function segmentCJK(text: string): string {
+  if (!hasCJK(text)) return text;
+  return text.replace(CJK_RUN, (run) => {
+    const words: string[] = [];
+    for (const s of wordSegmenter.segment(run)) {
+      if (s.isWordLike) words.push(s.segment);
+    }
+    return ` ${words.join(" ")} `;
+  });
+}
+
+const WORD = /[\p{L}\p{N}][\p{L}\p{N}_'’.-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
+
+/**
+ * Lower-cased words of a text, CJK segmented, without stop words, numbers or
+ * one-letter words. Words keep inner `_ - . '` (`mod_rewrite`, `utf-8`, `os.path`).
+ */
+export function words(text: string, keepStopWords = false): string[] {
+  const out: string[] = [];
+  const src = segmentCJK(text).toLowerCase();
+  for (const m of src.matchAll(WORD)) {
+    const w = m[0];
+    if (w.length < 2 && !hasCJK(w)) continue;
+    if (!keepStopWords && STOP_WORDS.has(w)) continue;
+    if (/^[\d.,_-]+$/.test(w)) continue;
+    out.push(w);
+  }
+  return out;
+}
+
+/** Count the words of a text (every run of letters or digits; CJK characters count as words). */
+export function countWords(text: string): number {
+  let n = 0;
+  for (const _ of segmentCJK(text).matchAll(/[\p{L}\p{N}]+/gu)) n++;
+  return n;
+}
+
+/** Word counts of a text, for TF-IDF. */
+export function termCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const w of words(text)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  return counts;
+}

@@ -1,0 +1,298 @@
+/**
+ * Types for every stage of the shelfmark pipeline, in one place:
+ * source file -> extracted document -> outline -> card -> indexed document -> hit.
+ * Plugins (extractors, retrievers) import only from here.
+ *
+ * Fields that reach tool answers use the snake_case names of the tool contract.
+ *
+ * @module
+ */
+
+/** How much an outline can be trusted. */
+export type OutlineQuality = "high" | "medium" | "none";
+
+/** Metadata an extractor may read from the document itself. */
+export interface DocMeta {
+  /** Title from document metadata (front matter, `<title>`, PDF info). */
+  title?: string;
+  /** Author from document metadata. */
+  author?: string;
+  /** Creation date as written in the document, ISO 8601 when known. */
+  created?: string;
+  /** Language declared by the document (BCP 47 / ISO 639), when declared. */
+  language?: string;
+  /** Tags or keywords declared by the document (front matter `tags`). */
+  tags?: string[];
+}
+
+/** What an extractor receives: the file's bytes and where they came from. */
+export interface ExtractInput {
+  /** Display path, `<library>/<path inside the library>`. */
+  path: string;
+  /** Lower-cased extension with its dot (`".md"`), or `""` when the file has none. */
+  extension: string;
+  /** The whole file. Extractors must not modify it. */
+  bytes: Uint8Array;
+  /** Type sniffed from the content (`"text/plain"`, `"application/pdf"`, ...), if known. */
+  mimeType?: string;
+  /** Aborted when the per-file time limit runs out. */
+  signal?: AbortSignal;
+}
+
+/** A heading found in the document: its level (1 = top), title and 1-based line. */
+export interface Heading {
+  /** 1 for the top level; formats keep their own numbering (an h2 stays 2). */
+  level: number;
+  /** Plain-text title, inline markup removed, whitespace collapsed. */
+  title: string;
+  /** 1-based line in `Extracted.lines` where the heading stands. */
+  line: number;
+  /** 1-based page, for paged formats. */
+  page?: number;
+}
+
+/** The result of an extractor: numbered lines plus whatever structure the format carries. */
+export interface Extracted {
+  /** The document as lines (Markdown-flavoured where the format has structure). */
+  lines: string[];
+  /** Native or heuristic structure, in document order. */
+  headings?: Heading[];
+  /** How reliable `headings` is; defaults to `high` when headings exist, else `none`. */
+  outlineQuality?: OutlineQuality;
+  /** First line of each page (1-based), for paged formats. */
+  pages?: number[];
+  /** Document metadata. */
+  meta?: DocMeta;
+  /** Non-fatal problems worth recording (e.g. "decoded as Latin-1"). */
+  warnings?: string[];
+}
+
+/**
+ * An extractor plugin turns bytes into lines of text plus structure.
+ * A custom extractor is a module that default-exports one of these.
+ */
+export interface Extractor {
+  /** Short name, also the `doc_type` of what it extracts: `"markdown"`, `"pdf"`, ... */
+  name: string;
+  /** Extensions it handles, lower case with the dot: `[".md", ".markdown"]`. */
+  extensions: string[];
+  /** Sniffed MIME types it accepts for files whose extension matched nothing. */
+  mimeTypes?: string[];
+  /** Specific formats 0, generic fallbacks 10. Lower wins; a later registration wins ties. */
+  priority?: number;
+  /** Optional finer check; must not consume or modify the input. */
+  accepts?(input: ExtractInput): boolean;
+  /** Extract the document. Throw `ExtractError` for a file that cannot be read. */
+  extract(input: ExtractInput): Promise<Extracted>;
+}
+
+/** An error an extractor throws for a file it cannot read; `reason` is short and stable. */
+export class ExtractError extends Error {
+  /** Short machine-readable reason such as `binary`, `encrypted`, `empty`, `corrupt`. */
+  readonly reason: string;
+  /**
+   * @param reason short machine-readable reason
+   * @param message human-readable detail
+   * @param options standard error options (`cause`)
+   */
+  constructor(reason: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "ExtractError";
+    this.reason = reason;
+  }
+}
+
+/** One node of a document outline, with its line range (inclusive, 1-based). */
+export interface OutlineNode {
+  /** Position in the tree: `"1"`, `"2.3"`, `"2.3.1"`. */
+  id: string;
+  /** Heading text. */
+  title: string;
+  /** Depth in the tree, 1 = top. */
+  level: number;
+  /** Line of the heading. */
+  start_line: number;
+  /** Last line of the section, children included. */
+  end_line: number;
+  /** `end_line - start_line + 1`. */
+  line_count: number;
+  /** 1-based page of the heading, for paged formats. */
+  page?: number;
+  /** First sentence of the section's own text. */
+  summary?: string;
+  /** A few distinctive words of the section. */
+  keywords?: string[];
+  /** Sub-sections. */
+  children: OutlineNode[];
+}
+
+/** The card: what a search hit and an outline say about a document. */
+export interface Card {
+  /** Short id, stable while the file stays at the same path. */
+  doc_id: string;
+  /** `<library>/<path inside the library>`, with `/`. */
+  path: string;
+  /** Library name. */
+  library: string;
+  /** Extractor name: `markdown`, `html`, `text`, `pdf`, ... */
+  doc_type: string;
+  /** Metadata title, else first heading, else file name. */
+  title: string;
+  /** Author, when the document names one. */
+  author?: string;
+  /** Detected language, ISO 639-1 where one exists (else 639-3), or `und`. */
+  language: string;
+  /** Number of words. */
+  word_count: number;
+  /** Number of lines `read` can return. */
+  total_lines: number;
+  /** Number of pages (paged formats). */
+  page_count?: number;
+  /** The first ~200 words. */
+  abstract: string;
+  /** 5-10 distinctive words (TF-IDF against the corpus). */
+  keywords: string[];
+  /** True when `word_count < 500`. */
+  brief: boolean;
+  /** Whether the outline can be trusted. */
+  outline_quality: OutlineQuality;
+  /** Whether the outline has at least one node. */
+  has_outline: boolean;
+  /** File modification time, RFC 3339 UTC. */
+  modified_at: string;
+  /** File size in bytes. */
+  size: number;
+}
+
+/** Candidate terms of a text with their counts, kept so keywords can be re-ranked later. */
+export type TermCounts = Record<string, number>;
+
+/** Document-frequency statistics of the indexed corpus, for TF-IDF. */
+export interface TermStats {
+  /** Number of documents in the corpus. */
+  docCount(): number;
+  /** Number of documents containing `term`. */
+  df(term: string): number;
+}
+
+/** A document ready for the retrievers. */
+export interface IndexedDoc {
+  /** The card. */
+  card: Card;
+  /** The outline tree. */
+  outline: OutlineNode[];
+  /** All lines of the document. */
+  lines: string[];
+}
+
+/** Filters of `search`, applied by every retriever. */
+export interface SearchFilters {
+  /** Only these `doc_type`s. */
+  doc_types?: string[];
+  /** Only this library. */
+  library?: string;
+  /** SQLite GLOB against `path` (case-sensitive). */
+  path_glob?: string;
+  /** Inclusive lower bound on `modified_at` (RFC 3339). */
+  modified_after?: string;
+  /** Inclusive upper bound on `modified_at` (RFC 3339). */
+  modified_before?: string;
+}
+
+/** A query as retrievers see it. */
+export interface Query {
+  /** The user's query text, in the search syntax of the spec. */
+  text: string;
+  /** Maximum number of hits wanted. */
+  limit: number;
+  /** Filters to apply. */
+  filters: SearchFilters;
+}
+
+/** One ranked answer of a retriever. */
+export interface Hit {
+  /** The document. */
+  doc_id: string;
+  /** Score normalised to 0-1 by the retriever (higher is better). */
+  score: number;
+  /** The retriever's raw score (BM25, distance, ...). */
+  raw: number;
+  /** Name of the retriever that produced it. */
+  retriever: string;
+  /** A short passage around the match, when the retriever can make one. */
+  snippet?: string;
+}
+
+/** Availability of a retriever while the index is built. */
+export interface RetrieverState {
+  /** `ready` once it answers over everything indexed. */
+  state: "empty" | "building" | "ready" | "failed";
+  /** Documents it holds. */
+  documents: number;
+  /** Last error, when failed. */
+  error?: string;
+}
+
+/** A retriever indexes documents and answers queries; several are fused. */
+export interface Retriever {
+  /** `"fts5"`, `"path"`, `"lancedb"`. */
+  name: string;
+  /** Add or replace documents. */
+  upsert(docs: IndexedDoc[]): Promise<void>;
+  /** Remove documents by id. */
+  remove(ids: string[]): Promise<void>;
+  /** Ranked hits for a query, with filters applied. */
+  search(q: Query): Promise<Hit[]>;
+  /** Current availability. */
+  ready(): RetrieverState;
+}
+
+/** A named library root. */
+export interface Library {
+  /** Name used in paths and filters. */
+  name: string;
+  /** Absolute path of the root folder. */
+  root: string;
+  /** What the library holds. */
+  description?: string;
+}
+
+/** A file that was not indexed (or only partly), with the reason. */
+export interface Skipped {
+  /** Display path. */
+  path: string;
+  /** Short reason: `binary`, `empty`, `too_large`, `encrypted`, `corrupt`, `unreadable`, ... */
+  reason: string;
+  /** Detail. */
+  message: string;
+}
+
+/** Error codes of tool answers. */
+export type ErrorCode =
+  | "DOCUMENT_NOT_FOUND"
+  | "LIBRARY_NOT_FOUND"
+  | "INVALID_ARGUMENT"
+  | "INVALID_PATTERN"
+  | "PATTERN_TIMEOUT"
+  | "PATH_OUTSIDE_LIBRARY"
+  | "INDEX_UNAVAILABLE"
+  | "INTERNAL";
+
+/** A tool failure the caller can act on. Tools turn it into `{"error": {code, message, hint}}`. */
+export class ToolError extends Error {
+  /** Stable code. */
+  readonly code: ErrorCode;
+  /** What to do about it. */
+  readonly hint?: string;
+  /**
+   * @param code stable error code
+   * @param message what went wrong, quoting the bad value
+   * @param hint what to try instead
+   */
+  constructor(code: ErrorCode, message: string, hint?: string) {
+    super(message);
+    this.name = "ToolError";
+    this.code = code;
+    this.hint = hint;
+  }
+}
