@@ -5,9 +5,10 @@
  * @module
  */
 import { existsSync } from "node:fs";
-import { dirname, fromFileUrl, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
-const repo = resolve(dirname(fromFileUrl(import.meta.url)), "..");
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** Folder of the shared material (`SPEC.md`, `corpus/`, `eval/`). */
 export const SHARED = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");

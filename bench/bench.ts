@@ -1,0 +1,211 @@
+/**
+ * `deno task bench [CORPUS_DIR]`: index the full shared corpus (every library whose format
+ * is supported so far) and print a table of speed, size, latency and retrieval quality.
+ * Not a test: numbers, not assertions.
+ *
+ * The corpus comes from `$SHELFMARK_CORPUS_FULL`, the first argument, or
+ * `~/.cache/shelfmark/corpus-full` (built with `../shared/corpus/build.sh` when missing).
+ */
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { DatabaseSync } from "node:sqlite";
+import { Shelf } from "../core/shelf.ts";
+import { estimateTokens, renderOutline } from "../core/budget.ts";
+import { callTool } from "../server/dispatch.ts";
+import { closeGrep } from "../server/tools.ts";
+import { STOP_WORDS } from "../core/tokenize.ts";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const SHARED = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
+const LIBRARIES = ["markdown", "html", "text", "nested"];
+
+interface Question {
+  id: string;
+  question: string;
+  kind: string;
+  target: string;
+  alt_targets: string[];
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+}
+
+async function corpusDir(): Promise<string> {
+  const dir = Deno.args[0] ?? Deno.env.get("SHELFMARK_CORPUS_FULL") ??
+    join(Deno.env.get("HOME") ?? "/tmp", ".cache", "shelfmark", "corpus-full");
+  if (!existsSync(join(dir, "MANIFEST.tsv"))) {
+    console.error(`building the full corpus in ${dir} ...`);
+    const out = await new Deno.Command("bash", {
+      args: [join(SHARED, "corpus", "build.sh"), dir],
+      stdout: "inherit",
+      stderr: "inherit",
+    }).output();
+    if (!out.success) throw new Error("corpus build failed");
+  }
+  return dir;
+}
+
+function dirSize(dir: string): number {
+  let n = 0;
+  for (const e of Deno.readDirSync(dir)) {
+    if (e.isFile) n += Deno.statSync(join(dir, e.name)).size;
+  }
+  return n;
+}
+
+/** Plain whole-document BM25 over the extracted text, words OR-ed: the baseline. */
+function baseline(shelf: Shelf) {
+  const db = new DatabaseSync(":memory:");
+  db.exec("CREATE VIRTUAL TABLE t USING fts5(doc_id UNINDEXED, body)");
+  const ins = db.prepare("INSERT INTO t (doc_id, body) VALUES (?, ?)");
+  db.exec("BEGIN");
+  for (const r of shelf.catalog.db.prepare("SELECT doc_id, text FROM texts").iterate()) {
+    ins.run(r.doc_id as string, r.text as string);
+  }
+  db.exec("COMMIT");
+  const q = db.prepare("SELECT doc_id FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10");
+  return (question: string): string[] => {
+    const words = question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+    const terms = words.filter((w) => !STOP_WORDS.has(w)).map((w) => `"${w}"`);
+    if (!terms.length) return [];
+    return q.all(terms.join(" OR ")).map((r) => r.doc_id as string);
+  };
+}
+
+async function main() {
+  const corpus = await corpusDir();
+  const data = await Deno.makeTempDir({ prefix: "shelfmark-bench-" });
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, Deno.memoryUsage().rss);
+  }, 100);
+  const t0 = performance.now();
+  const shelf = await Shelf.open({
+    data,
+    folders: LIBRARIES.map((l) => join(corpus, l)),
+    log: () => {},
+  });
+  let firstAnswer = 0;
+  const indexing = shelf.index((p) => {
+    if (p.done % 200 === 0) {
+      Deno.stderr.writeSync(new TextEncoder().encode(`\rindexing ${p.done}/${p.total}`));
+    }
+  });
+  const probe = (async () => {
+    while (!firstAnswer) {
+      try {
+        const r = await callTool(shelf, "search", { query: "configuration", limit: 1, output_format: "json" });
+        if ((r.json.results as unknown[]).length) firstAnswer = performance.now() - t0;
+      } catch { /* not yet */ }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  const progress = await indexing;
+  const indexMs = performance.now() - t0;
+  await probe;
+  console.error("");
+  const docs = shelf.catalog.count();
+
+  // Questions whose targets are in the indexed libraries.
+  const questions = (await Deno.readTextFile(join(SHARED, "eval", "questions.dev.jsonl")))
+    .split("\n").filter(Boolean).map((l) => JSON.parse(l) as Question)
+    .filter((q) => [q.target, ...q.alt_targets].some((p) => shelf.catalog.idByPath(p)));
+  const base = baseline(shelf);
+  const kinds = new Map<string, { n: number; r1: number; r5: number; r10: number; mrr: number }>();
+  const baseAll = { n: 0, r5: 0, mrr: 0 };
+  const add = (kind: string, rank: number) => {
+    const k = kinds.get(kind) ?? { n: 0, r1: 0, r5: 0, r10: 0, mrr: 0 };
+    k.n++;
+    if (rank >= 1) {
+      k.r1 += rank <= 1 ? 1 : 0;
+      k.r5 += rank <= 5 ? 1 : 0;
+      k.r10 += rank <= 10 ? 1 : 0;
+      k.mrr += 1 / rank;
+    }
+    kinds.set(kind, k);
+  };
+  const searchMs: number[] = [];
+  const outlineMs: number[] = [];
+  const readMs: number[] = [];
+  const hitsOf = new Map<string, string[]>();
+  for (let round = 0; searchMs.length < 500; round++) {
+    for (const q of questions) {
+      const s = performance.now();
+      const r = await callTool(shelf, "search", { query: q.question, limit: 10, output_format: "json" });
+      searchMs.push(performance.now() - s);
+      const ids = (r.json.results as { doc_id: string; path: string }[]);
+      if (round === 0) {
+        const targets = new Set([q.target, ...q.alt_targets]);
+        const rank = ids.findIndex((h) => targets.has(h.path)) + 1;
+        add(q.kind, rank);
+        add("all", rank);
+        const bids = base(q.question).map((id) => shelf.catalog.get(id)?.card.path);
+        const brank = bids.findIndex((p) => p && targets.has(p)) + 1;
+        baseAll.n++;
+        if (brank >= 1 && brank <= 5) baseAll.r5++;
+        if (brank >= 1) baseAll.mrr += 1 / brank;
+        hitsOf.set(q.id, ids.map((h) => h.doc_id));
+      }
+    }
+    if (!questions.length) break;
+  }
+  const allIds = [...hitsOf.values()].flat();
+  for (let i = 0; outlineMs.length < 500 && allIds.length; i++) {
+    const id = allIds[i % allIds.length]!;
+    let s = performance.now();
+    await callTool(shelf, "outline", { doc_ids: [id] });
+    outlineMs.push(performance.now() - s);
+    s = performance.now();
+    await callTool(shelf, "read", { doc_id: id, offset: 1, limit: 200 });
+    readMs.push(performance.now() - s);
+  }
+  // Outline sizes at the default budget, over every document.
+  let under500 = 0;
+  let total = 0;
+  for (const r of shelf.catalog.db.prepare("SELECT doc_id FROM documents").iterate()) {
+    const d = shelf.catalog.get(r.doc_id as string)!;
+    const o = renderOutline(d.card, d.outline, { maxTokens: 2000 });
+    total++;
+    if (estimateTokens(o.markdown) < 500) under500++;
+  }
+  clearInterval(sampler);
+  const size = dirSize(data);
+  closeGrep();
+  await shelf.close();
+  await Deno.remove(data, { recursive: true });
+
+  const f = (x: number, d = 2) => x.toFixed(d);
+  const rows: [string, string][] = [
+    ["libraries", LIBRARIES.join(", ")],
+    ["documents indexed / files seen", `${docs} / ${progress.total} (${progress.skipped} skipped)`],
+    ["index time (cold)", `${f(indexMs / 1000, 1)} s`],
+    ["documents / second", f(docs / (indexMs / 1000), 1)],
+    ["time until keyword search answers", `${f(firstAnswer / 1000, 2)} s`],
+    ["peak RSS", `${f(peakRss / 2 ** 20, 0)} MiB`],
+    ["index size on disk", `${f(size / 2 ** 20, 1)} MiB`],
+    ["search p50 / p95", `${f(pct(searchMs, 50))} / ${f(pct(searchMs, 95))} ms (${searchMs.length} calls)`],
+    ["outline p50 / p95", `${f(pct(outlineMs, 50))} / ${f(pct(outlineMs, 95))} ms (${outlineMs.length} calls)`],
+    ["read p50 / p95", `${f(pct(readMs, 50))} / ${f(pct(readMs, 95))} ms (${readMs.length} calls)`],
+    ["outlines under 500 tokens", `${f((100 * under500) / Math.max(total, 1), 1)} % of ${total}`],
+  ];
+  console.log("| measure | value |\n| --- | --- |");
+  for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
+  console.log("\n| kind | questions | Recall@1 | Recall@5 | Recall@10 | MRR |\n| --- | ---: | ---: | ---: | ---: | ---: |");
+  const order = [...kinds.keys()].filter((k) => k !== "all").sort();
+  for (const k of [...order, "all"]) {
+    const v = kinds.get(k)!;
+    console.log(
+      `| ${k} | ${v.n} | ${f(v.r1 / v.n)} | ${f(v.r5 / v.n)} | ${f(v.r10 / v.n)} | ${f(v.mrr / v.n)} |`,
+    );
+  }
+  console.log(
+    `| baseline: plain BM25, words OR-ed | ${baseAll.n} | | ${f(baseAll.r5 / Math.max(baseAll.n, 1))} | | ${
+      f(baseAll.mrr / Math.max(baseAll.n, 1))
+    } |`,
+  );
+}
+
+if (import.meta.main) await main();

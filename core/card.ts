@@ -1,0 +1,382 @@
+/**
+ * The card builder: title, language, abstract, keywords and counts of one
+ * document. The document's prose is tokenised once; the same counts give the
+ * card's keywords, the candidate terms kept for re-ranking, and the distinct
+ * terms the indexer adds to the corpus document-frequency table.
+ *
+ * Language detection uses npm:franc-min (trigram models of 82 languages), after a
+ * script test for Japanese, Chinese and Korean, which franc cannot tell apart well.
+ *
+ * @module
+ */
+import { franc } from "franc-min";
+import type {
+  Card,
+  Extracted,
+  OutlineNode,
+  OutlineQuality,
+  TermCounts,
+  TermStats,
+} from "./types.ts";
+import { countWords, words } from "./tokenize.ts";
+import { idf, isFence, keywordCandidate, plainText, stemKey } from "./outline.ts";
+
+/** Characters of prose tokenised for keywords and document frequencies (about 250k words). */
+export const TERM_SAMPLE_CHARS = 1_500_000;
+/** How many candidate terms `buildCard` returns in `terms`. */
+export const CANDIDATE_TERMS = 64;
+
+/** What `buildCard` needs: the extracted document, its outline and file facts. */
+export interface CardInput {
+  /** Short document id. */
+  doc_id: string;
+  /** `<library>/<path inside the library>`. */
+  path: string;
+  /** Library name. */
+  library: string;
+  /** Extractor name. */
+  doc_type: string;
+  /** The document's lines (normally `extracted.lines`). */
+  lines: string[];
+  /** The extractor's result (meta, headings, pages). */
+  extracted: Extracted;
+  /** The outline built from the headings. */
+  outline: OutlineNode[];
+  /** How far the outline can be trusted. */
+  outline_quality: OutlineQuality;
+  /** File modification time, RFC 3339 UTC. */
+  modified_at: string;
+  /** File size in bytes. */
+  size: number;
+  /** Corpus document frequencies, for TF-IDF keywords. */
+  stats?: TermStats;
+}
+
+/** The card plus the term counts the indexer keeps. */
+export interface CardResult {
+  /** The card. */
+  card: Card;
+  /** The top candidate terms with their counts, for re-ranking keywords later. */
+  terms: TermCounts;
+  /** Counts of every term of the tokenised prose: `counts.keys()` feeds the DF table. */
+  counts: Map<string, number>;
+}
+
+const ISO3: Record<string, string> = {
+  eng: "en",
+  deu: "de",
+  ger: "de",
+  fra: "fr",
+  fre: "fr",
+  spa: "es",
+  ita: "it",
+  por: "pt",
+  nld: "nl",
+  dut: "nl",
+  rus: "ru",
+  ukr: "uk",
+  pol: "pl",
+  ces: "cs",
+  cze: "cs",
+  jpn: "ja",
+  cmn: "zh",
+  zho: "zh",
+  chi: "zh",
+  kor: "ko",
+  arb: "ar",
+  ara: "ar",
+  hin: "hi",
+  ben: "bn",
+  ind: "id",
+  zlm: "ms",
+  msa: "ms",
+  vie: "vi",
+  tha: "th",
+  tur: "tr",
+  pes: "fa",
+  fas: "fa",
+  urd: "ur",
+  ron: "ro",
+  hun: "hu",
+  ell: "el",
+  bul: "bg",
+  swe: "sv",
+  dan: "da",
+  nob: "nb",
+  nor: "no",
+  fin: "fi",
+  cat: "ca",
+  hrv: "hr",
+  srp: "sr",
+  bos: "bs",
+  slk: "sk",
+  slv: "sl",
+  bel: "be",
+  kaz: "kk",
+  uzn: "uz",
+  azj: "az",
+  tgl: "tl",
+  swh: "sw",
+  jav: "jv",
+  sun: "su",
+  mar: "mr",
+  tel: "te",
+  tam: "ta",
+  guj: "gu",
+  kan: "kn",
+  mal: "ml",
+  pan: "pa",
+  mya: "my",
+  amh: "am",
+  hau: "ha",
+  yor: "yo",
+  ibo: "ig",
+  zul: "zu",
+  som: "so",
+  kin: "rw",
+  run: "rn",
+  nya: "ny",
+  lin: "ln",
+  plt: "mg",
+  sin: "si",
+  npi: "ne",
+  heb: "he",
+};
+
+/**
+ * A language code normalised to ISO 639-1 where one exists (`en-US` → `en`,
+ * `deu` → `de`), else kept as ISO 639-3; `und` for nothing usable.
+ *
+ * @param code a BCP 47 tag or ISO 639 code
+ * @example
+ * ```ts
+ * normalizeLanguage("en-US"); // "en"
+ * ```
+ */
+export function normalizeLanguage(code: string | undefined): string {
+  const primary = (code ?? "").trim().toLowerCase().split(/[-_]/)[0] ?? "";
+  if (/^[a-z]{2}$/.test(primary)) return primary;
+  if (/^[a-z]{3}$/.test(primary)) return ISO3[primary] ?? primary;
+  return "und";
+}
+
+/**
+ * Detect the language of a text: a script test for Japanese (kana), Korean
+ * (Hangul) and Chinese (Han only), then franc-min for the rest.
+ *
+ * @param text a sample of prose (the first ~2,000 characters are enough)
+ * @returns an ISO 639-1 code where one exists, else ISO 639-3, or `und`
+ * @example
+ * ```ts
+ * detectLanguage("Dies ist ein kurzer deutscher Text über das Wetter in Berlin."); // "de"
+ * ```
+ */
+export function detectLanguage(text: string): string {
+  const sample = text.slice(0, 4000);
+  const letters = sample.match(/\p{L}/gu)?.length ?? 0;
+  if (letters === 0) return "und";
+  const kana = sample.match(/[\u3040-\u30ff]/g)?.length ?? 0;
+  const han = sample.match(/[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/g)?.length ?? 0;
+  const hangul = sample.match(/[\uac00-\ud7af\u1100-\u11ff]/g)?.length ?? 0;
+  // Each CJK character weighs like a short word of Latin letters.
+  if ((kana + han + hangul) * 3 >= letters - kana - han - hangul) {
+    if (kana >= 3 && kana * 20 >= han) return "ja";
+    if (hangul > han) return "ko";
+    if (han > 0) return "zh";
+  }
+  return normalizeLanguage(franc(sample, { minLength: 40 }));
+}
+
+/** Words common in every kind of document, kept out of card keywords. */
+const GENERIC = new Set(
+  ("see example examples following new default note well set first two make need want way even " +
+    "many since section chapter page value values etc available provided follows information " +
+    "described above below number case given called within").split(" "),
+);
+
+interface Prose {
+  /** Plain text of prose lines, newline-joined, at most `TERM_SAMPLE_CHARS`. */
+  text: string;
+}
+
+/** One pass over the lines: plain prose, skipping front matter, headings, code, tables. */
+function proseOf(lines: string[], headingLines: ReadonlySet<number>): Prose {
+  const parts: string[] = [];
+  let size = 0;
+  let inCode = false;
+  let i = 0;
+  if (/^(---|\+\+\+)\s*$/.test(lines[0] ?? "")) {
+    const close = lines.findIndex((l, j) => j > 0 && /^(---|\.\.\.|\+\+\+)\s*$/.test(l));
+    if (close > 0 && close < 200) i = close + 1;
+  }
+  for (; i < lines.length && size < TERM_SAMPLE_CHARS; i++) {
+    const line = lines[i]!;
+    if (isFence(line)) {
+      inCode = !inCode;
+      continue;
+    }
+    if (inCode || headingLines.has(i + 1)) continue;
+    const p = plainText(line);
+    if (!p) continue;
+    parts.push(p);
+    size += p.length + 1;
+  }
+  return { text: parts.join("\n").slice(0, TERM_SAMPLE_CHARS) };
+}
+
+/** The first ~`max` words of a plain text, whitespace collapsed, "…" when cut. */
+function abstractOf(text: string, max = 200): string {
+  const out: string[] = [];
+  let n = 0;
+  for (const token of text.slice(0, 20_000).split(/\s+/)) {
+    if (!token) continue;
+    const cjk = token.match(/[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/g)?.length ?? 0;
+    const cost = cjk ? Math.ceil(cjk / 2) : 1;
+    if (n + cost > max) {
+      if (cjk && n < max) out.push(`${[...token].slice(0, (max - n) * 2).join("")}`);
+      return `${out.join(" ")}…`;
+    }
+    out.push(token);
+    n += cost;
+  }
+  return out.join(" ");
+}
+
+/**
+ * Rank a document's terms as card keywords by `tf · idf`. A term must occur at
+ * least twice unless the document is brief; `tags` (declared keywords) come first.
+ *
+ * @param counts term counts of the document (all of them, or `CardResult.terms`)
+ * @param stats corpus document frequencies (TF alone without them)
+ * @param opts `brief` documents accept terms seen once; `tags` lead; `max` (10)
+ * @returns 5-10 keywords when the document has that many candidates
+ * @example
+ * ```ts
+ * rankKeywords(new Map([["lancedb", 4], ["index", 9]]), undefined, { brief: true }); // ["index", "lancedb"]
+ * ```
+ */
+export function rankKeywords(
+  counts: Map<string, number> | TermCounts,
+  stats: TermStats | undefined,
+  opts: { brief?: boolean; tags?: string[]; max?: number; exclude?: Iterable<string> } = {},
+): string[] {
+  const max = opts.max ?? 10;
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const tag of opts.tags ?? []) {
+    const t = tag.trim().toLowerCase();
+    if (t && !seen.has(t) && out.length < max) {
+      seen.add(t);
+      out.push(t);
+    }
+  }
+  const exclude = new Set(opts.exclude ?? []);
+  const minCount = opts.brief ? 1 : 2;
+  const entries = counts instanceof Map ? counts.entries() : Object.entries(counts);
+  const scored: [string, number][] = [];
+  for (const [w, c] of entries) {
+    if (c < minCount || seen.has(w) || exclude.has(w) || GENERIC.has(w)) continue;
+    if (!keywordCandidate(w)) continue;
+    scored.push([w, c * idf(stats, w)]);
+  }
+  scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const stems = new Set(out.map(stemKey));
+  for (const [w] of scored) {
+    if (out.length >= max) break;
+    const key = stemKey(w);
+    if (stems.has(key)) continue;
+    stems.add(key);
+    out.push(w);
+  }
+  return out;
+}
+
+/**
+ * The distinct terms of a document, tokenised exactly as `buildCard` does, for
+ * callers that need document frequencies without a card. Prefer
+ * `buildCard(...).counts.keys()`, which costs no second pass.
+ *
+ * @param lines the document's lines
+ * @param headings heading lines to skip (1-based), as `buildCard` skips them
+ */
+export function distinctTerms(lines: string[], headings: Iterable<number> = []): string[] {
+  return [...new Set(words(proseOf(lines, new Set(headings)).text))];
+}
+
+/** The file name of a path without its extension (`a/b/notes.v2.md` → `notes.v2`). */
+function baseName(path: string): string {
+  const name = path.split(/[\\/]/).filter(Boolean).at(-1) ?? path;
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(0, dot) : name;
+}
+
+/**
+ * Build the card of a document, plus its term counts.
+ *
+ * Title: `meta.title`, else the first outline node (unless the outline quality is
+ * `none`), else the file name without extension. Keywords come from the first
+ * `TERM_SAMPLE_CHARS` characters of prose (front matter, headings, code and
+ * tables left out).
+ *
+ * @param input the extracted document, its outline and file facts
+ * @returns `card`, the top candidate `terms`, and `counts` of every term
+ * @example
+ * ```ts
+ * const { card } = buildCard({
+ *   doc_id: "a1", path: "notes/todo.md", library: "notes", doc_type: "markdown",
+ *   lines: ["Buy milk."], extracted: { lines: ["Buy milk."] }, outline: [],
+ *   outline_quality: "none", modified_at: "2026-01-01T00:00:00Z", size: 9,
+ * });
+ * card.title; // "todo"
+ * ```
+ */
+export function buildCard(input: CardInput): CardResult {
+  const { extracted, lines, outline, stats } = input;
+  const meta = extracted.meta ?? {};
+  const headingLines = new Set((extracted.headings ?? []).map((h) => h.line));
+  for (const n of outline) headingLines.add(n.start_line);
+  const { text } = proseOf(lines, headingLines);
+
+  const counts = new Map<string, number>();
+  for (const w of words(text)) counts.set(w, (counts.get(w) ?? 0) + 1);
+
+  const metaTitle = meta.title?.replace(/\s+/g, " ").trim();
+  const headingTitle = input.outline_quality === "none" ? undefined : outline[0]?.title.trim();
+  const title = (metaTitle || headingTitle || baseName(input.path)).slice(0, 300);
+
+  const declared = normalizeLanguage(meta.language);
+  const language = declared !== "und" ? declared : detectLanguage(text.slice(0, 2000));
+
+  const word_count = countWords(lines.join("\n"));
+  const brief = word_count < 500;
+  const keywords = rankKeywords(counts, stats, { brief, tags: meta.tags });
+
+  const terms: TermCounts = {};
+  const minCount = brief ? 1 : 2;
+  const candidates = [...counts]
+    .filter(([w, c]) => c >= minCount && keywordCandidate(w) && !GENERIC.has(w))
+    .map(([w, c]) => [w, c, c * idf(stats, w)] as const)
+    .sort((a, b) => b[2] - a[2] || b[1] - a[1]);
+  for (const [w, c] of candidates.slice(0, CANDIDATE_TERMS)) terms[w] = c;
+
+  const card: Card = {
+    doc_id: input.doc_id,
+    path: input.path,
+    library: input.library,
+    doc_type: input.doc_type,
+    title,
+    language,
+    word_count,
+    total_lines: lines.length,
+    abstract: abstractOf(text),
+    keywords,
+    brief,
+    outline_quality: input.outline_quality,
+    has_outline: outline.length > 0,
+    modified_at: input.modified_at,
+    size: input.size,
+  };
+  if (meta.author?.trim()) card.author = meta.author.trim();
+  if (extracted.pages?.length) card.page_count = extracted.pages.length;
+  return { card, terms, counts };
+}

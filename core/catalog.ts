@@ -1,0 +1,327 @@
+/**
+ * The catalog: one SQLite database (built-in `node:sqlite`, WAL mode) holding every
+ * document's card, outline, text and file state, the files that were skipped, and the
+ * corpus's document frequencies. This module is the only owner of the database driver;
+ * retrievers receive the handle and keep their own tables in it.
+ *
+ * @module
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { Card, OutlineNode, Skipped, TermCounts } from "./types.ts";
+
+/** What the catalog remembers of a file to decide whether it changed. */
+export interface FileState {
+  doc_id: string;
+  path: string;
+  size: number;
+  mtime_ms: number;
+  hash: string;
+}
+
+/** A stored document. */
+export interface StoredDoc {
+  card: Card;
+  outline: OutlineNode[];
+  pages?: number[];
+  terms: TermCounts;
+  hash: string;
+  mtime_ms: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS documents (
+  doc_id TEXT PRIMARY KEY,
+  rowid_fts INTEGER,
+  library TEXT NOT NULL,
+  path TEXT NOT NULL UNIQUE,
+  doc_type TEXT NOT NULL,
+  modified_at TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  hash TEXT NOT NULL,
+  word_count INTEGER NOT NULL,
+  card TEXT NOT NULL,
+  outline TEXT NOT NULL,
+  pages TEXT,
+  terms TEXT NOT NULL,
+  indexed_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS documents_library ON documents(library);
+CREATE TABLE IF NOT EXISTS texts (doc_id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS skipped (
+  path TEXT PRIMARY KEY, library TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
+  size INTEGER NOT NULL, mtime_ms REAL NOT NULL, at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+/** The catalog database. */
+export class Catalog {
+  /** The SQLite handle, shared with the retrievers. */
+  readonly db: DatabaseSync;
+  #stmts = new Map<string, StatementSync>();
+  #df = new Map<string, number>();
+  #dfDirty = new Set<string>();
+  #dfLoaded = false;
+  #depth = 0;
+
+  /**
+   * Open (or create) the catalog at `file` (`":memory:"` for a throwaway one).
+   * @param file database file path
+   */
+  constructor(file: string) {
+    this.db = new DatabaseSync(file);
+    this.db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
+    this.db.exec(SCHEMA);
+  }
+
+  /** Document frequencies, loaded on first use (they can run to a million terms). */
+  #terms(): Map<string, number> {
+    if (!this.#dfLoaded) {
+      this.#dfLoaded = true;
+      for (const row of this.db.prepare("SELECT term, n FROM df").iterate()) {
+        this.#df.set(row.term as string, row.n as number);
+      }
+    }
+    return this.#df;
+  }
+
+  #q(sql: string): StatementSync {
+    let s = this.#stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.#stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  /** Run `fn` in a transaction (nested calls join the outer one). */
+  transaction<T>(fn: () => T): T {
+    if (this.#depth > 0) return fn();
+    this.db.exec("BEGIN IMMEDIATE");
+    this.#depth++;
+    try {
+      const out = fn();
+      this.db.exec("COMMIT");
+      return out;
+    } catch (e) {
+      this.db.exec("ROLLBACK");
+      throw e;
+    } finally {
+      this.#depth--;
+    }
+  }
+
+  /** Open a long transaction (a batch of the indexer); nested `transaction` calls join it. */
+  begin(): void {
+    if (this.#depth++ === 0) this.db.exec("BEGIN IMMEDIATE");
+  }
+
+  /** Commit the transaction opened by `begin`. */
+  commit(): void {
+    if (--this.#depth === 0) this.db.exec("COMMIT");
+  }
+
+  /** File states of every document of a library, by path. */
+  fileStates(library: string): Map<string, FileState> {
+    const out = new Map<string, FileState>();
+    const rows = this.#q(
+      "SELECT doc_id, path, size, mtime_ms, hash FROM documents WHERE library = ?",
+    ).all(library);
+    for (const r of rows) out.set(r.path as string, r as unknown as FileState);
+    return out;
+  }
+
+  /** Skipped files of a library with their size and mtime, by path. */
+  skippedStates(library: string): Map<string, { size: number; mtime_ms: number }> {
+    const out = new Map<string, { size: number; mtime_ms: number }>();
+    const rows = this.#q("SELECT path, size, mtime_ms FROM skipped WHERE library = ?").all(library);
+    for (const r of rows) {
+      out.set(r.path as string, { size: r.size as number, mtime_ms: r.mtime_ms as number });
+    }
+    return out;
+  }
+
+  /** Store (insert or replace) a document with its text. */
+  put(doc: StoredDoc, text: string): void {
+    const c = doc.card;
+    this.#q(
+      `INSERT INTO documents (doc_id, library, path, doc_type, modified_at, size, mtime_ms, hash,
+         word_count, card, outline, pages, terms, indexed_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(doc_id) DO UPDATE SET library=excluded.library, path=excluded.path,
+         doc_type=excluded.doc_type, modified_at=excluded.modified_at, size=excluded.size,
+         mtime_ms=excluded.mtime_ms, hash=excluded.hash, word_count=excluded.word_count,
+         card=excluded.card, outline=excluded.outline, pages=excluded.pages,
+         terms=excluded.terms, indexed_at=excluded.indexed_at`,
+    ).run(
+      c.doc_id,
+      c.library,
+      c.path,
+      c.doc_type,
+      c.modified_at,
+      c.size,
+      doc.mtime_ms,
+      doc.hash,
+      c.word_count,
+      JSON.stringify(c),
+      JSON.stringify(doc.outline),
+      doc.pages ? JSON.stringify(doc.pages) : null,
+      JSON.stringify(doc.terms),
+      new Date().toISOString(),
+    );
+    this.#q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(c.doc_id, text);
+    this.#q("DELETE FROM skipped WHERE path = ?").run(c.path);
+  }
+
+  /** Record that an unchanged file was touched (new mtime, same content). */
+  touch(docId: string, mtimeMs: number, modifiedAt: string): void {
+    const row = this.#q("SELECT card FROM documents WHERE doc_id = ?").get(docId);
+    if (!row) return;
+    const card = JSON.parse(row.card as string) as Card;
+    card.modified_at = modifiedAt;
+    this.#q("UPDATE documents SET mtime_ms = ?, modified_at = ?, card = ? WHERE doc_id = ?")
+      .run(mtimeMs, modifiedAt, JSON.stringify(card), docId);
+  }
+
+  /** Remove documents (and their text) by id. */
+  remove(ids: string[]): void {
+    for (const id of ids) {
+      this.#q("DELETE FROM documents WHERE doc_id = ?").run(id);
+      this.#q("DELETE FROM texts WHERE doc_id = ?").run(id);
+    }
+  }
+
+  /** Record a skipped file. */
+  skip(library: string, s: Skipped, size: number, mtimeMs: number): void {
+    this.#q(
+      "INSERT OR REPLACE INTO skipped (path, library, reason, message, size, mtime_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ).run(s.path, library, s.reason, s.message, size, mtimeMs, new Date().toISOString());
+  }
+
+  /** Forget skipped files by path. */
+  unskip(paths: string[]): void {
+    for (const p of paths) this.#q("DELETE FROM skipped WHERE path = ?").run(p);
+  }
+
+  /** Skipped files (all libraries, or one). */
+  skipped(library?: string): Skipped[] {
+    const rows = library
+      ? this.#q("SELECT path, reason, message FROM skipped WHERE library = ? ORDER BY path").all(
+        library,
+      )
+      : this.#q("SELECT path, reason, message FROM skipped ORDER BY path").all();
+    return rows as unknown as Skipped[];
+  }
+
+  /** A document by id, or undefined. */
+  get(docId: string): StoredDoc | undefined {
+    const r = this.#q(
+      "SELECT card, outline, pages, terms, hash, mtime_ms FROM documents WHERE doc_id = ?",
+    ).get(docId);
+    return r ? parseRow(r) : undefined;
+  }
+
+  /** The id of the document at a display path. */
+  idByPath(path: string): string | undefined {
+    return this.#q("SELECT doc_id FROM documents WHERE path = ?").get(path)?.doc_id as
+      | string
+      | undefined;
+  }
+
+  /** Cards of many documents, in the order asked (missing ids are left out). */
+  cards(ids: string[]): Map<string, Card> {
+    const out = new Map<string, Card>();
+    for (const id of ids) {
+      const r = this.#q("SELECT card FROM documents WHERE doc_id = ?").get(id);
+      if (r) out.set(id, JSON.parse(r.card as string) as Card);
+    }
+    return out;
+  }
+
+  /** The text of a document. */
+  text(docId: string): string | undefined {
+    return this.#q("SELECT text FROM texts WHERE doc_id = ?").get(docId)?.text as
+      | string
+      | undefined;
+  }
+
+  /** Number of documents (all libraries, or one). */
+  count(library?: string): number {
+    const r = library
+      ? this.#q("SELECT count(*) AS n FROM documents WHERE library = ?").get(library)
+      : this.#q("SELECT count(*) AS n FROM documents").get();
+    return (r?.n as number) ?? 0;
+  }
+
+  /** Every card of a library (for `explore`). */
+  *iterCards(library?: string): Generator<Card> {
+    const it = library
+      ? this.#q("SELECT card FROM documents WHERE library = ?").iterate(library)
+      : this.#q("SELECT card FROM documents").iterate();
+    for (const r of it) yield JSON.parse(r.card as string) as Card;
+  }
+
+  /** Document frequency of a term in the corpus. */
+  df(term: string): number {
+    return this.#terms().get(term) ?? 0;
+  }
+
+  /** Number of documents, for TF-IDF. */
+  docCount(): number {
+    return this.count();
+  }
+
+  /** Add (or with `sign = -1` take away) one document's distinct terms. */
+  countTerms(terms: Iterable<string>, sign: 1 | -1 = 1): void {
+    const df = this.#terms();
+    for (const t of terms) {
+      const n = (df.get(t) ?? 0) + sign;
+      if (n > 0) df.set(t, n);
+      else df.delete(t);
+      this.#dfDirty.add(t);
+    }
+  }
+
+  /** Write changed document frequencies to disk. */
+  saveTermCounts(): void {
+    if (this.#dfDirty.size === 0) return;
+    this.transaction(() => {
+      const up = this.#q("INSERT OR REPLACE INTO df (term, n) VALUES (?, ?)");
+      const del = this.#q("DELETE FROM df WHERE term = ?");
+      for (const t of this.#dfDirty) {
+        const n = this.#df.get(t);
+        if (n) up.run(t, n);
+        else del.run(t);
+      }
+    });
+    this.#dfDirty.clear();
+  }
+
+  /** A value of the meta table. */
+  getMeta(key: string): string | undefined {
+    return this.#q("SELECT value FROM meta WHERE key = ?").get(key)?.value as string | undefined;
+  }
+
+  /** Set a value of the meta table. */
+  setMeta(key: string, value: string): void {
+    this.#q("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(key, value);
+  }
+
+  /** Close the database. */
+  close(): void {
+    this.db.close();
+  }
+}
+
+function parseRow(r: Record<string, unknown>): StoredDoc {
+  return {
+    card: JSON.parse(r.card as string),
+    outline: JSON.parse(r.outline as string),
+    pages: r.pages ? JSON.parse(r.pages as string) : undefined,
+    terms: JSON.parse(r.terms as string),
+    hash: r.hash as string,
+    mtime_ms: r.mtime_ms as number,
+  };
+}

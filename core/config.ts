@@ -1,0 +1,126 @@
+/**
+ * Where shelfmark keeps its data, and the `shelfmark.json` configuration of libraries.
+ *
+ * @module
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { libraryFromPath } from "./paths.ts";
+import type { Library } from "./types.ts";
+
+/** The configuration file's content. */
+export interface Config {
+  /** Library roots with their names. */
+  libraries: { name: string; path: string; description?: string }[];
+  /** Extra extractor plugin modules (paths or URLs). */
+  extractors?: string[];
+}
+
+const KEYS = new Set(["$schema", "libraries", "extractors"]);
+const LIB_KEYS = new Set(["name", "path", "description"]);
+
+/**
+ * The data directory: `--data`, else `$SHELFMARK_HOME`, else the user's data folder
+ * (`$XDG_DATA_HOME/shelfmark`, `~/.local/share/shelfmark`, `~/Library/Application Support/shelfmark`,
+ * `%APPDATA%\shelfmark`).
+ */
+export function dataDir(flag?: string): string {
+  if (flag) return resolve(flag);
+  const env = Deno.env.get("SHELFMARK_HOME");
+  if (env) return resolve(env);
+  const home = Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE") ?? ".";
+  if (Deno.build.os === "windows") {
+    return join(Deno.env.get("APPDATA") ?? join(home, "AppData", "Roaming"), "shelfmark");
+  }
+  if (Deno.build.os === "darwin") {
+    return join(home, "Library", "Application Support", "shelfmark");
+  }
+  return join(Deno.env.get("XDG_DATA_HOME") ?? join(home, ".local", "share"), "shelfmark");
+}
+
+/** An error in the configuration file, naming the bad key or value. */
+export class ConfigError extends Error {
+  /** @param message what is wrong, quoting the key */
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+/** Read and validate `shelfmark.json` in `dir` (an empty config when there is none). */
+export function loadConfig(dir: string): Config {
+  const file = join(dir, "shelfmark.json");
+  if (!existsSync(file)) return { libraries: [] };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Deno.readTextFileSync(file));
+  } catch (e) {
+    throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new ConfigError(`${file}: must be a JSON object`);
+  }
+  const obj = raw as Record<string, unknown>;
+  for (const k of Object.keys(obj)) {
+    if (!KEYS.has(k)) throw new ConfigError(`${file}: unknown key "${k}"`);
+  }
+  const libs = obj.libraries ?? [];
+  if (!Array.isArray(libs)) throw new ConfigError(`${file}: "libraries" must be an array`);
+  const libraries = libs.map((l, i) => {
+    if (typeof l !== "object" || l === null) {
+      throw new ConfigError(`${file}: libraries[${i}] must be an object`);
+    }
+    for (const k of Object.keys(l)) {
+      if (!LIB_KEYS.has(k)) throw new ConfigError(`${file}: unknown key "libraries[${i}].${k}"`);
+    }
+    const { name, path, description } = l as Record<string, unknown>;
+    if (typeof name !== "string" || !/^[^/\\\0]+$/.test(name)) {
+      throw new ConfigError(`${file}: libraries[${i}].name must be a name without "/"`);
+    }
+    if (typeof path !== "string" || !path) {
+      throw new ConfigError(`${file}: libraries[${i}].path must be a folder path`);
+    }
+    return { name, path, description: typeof description === "string" ? description : undefined };
+  });
+  const extractors = obj.extractors ?? [];
+  if (!Array.isArray(extractors) || extractors.some((e) => typeof e !== "string")) {
+    throw new ConfigError(`${file}: "extractors" must be an array of module paths`);
+  }
+  return { libraries, extractors: extractors as string[] };
+}
+
+/** Write `shelfmark.json` in `dir`. */
+export function saveConfig(dir: string, config: Config): void {
+  mkdirSync(dir, { recursive: true });
+  Deno.writeTextFileSync(join(dir, "shelfmark.json"), JSON.stringify(config, null, 2) + "\n");
+}
+
+/** The libraries of a config, with absolute roots. */
+export function configLibraries(config: Config): Library[] {
+  return config.libraries.map((l) => ({
+    name: l.name,
+    root: resolve(l.path),
+    description: l.description,
+  }));
+}
+
+/**
+ * Add folders named on the command line to the config (a folder already there keeps its
+ * name; a new folder whose base name is taken gets `-2`, `-3`, ...). Returns their libraries.
+ */
+export function addFolders(config: Config, folders: string[]): Library[] {
+  const out: Library[] = [];
+  for (const folder of folders) {
+    const lib = libraryFromPath(folder);
+    const same = config.libraries.find((l) => resolve(l.path) === lib.root);
+    if (same) {
+      out.push({ name: same.name, root: lib.root, description: same.description });
+      continue;
+    }
+    let name = lib.name;
+    for (let i = 2; config.libraries.some((l) => l.name === name); i++) name = `${lib.name}-${i}`;
+    config.libraries.push({ name, path: lib.root });
+    out.push({ name, root: lib.root });
+  }
+  return out;
+}

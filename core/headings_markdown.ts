@@ -1,0 +1,220 @@
+/**
+ * Markdown headings (ATX `#` and Setext `===`/`---`), skipping front matter, fenced and
+ * indented code, and HTML comments/`<pre>` blocks, with titles reduced to plain text.
+ *
+ * @module
+ */
+import type { Heading } from "./types.ts";
+
+const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
+const FENCE_OPEN = /^( *)(`{3,}|~{3,})(.*)$/;
+const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
+const THEMATIC = /^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$/;
+const LIST_ITEM = /^ {0,3}(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)/;
+const BLOCKQUOTE = /^ {0,3}>/;
+const HTML_START = /^ {0,3}<(?:\/?[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|!--|\?|![A-Za-z])/;
+const HTML_RAW = /^ {0,3}<(pre|script|style|textarea)(?:[\s>]|$)/i;
+
+/** Length of the leading indentation, tabs counted to the next multiple of 4. */
+function indentOf(line: string): number {
+  let n = 0;
+  for (const ch of line) {
+    if (ch === " ") n++;
+    else if (ch === "\t") n += 4 - (n % 4);
+    else break;
+  }
+  return n;
+}
+
+/** Number of lines of YAML (`---`) or TOML (`+++`) front matter at the top, or 0. */
+export function frontMatterLength(lines: string[]): number {
+  const first = lines[0]?.trimEnd();
+  if (first !== "---" && first !== "+++") return 0;
+  for (let i = 1; i < lines.length; i++) {
+    const l = lines[i]!.trimEnd();
+    if (l === first || (first === "---" && l === "...")) return i + 1;
+  }
+  return 0;
+}
+
+const ENTITIES: Record<string, string> = {
+  amp: "&",
+  lt: "<",
+  gt: ">",
+  quot: '"',
+  apos: "'",
+  nbsp: " ",
+  ndash: "–",
+  mdash: "—",
+  para: "¶",
+  shy: "",
+  lsquo: "‘",
+  rsquo: "’",
+  ldquo: "“",
+  rdquo: "”",
+  rarr: "→",
+  larr: "←",
+  hellip: "…",
+  copy: "©",
+  reg: "®",
+  laquo: "«",
+  raquo: "»",
+};
+
+/**
+ * Decode HTML character references: numeric ones and the common named ones.
+ *
+ * @param s text with `&amp;`, `&#8212;`, ...
+ * @returns the decoded text
+ */
+export function decodeEntities(s: string): string {
+  if (!s.includes("&")) return s;
+  return s.replace(/&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z]{2,8});/g, (m, e: string) => {
+    if (e[0] === "#") {
+      const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1));
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+    }
+    return ENTITIES[e] ?? m;
+  });
+}
+
+/**
+ * Reduce a line of Markdown inline markup to plain text: code spans, emphasis, links,
+ * images, autolinks, HTML tags, escapes and entities, and a trailing `{#id}`.
+ *
+ * @param s Markdown inline text
+ * @returns plain text with whitespace collapsed
+ * @example
+ * ```ts
+ * inlineText("The **`fs`** [module](fs.md) {#fs}"); // "The fs module"
+ * ```
+ */
+export function inlineText(s: string): string {
+  const code: string[] = [];
+  const hold = (t: string) => `\u0000${code.push(t) - 1}\u0000`;
+  let t = s.replace(/[ \t]*\{#[^}]*\}[ \t]*$/, "");
+  t = t.replace(/\\([!-/:-@[-`{-~])/g, (_m, c: string) => hold(c));
+  t = t.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_m, _f, c: string) => {
+    const inner = /^ .* $/.test(c) && c.trim() ? c.slice(1, -1) : c;
+    return hold(inner);
+  });
+  t = t.replace(/<((?:https?|ftp|mailto):[^\s<>]*)>/gi, (_m, u: string) => hold(u));
+  t = t.replace(/<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>|<!--[\s\S]*?-->/g, "");
+  for (let i = 0; i < 3 && /\]/.test(t); i++) {
+    t = t.replace(/!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)/g, "$1");
+    t = t.replace(/!?\[([^\[\]]*)\]\[[^\[\]]*\]/g, "$1");
+  }
+  t = t.replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, "$2");
+  t = t.replace(/~~(?=\S)([\s\S]*?\S)~~/g, "$1");
+  t = t.replace(/\*(?=[^\s*])([^*]*?[^\s*])\*/g, "$1").replace(/\*(?=[^\s*])([^*\s])\*/g, "$1");
+  t = t.replace(/(^|[^\p{L}\p{N}_])_(?=\S)([^_]*?\S)_(?![\p{L}\p{N}_])/gu, "$1$2");
+  t = decodeEntities(t);
+  t = t.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => code[Number(i)] ?? "");
+  return t.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Headings of a Markdown document: ATX and Setext, outside front matter, fenced and
+ * indented code, HTML comments and `<pre>`/`<script>`/`<style>` blocks.
+ *
+ * @param lines the document's lines
+ * @returns the headings in document order, `line` 1-based
+ * @example
+ * ```ts
+ * markdownHeadings(["# Intro", "", "Usage", "-----"]);
+ * // [{ level: 1, title: "Intro", line: 1 }, { level: 2, title: "Usage", line: 3 }]
+ * ```
+ */
+export function markdownHeadings(lines: string[]): Heading[] {
+  const out: Heading[] = [];
+  let i = frontMatterLength(lines);
+  /** First line of the open plain paragraph (setext candidate), or -1. */
+  let para = -1;
+  /** True while a paragraph belongs to a list item or blockquote (no setext there). */
+  let container = false;
+  let prevBlank = true;
+  let inList = false;
+  /** Inside an HTML block, which runs to the next blank line. */
+  let htmlBlock = false;
+  for (; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.trim() === "") {
+      htmlBlock = false;
+      para = -1;
+      container = false;
+      prevBlank = true;
+      continue;
+    }
+    if (htmlBlock) continue;
+    const indent = indentOf(line);
+    const wasBlank = prevBlank;
+    prevBlank = false;
+    // fenced code: any indentation inside lists, at most 3 spaces elsewhere
+    const fence = FENCE_OPEN.exec(line);
+    if (fence && (indent <= 3 || inList) && !(fence[2]![0] === "`" && fence[3]!.includes("`"))) {
+      const ch = fence[2]![0]!;
+      const len = fence[2]!.length;
+      const close = new RegExp(`^ *\\${ch}{${len},}[ \\t]*$`);
+      for (i++; i < lines.length && !close.test(lines[i]!); i++);
+      para = -1;
+      container = false;
+      continue;
+    }
+    // indented code, lazy paragraph continuation, or content of a list item
+    if (indent >= 4) continue;
+    // HTML comment and raw blocks
+    if (/^ {0,3}<!--/.test(line)) {
+      for (; i < lines.length && !lines[i]!.includes("-->"); i++);
+      para = -1;
+      continue;
+    }
+    const raw = HTML_RAW.exec(line);
+    if (raw) {
+      const end = new RegExp(`</${raw[1]}>`, "i");
+      for (; i < lines.length && !end.test(lines[i]!); i++);
+      para = -1;
+      continue;
+    }
+    const atx = ATX.exec(line);
+    if (atx) {
+      let title = atx[2] ?? "";
+      title = title.replace(/(?:^|[ \t]+)#+[ \t]*$/, "");
+      out.push({ level: atx[1]!.length, title: inlineText(title), line: i + 1 });
+      para = -1;
+      container = false;
+      inList = false;
+      continue;
+    }
+    const setext = SETEXT.exec(line);
+    if (setext && para >= 0 && !container) {
+      const title = inlineText(lines.slice(para, i).map((l) => l.trim()).join(" "));
+      if (title) {
+        out.push({ level: setext[1]![0] === "=" ? 1 : 2, title, line: para + 1 });
+        para = -1;
+        inList = false;
+        continue;
+      }
+    }
+    if (THEMATIC.test(line)) {
+      para = -1;
+      container = false;
+      inList = false;
+      continue;
+    }
+    if (LIST_ITEM.test(line) || BLOCKQUOTE.test(line)) {
+      para = -1;
+      container = true;
+      inList = LIST_ITEM.test(line);
+      continue;
+    }
+    if (container) continue; // lazy continuation of a list item or quote
+    if (HTML_START.test(line) && para < 0) {
+      htmlBlock = true;
+      continue;
+    }
+    if (/^ {0,3}\|.*\|[ \t]*$/.test(line) && para < 0) continue; // table row
+    if (wasBlank && indent === 0) inList = false;
+    if (para < 0) para = i;
+  }
+  return out;
+}

@@ -1,0 +1,246 @@
+/**
+ * The indexer: walks library roots, extracts what changed, builds outline and card,
+ * and writes the catalog and the retrievers, in batches, yielding between files so a
+ * server running it in the background keeps answering.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { extname } from "node:path";
+import { buildCard } from "./card.ts";
+import type { Catalog, FileState } from "./catalog.ts";
+import { buildOutline } from "./outline.ts";
+import { docIdFor } from "./paths.ts";
+import type { ExtractorRegistry } from "./registry.ts";
+import { sniff } from "./sniff.ts";
+import { words } from "./tokenize.ts";
+import {
+  ExtractError,
+  type ExtractInput,
+  type IndexedDoc,
+  type Library,
+  type Retriever,
+  type Skipped,
+} from "./types.ts";
+import { type FoundFile, walkLibrary } from "./walk.ts";
+
+/** Progress of a run, reported after every file. */
+export interface IndexProgress {
+  /** Files looked at so far. */
+  done: number;
+  /** Files found under the roots. */
+  total: number;
+  /** Documents (re-)extracted in this run. */
+  indexed: number;
+  /** Files unchanged since the last run. */
+  unchanged: number;
+  /** Files skipped with a reason. */
+  skipped: number;
+  /** Documents removed because their file is gone. */
+  removed: number;
+  /** Display path of the file being worked on. */
+  current?: string;
+}
+
+/** Options of the indexer. */
+export interface IndexerOptions {
+  /** Files larger than this are skipped with reason `too_large` (default 64 MiB). */
+  maxFileBytes?: number;
+  /** Called after every file. */
+  onProgress?: (p: IndexProgress) => void;
+  /** Stop early. */
+  signal?: AbortSignal;
+}
+
+const BATCH_FILES = 100;
+const BATCH_MS = 1500;
+const DF_WORD_CAP = 50_000;
+
+/** Distinct words of a text (first `DF_WORD_CAP` words), for document frequencies. */
+export function distinctWords(text: string): Set<string> {
+  const out = new Set<string>();
+  const ws = words(text.length > 600_000 ? text.slice(0, 600_000) : text);
+  for (let i = 0; i < ws.length && i < DF_WORD_CAP; i++) out.add(ws[i]!);
+  return out;
+}
+
+function rfc3339(ms: number): string {
+  return new Date(ms || 0).toISOString();
+}
+
+/** Builds and updates the index of a set of libraries. */
+export class Indexer {
+  #catalog: Catalog;
+  #registry: ExtractorRegistry;
+  #retrievers: Retriever[];
+
+  /**
+   * @param catalog the catalog to write
+   * @param registry extractors to use
+   * @param retrievers retrievers kept in step with the catalog
+   */
+  constructor(catalog: Catalog, registry: ExtractorRegistry, retrievers: Retriever[]) {
+    this.#catalog = catalog;
+    this.#registry = registry;
+    this.#retrievers = retrievers;
+  }
+
+  /** Index every library: new and changed files are extracted, deleted ones removed. */
+  async run(libraries: Library[], opts: IndexerOptions = {}): Promise<IndexProgress> {
+    const p: IndexProgress = {
+      done: 0,
+      total: 0,
+      indexed: 0,
+      unchanged: 0,
+      skipped: 0,
+      removed: 0,
+    };
+    const plans: { lib: Library; files: FoundFile[]; refused: Skipped[] }[] = [];
+    for (const lib of libraries) {
+      const { files, refused } = await walkLibrary(lib);
+      plans.push({ lib, files, refused });
+      p.total += files.length;
+    }
+    opts.onProgress?.({ ...p });
+    let batchStart = Date.now();
+    let inBatch = 0;
+    this.#catalog.begin();
+    try {
+      for (const { lib, files, refused } of plans) {
+        const known = this.#catalog.fileStates(lib.name);
+        const skippedBefore = this.#catalog.skippedStates(lib.name);
+        const seen = new Set<string>();
+        for (const r of refused) {
+          this.#catalog.skip(lib.name, r, 0, 0);
+          seen.add(r.path);
+        }
+        for (const f of files) {
+          if (opts.signal?.aborted) break;
+          seen.add(f.path);
+          p.current = f.path;
+          const prev = skippedBefore.get(f.path);
+          if (prev && prev.size === f.size && prev.mtime_ms === f.mtime_ms) {
+            p.skipped++;
+          } else {
+            const outcome = await this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes);
+            p[outcome]++;
+            if (outcome !== "unchanged") inBatch++;
+          }
+          p.done++;
+          opts.onProgress?.({ ...p });
+          if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
+            this.#catalog.commit();
+            await new Promise((r) => setTimeout(r, 0));
+            this.#catalog.begin();
+            batchStart = Date.now();
+            inBatch = 0;
+          } else if (outcomeNeedsYield(p.done)) {
+            await new Promise((r) => setTimeout(r, 0));
+          }
+        }
+        if (opts.signal?.aborted) break;
+        const gone = [...known.values()].filter((s) => !seen.has(s.path));
+        if (gone.length) await this.removeDocs(gone.map((s) => s.doc_id));
+        p.removed += gone.length;
+        this.#catalog.unskip([...skippedBefore.keys()].filter((k) => !seen.has(k)));
+      }
+    } finally {
+      this.#catalog.commit();
+    }
+    this.#catalog.saveTermCounts();
+    p.current = undefined;
+    opts.onProgress?.({ ...p });
+    return p;
+  }
+
+  /** Remove documents from the catalog, the retrievers and the term statistics. */
+  async removeDocs(ids: string[]): Promise<void> {
+    for (const id of ids) {
+      const old = this.#catalog.text(id);
+      if (old !== undefined) this.#catalog.countTerms(distinctWords(old), -1);
+    }
+    this.#catalog.remove(ids);
+    for (const r of this.#retrievers) await r.remove(ids);
+  }
+
+  /** Index one file; says whether it was indexed, unchanged or skipped. */
+  async indexFile(
+    lib: Library,
+    f: FoundFile,
+    known: FileState | undefined,
+    maxBytes = 64 * 1024 * 1024,
+  ): Promise<"indexed" | "unchanged" | "skipped"> {
+    if (known && known.size === f.size && known.mtime_ms === f.mtime_ms) return "unchanged";
+    const skip = (reason: string, message: string) => {
+      this.#catalog.skip(lib.name, { path: f.path, reason, message }, f.size, f.mtime_ms);
+      return "skipped" as const;
+    };
+    if (f.size > maxBytes) return skip("too_large", `${f.size} bytes is over the limit of ${maxBytes}`);
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(f.abs);
+    } catch (e) {
+      return skip("unreadable", (e as Error).message);
+    }
+    const hash = createHash("sha256").update(bytes).digest("hex");
+    const docId = known?.doc_id ?? docIdFor(f.path);
+    if (known && known.hash === hash) {
+      this.#catalog.touch(docId, f.mtime_ms, rfc3339(f.mtime_ms));
+      return "unchanged";
+    }
+    const sniffed = sniff(bytes);
+    const input: ExtractInput = {
+      path: f.path,
+      extension: extname(f.path).toLowerCase(),
+      bytes,
+      mimeType: sniffed.mimeType,
+    };
+    const extractor = this.#registry.select(input);
+    if (!extractor) {
+      return skip(
+        "unsupported",
+        sniffed.text ? `no extractor for "${input.extension}"` : `binary file (${sniffed.mimeType})`,
+      );
+    }
+    try {
+      const extracted = await extractor.extract(input);
+      const lines = extracted.lines;
+      const outline = buildOutline(lines, extracted.headings ?? [], this.#catalog);
+      const quality = outline.length ? (extracted.outlineQuality ?? "high") : "none";
+      const text = lines.join("\n");
+      if (known) {
+        const old = this.#catalog.text(known.doc_id);
+        if (old !== undefined) this.#catalog.countTerms(distinctWords(old), -1);
+      }
+      this.#catalog.countTerms(distinctWords(text));
+      const { card, terms } = buildCard({
+        doc_id: docId,
+        path: f.path,
+        library: lib.name,
+        doc_type: extractor.name,
+        lines,
+        extracted,
+        outline,
+        outline_quality: quality,
+        modified_at: rfc3339(f.mtime_ms),
+        size: f.size,
+        stats: this.#catalog,
+      });
+      this.#catalog.put(
+        { card, outline, pages: extracted.pages, terms, hash, mtime_ms: f.mtime_ms },
+        text,
+      );
+      const doc: IndexedDoc = { card, outline, lines };
+      for (const r of this.#retrievers) await r.upsert([doc]);
+      return "indexed";
+    } catch (e) {
+      if (known) await this.removeDocs([known.doc_id]);
+      if (e instanceof ExtractError) return skip(e.reason, e.message);
+      return skip("failed", (e as Error)?.message ?? String(e));
+    }
+  }
+}
+
+function outcomeNeedsYield(done: number): boolean {
+  return done % 10 === 0;
+}

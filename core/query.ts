@@ -1,0 +1,202 @@
+/**
+ * The search query syntax of the `search` tool, parsed into a small AST and turned into a
+ * safe SQLite FTS5 MATCH expression.
+ *
+ * Syntax: plain terms are ranked and need not all match; `"quoted phrase"` must match;
+ * `-term` / `-"phrase"` exclude; `+term` requires; `a|b` (also `a | b`) is one group of
+ * alternatives, optional unless prefixed with `+` (or excluded with `-`).
+ *
+ * Every token reaches FTS5 as a double-quoted string, so no user input (`NEAR`, `AND`,
+ * `*`, `:`, `^`, parentheses, stray quotes) can produce an FTS5 syntax error.
+ *
+ * @module
+ */
+import { hasCJK, segmentCJK, STOP_WORDS } from "./tokenize.ts";
+
+/** One searchable item: a plain term or a quoted phrase, as the user wrote it. */
+export interface QueryItem {
+  /** `term` for a bare word, `phrase` for quoted text. */
+  kind: "term" | "phrase";
+  /** The text, without quotes or prefixes. */
+  text: string;
+}
+
+/** A unit of the query: one item, or several alternatives written `a|b`. */
+export interface QueryUnit {
+  /** The alternatives; a single item when the unit has no `|`. */
+  alternatives: QueryItem[];
+}
+
+/** A parsed query: what ranks, what must match, what must not. */
+export interface ParsedQuery {
+  /** Plain terms and unprefixed `a|b` groups: ranked, need not match. */
+  optional: QueryUnit[];
+  /** Quoted phrases and `+` units: all must match. */
+  required: QueryUnit[];
+  /** `-` units: documents matching any of them are left out. */
+  excluded: QueryUnit[];
+}
+
+/**
+ * Parse a query in the search syntax. Never throws: stray quotes close at the end of
+ * the text, lone prefixes and empty phrases are ignored.
+ *
+ * @param text the user's query
+ * @returns the units, sorted into optional, required and excluded
+ * @example
+ * ```ts
+ * const q = parseQuery('docker "compose file" -swarm +linux a|b');
+ * q.required.length; // 2 ("compose file", linux)
+ * ```
+ */
+export function parseQuery(text: string): ParsedQuery {
+  const out: ParsedQuery = { optional: [], required: [], excluded: [] };
+  const s = text.normalize("NFC");
+  let i = 0;
+  const skipSpace = () => {
+    while (i < s.length && /\s/.test(s[i]!)) i++;
+  };
+  const readItem = (): QueryItem | undefined => {
+    if (s[i] === '"') {
+      const end = s.indexOf('"', i + 1);
+      const stop = end < 0 ? s.length : end;
+      const body = s.slice(i + 1, stop).trim();
+      i = end < 0 ? s.length : end + 1;
+      return body ? { kind: "phrase", text: body } : undefined;
+    }
+    const start = i;
+    while (i < s.length && !/\s/.test(s[i]!) && s[i] !== "|") i++;
+    const body = s.slice(start, i);
+    return body ? { kind: "term", text: body } : undefined;
+  };
+  while (true) {
+    skipSpace();
+    if (i >= s.length) break;
+    let prefix = "";
+    if (s[i] === "+" || s[i] === "-") prefix = s[i++]!;
+    const alternatives: QueryItem[] = [];
+    const first = readItem();
+    if (first) alternatives.push(first);
+    while (true) {
+      const save = i;
+      skipSpace();
+      if (s[i] !== "|") {
+        i = save;
+        break;
+      }
+      i++;
+      skipSpace();
+      const alt = i < s.length ? readItem() : undefined;
+      if (alt) alternatives.push(alt);
+    }
+    if (alternatives.length === 0) continue;
+    const unit = { alternatives };
+    if (prefix === "-") out.excluded.push(unit);
+    else if (prefix === "+") out.required.push(unit);
+    else if (alternatives.length === 1 && first?.kind === "phrase") out.required.push(unit);
+    else out.optional.push(unit);
+  }
+  return out;
+}
+
+/** True when the unicode61 tokenizer finds at least one token (letter, number, private use). */
+function hasToken(text: string): boolean {
+  return /[\p{L}\p{N}\p{Co}]/u.test(text);
+}
+
+/** Quote a text as one FTS5 string (a phrase of its tokens), CJK runs segmented into words. */
+function ftsString(text: string): string {
+  return `"${segmentCJK(text).trim().replace(/\s+/g, " ").replaceAll('"', '""')}"`;
+}
+
+function isStopWord(item: QueryItem): boolean {
+  return item.kind === "term" && STOP_WORDS.has(item.text.toLowerCase());
+}
+
+/**
+ * FTS5 form of an optional plain CJK term: the phrase of its words, OR-ed with its words of
+ * two characters or more, so a CJK sentence typed without spaces still finds documents
+ * that contain only some of its words (the whole phrase ranks higher).
+ */
+function cjkAlternatives(item: QueryItem): string[] {
+  const parts = segmentCJK(item.text).trim().split(/\s+/).filter(hasToken);
+  const out = [ftsString(item.text)];
+  if (parts.length > 1) {
+    for (const p of new Set(parts)) {
+      if ([...p].length > 1 || !hasCJK(p)) out.push(ftsString(p));
+    }
+  }
+  return out;
+}
+
+function unitExpr(unit: QueryUnit, expandCJK: boolean): string | undefined {
+  const alts: string[] = [];
+  for (const item of unit.alternatives) {
+    if (!hasToken(item.text)) continue;
+    if (expandCJK && item.kind === "term" && hasCJK(item.text)) alts.push(...cjkAlternatives(item));
+    else alts.push(ftsString(item.text));
+  }
+  const unique = [...new Set(alts)];
+  if (unique.length === 0) return undefined;
+  return unique.length === 1 ? unique[0] : `(${unique.join(" OR ")})`;
+}
+
+function exprs(units: QueryUnit[], expandCJK = false): string[] {
+  return units.map((u) => unitExpr(u, expandCJK)).filter((e): e is string => e !== undefined);
+}
+
+/**
+ * Build a safe FTS5 MATCH expression from a parsed query.
+ *
+ * Optional units are OR-ed; required units AND-ed; with both, the optional ones are kept in
+ * an OR group that the first required unit always satisfies (`R1 AND R2 AND (R1 OR o1 OR
+ * o2)`) so they add to BM25 without being required. Excluded units follow `NOT`. Stop
+ * words are dropped from optional plain terms unless that leaves nothing to search;
+ * tokens the unicode61 tokenizer reduces to nothing (`*`, `-`, `^`) are dropped.
+ *
+ * @param parsed the output of {@link parseQuery}
+ * @returns the MATCH expression, or `undefined` when nothing searchable remains
+ * @example
+ * ```ts
+ * toFtsMatch(parseQuery("docker -swarm")); // '"docker" NOT "swarm"'
+ * ```
+ */
+export function toFtsMatch(parsed: ParsedQuery): string | undefined {
+  const required = exprs(parsed.required);
+  let optionalUnits = parsed.optional.filter((u) => !u.alternatives.every(isStopWord));
+  if (required.length === 0 && exprs(optionalUnits).length === 0) optionalUnits = parsed.optional;
+  const optional = exprs(optionalUnits, true);
+  const excluded = exprs(parsed.excluded);
+  let positive: string;
+  if (required.length && optional.length) {
+    positive = [...required, `(${[required[0], ...optional].join(" OR ")})`].join(" AND ");
+  } else if (required.length) {
+    positive = required.join(" AND ");
+  } else if (optional.length) {
+    positive = optional.join(" OR ");
+  } else {
+    return undefined;
+  }
+  if (!excluded.length) return positive;
+  const neg = excluded.length === 1 ? excluded[0] : `(${excluded.join(" OR ")})`;
+  return `(${positive}) NOT ${neg}`;
+}
+
+/**
+ * The positive (optional and required) terms and phrases of a query, as written, for
+ * highlighting and path matching. Items the tokenizer reduces to nothing are left out, and
+ * stop words too unless nothing else remains.
+ *
+ * @param parsed the output of {@link parseQuery}
+ * @returns distinct texts, required ones first
+ * @example
+ * ```ts
+ * positiveTerms(parseQuery('+nginx "reverse proxy" -apache')); // ["nginx", "reverse proxy"]
+ * ```
+ */
+export function positiveTerms(parsed: ParsedQuery): string[] {
+  const all = [...parsed.required, ...parsed.optional].flatMap((u) => u.alternatives)
+    .filter((item) => hasToken(item.text));
+  const kept = all.filter((item) => !isStopWord(item));
+  return [...new Set((kept.length ? kept : all).map((item) => item.text))];
+}

@@ -1,0 +1,95 @@
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { parseQuery, positiveTerms, toFtsMatch } from "./query.ts";
+
+const match = (q: string) => toFtsMatch(parseQuery(q));
+
+Deno.test("parseQuery() keeps plain terms optional", () => {
+  const q = parseQuery("docker  deployment");
+  assertEquals(q.optional.map((u) => u.alternatives[0]?.text), ["docker", "deployment"]);
+  assertEquals(q.required, []);
+  assertEquals(match("docker deployment"), '"docker" OR "deployment"');
+});
+
+Deno.test("parseQuery() keeps quoted phrases and requires them", () => {
+  const q = parseQuery('install "reverse proxy"');
+  assertEquals(q.required, [{ alternatives: [{ kind: "phrase", text: "reverse proxy" }] }]);
+  assertEquals(match('install "reverse proxy"'), '"reverse proxy" AND ("reverse proxy" OR "install")');
+});
+
+Deno.test("parseQuery() reads + as required and - as excluded", () => {
+  const q = parseQuery('+nginx -apache -"old docs" cache');
+  assertEquals(q.required.map((u) => u.alternatives[0]?.text), ["nginx"]);
+  assertEquals(q.excluded.map((u) => u.alternatives[0]?.text), ["apache", "old docs"]);
+  assertEquals(
+    match('+nginx -apache -"old docs" cache'),
+    '("nginx" AND ("nginx" OR "cache")) NOT ("apache" OR "old docs")',
+  );
+});
+
+Deno.test("parseQuery() groups a|b alternatives into one unit", () => {
+  assertEquals(parseQuery("docker|podman").optional, [{
+    alternatives: [{ kind: "term", text: "docker" }, { kind: "term", text: "podman" }],
+  }]);
+  assertEquals(match("docker | podman"), '("docker" OR "podman")');
+  assertEquals(match('+docker|"pod man" build'), '("docker" OR "pod man") AND (("docker" OR "pod man") OR "build")');
+  assertEquals(match("x -a|b"), '("x") NOT ("a" OR "b")');
+});
+
+Deno.test("parseQuery() closes a stray quote at the end", () => {
+  assertEquals(parseQuery('"unclosed phrase').required[0]?.alternatives[0]?.text, "unclosed phrase");
+  assertEquals(match('a"b'), '"a""b"');
+  assertEquals(match('""'), undefined);
+});
+
+Deno.test("toFtsMatch() drops stop words unless nothing else remains", () => {
+  assertEquals(match("the history of rome"), '"history" OR "rome"');
+  assertEquals(match("the who"), '"the" OR "who"');
+  assertEquals(match('"the who"'), '"the who"');
+  assertEquals(match("+rome the"), '"rome"');
+});
+
+Deno.test("toFtsMatch() returns undefined when nothing searchable remains", () => {
+  for (const q of ["", "   ", "-excluded", '-"only this"', "* ^ :", "-", "+", "|"]) {
+    assertEquals(match(q), undefined, q);
+  }
+});
+
+Deno.test("toFtsMatch() quotes FTS5 operators from user text", () => {
+  assertEquals(match("NEAR(a b) c*"), '"NEAR(a" OR "b)" OR "c*"');
+  assertEquals(match("title:x ^y"), '"title:x" OR "^y"');
+  assertEquals(match("cats AND dogs"), '"cats" OR "dogs"');
+});
+
+Deno.test("toFtsMatch() segments CJK runs", () => {
+  assertEquals(match("+全文検索"), '"全文 検索"');
+  const m = match("全文検索エンジン");
+  assert(m?.startsWith('("全文 検索 エンジン" OR "全文"'), m);
+});
+
+Deno.test("toFtsMatch() never produces an FTS5 syntax error", () => {
+  const db = new DatabaseSync(":memory:");
+  db.exec("CREATE VIRTUAL TABLE t USING fts5(a, b, tokenize='porter unicode61 remove_diacritics 2')");
+  db.prepare("INSERT INTO t VALUES (?, ?)").run("near and or not", "café 全文 検索");
+  const pieces = ['"', "-", "+", "|", "*", "^", ":", "(", ")", "NEAR", "AND", "OR", "NOT", "a", "é", "全文", " ", "{", "}", ",", "\\", "'", "\0"];
+  let seed = 7;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const stmt = db.prepare("SELECT count(*) FROM t WHERE t MATCH ?");
+  for (let n = 0; n < 2000; n++) {
+    let q = "";
+    const len = 1 + Math.floor(rand() * 8);
+    for (let i = 0; i < len; i++) q += pieces[Math.floor(rand() * pieces.length)];
+    const m = match(q);
+    if (m !== undefined) stmt.get(m); // throws on a syntax error
+  }
+  db.close();
+});
+
+Deno.test("positiveTerms() lists required and optional texts, without stop words", () => {
+  assertEquals(positiveTerms(parseQuery('the +nginx "reverse proxy" -apache a|b')), [
+    "nginx",
+    "reverse proxy",
+    "b",
+  ]);
+  assertEquals(positiveTerms(parseQuery("the")), ["the"]);
+});

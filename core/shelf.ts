@@ -1,0 +1,188 @@
+/**
+ * A shelf: the libraries, the catalog, the extractors, the retrievers and the index
+ * state, opened from a data directory. Tools and the CLI work on one shelf.
+ *
+ * @module
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { extractorsFrom } from "./plugins.ts";
+import { Fts5Retriever } from "../retrievers/fts5.ts";
+import { Catalog } from "./catalog.ts";
+import { addFolders, type Config, configLibraries, loadConfig, saveConfig } from "./config.ts";
+import { type IndexProgress, Indexer } from "./indexer.ts";
+import { ExtractorRegistry } from "./registry.ts";
+import type { Extractor, Library, Retriever } from "./types.ts";
+
+/** Options to open a shelf. */
+export interface ShelfOptions {
+  /** Data directory (see `dataDir()`). */
+  data: string;
+  /** Folders named on the command line; added to the configuration. */
+  folders?: string[];
+  /** Extra extractor plugins (module paths or URLs), after those of the config. */
+  extractors?: string[];
+  /** Show absolute paths in answers. */
+  fullPaths?: boolean;
+  /** Logger for warnings (stderr by default). */
+  log?: (msg: string) => void;
+}
+
+/** State of the index as answers report it. */
+export interface IndexStatus {
+  /** `building` while a run is in progress. */
+  state: "building" | "ready" | "failed";
+  /** Progress of the current or last run. */
+  progress: IndexProgress;
+  /** When the current or last run started. */
+  started_at?: string;
+  /** When the last run finished. */
+  finished_at?: string;
+  /** Last error. */
+  last_error?: string;
+}
+
+/** The libraries, catalog, extractors, retrievers and index state. */
+export class Shelf {
+  /** The catalog. */
+  readonly catalog: Catalog;
+  /** Extractors by extension and sniffed type. */
+  readonly registry: ExtractorRegistry;
+  /** The full-text retriever. */
+  readonly fts: Fts5Retriever;
+  /** Every retriever, in fusion order. */
+  readonly retrievers: Retriever[];
+  /** The indexer. */
+  readonly indexer: Indexer;
+  /** The data directory. */
+  readonly data: string;
+  /** Whether answers may show absolute paths. */
+  readonly fullPaths: boolean;
+  /** Logger. */
+  readonly log: (msg: string) => void;
+  #config: Config;
+  #libraries: Library[];
+  #status: IndexStatus = {
+    state: "ready",
+    progress: { done: 0, total: 0, indexed: 0, unchanged: 0, skipped: 0, removed: 0 },
+  };
+  #running?: Promise<IndexProgress>;
+  #pending = false;
+
+  private constructor(opts: ShelfOptions, config: Config, extractors: Extractor[]) {
+    this.data = opts.data;
+    this.fullPaths = opts.fullPaths ?? false;
+    this.log = opts.log ?? ((m) => console.error(m));
+    this.#config = config;
+    this.#libraries = configLibraries(config);
+    mkdirSync(opts.data, { recursive: true });
+    this.catalog = new Catalog(join(opts.data, "catalog.db"));
+    this.registry = new ExtractorRegistry();
+    for (const e of extractors) this.registry.register(e);
+    this.fts = new Fts5Retriever(this.catalog.db);
+    this.retrievers = [this.fts];
+    this.indexer = new Indexer(this.catalog, this.registry, this.retrievers);
+  }
+
+  /** Open the shelf of a data directory, adding command-line folders to its configuration. */
+  static async open(opts: ShelfOptions): Promise<Shelf> {
+    const config = loadConfig(opts.data);
+    if (opts.folders?.length) {
+      for (const f of opts.folders) {
+        const st = await Deno.stat(f).catch(() => undefined);
+        if (!st?.isDirectory) throw new Error(`Not a folder: ${f}`);
+      }
+      const before = JSON.stringify(config);
+      addFolders(config, opts.folders);
+      if (JSON.stringify(config) !== before) saveConfig(opts.data, config);
+    }
+    const log = opts.log ?? ((m: string) => console.error(m));
+    const extractors = await extractorsFrom([...(config.extractors ?? []), ...(opts.extractors ?? [])], log);
+    return new Shelf(opts, config, extractors);
+  }
+
+  /** The configured libraries. */
+  get libraries(): Library[] {
+    return this.#libraries;
+  }
+
+  /** The configuration as loaded. */
+  get config(): Config {
+    return this.#config;
+  }
+
+  /** Current index state. */
+  get status(): IndexStatus {
+    return this.#status;
+  }
+
+  /** True while writes are pending (a change waits for the next run). */
+  get stale(): boolean {
+    return this.#pending;
+  }
+
+  /**
+   * Index every library now (or join the run in progress; a request during a run
+   * schedules one more run after it).
+   */
+  index(onProgress?: (p: IndexProgress) => void): Promise<IndexProgress> {
+    if (this.#running) {
+      this.#pending = true;
+      return this.#running;
+    }
+    this.#status = {
+      state: "building",
+      progress: { done: 0, total: 0, indexed: 0, unchanged: 0, skipped: 0, removed: 0 },
+      started_at: new Date().toISOString(),
+    };
+    this.#running = (async () => {
+      try {
+        await this.#purgeUnconfigured();
+        const p = await this.indexer.run(this.#libraries, {
+          onProgress: (p) => {
+            this.#status.progress = p;
+            onProgress?.(p);
+          },
+        });
+        this.#status = { ...this.#status, state: "ready", finished_at: new Date().toISOString() };
+        return p;
+      } catch (e) {
+        const msg = (e as Error)?.message ?? String(e);
+        this.#status = { ...this.#status, state: "failed", last_error: msg };
+        this.log(`shelfmark: indexing failed: ${msg}`);
+        throw e;
+      } finally {
+        this.#running = undefined;
+        if (this.#pending) {
+          this.#pending = false;
+          this.index().catch(() => {});
+        }
+      }
+    })();
+    return this.#running;
+  }
+
+  async #purgeUnconfigured(): Promise<void> {
+    const names = new Set(this.#libraries.map((l) => l.name));
+    const rows = this.catalog.db.prepare("SELECT DISTINCT library FROM documents").all();
+    for (const r of rows) {
+      const lib = r.library as string;
+      if (names.has(lib)) continue;
+      const ids = this.catalog.db.prepare("SELECT doc_id FROM documents WHERE library = ?").all(lib)
+        .map((x) => x.doc_id as string);
+      await this.indexer.removeDocs(ids);
+      this.catalog.db.prepare("DELETE FROM skipped WHERE library = ?").run(lib);
+    }
+  }
+
+  /** Wait for the run in progress, if any. */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running.catch(() => {});
+  }
+
+  /** Close the catalog (after the run in progress). */
+  async close(): Promise<void> {
+    await this.idle();
+    this.catalog.close();
+  }
+}

@@ -1,0 +1,200 @@
+/**
+ * Content sniffing: recognise common binary formats by their magic numbers, tell text
+ * from binary, decode text (UTF-8, UTF-16 with or without BOM, Latin-1 fallback) and
+ * split it into lines.
+ *
+ * @module
+ */
+
+/** What the first bytes of a file say about it. */
+export interface Sniffed {
+  /** MIME type: `application/pdf`, `image/png`, `text/plain`, `application/octet-stream`, ... */
+  mimeType: string;
+  /** True when the content is text that `decodeText` can read. */
+  text: boolean;
+}
+
+/** The result of `decodeText`. */
+export interface Decoded {
+  /** The text, BOM removed, line ends normalised to `\n`. */
+  text: string;
+  /** Encoding used to decode it. */
+  encoding: "utf-8" | "utf-16le" | "utf-16be" | "latin-1";
+  /** Non-fatal problems, such as a fallback to Latin-1. */
+  warnings: string[];
+}
+
+/** Marks a short magic number that text could start with: it also needs a NUL byte. */
+const WEAK = 1;
+
+const MAGIC: [number[], string, number?][] = [
+  [[0x25, 0x50, 0x44, 0x46, 0x2d], "application/pdf"], // %PDF-
+  [[0x50, 0x4b, 0x03, 0x04], "application/zip"],
+  [[0x50, 0x4b, 0x05, 0x06], "application/zip"], // empty zip
+  [[0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "image/png"],
+  [[0xff, 0xd8, 0xff], "image/jpeg"],
+  [[0x47, 0x49, 0x46, 0x38], "image/gif"], // GIF8
+  [[0x49, 0x49, 0x2a, 0x00], "image/tiff"],
+  [[0x4d, 0x4d, 0x00, 0x2a], "image/tiff"],
+  [[0x42, 0x4d], "image/bmp", WEAK],
+  [[0x1f, 0x8b], "application/gzip"],
+  [[0x42, 0x5a, 0x68], "application/x-bzip2"], // BZh
+  [[0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00], "application/x-xz"],
+  [[0x28, 0xb5, 0x2f, 0xfd], "application/zstd"],
+  [[0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c], "application/x-7z-compressed"],
+  [[0x52, 0x61, 0x72, 0x21, 0x1a, 0x07], "application/vnd.rar"],
+  [[0x7f, 0x45, 0x4c, 0x46], "application/x-elf"],
+  [[0x4d, 0x5a], "application/x-msdownload", WEAK], // MZ
+  [[0xcf, 0xfa, 0xed, 0xfe], "application/x-mach-binary"],
+  [[0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], "application/x-ole-storage"], // .doc/.xls
+  [[0x53, 0x51, 0x4c, 0x69, 0x74, 0x65, 0x20, 0x66], "application/vnd.sqlite3"],
+  [[0x00, 0x61, 0x73, 0x6d], "application/wasm"],
+  [[0x4f, 0x67, 0x67, 0x53], "audio/ogg"],
+  [[0x66, 0x4c, 0x61, 0x43], "audio/flac"],
+  [[0x49, 0x44, 0x33], "audio/mpeg", WEAK], // ID3
+  [[0x1a, 0x45, 0xdf, 0xa3], "video/webm"],
+  [[0x77, 0x4f, 0x46, 0x46], "font/woff"],
+  [[0x77, 0x4f, 0x46, 0x32], "font/woff2"],
+];
+
+function startsWith(bytes: Uint8Array, magic: number[], at = 0): boolean {
+  if (bytes.length < at + magic.length) return false;
+  for (let i = 0; i < magic.length; i++) if (bytes[at + i] !== magic[i]) return false;
+  return true;
+}
+
+function ascii(bytes: Uint8Array, from: number, to: number): string {
+  return String.fromCharCode(...bytes.subarray(from, Math.min(to, bytes.length)));
+}
+
+/** BOM-less UTF-16: NULs sit in every other byte of the sample. Returns the byte order. */
+function utf16Order(sample: Uint8Array): "le" | "be" | undefined {
+  const n = sample.length - (sample.length % 2);
+  if (n < 4) return undefined;
+  let evenNul = 0, oddNul = 0;
+  for (let i = 0; i < n; i += 2) {
+    if (sample[i] === 0) evenNul++;
+    if (sample[i + 1] === 0) oddNul++;
+  }
+  const pairs = n / 2;
+  if (oddNul > pairs * 0.4 && evenNul < pairs * 0.05) return "le";
+  if (evenNul > pairs * 0.4 && oddNul < pairs * 0.05) return "be";
+  return undefined;
+}
+
+function looksLikeHtml(head: string): boolean {
+  return /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b/i
+    .test(head);
+}
+
+/**
+ * Guess a file's type from its first bytes: magic numbers first, then text vs binary
+ * from the first 8 KB (NUL bytes and the share of control characters).
+ *
+ * @param bytes the file's content (only the first 8 KB are read)
+ * @returns the sniffed MIME type and whether the content is text
+ * @example
+ * ```ts
+ * sniff(new TextEncoder().encode("hello")); // { mimeType: "text/plain", text: true }
+ * ```
+ */
+export function sniff(bytes: Uint8Array): Sniffed {
+  for (const [magic, mimeType, weak] of MAGIC) {
+    if (!startsWith(bytes, magic)) continue;
+    if (weak && !bytes.subarray(0, 8192).includes(0)) continue;
+    return { mimeType, text: false };
+  }
+  if (ascii(bytes, 0, 4) === "RIFF" && ascii(bytes, 8, 12) === "WEBP") {
+    return { mimeType: "image/webp", text: false };
+  }
+  if (ascii(bytes, 4, 8) === "ftyp") return { mimeType: "video/mp4", text: false };
+  const sample = bytes.subarray(0, 8192);
+  const bom16 = startsWith(sample, [0xff, 0xfe]) || startsWith(sample, [0xfe, 0xff]);
+  if (bom16 || utf16Order(sample)) {
+    const head = decodeText(sample.subarray(0, 1024)).text;
+    return { mimeType: looksLikeHtml(head) ? "text/html" : "text/plain", text: true };
+  }
+  let control = 0;
+  for (const b of sample) {
+    if (b === 0) return { mimeType: "application/octet-stream", text: false };
+    if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d && b !== 0x0c && b !== 0x1b) control++;
+  }
+  if (sample.length > 0 && control / sample.length > 0.1) {
+    return { mimeType: "application/octet-stream", text: false };
+  }
+  const head = ascii(sample, 0, 1024).replace(/^\xef\xbb\xbf/, "");
+  if (looksLikeHtml(head)) return { mimeType: "text/html", text: true };
+  if (/^%!PS/.test(head)) return { mimeType: "application/postscript", text: true };
+  return { mimeType: "text/plain", text: true };
+}
+
+/** Swap the bytes of each UTF-16 unit, so big-endian text can be decoded as little-endian. */
+function swap16(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(bytes.length - (bytes.length % 2));
+  for (let i = 0; i + 1 < bytes.length; i += 2) {
+    out[i] = bytes[i + 1]!;
+    out[i + 1] = bytes[i]!;
+  }
+  return out;
+}
+
+/** Replace CRLF and lone CR with LF. */
+function normaliseEol(text: string): string {
+  return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+}
+
+/**
+ * Decode text: strip a BOM, try UTF-16 (BOM or alternating NULs), then strict UTF-8,
+ * else fall back to Latin-1 (windows-1252) with a warning. Line ends become `\n`.
+ *
+ * @param bytes the file's content
+ * @returns the text, the encoding used and warnings
+ * @example
+ * ```ts
+ * decodeText(new Uint8Array([0x68, 0x69, 0x0d, 0x0a])).text; // "hi\n"
+ * ```
+ */
+export function decodeText(bytes: Uint8Array): Decoded {
+  const warnings: string[] = [];
+  if (startsWith(bytes, [0xef, 0xbb, 0xbf])) bytes = bytes.subarray(3);
+  else if (startsWith(bytes, [0xff, 0xfe])) {
+    const text = new TextDecoder("utf-16le").decode(bytes.subarray(2));
+    return { text: normaliseEol(text), encoding: "utf-16le", warnings };
+  } else if (startsWith(bytes, [0xfe, 0xff])) {
+    const text = new TextDecoder("utf-16le").decode(swap16(bytes.subarray(2)));
+    return { text: normaliseEol(text), encoding: "utf-16be", warnings };
+  } else {
+    const order = utf16Order(bytes.subarray(0, 8192));
+    if (order) {
+      const le = order === "le" ? bytes : swap16(bytes);
+      const text = new TextDecoder("utf-16le").decode(le);
+      warnings.push(`decoded as UTF-16${order.toUpperCase()} without byte order mark`);
+      return { text: normaliseEol(text), encoding: order === "le" ? "utf-16le" : "utf-16be", warnings };
+    }
+  }
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    return { text: normaliseEol(text), encoding: "utf-8", warnings };
+  } catch {
+    const text = new TextDecoder("windows-1252").decode(bytes);
+    warnings.push("not valid UTF-8: decoded as Latin-1 (windows-1252)");
+    return { text: normaliseEol(text), encoding: "latin-1", warnings };
+  }
+}
+
+/**
+ * Split text into lines; a final newline does not make an extra empty line.
+ *
+ * @param text text with `\n` line ends
+ * @returns the lines, without their line ends
+ * @example
+ * ```ts
+ * splitLines("a\nb\n"); // ["a", "b"]
+ * ```
+ */
+export function splitLines(text: string): string[] {
+  if (text === "") return [];
+  const lines = normaliseEol(text).split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}

@@ -1,0 +1,322 @@
+/**
+ * The HTML extractor: removes navigation chrome (`<nav>`, `role=navigation|search`,
+ * sidebars, headers/footers of documentation generators), scripts, styles and permalink
+ * anchors in one linear pass over the tags, converts the rest to Markdown with
+ * node-html-markdown, and takes headings from the Markdown.
+ *
+ * @module
+ */
+import { NodeHtmlMarkdown, type TranslatorConfigObject } from "node-html-markdown";
+import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
+import { ExtractError } from "../core/types.ts";
+import { decodeText } from "../core/sniff.ts";
+import { decodeEntities, markdownHeadings } from "../core/headings_markdown.ts";
+
+/** Classes that mark navigation chrome (the corpus's definition of "outside navigation"). */
+const NAV_CLASSES = new Set([
+  "mobile-nav",
+  "sphinxsidebar",
+  "related",
+  "footer",
+  "navheader",
+  "navfooter",
+  "toplang",
+  "bottomlang",
+  "menu",
+]);
+/** Classes of permalink anchors (`¶`) that would otherwise end up in heading titles. */
+const ANCHOR_CLASSES = new Set(["headerlink", "permalink"]);
+/** Elements removed with their content. */
+const DROP_TAGS = new Set(["script", "style", "noscript", "head", "template", "nav", "svg"]);
+/** Elements whose content is raw text (no tags inside). */
+const RAW_TEXT = new Set(["script", "style", "textarea", "title"]);
+const VOID = new Set([
+  "area",
+  "base",
+  "br",
+  "col",
+  "embed",
+  "hr",
+  "img",
+  "input",
+  "link",
+  "meta",
+  "source",
+  "track",
+  "wbr",
+]);
+
+const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)([^>]*)>/y;
+
+function attr(attrs: string, name: string): string | undefined {
+  const m = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, "i")
+    .exec(attrs);
+  return m ? decodeEntities(m[1] ?? m[2] ?? m[3] ?? "") : undefined;
+}
+
+function isChrome(name: string, attrs: string): boolean {
+  if (DROP_TAGS.has(name)) return true;
+  if (!attrs) return false;
+  const role = attr(attrs, "role")?.toLowerCase();
+  if (role === "navigation" || role === "search") return true;
+  const cls = attr(attrs, "class");
+  if (!cls) return false;
+  for (const c of cls.split(/\s+/)) {
+    if (NAV_CLASSES.has(c) || (name === "a" && ANCHOR_CLASSES.has(c))) return true;
+  }
+  return false;
+}
+
+/** Index just past the end of the comment starting at `at`. */
+function commentEnd(html: string, at: number): number {
+  const end = html.indexOf("-->", at + 4);
+  return end < 0 ? html.length : end + 3;
+}
+
+/** Index just past the closing tag of raw-text element `name`, searching from `from`. */
+function rawEnd(html: string, name: string, from: number): number {
+  const re = new RegExp(`</${name}\\s*>`, "gi");
+  re.lastIndex = from;
+  const m = re.exec(html);
+  return m ? m.index + m[0].length : html.length;
+}
+
+/**
+ * Find the end of the element `name` opened before `from` by counting nested tags of
+ * the same name; -1 when it is never closed.
+ */
+function elementEnd(html: string, name: string, from: number): number {
+  let depth = 1;
+  let pos = from;
+  while (pos < html.length) {
+    const lt = html.indexOf("<", pos);
+    if (lt < 0) return -1;
+    if (html.startsWith("<!--", lt)) {
+      pos = commentEnd(html, lt);
+      continue;
+    }
+    TAG.lastIndex = lt;
+    const m = TAG.exec(html);
+    if (!m) {
+      pos = lt + 1;
+      continue;
+    }
+    pos = TAG.lastIndex;
+    const tag = m[2]!.toLowerCase();
+    if (!m[1] && RAW_TEXT.has(tag) && tag !== name) {
+      pos = rawEnd(html, tag, pos);
+      continue;
+    }
+    if (tag !== name) continue;
+    if (m[1]) depth--;
+    else if (!m[3]!.endsWith("/")) depth++;
+    if (depth === 0) return pos;
+  }
+  return -1;
+}
+
+/**
+ * Remove navigation chrome, scripts, styles, `<head>` and permalink anchors from HTML.
+ * Linear in the size of the page; an element that is never closed keeps its content.
+ *
+ * @param html the page
+ * @returns the page without chrome
+ */
+export function stripChrome(html: string): string {
+  const out: string[] = [];
+  const unclosed = new Set<string>();
+  let pos = 0;
+  let copied = 0;
+  while (pos < html.length) {
+    const lt = html.indexOf("<", pos);
+    if (lt < 0) break;
+    if (html.startsWith("<!--", lt)) {
+      out.push(html.slice(copied, lt));
+      pos = copied = commentEnd(html, lt);
+      continue;
+    }
+    const next = html[lt + 1];
+    if (next === "!" || next === "?") {
+      // <!DOCTYPE>, <?xml?>, <![CDATA[: declarations are not content
+      const gt = html.indexOf(">", lt);
+      out.push(html.slice(copied, lt));
+      pos = copied = gt < 0 ? html.length : gt + 1;
+      continue;
+    }
+    TAG.lastIndex = lt;
+    const m = TAG.exec(html);
+    if (!m) {
+      pos = lt + 1;
+      continue;
+    }
+    pos = TAG.lastIndex;
+    if (m[1]) continue;
+    const name = m[2]!.toLowerCase();
+    if (name === "img" && !attr(m[3]!, "alt")?.trim()) {
+      // decorative image without alt text: nothing to read
+      out.push(html.slice(copied, lt));
+      copied = pos;
+      continue;
+    }
+    if (VOID.has(name)) continue;
+    if (!isChrome(name, m[3]!)) {
+      if (RAW_TEXT.has(name)) pos = rawEnd(html, name, pos);
+      continue;
+    }
+    let end: number;
+    if (RAW_TEXT.has(name)) end = rawEnd(html, name, pos);
+    else if (m[3]!.endsWith("/") || unclosed.has(name)) end = -1;
+    else end = elementEnd(html, name, pos);
+    if (end < 0) {
+      unclosed.add(name);
+      continue;
+    }
+    out.push(html.slice(copied, lt), " ");
+    pos = copied = end;
+  }
+  out.push(html.slice(copied));
+  return out.join("");
+}
+
+function textOf(s: string): string {
+  return decodeEntities(s.replace(/<[^>]*>/g, "")).replace(/\s+/g, " ").trim();
+}
+
+/** Metadata from the page head: `<title>`, `<meta name=author|keywords|date>`, `<html lang>`. */
+function headMeta(html: string): DocMeta {
+  const head = html.slice(0, 200_000);
+  const meta: DocMeta = {};
+  const title = /<title[^>]*>([\s\S]*?)<\/title\s*>/i.exec(head);
+  if (title) {
+    const t = textOf(title[1]!);
+    if (t) meta.title = t;
+  }
+  const lang = /<html\b([^>]*)>/i.exec(head);
+  const language = lang ? (attr(lang[1]!, "lang") ?? attr(lang[1]!, "xml:lang")) : undefined;
+  if (language?.trim()) meta.language = language.trim();
+  for (const m of head.matchAll(/<meta\b([^>]*)>/gi)) {
+    const name = attr(m[1]!, "name")?.toLowerCase();
+    const content = attr(m[1]!, "content")?.trim();
+    if (!name || !content) continue;
+    if (name === "author" && !meta.author) meta.author = content;
+    else if (name === "keywords" && !meta.tags) {
+      meta.tags = content.split(",").map((t) => t.trim()).filter(Boolean);
+    } else if ((name === "date" || name === "dcterms.created") && !meta.created) {
+      meta.created = content;
+    }
+  }
+  return meta;
+}
+
+/** Decode the page, honouring a declared `<meta charset>` when the bytes are not UTF-8. */
+function decodeHtml(bytes: Uint8Array): { text: string; warnings: string[] } {
+  const bom = bytes[0] === 0xef || bytes[0] === 0xff || bytes[0] === 0xfe;
+  if (!bom) {
+    try {
+      return { text: new TextDecoder("utf-8", { fatal: true }).decode(bytes), warnings: [] };
+    } catch {
+      const head = new TextDecoder("latin1").decode(bytes.subarray(0, 4096));
+      const cs = /<meta[^>]+charset\s*=\s*["']?\s*([\w.:-]+)/i.exec(head)?.[1];
+      if (cs && !/^utf-?8$/i.test(cs)) {
+        try {
+          return { text: new TextDecoder(cs).decode(bytes), warnings: [] };
+        } catch {
+          // unknown label: fall through to the generic decoder
+        }
+      }
+    }
+  }
+  const { text, warnings } = decodeText(bytes);
+  return { text, warnings };
+}
+
+/** Wrap the content of a code block in a fence longer than any backtick run inside it. */
+function fenced(content: string): string {
+  const body = content.replace(/^\n+|\s+$/g, "");
+  let fence = "```";
+  for (const m of body.matchAll(/^ *(`{3,})/gm)) {
+    if (m[1]!.length >= fence.length) fence = "`".repeat(m[1]!.length + 1);
+  }
+  return `${fence}\n${body}\n${fence}`;
+}
+
+/**
+ * `<pre>` without a single `<code>` child (Sphinx, DocBook) becomes a fenced block too,
+ * so its lines are not read as Markdown (a `===` in a code sample is not a heading).
+ */
+const TRANSLATORS: TranslatorConfigObject = {
+  pre: ({ node, visitor }) => {
+    const kids = node.childNodes;
+    const only = kids.length === 1 ? kids[0] as { tagName?: string } : undefined;
+    if (only?.tagName === "CODE") {
+      return { noEscape: true, preserveWhitespace: true, surroundingNewlines: 2 };
+    }
+    return {
+      noEscape: true,
+      preserveWhitespace: true,
+      surroundingNewlines: 2,
+      childTranslators: visitor.instance.codeBlockTranslators,
+      postprocess: ({ content }) => fenced(content),
+    };
+  },
+};
+
+/** Break very long prose lines at spaces so `read` stays usable; tables and code stay. */
+function wrapLong(lines: string[], max = 1000): string[] {
+  const out: string[] = [];
+  let fence = false;
+  for (const line of lines) {
+    if (/^\s*(```|~~~)/.test(line)) fence = !fence;
+    if (fence || line.length <= max || line.trimStart().startsWith("|")) {
+      out.push(line);
+      continue;
+    }
+    let rest = line;
+    while (rest.length > max) {
+      let cut = rest.lastIndexOf(" ", max);
+      if (cut < max / 2) cut = max;
+      out.push(rest.slice(0, cut).trimEnd());
+      rest = rest.slice(cut).trimStart();
+    }
+    if (rest) out.push(rest);
+  }
+  return out;
+}
+
+/**
+ * The HTML extractor (`.html`, `.htm`, `.xhtml`, sniffed `text/html`).
+ *
+ * @returns an extractor producing Markdown lines and h1–h6 headings outside navigation
+ * @example
+ * ```ts
+ * const doc = await html().extract({ path: "lib/a.html", extension: ".html", bytes });
+ * ```
+ */
+export function html(): Extractor {
+  return {
+    name: "html",
+    extensions: [".html", ".htm", ".xhtml", ".shtml"],
+    mimeTypes: ["text/html", "application/xhtml+xml"],
+    priority: 0,
+    extract(input: ExtractInput): Promise<Extracted> {
+      if (input.bytes.length === 0) {
+        return Promise.reject(new ExtractError("empty", "file is empty"));
+      }
+      const { text, warnings } = decodeHtml(input.bytes);
+      const meta = headMeta(text);
+      const body = stripChrome(text);
+      const md = NodeHtmlMarkdown.translate(body, { maxConsecutiveNewlines: 2 }, TRANSLATORS);
+      const raw = md.replace(/\r\n?/g, "\n").split("\n").map((l) => l.trimEnd());
+      while (raw.length && raw[raw.length - 1] === "") raw.pop();
+      const lines = wrapLong(raw);
+      const headings = markdownHeadings(lines);
+      return Promise.resolve({
+        lines,
+        headings,
+        outlineQuality: headings.length ? "high" : "none",
+        meta,
+        warnings,
+      });
+    },
+  };
+}

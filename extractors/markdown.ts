@@ -1,0 +1,111 @@
+/**
+ * The Markdown extractor: the file's lines unchanged, ATX/Setext headings, and metadata
+ * from YAML front matter.
+ *
+ * @module
+ */
+import { parse } from "yaml";
+import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
+import { ExtractError } from "../core/types.ts";
+import { decodeText, splitLines } from "../core/sniff.ts";
+import { frontMatterLength, markdownHeadings } from "../core/headings_markdown.ts";
+
+/** A front-matter value as a trimmed string, or undefined. */
+function str(v: unknown): string | undefined {
+  if (typeof v === "string") return v.trim() || undefined;
+  if (typeof v === "number") return String(v);
+  if (v instanceof Date && !isNaN(v.getTime())) return v.toISOString().replace(/T00:00:00\.000Z$/, "");
+  return undefined;
+}
+
+/** Names from a string, a list of strings, or objects with a `name`. */
+function names(v: unknown): string | undefined {
+  if (Array.isArray(v)) {
+    const all = v.map(names).filter((x): x is string => !!x);
+    return all.length ? all.join(", ") : undefined;
+  }
+  if (v && typeof v === "object" && !(v instanceof Date)) {
+    return str((v as Record<string, unknown>).name);
+  }
+  return str(v);
+}
+
+/** Tags from a list or a comma/space separated string. */
+function tagList(v: unknown): string[] | undefined {
+  const raw = Array.isArray(v)
+    ? v.map(str)
+    : typeof v === "string"
+    ? v.split(v.includes(",") ? "," : /\s+/).map((t) => t.trim())
+    : [];
+  const tags = raw.filter((t): t is string => !!t);
+  return tags.length ? tags : undefined;
+}
+
+/**
+ * Metadata from YAML front matter lines (without the `---` fences).
+ *
+ * @param yaml the front matter body
+ * @param warnings receives a warning when the YAML cannot be parsed
+ * @returns title, author, created, language and tags when present
+ */
+export function frontMatterMeta(yaml: string, warnings: string[]): DocMeta {
+  let data: unknown;
+  try {
+    data = parse(yaml, { prettyErrors: false });
+  } catch (e) {
+    const msg = e instanceof Error ? e.message.split("\n")[0] : String(e);
+    warnings.push(`front matter is not valid YAML: ${msg}`);
+    return {};
+  }
+  if (!data || typeof data !== "object" || Array.isArray(data)) return {};
+  const fm = data as Record<string, unknown>;
+  const meta: DocMeta = {};
+  const title = str(fm.title);
+  const author = names(fm.author ?? fm.authors);
+  const created = str(fm.date ?? fm.created);
+  const language = str(fm.lang ?? fm.language);
+  const tags = tagList(fm.tags ?? fm.keywords);
+  if (title) meta.title = title;
+  if (author) meta.author = author;
+  if (created) meta.created = created;
+  if (language) meta.language = language;
+  if (tags) meta.tags = tags;
+  return meta;
+}
+
+/**
+ * The Markdown extractor (`.md`, `.mdx`, `.markdown`).
+ *
+ * @returns an extractor whose lines are the file's lines, headings from `#` and Setext
+ * @example
+ * ```ts
+ * const doc = await markdown().extract({ path: "lib/a.md", extension: ".md", bytes });
+ * ```
+ */
+export function markdown(): Extractor {
+  return {
+    name: "markdown",
+    extensions: [".md", ".mdx", ".markdown", ".mkd", ".mdown"],
+    mimeTypes: ["text/markdown"],
+    priority: 0,
+    extract(input: ExtractInput): Promise<Extracted> {
+      if (input.bytes.length === 0) {
+        return Promise.reject(new ExtractError("empty", "file is empty"));
+      }
+      const { text, warnings } = decodeText(input.bytes);
+      const lines = splitLines(text);
+      const headings = markdownHeadings(lines);
+      const fmLen = frontMatterLength(lines);
+      const meta = fmLen && lines[0]!.trim() === "---"
+        ? frontMatterMeta(lines.slice(1, fmLen - 1).join("\n"), warnings)
+        : {};
+      return Promise.resolve({
+        lines,
+        headings,
+        outlineQuality: headings.length ? "high" : "none",
+        meta,
+        warnings,
+      });
+    },
+  };
+}

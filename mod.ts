@@ -1,0 +1,28 @@
+/**
+ * shelfmark: a map of local documents for AI agents. Every document gets a card and an
+ * outline with line ranges; agents `search` -> `outline` -> `read`, over MCP or the CLI.
+ *
+ * This module is the public API for library users and plugin authors:
+ *
+ * ```ts
+ * import { Shelf, callTool } from "@shelfmark/shelfmark";
+ *
+ * const shelf = await Shelf.open({ data: "/tmp/shelf", folders: ["./samples"] });
+ * await shelf.index();
+ * const answer = await callTool(shelf, "search", { query: "rowid" });
+ * console.log(answer.text);
+ * await shelf.close();
+ * ```
+ *
+ * A custom extractor is a module that default-exports an {@linkcode Extractor}.
+ *
+ * @module
+ */
+export * from "./core/types.ts";
+export { Shelf, type ShelfOptions, type IndexStatus } from "./core/shelf.ts";
+export { dataDir, type Config, ConfigError, loadConfig } from "./core/config.ts";
+export { ExtractorRegistry } from "./core/registry.ts";
+export { builtinExtractors } from "./extractors/mod.ts";
+export { callTool, type ToolAnswer } from "./server/dispatch.ts";
+export { createServer, serveStdio } from "./server/mcp.ts";
+export { type ToolName, schemas } from "./server/schemas.ts";

@@ -1,0 +1,336 @@
+/**
+ * The keyword retriever: SQLite FTS5 with BM25 over five weighted columns (title, path,
+ * keywords, headings, body), in the catalog's database.
+ *
+ * Tokenizer: `porter unicode61 remove_diacritics 2`. unicode61 folds case and diacritics
+ * (`café` finds `cafe`) and splits on punctuation; porter adds English stemming
+ * (`running` finds `run`, `configurations` finds `configuration`), which helps recall on
+ * the English-heavy corpora this serves and leaves other scripts untouched. CJK text is
+ * split into words with `segmentCJK` both when indexing and when querying.
+ *
+ * @module
+ */
+import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import {
+  type Hit,
+  type IndexedDoc,
+  type OutlineNode,
+  type Query,
+  type Retriever,
+  type RetrieverState,
+  type SearchFilters,
+  ToolError,
+} from "../core/types.ts";
+import { segmentCJK } from "../core/tokenize.ts";
+import { parseQuery, toFtsMatch } from "../core/query.ts";
+
+/** BM25 weight of each indexed column. */
+export interface Fts5Weights {
+  /** Document title. */
+  title: number;
+  /** Display path, split into words. */
+  path: number;
+  /** Card keywords. */
+  keywords: number;
+  /** Every outline heading. */
+  headings: number;
+  /** The full text. */
+  body: number;
+}
+
+/** Default column weights: the card and the outline weigh more than the body. */
+export const DEFAULT_WEIGHTS: Fts5Weights = {
+  title: 10,
+  path: 6,
+  keywords: 5,
+  headings: 4,
+  body: 1,
+};
+
+/** Options of {@link Fts5Retriever}. */
+export interface Fts5Options {
+  /** Column weights, merged over {@link DEFAULT_WEIGHTS}. */
+  weights?: Partial<Fts5Weights>;
+}
+
+const SCHEMA = `
+CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
+  doc_id UNINDEXED, title, path, keywords, headings, body,
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TABLE IF NOT EXISTS fts_map (doc_id TEXT PRIMARY KEY, rowid INTEGER NOT NULL) WITHOUT ROWID;
+`;
+
+/** BM25 magnitude that maps to a score of 0.5. */
+const HALF_SCORE = 10;
+const SNIPPET_CHARS = 200;
+const CJK = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af";
+const CJK_GAP = new RegExp(`([${CJK}])(\\*\\*)? (\\*\\*)?(?=[${CJK}])`, "g");
+
+/**
+ * Turn an ISO date (`2026-01-05`) or RFC 3339 timestamp into the stored `modified_at`
+ * form (`2026-01-05T00:00:00.000Z`). A date alone means the start of that day UTC, or its
+ * last millisecond when `endOfDay` is set; a time without offset is taken as UTC.
+ *
+ * @param value the date as given by the caller
+ * @param endOfDay whether a date alone means the end of the day (upper bounds)
+ * @returns the normalised timestamp
+ * @throws {ToolError} `INVALID_ARGUMENT` when the value is not a date
+ * @example
+ * ```ts
+ * normalizeTime("2026-01-05", true); // "2026-01-05T23:59:59.999Z"
+ * ```
+ */
+export function normalizeTime(value: string, endOfDay = false): string {
+  const v = value.trim();
+  let ms = NaN;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
+    ms = Date.parse(`${v}T00:00:00.000Z`) + (endOfDay ? 86_400_000 - 1 : 0);
+  } else if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(v)) {
+    const hasZone = /([Zz]|[+-]\d{2}:?\d{2})$/.test(v);
+    ms = Date.parse(v.replace(" ", "T") + (hasZone ? "" : "Z"));
+  }
+  if (Number.isNaN(ms)) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      `"${value}" is not a date`,
+      "Use an ISO date such as 2026-01-05 or an RFC 3339 time such as 2026-01-05T14:00:00Z.",
+    );
+  }
+  return new Date(ms).toISOString();
+}
+
+/**
+ * SQL conditions for the search filters, against the `documents` table under `alias`.
+ * Values are always bound, never interpolated.
+ *
+ * @param filters the search filters
+ * @param alias the alias of `documents` in the query
+ * @returns a `WHERE`-ready condition (`"1"` when there is none) and its parameters
+ * @example
+ * ```ts
+ * filterSql({ library: "Papers" }, "d"); // { where: "d.library = ?", params: ["Papers"] }
+ * ```
+ */
+export function filterSql(
+  filters: SearchFilters,
+  alias = "d",
+): { where: string; params: SQLInputValue[] } {
+  const conds: string[] = [];
+  const params: SQLInputValue[] = [];
+  if (filters.doc_types?.length) {
+    conds.push(`${alias}.doc_type IN (${filters.doc_types.map(() => "?").join(", ")})`);
+    params.push(...filters.doc_types);
+  }
+  if (filters.library !== undefined) {
+    conds.push(`${alias}.library = ?`);
+    params.push(filters.library);
+  }
+  if (filters.path_glob) {
+    conds.push(`${alias}.path GLOB ?`);
+    params.push(filters.path_glob);
+  }
+  if (filters.modified_after) {
+    conds.push(`${alias}.modified_at >= ?`);
+    params.push(normalizeTime(filters.modified_after));
+  }
+  if (filters.modified_before) {
+    conds.push(`${alias}.modified_at <= ?`);
+    params.push(normalizeTime(filters.modified_before, true));
+  }
+  return { where: conds.length ? conds.join(" AND ") : "1", params };
+}
+
+/**
+ * Parse a query into an FTS5 MATCH expression.
+ *
+ * @param text the query in the search syntax
+ * @returns the MATCH expression
+ * @throws {ToolError} `INVALID_ARGUMENT` when nothing searchable remains
+ */
+export function matchExpression(text: string): string {
+  const match = toFtsMatch(parseQuery(text));
+  if (match === undefined) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      `query "${text}" has nothing to search for`,
+      "Give at least one word or quoted phrase that is not excluded with '-'.",
+    );
+  }
+  return match;
+}
+
+function headingTitles(nodes: OutlineNode[], out: string[] = []): string[] {
+  for (const n of nodes) {
+    out.push(n.title);
+    headingTitles(n.children, out);
+  }
+  return out;
+}
+
+/** The path as words: separators become spaces and the file extension is left out. */
+function pathWords(path: string): string {
+  return path.replace(/\.[A-Za-z0-9]{1,5}$/, "").replace(/[/_.\-\\]+/g, " ");
+}
+
+/** One line, no CJK segmentation spaces, at most ~200 characters. */
+function tidySnippet(s: string): string {
+  let out = s.replace(/\s+/g, " ").replace(CJK_GAP, "$1$2$3").trim();
+  if (out.length > SNIPPET_CHARS) out = out.slice(0, SNIPPET_CHARS - 1).trimEnd() + "…";
+  return out;
+}
+
+/**
+ * Map a BM25 value (negative, lower is better) to 0..1, monotonically:
+ * `|x| / (|x| + 10)`, so 10 gives 0.5 and 40 gives 0.8.
+ *
+ * @param raw the `bm25()` value
+ * @returns the normalised score
+ */
+export function bm25Score(raw: number): number {
+  const x = Math.abs(raw);
+  return x / (x + HALF_SCORE);
+}
+
+/**
+ * Keyword retriever over SQLite FTS5 (BM25), sharing the catalog's database.
+ *
+ * `upsert` and `remove` run inside a SAVEPOINT, so they are atomic on their own and join
+ * the caller's transaction when there is one (the indexer's batch).
+ *
+ * @example
+ * ```ts
+ * const fts = new Fts5Retriever(db);
+ * await fts.upsert(docs);
+ * const hits = await fts.search({ text: "docker compose", limit: 10, filters: {} });
+ * ```
+ */
+export class Fts5Retriever implements Retriever {
+  /** Retriever name, used to tag hits. */
+  readonly name = "fts5";
+  #db: DatabaseSync;
+  #weights: Fts5Weights;
+
+  /**
+   * @param db the catalog's database (with its `documents` table)
+   * @param options column weights
+   */
+  constructor(db: DatabaseSync, options: Fts5Options = {}) {
+    this.#db = db;
+    this.#weights = { ...DEFAULT_WEIGHTS, ...options.weights };
+    db.exec(SCHEMA);
+  }
+
+  #atomic(fn: () => void): void {
+    this.#db.exec("SAVEPOINT fts5_retriever");
+    try {
+      fn();
+      this.#db.exec("RELEASE fts5_retriever");
+    } catch (e) {
+      this.#db.exec("ROLLBACK TO fts5_retriever; RELEASE fts5_retriever");
+      throw e;
+    }
+  }
+
+  #delete(ids: string[]): void {
+    const find = this.#db.prepare("SELECT rowid FROM fts_map WHERE doc_id = ?");
+    const delFts = this.#db.prepare("DELETE FROM docs_fts WHERE rowid = ?");
+    const delMap = this.#db.prepare("DELETE FROM fts_map WHERE doc_id = ?");
+    for (const id of ids) {
+      const row = find.get(id);
+      if (!row) continue;
+      delFts.run(row.rowid as number);
+      delMap.run(id);
+    }
+  }
+
+  /** Add or replace documents (delete then insert, per `doc_id`). */
+  upsert(docs: IndexedDoc[]): Promise<void> {
+    this.#atomic(() => {
+      this.#delete(docs.map((d) => d.card.doc_id));
+      const ins = this.#db.prepare(
+        "INSERT INTO docs_fts (doc_id, title, path, keywords, headings, body) VALUES (?, ?, ?, ?, ?, ?)",
+      );
+      const map = this.#db.prepare("INSERT INTO fts_map (doc_id, rowid) VALUES (?, ?)");
+      for (const { card, outline, lines } of docs) {
+        const r = ins.run(
+          card.doc_id,
+          segmentCJK(card.title),
+          segmentCJK(pathWords(card.path)),
+          segmentCJK(card.keywords.join(" ")),
+          segmentCJK(headingTitles(outline).join("\n")),
+          segmentCJK(lines.join("\n")),
+        );
+        map.run(card.doc_id, r.lastInsertRowid);
+      }
+    });
+    return Promise.resolve();
+  }
+
+  /** Remove documents by id; unknown ids are ignored. */
+  remove(ids: string[]): Promise<void> {
+    this.#atomic(() => this.#delete(ids));
+    return Promise.resolve();
+  }
+
+  /**
+   * Ranked hits: BM25 with column weights, filters joined from `documents`, snippets from
+   * the body (or the best other column when only the title, path or headings matched).
+   *
+   * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for
+   */
+  search(q: Query): Promise<Hit[]> {
+    const match = matchExpression(q.text);
+    const w = this.#weights;
+    const f = filterSql(q.filters, "d");
+    // The MATCH runs in a materialized CTE so the planner always starts from the FTS index
+    // (a filter-first plan can turn milliseconds into seconds).
+    const rows = this.#db.prepare(`
+      WITH hits AS MATERIALIZED (
+        SELECT rowid AS rid, doc_id, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
+        FROM docs_fts WHERE docs_fts MATCH ?
+      )
+      SELECT h.rid, h.doc_id, h.raw FROM hits h JOIN documents d ON d.doc_id = h.doc_id
+      WHERE ${f.where}
+      ORDER BY h.raw, h.doc_id LIMIT ?`).all(
+      w.title,
+      w.path,
+      w.keywords,
+      w.headings,
+      w.body,
+      match,
+      ...f.params,
+      Math.max(0, Math.floor(q.limit)),
+    );
+    const snip = this.#db.prepare(`
+      SELECT snippet(docs_fts, 5, '**', '**', '…', 16) AS body,
+             snippet(docs_fts, -1, '**', '**', '…', 16) AS best
+      FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?`);
+    return Promise.resolve(rows.map((row) => {
+      const raw = row.raw as number;
+      const s = snip.get(match, row.rid as number);
+      const body = (s?.body as string | null) ?? "";
+      const text = body.includes("**") ? body : ((s?.best as string | null) ?? body);
+      const hit: Hit = { doc_id: row.doc_id as string, score: bm25Score(raw), raw, retriever: this.name };
+      const snippet = tidySnippet(text);
+      if (snippet) hit.snippet = snippet;
+      return hit;
+    }));
+  }
+
+  /** Number of documents indexed. */
+  count(): number {
+    return this.#db.prepare("SELECT count(*) AS n FROM fts_map").get()?.n as number;
+  }
+
+  /** `ready` with the document count, or `empty` when nothing is indexed. */
+  ready(): RetrieverState {
+    const documents = this.count();
+    return { state: documents > 0 ? "ready" : "empty", documents };
+  }
+
+  /** Merge the FTS5 index segments (after a large indexing run). */
+  optimize(): void {
+    this.#db.exec("INSERT INTO docs_fts(docs_fts) VALUES('optimize')");
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * The `shelfmark` command line: the tools one to one (same defaults, same text), plus
+ * `index`, `serve`, `libraries` and `demo`.
+ *
+ * ```sh
+ * shelfmark index ~/Papers
+ * shelfmark search "docker deployment" --limit 5 --type pdf,docx --json
+ * shelfmark serve ~/Papers
+ * ```
+ *
+ * Exit codes: 0 ok, 1 error, 2 bad usage.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { dataDir, loadConfig, saveConfig } from "../core/config.ts";
+import { Shelf } from "../core/shelf.ts";
+import { ToolError } from "../core/types.ts";
+import { callTool, errorBody } from "./dispatch.ts";
+import { serveStdio } from "./mcp.ts";
+import { progressBar } from "./progress.ts";
+import type { ToolName } from "./schemas.ts";
+import { closeGrep } from "./tools.ts";
+import { HELP, usage } from "./help.ts";
+
+/** Bad usage: exit code 2. */
+class UsageError extends Error {}
+
+const OPTIONS = {
+  data: { type: "string" },
+  "full-paths": { type: "boolean" },
+  extractor: { type: "string", multiple: true },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+  // search
+  limit: { type: "string", short: "n" },
+  type: { type: "string" },
+  library: { type: "string" },
+  glob: { type: "string" },
+  after: { type: "string" },
+  before: { type: "string" },
+  sort: { type: "string" },
+  mode: { type: "string" },
+  // outline
+  expand: { type: "string" },
+  "max-tokens": { type: "string" },
+  // read
+  offset: { type: "string" },
+  page: { type: "string" },
+  // grep
+  context: { type: "string", short: "C" },
+  "before-context": { type: "string", short: "B" },
+  "after-context": { type: "string", short: "A" },
+  "ignore-case": { type: "boolean", short: "i" },
+  count: { type: "boolean" },
+  // index / serve
+  watch: { type: "boolean" },
+  "no-watch": { type: "boolean" },
+  stdio: { type: "boolean" },
+  http: { type: "boolean" },
+  host: { type: "string" },
+  port: { type: "string" },
+  token: { type: "string" },
+  description: { type: "string" },
+  quiet: { type: "boolean", short: "q" },
+} as const;
+
+function int(v: string | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number, not "${v}"`);
+  return Number(v);
+}
+
+const list = (v?: string) => v?.split(",").map((s) => s.trim()).filter(Boolean);
+
+type Flags = ReturnType<typeof parse>["values"];
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** Tool arguments from command-line flags. */
+function toolArgs(cmd: string, pos: string[], f: Flags): [ToolName, Record<string, unknown>] {
+  const fmt = f.json ? "json" : "markdown";
+  const need = (n: number, what: string) => {
+    if (pos.length < n) throw new UsageError(`${cmd}: missing ${what}\n${usage(cmd)}`);
+  };
+  switch (cmd) {
+    case "search":
+      need(1, "QUERY");
+      return ["search", {
+        query: pos.join(" "),
+        limit: int(f.limit, "limit"),
+        doc_types: list(f.type),
+        library: f.library,
+        path_glob: f.glob,
+        modified_after: f.after,
+        modified_before: f.before,
+        time_sort: f.sort,
+        mode: f.mode,
+        output_format: fmt,
+      }];
+    case "outline":
+      need(1, "ID");
+      return ["outline", {
+        doc_ids: pos,
+        expand: list(f.expand),
+        max_tokens: int(f["max-tokens"], "max-tokens"),
+        output_format: fmt,
+      }];
+    case "read":
+      need(1, "ID");
+      return ["read", {
+        doc_id: pos[0],
+        offset: int(f.offset, "offset"),
+        limit: int(f.limit, "limit"),
+        page: int(f.page, "page"),
+        output_format: fmt,
+      }];
+    case "grep":
+      need(2, "PATTERN and ID");
+      return ["grep", {
+        pattern: pos[0],
+        doc_id: pos[1],
+        context: int(f.context, "context"),
+        before: int(f["before-context"], "before-context"),
+        after: int(f["after-context"], "after-context"),
+        case_insensitive: f["ignore-case"] ?? false,
+        output_mode: f.count ? "count" : "content",
+        limit: int(f.limit, "limit"),
+        offset: int(f.offset, "offset"),
+        output_format: fmt,
+      }];
+    case "find-paths":
+      need(1, "PATTERN");
+      return ["find_paths", {
+        patterns: pos,
+        library: f.library,
+        limit: int(f.limit, "limit"),
+        output_format: fmt,
+      }];
+    case "explore":
+      return ["explore", { library: f.library ?? pos[0], output_format: fmt }];
+    case "status":
+      return ["status", { output_format: fmt }];
+    case "libraries":
+      return ["list_libraries", { output_format: fmt }];
+  }
+  throw new UsageError(`Unknown command "${cmd}"\n\n${HELP}`);
+}
+
+function clean(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
+}
+
+async function openShelf(f: Flags, folders: string[]): Promise<Shelf> {
+  return await Shelf.open({
+    data: dataDir(f.data),
+    folders,
+    extractors: f.extractor,
+    fullPaths: f["full-paths"],
+  });
+}
+
+async function indexWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
+  const bar = quiet ? undefined : progressBar("indexing");
+  const p = await shelf.index(bar?.update);
+  bar?.done(
+    `indexed ${p.indexed}, unchanged ${p.unchanged}, skipped ${p.skipped}, removed ${p.removed}; ` +
+      `${shelf.catalog.count()} documents in ${shelf.libraries.length} libraries`,
+  );
+}
+
+async function librariesCmd(pos: string[], f: Flags): Promise<number> {
+  const dir = dataDir(f.data);
+  const config = loadConfig(dir);
+  const [sub, name, path] = pos;
+  if (sub === "add") {
+    if (!name || !path) throw new UsageError(`libraries add: NAME and PATH are required`);
+    const st = await Deno.stat(path).catch(() => undefined);
+    if (!st?.isDirectory) throw new UsageError(`libraries add: not a folder: ${path}`);
+    if (config.libraries.some((l) => l.name === name)) {
+      throw new UsageError(`libraries add: a library named "${name}" exists`);
+    }
+    config.libraries.push({ name, path: (await Deno.realPath(path)), description: f.description });
+    saveConfig(dir, config);
+    console.log(`Added library ${name}. Run \`shelfmark index\` to index it.`);
+    return 0;
+  }
+  if (sub === "remove") {
+    if (!name) throw new UsageError(`libraries remove: NAME is required`);
+    const n = config.libraries.length;
+    config.libraries = config.libraries.filter((l) => l.name !== name);
+    if (config.libraries.length === n) throw new UsageError(`No library named "${name}"`);
+    saveConfig(dir, config);
+    console.log(`Removed library ${name}; its documents leave the index at the next run.`);
+    return 0;
+  }
+  if (sub !== undefined) throw new UsageError(`libraries: unknown subcommand "${sub}"`);
+  return -1;
+}
+
+/** Run the CLI with arguments; resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const { values: f, positionals } = parse(argv);
+  const [cmd, ...pos] = positionals;
+  if (f.version) {
+    console.log("shelfmark 0.1.0");
+    return 0;
+  }
+  if (!cmd || cmd === "help") {
+    console.log(HELP);
+    return cmd || f.help ? 0 : 2;
+  }
+  if (f.help) {
+    console.log(usage(cmd));
+    return 0;
+  }
+  if (cmd === "index") {
+    const shelf = await openShelf(f, pos);
+    if (!shelf.libraries.length) {
+      throw new UsageError("No libraries: give a folder (`shelfmark index ~/Papers`) or add one.");
+    }
+    await indexWithProgress(shelf, f.quiet ?? false);
+    await shelf.close();
+    return 0;
+  }
+  if (cmd === "serve") {
+    if (f.http) throw new UsageError("serve --http is not available yet; use --stdio");
+    const shelf = await openShelf(f, pos);
+    shelf.index().catch(() => {});
+    await serveStdio(shelf);
+    closeGrep();
+    return 0;
+  }
+  if (cmd === "demo") {
+    const { demo } = await import("./demo.ts");
+    return await demo();
+  }
+  if (cmd === "libraries") {
+    const code = await librariesCmd(pos, f);
+    if (code >= 0) return code;
+  }
+  const [tool, rawArgs] = toolArgs(cmd, pos, f);
+  const shelf = await openShelf(f, []);
+  try {
+    if (shelf.catalog.count() === 0 && shelf.libraries.length && tool !== "list_libraries") {
+      await indexWithProgress(shelf, f.quiet ?? false);
+    }
+    const r = await callTool(shelf, tool, clean(rawArgs));
+    console.log(r.format === "json" ? JSON.stringify(r.json, null, 2) : r.text);
+    return 0;
+  } catch (e) {
+    const body = errorBody(e, (m) => console.error(m));
+    if (f.json) console.log(JSON.stringify(body, null, 2));
+    else console.error(`error: ${body.error.message}${body.error.hint ? `\nhint: ${body.error.hint}` : ""}`);
+    return e instanceof ToolError && e.code === "INVALID_ARGUMENT" ? 2 : 1;
+  } finally {
+    closeGrep();
+    await shelf.close();
+  }
+}
+
+if (import.meta.main) {
+  let code: number;
+  try {
+    code = await main(Deno.args);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      console.error(`shelfmark: ${e.message}`);
+      code = 2;
+    } else {
+      console.error(`shelfmark: ${(e as Error)?.message ?? e}`);
+      code = 1;
+    }
+  }
+  Deno.exit(code);
+}

@@ -1,0 +1,102 @@
+/**
+ * The MCP server: every tool registered with its zod schema and read-only annotations.
+ * Transports (stdio, Streamable HTTP) are thin wrappers around `createServer`.
+ *
+ * @module
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import process from "node:process";
+import type { Shelf } from "../core/shelf.ts";
+import { callTool, errorBody } from "./dispatch.ts";
+import { descriptions, type ToolName, schemas } from "./schemas.ts";
+
+/** Server name and version sent in `initialize`. */
+export const SERVER_INFO = { name: "shelfmark", version: "0.1.0" };
+
+const INSTRUCTIONS =
+  "shelfmark indexes the user's local documents. Work like a researcher: search -> outline -> read. " +
+  "search returns one card per document; outline shows sections with line ranges [Lstart-end]; " +
+  "read returns exactly those lines; grep finds a pattern inside one document. " +
+  "Use find_paths when the user names a folder or collection, explore for an overview.";
+
+type ToolResult = {
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
+
+function errorResult(body: ReturnType<typeof errorBody>): ToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify(body) }],
+    structuredContent: body as unknown as Record<string, unknown>,
+    isError: true,
+  };
+}
+
+/** Build the MCP server for a shelf. */
+export function createServer(shelf: Shelf): McpServer {
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: { tools: {} },
+    instructions: INSTRUCTIONS,
+  });
+  // Arguments that fail the schema come back from the SDK as a bare message; give them
+  // the structured error body of the contract instead.
+  (server as unknown as { createToolError: (m: string) => ToolResult }).createToolError = (
+    message: string,
+  ) =>
+    errorResult({
+      error: {
+        code: "INVALID_ARGUMENT",
+        message: message.replace(/^MCP error -?\d+: /, ""),
+        hint: "Check the tool's input schema (tools/list).",
+      },
+    });
+  for (const name of Object.keys(schemas) as ToolName[]) {
+    server.registerTool(
+      name,
+      {
+        title: descriptions[name].title,
+        description: descriptions[name].description,
+        inputSchema: schemas[name],
+        annotations: {
+          title: descriptions[name].title,
+          readOnlyHint: true,
+          destructiveHint: false,
+          idempotentHint: true,
+          openWorldHint: false,
+        },
+      },
+      async (args: Record<string, unknown>): Promise<ToolResult> => {
+        try {
+          const r = await callTool(shelf, name, args);
+          return r.format === "json"
+            ? {
+              content: [{ type: "text", text: JSON.stringify(r.json) }],
+              structuredContent: r.json,
+            }
+            : { content: [{ type: "text", text: r.text }] };
+        } catch (e) {
+          return errorResult(errorBody(e, shelf.log));
+        }
+      },
+    );
+  }
+  return server;
+}
+
+/** Serve a shelf over stdio (logs go to stderr only). */
+export async function serveStdio(shelf: Shelf): Promise<void> {
+  const server = createServer(shelf);
+  const transport = new StdioServerTransport();
+  await new Promise<void>((resolve) => {
+    server.server.onclose = () => resolve();
+    process.stdin.on("end", () => {
+      server.close().finally(resolve);
+    });
+    server.connect(transport).catch((e: unknown) => {
+      shelf.log(`shelfmark: stdio transport failed: ${(e as Error).message}`);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,331 @@
+/**
+ * The tools: each takes a shelf and validated arguments and returns a JSON answer.
+ * Markdown renderings live in `render.ts`; MCP and the CLI only wrap these.
+ *
+ * @module
+ */
+import { renderOutline } from "../core/budget.ts";
+import { confinePath } from "../core/paths.ts";
+import type { Shelf } from "../core/shelf.ts";
+import { type Card, type SearchFilters, ToolError } from "../core/types.ts";
+import { findPaths } from "../retrievers/path.ts";
+import { GrepRunner } from "./grep.ts";
+import type { GrepMatch } from "./grep_worker.ts";
+import type { ToolArgs } from "./schemas.ts";
+
+/** A search result, as the tool contract names its fields. */
+export type SearchResult =
+  & Pick<
+    Card,
+    | "doc_id"
+    | "title"
+    | "path"
+    | "library"
+    | "doc_type"
+    | "word_count"
+    | "total_lines"
+    | "has_outline"
+    | "outline_quality"
+    | "brief"
+    | "modified_at"
+    | "keywords"
+  >
+  & { relevance: number; snippet: string };
+
+const MAX_LINE_CHARS = 2000;
+const lineCache = new Map<string, string[]>();
+
+/** The lines of a document (a small cache keeps the last few). */
+export function docLines(shelf: Shelf, docId: string): string[] {
+  const hit = lineCache.get(docId);
+  if (hit) {
+    lineCache.delete(docId);
+    lineCache.set(docId, hit);
+    return hit;
+  }
+  const text = shelf.catalog.text(docId) ?? "";
+  const lines = text === "" ? [] : text.split("\n");
+  lineCache.set(docId, lines);
+  if (lineCache.size > 16) lineCache.delete(lineCache.keys().next().value!);
+  return lines;
+}
+
+/** Forget cached lines (after re-indexing). */
+export function clearLineCache(): void {
+  lineCache.clear();
+}
+
+/** Resolve a `doc_id` argument (an id, or a path inside a library) to a stored id. */
+export function resolveDoc(shelf: Shelf, arg: string): string {
+  const id = arg.trim();
+  if (/^[0-9a-f]{6,16}$/.test(id) && shelf.catalog.get(id)) return id;
+  if (/[/\\\0]/.test(id) || id.startsWith("..")) {
+    const path = confinePath(id, shelf.libraries);
+    const found = shelf.catalog.idByPath(path);
+    if (found) return found;
+  }
+  throw new ToolError(
+    "DOCUMENT_NOT_FOUND",
+    `No document ${JSON.stringify(arg)}`,
+    "Use a doc_id from search results (or a path such as <library>/<folder>/<file>).",
+  );
+}
+
+function checkLibrary(shelf: Shelf, name?: string): void {
+  if (name !== undefined && !shelf.libraries.some((l) => l.name === name)) {
+    throw new ToolError(
+      "LIBRARY_NOT_FOUND",
+      `No library named ${JSON.stringify(name)}`,
+      `Libraries: ${shelf.libraries.map((l) => l.name).join(", ") || "(none)"}`,
+    );
+  }
+}
+
+/** Parse an ISO date or RFC 3339 time; a bare date as an upper bound means the end of that day. */
+export function parseTime(arg: string, name: string, endOfDay: boolean): string {
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(arg);
+  const d = new Date(dateOnly ? `${arg}T${endOfDay ? "23:59:59.999" : "00:00:00.000"}Z` : arg);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(arg) || Number.isNaN(d.getTime())) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      `${name} ${JSON.stringify(arg)} is not an ISO date or RFC 3339 time`,
+      "Use 2024-05-01 or 2024-05-01T12:00:00Z.",
+    );
+  }
+  return d.toISOString();
+}
+
+/** `search`: ranked cards. */
+export async function search(shelf: Shelf, a: ToolArgs<"search">) {
+  checkLibrary(shelf, a.library);
+  const filters: SearchFilters = {
+    doc_types: a.doc_types.length ? a.doc_types.map((t) => t.toLowerCase()) : undefined,
+    library: a.library,
+    path_glob: a.path_glob,
+    modified_after: a.modified_after && parseTime(a.modified_after, "modified_after", false),
+    modified_before: a.modified_before && parseTime(a.modified_before, "modified_before", true),
+  };
+  const hits = await shelf.fts.search({ text: a.query, limit: a.limit, filters });
+  const cards = shelf.catalog.cards(hits.map((h) => h.doc_id));
+  const results: SearchResult[] = [];
+  for (const h of hits) {
+    const c = cards.get(h.doc_id);
+    if (!c) continue;
+    results.push({
+      doc_id: c.doc_id,
+      title: c.title,
+      path: shownPath(shelf, c.path),
+      library: c.library,
+      doc_type: c.doc_type,
+      relevance: Math.round(h.score * 1000) / 1000,
+      word_count: c.word_count,
+      total_lines: c.total_lines,
+      has_outline: c.has_outline,
+      outline_quality: c.outline_quality,
+      brief: c.brief,
+      modified_at: c.modified_at,
+      keywords: c.keywords,
+      snippet: h.snippet ?? "",
+    });
+  }
+  if (a.time_sort !== "default") {
+    const dir = a.time_sort === "newest" ? -1 : 1;
+    results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
+  }
+  const note = a.mode === "keyword"
+    ? undefined
+    : "semantic search is not available (no vector index); answered in keyword mode";
+  return { query: a.query, mode_used: "keyword" as const, note, results };
+}
+
+/** The path to show: the display path, or the absolute one with `--full-paths`. */
+export function shownPath(shelf: Shelf, path: string): string {
+  if (!shelf.fullPaths) return path;
+  const [name, ...rest] = path.split("/");
+  const lib = shelf.libraries.find((l) => l.name === name);
+  return lib ? [lib.root, ...rest].join("/") : path;
+}
+
+/** `outline`: card and table of contents of each document, within a token budget. */
+export function outline(shelf: Shelf, a: ToolArgs<"outline">) {
+  const documents = [];
+  const markdown: string[] = [];
+  const missing: string[] = [];
+  for (const arg of a.doc_ids) {
+    let id: string;
+    try {
+      id = resolveDoc(shelf, arg);
+    } catch (e) {
+      if (e instanceof ToolError && e.code === "DOCUMENT_NOT_FOUND") {
+        missing.push(arg);
+        continue;
+      }
+      throw e;
+    }
+    const doc = shelf.catalog.get(id)!;
+    const card = { ...doc.card, path: shownPath(shelf, doc.card.path) };
+    const r = renderOutline(card, doc.outline, { maxTokens: a.max_tokens, expand: a.expand });
+    documents.push({ ...card, budget: r.budget, nodes: r.nodes });
+    markdown.push(r.markdown);
+  }
+  if (documents.length === 0) {
+    throw new ToolError(
+      "DOCUMENT_NOT_FOUND",
+      `No document ${missing.map((m) => JSON.stringify(m)).join(", ")}`,
+      "Use doc_ids from search results.",
+    );
+  }
+  return { json: { documents, missing: missing.length ? missing : undefined }, markdown };
+}
+
+/** `read`: numbered lines. */
+export function read(shelf: Shelf, a: ToolArgs<"read">) {
+  const id = resolveDoc(shelf, a.doc_id);
+  const doc = shelf.catalog.get(id)!;
+  const lines = docLines(shelf, id);
+  let offset = a.offset;
+  if (a.page !== undefined) {
+    const pages = doc.pages;
+    if (!pages?.length) {
+      throw new ToolError(
+        "INVALID_ARGUMENT",
+        `Document ${id} has no pages`,
+        "Use offset instead; page is for PDFs and scans.",
+      );
+    }
+    if (a.page > pages.length) {
+      throw new ToolError(
+        "INVALID_ARGUMENT",
+        `page ${a.page} is past the last page (${pages.length})`,
+        `Pages run from 1 to ${pages.length}.`,
+      );
+    }
+    offset = pages[a.page - 1]!;
+  }
+  const total = lines.length;
+  if (offset > Math.max(total, 1)) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      `offset ${offset} is past the end of the document (${total} lines)`,
+      `Use an offset from 1 to ${total}.`,
+    );
+  }
+  const end = Math.min(total, offset + a.limit - 1);
+  const out = [];
+  for (let n = offset; n <= end; n++) {
+    const t = lines[n - 1]!;
+    out.push({
+      n,
+      text: t.length > MAX_LINE_CHARS
+        ? `${t.slice(0, MAX_LINE_CHARS)}… [line cut: ${t.length} chars]`
+        : t,
+    });
+  }
+  return {
+    doc_id: id,
+    title: doc.card.title,
+    path: shownPath(shelf, doc.card.path),
+    lines: out,
+    offset,
+    total_lines: total,
+    next_offset: end < total ? end + 1 : null,
+  };
+}
+
+let grepRunner: GrepRunner | undefined;
+
+/** Stop the grep worker (the CLI calls this before exiting). */
+export function closeGrep(): void {
+  grepRunner?.close();
+  grepRunner = undefined;
+}
+
+/** `grep`: regex matches inside one document, with context. */
+export async function grep(shelf: Shelf, a: ToolArgs<"grep">) {
+  const id = resolveDoc(shelf, a.doc_id);
+  const flags = a.case_insensitive ? "i" : "";
+  let useFlags = flags + "u";
+  try {
+    new RegExp(a.pattern, useFlags);
+  } catch {
+    try {
+      new RegExp(a.pattern, flags);
+      useFlags = flags;
+    } catch (e) {
+      throw new ToolError(
+        "INVALID_PATTERN",
+        `Invalid regular expression ${JSON.stringify(a.pattern)}: ${(e as Error).message}`,
+        "Patterns are JavaScript regular expressions; escape special characters with \\.",
+      );
+    }
+  }
+  grepRunner ??= new GrepRunner();
+  const text = shelf.catalog.text(id) ?? "";
+  const r = await grepRunner.run({
+    source: a.pattern,
+    flags: useFlags,
+    text,
+    before: a.before ?? a.context,
+    after: a.after ?? a.context,
+    offset: a.offset,
+    limit: a.limit,
+    countOnly: a.output_mode === "count",
+  });
+  const doc = shelf.catalog.get(id)!;
+  const matches: GrepMatch[] = r.matches;
+  return {
+    doc_id: id,
+    title: doc.card.title,
+    path: shownPath(shelf, doc.card.path),
+    pattern: a.pattern,
+    total_matches: r.total,
+    offset: a.offset,
+    matches: a.output_mode === "count" ? undefined : matches,
+    next_offset: a.output_mode === "count" || a.offset + matches.length >= r.total
+      ? null
+      : a.offset + matches.length,
+  };
+}
+
+/** `list_libraries`. */
+export function listLibraries(shelf: Shelf) {
+  const building = shelf.status.state === "building";
+  return {
+    libraries: shelf.libraries.map((l) => ({
+      name: l.name,
+      description: l.description ?? "",
+      document_count: shelf.catalog.count(l.name),
+      state: building ? "building" : "ready",
+      root: shelf.fullPaths ? l.root : undefined,
+    })),
+  };
+}
+
+/** `find_paths`: folders matching keywords. */
+export function findPathsTool(shelf: Shelf, a: ToolArgs<"find_paths">) {
+  checkLibrary(shelf, a.library);
+  return findPaths(shelf.catalog.db, { patterns: a.patterns, library: a.library, limit: a.limit });
+}
+
+/** `status`. */
+export function status(shelf: Shelf) {
+  const s = shelf.status;
+  const skipped = shelf.catalog.skipped();
+  const indexed = shelf.catalog.count();
+  return {
+    state: s.state,
+    documents_indexed: indexed,
+    documents_total: s.state === "building" ? s.progress.total : indexed + skipped.length,
+    progress: s.state === "building"
+      ? { done: s.progress.done, total: s.progress.total, current: s.progress.current }
+      : undefined,
+    vectors: { state: "unavailable", model: null, note: "no embedder configured" },
+    libraries: shelf.libraries.map((l) => ({ name: l.name, documents: shelf.catalog.count(l.name) })),
+    skipped_count: skipped.length,
+    skipped: skipped.slice(0, 100),
+    started_at: s.started_at,
+    finished_at: s.finished_at,
+    last_error: s.last_error,
+    data_dir: shelf.fullPaths ? shelf.data : undefined,
+  };
+}
