@@ -126,8 +126,21 @@ interface Drawn {
  * @returns the Markdown, the tree as shown, the budget stage and the token estimate
  * @example
  * ```ts
- * const out = renderOutline(card, outline, { maxTokens: 2000, expand: ["3.1"] });
- * out.budget; // "full", "no_summaries", "depth_2" or "truncated"
+ * import { buildOutline } from "./outline.ts";
+ * import { buildCard } from "./card.ts";
+ * const lines = ["# Guide", "How to start.", "## Install", "Run the installer."];
+ * const headings = [
+ *   { level: 1, title: "Guide", line: 1 },
+ *   { level: 2, title: "Install", line: 3 },
+ * ];
+ * const outline = buildOutline(lines, headings);
+ * const { card } = buildCard({
+ *   doc_id: "g1", path: "docs/guide.md", library: "docs", doc_type: "markdown",
+ *   lines, extracted: { lines, headings }, outline, outline_quality: "high",
+ *   modified_at: "2026-01-01T00:00:00Z", size: 60,
+ * });
+ * const out = renderOutline(card, outline, { maxTokens: 2000, expand: ["1.1"] });
+ * out.budget; // "full" (else "no_summaries", "depth_1", "truncated")
  * ```
  */
 export function renderOutline(

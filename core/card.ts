@@ -19,7 +19,7 @@ import type {
   TermStats,
 } from "./types.ts";
 import { countWords, words } from "./tokenize.ts";
-import { idf, isFence, keywordCandidate, plainText, stemKey } from "./outline.ts";
+import { byScore, idfOf, keywordCandidate, ProseScanner, stemKey } from "./outline.ts";
 
 /** Characters of prose tokenised for keywords and document frequencies (about 250k words). */
 export const TERM_SAMPLE_CHARS = 1_500_000;
@@ -195,15 +195,25 @@ const GENERIC = new Set(
 );
 
 interface Prose {
-  /** Plain text of prose lines, newline-joined, at most `TERM_SAMPLE_CHARS`. */
+  /** Prose and heading text, newline-joined, at most `TERM_SAMPLE_CHARS`: what terms come from. */
   text: string;
+  /** The first prose lines without headings, for the abstract. */
+  lead: string;
 }
 
-/** One pass over the lines: plain prose, skipping front matter, headings, code, tables. */
-function proseOf(lines: string[], headingLines: ReadonlySet<number>): Prose {
+const ATX_LINE = /^\s{0,3}#{1,6}(\s|$)/;
+
+/**
+ * One pass over the lines: plain prose, skipping front matter, code, comments and
+ * tables. Headings count as terms; `headingLines` (1-based) only keep them out of
+ * the abstract, so the terms depend on the lines alone.
+ */
+function proseOf(lines: string[], headingLines: ReadonlySet<number> = new Set()): Prose {
   const parts: string[] = [];
+  const lead: string[] = [];
   let size = 0;
-  let inCode = false;
+  let leadSize = 0;
+  const scan = new ProseScanner({ headings: true });
   let i = 0;
   if (/^(---|\+\+\+)\s*$/.test(lines[0] ?? "")) {
     const close = lines.findIndex((l, j) => j > 0 && /^(---|\.\.\.|\+\+\+)\s*$/.test(l));
@@ -211,17 +221,16 @@ function proseOf(lines: string[], headingLines: ReadonlySet<number>): Prose {
   }
   for (; i < lines.length && size < TERM_SAMPLE_CHARS; i++) {
     const line = lines[i]!;
-    if (isFence(line)) {
-      inCode = !inCode;
-      continue;
-    }
-    if (inCode || headingLines.has(i + 1)) continue;
-    const p = plainText(line);
+    const p = scan.next(line);
     if (!p) continue;
     parts.push(p);
     size += p.length + 1;
+    if (leadSize < 20_000 && !headingLines.has(i + 1) && !ATX_LINE.test(line)) {
+      lead.push(p);
+      leadSize += p.length + 1;
+    }
   }
-  return { text: parts.join("\n").slice(0, TERM_SAMPLE_CHARS) };
+  return { text: parts.join("\n").slice(0, TERM_SAMPLE_CHARS), lead: lead.join("\n") };
 }
 
 /** The first ~`max` words of a plain text, whitespace collapsed, "…" when cut. */
@@ -247,7 +256,7 @@ function abstractOf(text: string, max = 200): string {
  * least twice unless the document is brief; `tags` (declared keywords) come first.
  *
  * @param counts term counts of the document (all of them, or `CardResult.terms`)
- * @param stats corpus document frequencies (TF alone without them)
+ * @param stats corpus document frequencies, or an idf function (TF alone without either)
  * @param opts `brief` documents accept terms seen once; `tags` lead; `max` (10)
  * @returns 5-10 keywords when the document has that many candidates
  * @example
@@ -257,9 +266,10 @@ function abstractOf(text: string, max = 200): string {
  */
 export function rankKeywords(
   counts: Map<string, number> | TermCounts,
-  stats: TermStats | undefined,
+  stats: TermStats | ((term: string) => number) | undefined,
   opts: { brief?: boolean; tags?: string[]; max?: number; exclude?: Iterable<string> } = {},
 ): string[] {
+  const weight = typeof stats === "function" ? stats : idfOf(stats);
   const max = opts.max ?? 10;
   const out: string[] = [];
   const seen = new Set<string>();
@@ -271,52 +281,77 @@ export function rankKeywords(
     }
   }
   const exclude = new Set(opts.exclude ?? []);
-  const minCount = opts.brief ? 1 : 2;
-  const entries = counts instanceof Map ? counts.entries() : Object.entries(counts);
-  const scored: [string, number][] = [];
-  for (const [w, c] of entries) {
-    if (c < minCount || seen.has(w) || exclude.has(w) || GENERIC.has(w)) continue;
-    if (!keywordCandidate(w)) continue;
-    scored.push([w, c * idf(stats, w)]);
-  }
-  scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const stems = new Set(out.map(stemKey));
-  for (const [w] of scored) {
+  for (const [w] of scoreTerms(counts, weight, opts.brief ? 1 : 2)) {
     if (out.length >= max) break;
     const key = stemKey(w);
-    if (stems.has(key)) continue;
+    if (seen.has(w) || exclude.has(w) || stems.has(key)) continue;
     stems.add(key);
     out.push(w);
   }
   return out;
 }
 
+/** Keyword candidates with their `tf · idf` scores, best first. */
+function scoreTerms(
+  counts: Map<string, number> | TermCounts,
+  weight: (term: string) => number,
+  minCount: number,
+): [string, number][] {
+  const entries = counts instanceof Map ? counts.entries() : Object.entries(counts);
+  const scored: [string, number][] = [];
+  for (const [w, c] of entries) {
+    if (c < minCount || GENERIC.has(w) || !keywordCandidate(w)) continue;
+    scored.push([w, c * weight(w)]);
+  }
+  return scored.sort(byScore);
+}
+
 /**
- * The distinct terms of a document, tokenised exactly as `buildCard` does, for
- * callers that need document frequencies without a card. Prefer
- * `buildCard(...).counts.keys()`, which costs no second pass.
+ * The distinct terms of a document, tokenised exactly as `buildCard` does (same
+ * lines in, same terms out), for updating document frequencies without a card,
+ * e.g. to take an old version of a document out of the DF table. After
+ * `buildCard`, use `counts.keys()` instead: it costs no second pass.
  *
  * @param lines the document's lines
- * @param headings heading lines to skip (1-based), as `buildCard` skips them
+ * @returns each term once
+ * @example
+ * ```ts
+ * distinctTerms(["# Search", "Search the index."]); // ["search", "index"]
+ * ```
  */
-export function distinctTerms(lines: string[], headings: Iterable<number> = []): string[] {
-  return [...new Set(words(proseOf(lines, new Set(headings)).text))];
+export function distinctTerms(lines: string[]): string[] {
+  return [...new Set(words(proseOf(lines).text))];
 }
 
 /** The file name of a path without its extension (`a/b/notes.v2.md` → `notes.v2`). */
+const GENERIC_NAMES = /^(readme|index|main|untitled|document|notes?|todo|changelog|contributing|license|copying)$/i;
+
+/** The file name without extension; a generic name (README, index) gets its folder's name. */
 function baseName(path: string): string {
-  const name = path.split(/[\\/]/).filter(Boolean).at(-1) ?? path;
+  const parts = path.split(/[\\/]/).filter(Boolean);
+  const name = parts.at(-1) ?? path;
   const dot = name.lastIndexOf(".");
-  return dot > 0 ? name.slice(0, dot) : name;
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const folder = parts.length > 2 ? parts.at(-2) : undefined;
+  return GENERIC_NAMES.test(stem) && folder ? `${folder} — ${stem}` : stem;
+}
+
+/** The first heading, when it can stand for the whole document: a top-level heading near the start. */
+function headingTitle(outline: OutlineNode[], lines: string[]): string | undefined {
+  const first = outline[0];
+  if (!first) return undefined;
+  const early = first.start_line <= Math.max(12, Math.ceil(lines.length * 0.1));
+  return outline.length === 1 || early ? first.title.trim() : undefined;
 }
 
 /**
  * Build the card of a document, plus its term counts.
  *
  * Title: `meta.title`, else the first outline node (unless the outline quality is
- * `none`), else the file name without extension. Keywords come from the first
- * `TERM_SAMPLE_CHARS` characters of prose (front matter, headings, code and
- * tables left out).
+ * `none`), else the file name without extension. Terms and keywords come from
+ * the first `TERM_SAMPLE_CHARS` characters of prose and headings (front matter,
+ * code, HTML comments and tables left out); the abstract leaves headings out too.
  *
  * @param input the extracted document, its outline and file facts
  * @returns `card`, the top candidate `terms`, and `counts` of every term
@@ -335,29 +370,28 @@ export function buildCard(input: CardInput): CardResult {
   const meta = extracted.meta ?? {};
   const headingLines = new Set((extracted.headings ?? []).map((h) => h.line));
   for (const n of outline) headingLines.add(n.start_line);
-  const { text } = proseOf(lines, headingLines);
+  const { text, lead } = proseOf(lines, headingLines);
 
   const counts = new Map<string, number>();
   for (const w of words(text)) counts.set(w, (counts.get(w) ?? 0) + 1);
 
   const metaTitle = meta.title?.replace(/\s+/g, " ").trim();
-  const headingTitle = input.outline_quality === "none" ? undefined : outline[0]?.title.trim();
-  const title = (metaTitle || headingTitle || baseName(input.path)).slice(0, 300);
+  const fromHeading = input.outline_quality === "none"
+    ? undefined
+    : headingTitle(outline, input.lines);
+  const title = (metaTitle || fromHeading || baseName(input.path)).slice(0, 300);
 
   const declared = normalizeLanguage(meta.language);
-  const language = declared !== "und" ? declared : detectLanguage(text.slice(0, 2000));
+  const language = declared !== "und" ? declared : detectLanguage((lead || text).slice(0, 2000));
 
   const word_count = countWords(lines.join("\n"));
   const brief = word_count < 500;
-  const keywords = rankKeywords(counts, stats, { brief, tags: meta.tags });
-
+  const weight = idfOf(stats);
+  const keywords = rankKeywords(counts, weight, { brief, tags: meta.tags });
   const terms: TermCounts = {};
-  const minCount = brief ? 1 : 2;
-  const candidates = [...counts]
-    .filter(([w, c]) => c >= minCount && keywordCandidate(w) && !GENERIC.has(w))
-    .map(([w, c]) => [w, c, c * idf(stats, w)] as const)
-    .sort((a, b) => b[2] - a[2] || b[1] - a[1]);
-  for (const [w, c] of candidates.slice(0, CANDIDATE_TERMS)) terms[w] = c;
+  for (const [w] of scoreTerms(counts, weight, brief ? 1 : 2).slice(0, CANDIDATE_TERMS)) {
+    terms[w] = counts.get(w)!;
+  }
 
   const card: Card = {
     doc_id: input.doc_id,
@@ -368,7 +402,7 @@ export function buildCard(input: CardInput): CardResult {
     language,
     word_count,
     total_lines: lines.length,
-    abstract: abstractOf(text),
+    abstract: abstractOf(lead),
     keywords,
     brief,
     outline_quality: input.outline_quality,

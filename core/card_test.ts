@@ -200,6 +200,26 @@ Deno.test("buildCard() returns every term once in counts and at most 64 candidat
   for (const [t, c] of Object.entries(terms)) assertEquals(counts.get(t), c);
 });
 
+Deno.test("distinctTerms() matches buildCard() counts for a document with headings and code", () => {
+  const lines = [
+    "---",
+    "tags: [x]",
+    "---",
+    "# Catalog design",
+    "```",
+    "secret_code()",
+    "```",
+    "<!--",
+    "hidden",
+    "-->",
+    "Body text here.",
+  ];
+  const headings = [{ level: 1, title: "Catalog design", line: 4 }];
+  const { counts } = buildCard(input(lines, {}, { headings }));
+  assertEquals(new Set(distinctTerms(lines)), new Set(counts.keys()));
+  assertEquals(new Set(counts.keys()), new Set(["catalog", "design", "body", "text"]));
+});
+
 Deno.test("buildCard() handles a 5 MB document in well under a second", () => {
   const para = "Deno servers index local documents so agents can search outlines and read lines. ";
   const lines: string[] = [];

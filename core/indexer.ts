@@ -7,13 +7,12 @@
  */
 import { createHash } from "node:crypto";
 import { extname } from "node:path";
-import { buildCard } from "./card.ts";
+import { buildCard, distinctTerms } from "./card.ts";
 import type { Catalog, FileState } from "./catalog.ts";
 import { buildOutline } from "./outline.ts";
 import { docIdFor } from "./paths.ts";
 import type { ExtractorRegistry } from "./registry.ts";
 import { sniff } from "./sniff.ts";
-import { words } from "./tokenize.ts";
 import {
   ExtractError,
   type ExtractInput,
@@ -54,14 +53,10 @@ export interface IndexerOptions {
 
 const BATCH_FILES = 100;
 const BATCH_MS = 1500;
-const DF_WORD_CAP = 50_000;
 
-/** Distinct words of a text (first `DF_WORD_CAP` words), for document frequencies. */
-export function distinctWords(text: string): Set<string> {
-  const out = new Set<string>();
-  const ws = words(text.length > 600_000 ? text.slice(0, 600_000) : text);
-  for (let i = 0; i < ws.length && i < DF_WORD_CAP; i++) out.add(ws[i]!);
-  return out;
+/** Distinct terms of a stored text, counted the way the card builder counts them. */
+function distinctWords(text: string): string[] {
+  return distinctTerms(text.split("\n"));
 }
 
 function rfc3339(ms: number): string {
@@ -212,8 +207,7 @@ export class Indexer {
         const old = this.#catalog.text(known.doc_id);
         if (old !== undefined) this.#catalog.countTerms(distinctWords(old), -1);
       }
-      this.#catalog.countTerms(distinctWords(text));
-      const { card, terms } = buildCard({
+      const { card, terms, counts } = buildCard({
         doc_id: docId,
         path: f.path,
         library: lib.name,
@@ -226,6 +220,7 @@ export class Indexer {
         size: f.size,
         stats: this.#catalog,
       });
+      this.#catalog.countTerms(counts.keys());
       this.#catalog.put(
         { card, outline, pages: extracted.pages, terms, hash, mtime_ms: f.mtime_ms },
         text,

@@ -1,7 +1,7 @@
 /**
  * The outline builder: a flat list of headings becomes a tree of sections with
  * line ranges, a one-sentence summary and a few keywords each. Also the small
- * prose helpers (`plainText`, `isFence`, `firstSentence`) the card builder shares.
+ * prose helpers (`plainText`, `ProseScanner`, `firstSentence`) the card builder shares.
  *
  * Linear in the number of lines: every line is looked at once, and keyword
  * counting reads only a bounded sample of each section's own text.
@@ -18,15 +18,56 @@ const ATX = /^\s{0,3}#{1,6}(\s|$)/;
 const TAG_LINE = /^\s*(<\/?[a-zA-Z!?][^>]*>\s*)+$/;
 const INLINE = /[[<`*_\\!]/;
 
-/** True when the line opens or closes a fenced code block (```` ``` ```` or `~~~`). */
-export function isFence(line: string): boolean {
-  return FENCE.test(line);
+/**
+ * Reads lines in order and gives the prose of each: `""` inside fenced code
+ * blocks and multi-line HTML comments, else {@link plainText}.
+ *
+ * @example
+ * ```ts
+ * const scan = new ProseScanner();
+ * ["~~~", "x()", "~~~", "Text."].map((l) => scan.next(l)); // ["", "", "", "Text."]
+ * ```
+ */
+export class ProseScanner {
+  #code = false;
+  #comment = false;
+  #headings: boolean;
+
+  /** @param opts `headings`: give the text of ATX heading lines (`## Title`) instead of `""` */
+  constructor(opts: { headings?: boolean } = {}) {
+    this.#headings = opts.headings ?? false;
+  }
+
+  /**
+   * @param line the next line of the document
+   * @returns its plain prose, or `""`
+   */
+  next(line: string): string {
+    if (this.#comment) {
+      if (line.includes("-->")) this.#comment = false;
+      return "";
+    }
+    if (FENCE.test(line)) {
+      this.#code = !this.#code;
+      return "";
+    }
+    if (this.#code) return "";
+    const open = line.indexOf("<!--");
+    if (open >= 0 && line.indexOf("-->", open + 4) < 0) {
+      this.#comment = true;
+      return plainText(line.slice(0, open));
+    }
+    if (this.#headings && ATX.test(line)) {
+      return plainText(line.replace(/^\s*#+\s*/, "").replace(/\s+#+\s*$/, ""));
+    }
+    return plainText(line);
+  }
 }
 
 /**
  * The prose of one line with Markdown markup removed, or `""` when the line is
- * not prose (blank, heading, table row, rule, HTML-only, image-only). Fence
- * lines are not recognised here; callers track code blocks with {@link isFence}.
+ * not prose (blank, heading, table row, rule, HTML-only, image-only). Code
+ * blocks are not recognised here; read lines with {@link ProseScanner} for that.
  *
  * @param line one line of an extracted document
  * @returns the plain text, whitespace collapsed
@@ -47,7 +88,7 @@ export function plainText(line: string): string {
       .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
       .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
       .replace(/<(https?:[^>\s]+)>/g, "$1")
-      .replace(/<\/?[a-zA-Z!][^>]*>/g, "")
+      .replace(/<!--.*?-->|<\/?[a-zA-Z!][^>]*>/g, "")
       .replace(/`+([^`]*)`+/g, "$1")
       .replace(/(\*\*|__)(?=\S)(.+?)\1/g, "$2")
       .replace(/\*(?=\S)([^*]+)\*/g, "$1")
@@ -84,7 +125,7 @@ export function firstSentence(text: string, max = 160): string {
       const before = /(\S+)$/.exec(text.slice(0, m.index))?.[1]?.toLowerCase() ?? "";
       const bare = before.replace(/^[("'“‘[]+/, "");
       if (ABBREV.has(bare) || /^\p{L}$/u.test(bare)) continue;
-      if (/^\s+\p{Ll}/u.test(text.slice(end))) continue;
+      if (bare.length <= 3 && /^\s+\p{Ll}/u.test(text.slice(end))) continue;
     }
     return text.slice(0, end).trim();
   }
@@ -122,14 +163,28 @@ export function stemKey(w: string): string {
 }
 
 /**
- * Inverse document frequency, `ln((N+1)/(df+1)) + 1`; 1 without statistics.
+ * The inverse document frequency of terms, `ln((N+1)/(df+1)) + 1`, memoised so
+ * each term asks `stats.df` once; 1 for every term without statistics.
  *
  * @param stats corpus document frequencies, if known
- * @param term a word
+ * @returns a function from a term to its idf
+ * @example
+ * ```ts
+ * idfOf(undefined)("anything"); // 1
+ * ```
  */
-export function idf(stats: TermStats | undefined, term: string): number {
-  if (!stats) return 1;
-  return Math.log((stats.docCount() + 1) / (stats.df(term) + 1)) + 1;
+export function idfOf(stats: TermStats | undefined): (term: string) => number {
+  if (!stats) return () => 1;
+  const n = stats.docCount();
+  const memo = new Map<string, number>();
+  return (term) => {
+    let v = memo.get(term);
+    if (v === undefined) {
+      v = Math.log((n + 1) / (stats.df(term) + 1)) + 1;
+      memo.set(term, v);
+    }
+    return v;
+  };
 }
 
 /** Characters of a section's own text read for its keywords, whatever the section size. */
@@ -152,6 +207,12 @@ interface Section {
  * the line before the next heading at the same or a shallower depth, children
  * included. Text before the first heading belongs to no node.
  *
+ * `summary` is the first sentence of the section's own prose (before its first
+ * sub-heading). `keywords` are the 3 best words of the whole section by
+ * `tf · idf(corpus) · idf(sections of this document)`, never words of the title;
+ * only a bounded sample of each section's own text is counted (400-4,000
+ * characters, 1.5 M per document).
+ *
  * @param lines the document's lines
  * @param headings headings in document order (sorted by line if they are not)
  * @param stats corpus document frequencies, to rank keywords by TF-IDF
@@ -163,7 +224,7 @@ interface Section {
  *   { level: 1, title: "A", line: 1 },
  *   { level: 2, title: "B", line: 3 },
  * ]);
- * tree[0].children[0].id; // "1.1"
+ * tree[0]?.children[0]?.id; // "1.1"
  * ```
  */
 export function buildOutline(
@@ -210,26 +271,29 @@ export function buildOutline(
   );
   const own = new Map<OutlineNode, Map<string, number>>();
   for (const s of sections) own.set(s.node, readSection(lines, s, sample));
-  for (const root of roots) rankSubtree(root, own, stats);
+  // Distinctive within the document too: words found in every section weigh less.
+  const sectionDf = new Map<string, number>();
+  for (const counts of own.values()) {
+    for (const w of counts.keys()) sectionDf.set(w, (sectionDf.get(w) ?? 0) + 1);
+  }
+  const corpus = idfOf(stats);
+  const local = (w: string) => Math.log((own.size + 1) / ((sectionDf.get(w) ?? 0) + 1)) + 1;
+  const weight = (w: string) => corpus(w) * local(w);
+  for (const root of roots) rankSubtree(root, own, weight);
   return roots;
 }
 
 /** Scan a section's own text once: set its summary, return word counts of a sample. */
 function readSection(lines: string[], s: Section, sample: number): Map<string, number> {
   const node = s.node;
-  let inCode = false;
+  const scan = new ProseScanner();
   let para = "";
   let summaryDone = false;
   let text = "";
   const last = Math.min(s.ownEnd, lines.length);
   for (let n = node.start_line + 1; n <= last; n++) {
     const line = lines[n - 1]!;
-    if (isFence(line)) {
-      inCode = !inCode;
-      if (para) summaryDone = true;
-      continue;
-    }
-    const p = inCode ? "" : plainText(line);
+    const p = scan.next(line);
     if (!summaryDone) {
       if (p && para.length < 400 && !(para && /^\s*([-*+]|\d{1,3}[.)])\s/.test(line))) {
         para = para ? `${para} ${p}` : p;
@@ -249,46 +313,53 @@ function readSection(lines: string[], s: Section, sample: number): Map<string, n
 function rankSubtree(
   node: OutlineNode,
   own: Map<OutlineNode, Map<string, number>>,
-  stats: TermStats | undefined,
+  weight: (term: string) => number,
 ): Map<string, number> {
   let acc = own.get(node) ?? new Map<string, number>();
   for (const child of node.children) {
-    let c = rankSubtree(child, own, stats);
+    let c = rankSubtree(child, own, weight);
     if (c.size > acc.size) [acc, c] = [c, acc];
     for (const [w, k] of c) acc.set(w, (acc.get(w) ?? 0) + k);
   }
-  const kw = topTerms(acc, stats, new Set(words(node.title, true)), 3);
+  const kw = topTerms(acc, weight, new Set(words(node.title, true)), 3);
   if (kw.length) node.keywords = kw;
   return acc;
 }
 
 /**
- * The `k` best terms of a count table by `tf · idf`; terms seen once are kept
- * only when the text is short (under 50 counted words).
+ * The `k` best terms of a count table by `tf · weight`; terms seen once are kept
+ * only when the text is short (under 50 counted words). Linear in the table size.
  *
  * @param counts term counts
- * @param stats corpus document frequencies (TF alone without them)
+ * @param weight the idf of a term (see {@link idfOf})
  * @param exclude terms never to return (the title's words)
- * @param k how many
+ * @param k how many; plural and singular forms count once
  */
 export function topTerms(
   counts: Map<string, number>,
-  stats: TermStats | undefined,
+  weight: (term: string) => number,
   exclude: ReadonlySet<string>,
   k: number,
 ): string[] {
   let sum = 0;
   for (const c of counts.values()) sum += c;
   const minCount = sum < 50 ? 1 : 2;
-  const scored: [string, number][] = [];
+  const cap = k * 3;
+  const best: [string, number][] = [];
   for (const [w, c] of counts) {
-    if (c < minCount || exclude.has(w) || !keywordCandidate(w)) continue;
-    scored.push([w, c * idf(stats, w)]);
+    if (c < minCount) continue;
+    if (exclude.has(w) || !keywordCandidate(w)) continue;
+    const last = best[cap - 1];
+    const entry: [string, number] = [w, c * weight(w)];
+    if (last && byScore(entry, last) >= 0) continue;
+    let i = best.length;
+    while (i > 0 && byScore(entry, best[i - 1]!) < 0) i--;
+    best.splice(i, 0, entry);
+    if (best.length > cap) best.pop();
   }
-  scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const out: string[] = [];
   const stems = new Set<string>();
-  for (const [w] of scored) {
+  for (const [w] of best) {
     if (out.length >= k) break;
     const key = stemKey(w);
     if (stems.has(key)) continue;
@@ -298,12 +369,22 @@ export function topTerms(
   return out;
 }
 
+/** Higher score first, then the longer (more specific) word, then alphabetical. */
+export function byScore(a: [string, number], b: [string, number]): number {
+  return b[1] - a[1] || b[0].length - a[0].length || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+}
+
 /**
  * The nodes of a tree in pre-order (a node before its children).
  *
  * @param nodes top-level nodes
  * @example
  * ```ts
+ * const tree = buildOutline(["# A", "## B", "# C"], [
+ *   { level: 1, title: "A", line: 1 },
+ *   { level: 2, title: "B", line: 2 },
+ *   { level: 1, title: "C", line: 3 },
+ * ]);
  * flattenOutline(tree).map((n) => n.id); // ["1", "1.1", "2"]
  * ```
  */
@@ -325,6 +406,14 @@ export function flattenOutline(nodes: OutlineNode[]): OutlineNode[] {
  * @param nodes top-level nodes
  * @param id a node id
  * @returns the node, or `undefined` for an unknown id
+ * @example
+ * ```ts
+ * const tree = buildOutline(["# A", "## B"], [
+ *   { level: 1, title: "A", line: 1 },
+ *   { level: 2, title: "B", line: 2 },
+ * ]);
+ * findNode(tree, "1.1")?.title; // "B"
+ * ```
  */
 export function findNode(nodes: OutlineNode[], id: string): OutlineNode | undefined {
   let level = nodes;

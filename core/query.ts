@@ -106,7 +106,9 @@ function hasToken(text: string): boolean {
 
 /** Quote a text as one FTS5 string (a phrase of its tokens), CJK runs segmented into words. */
 function ftsString(text: string): string {
-  return `"${segmentCJK(text).trim().replace(/\s+/g, " ").replaceAll('"', '""')}"`;
+  // deno-lint-ignore no-control-regex -- NUL would cut the string short inside SQLite
+  const clean = text.replace(/[\u0000-\u001f\u007f]+/g, " ");
+  return `"${segmentCJK(clean).trim().replace(/\s+/g, " ").replaceAll('"', '""')}"`;
 }
 
 function isStopWord(item: QueryItem): boolean {

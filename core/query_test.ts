@@ -14,7 +14,10 @@ Deno.test("parseQuery() keeps plain terms optional", () => {
 Deno.test("parseQuery() keeps quoted phrases and requires them", () => {
   const q = parseQuery('install "reverse proxy"');
   assertEquals(q.required, [{ alternatives: [{ kind: "phrase", text: "reverse proxy" }] }]);
-  assertEquals(match('install "reverse proxy"'), '"reverse proxy" AND ("reverse proxy" OR "install")');
+  assertEquals(
+    match('install "reverse proxy"'),
+    '"reverse proxy" AND ("reverse proxy" OR "install")',
+  );
 });
 
 Deno.test("parseQuery() reads + as required and - as excluded", () => {
@@ -32,12 +35,18 @@ Deno.test("parseQuery() groups a|b alternatives into one unit", () => {
     alternatives: [{ kind: "term", text: "docker" }, { kind: "term", text: "podman" }],
   }]);
   assertEquals(match("docker | podman"), '("docker" OR "podman")');
-  assertEquals(match('+docker|"pod man" build'), '("docker" OR "pod man") AND (("docker" OR "pod man") OR "build")');
+  assertEquals(
+    match('+docker|"pod man" build'),
+    '("docker" OR "pod man") AND (("docker" OR "pod man") OR "build")',
+  );
   assertEquals(match("x -a|b"), '("x") NOT ("a" OR "b")');
 });
 
 Deno.test("parseQuery() closes a stray quote at the end", () => {
-  assertEquals(parseQuery('"unclosed phrase').required[0]?.alternatives[0]?.text, "unclosed phrase");
+  assertEquals(
+    parseQuery('"unclosed phrase').required[0]?.alternatives[0]?.text,
+    "unclosed phrase",
+  );
   assertEquals(match('a"b'), '"a""b"');
   assertEquals(match('""'), undefined);
 });
@@ -69,9 +78,35 @@ Deno.test("toFtsMatch() segments CJK runs", () => {
 
 Deno.test("toFtsMatch() never produces an FTS5 syntax error", () => {
   const db = new DatabaseSync(":memory:");
-  db.exec("CREATE VIRTUAL TABLE t USING fts5(a, b, tokenize='porter unicode61 remove_diacritics 2')");
+  db.exec(
+    "CREATE VIRTUAL TABLE t USING fts5(a, b, tokenize='porter unicode61 remove_diacritics 2')",
+  );
   db.prepare("INSERT INTO t VALUES (?, ?)").run("near and or not", "café 全文 検索");
-  const pieces = ['"', "-", "+", "|", "*", "^", ":", "(", ")", "NEAR", "AND", "OR", "NOT", "a", "é", "全文", " ", "{", "}", ",", "\\", "'", "\0"];
+  const pieces = [
+    '"',
+    "-",
+    "+",
+    "|",
+    "*",
+    "^",
+    ":",
+    "(",
+    ")",
+    "NEAR",
+    "AND",
+    "OR",
+    "NOT",
+    "a",
+    "é",
+    "全文",
+    " ",
+    "{",
+    "}",
+    ",",
+    "\\",
+    "'",
+    "\0",
+  ];
   let seed = 7;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const stmt = db.prepare("SELECT count(*) FROM t WHERE t MATCH ?");

@@ -64,7 +64,7 @@ CREATE TABLE IF NOT EXISTS fts_map (doc_id TEXT PRIMARY KEY, rowid INTEGER NOT N
 /** BM25 magnitude that maps to a score of 0.5. */
 const HALF_SCORE = 10;
 const SNIPPET_CHARS = 200;
-const CJK = "\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uac00-\\ud7af";
+const CJK = "\\u3000-\\u30ff\\uff00-\\uffef\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff"; // not Hangul: Korean keeps its spaces
 const CJK_GAP = new RegExp(`([${CJK}])(\\*\\*)? (\\*\\*)?(?=[${CJK}])`, "g");
 
 /**
@@ -86,7 +86,9 @@ export function normalizeTime(value: string, endOfDay = false): string {
   let ms = NaN;
   if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
     ms = Date.parse(`${v}T00:00:00.000Z`) + (endOfDay ? 86_400_000 - 1 : 0);
-  } else if (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(v)) {
+  } else if (
+    /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(v)
+  ) {
     const hasZone = /([Zz]|[+-]\d{2}:?\d{2})$/.test(v);
     ms = Date.parse(v.replace(" ", "T") + (hasZone ? "" : "Z"));
   }
@@ -180,6 +182,15 @@ function tidySnippet(s: string): string {
   return out;
 }
 
+/** Run synchronous work, turning a throw into a rejected promise. */
+function settle<T>(fn: () => T): Promise<T> {
+  try {
+    return Promise.resolve(fn());
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
 /**
  * Map a BM25 value (negative, lower is better) to 0..1, monotonically:
  * `|x| / (|x| + 10)`, so 10 gives 0.5 and 40 gives 0.8.
@@ -200,9 +211,11 @@ export function bm25Score(raw: number): number {
  *
  * @example
  * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * const db = new DatabaseSync(":memory:");
+ * db.exec("CREATE TABLE documents (doc_id TEXT PRIMARY KEY, library TEXT, path TEXT, doc_type TEXT, modified_at TEXT)");
  * const fts = new Fts5Retriever(db);
- * await fts.upsert(docs);
- * const hits = await fts.search({ text: "docker compose", limit: 10, filters: {} });
+ * await fts.search({ text: "docker compose", limit: 10, filters: {} }); // []
  * ```
  */
 export class Fts5Retriever implements Retriever {
@@ -212,6 +225,8 @@ export class Fts5Retriever implements Retriever {
   #weights: Fts5Weights;
 
   /**
+   * Create the retriever and its tables (`docs_fts`, `fts_map`) if they do not exist.
+   *
    * @param db the catalog's database (with its `documents` table)
    * @param options column weights
    */
@@ -246,31 +261,31 @@ export class Fts5Retriever implements Retriever {
 
   /** Add or replace documents (delete then insert, per `doc_id`). */
   upsert(docs: IndexedDoc[]): Promise<void> {
-    this.#atomic(() => {
-      this.#delete(docs.map((d) => d.card.doc_id));
-      const ins = this.#db.prepare(
-        "INSERT INTO docs_fts (doc_id, title, path, keywords, headings, body) VALUES (?, ?, ?, ?, ?, ?)",
-      );
-      const map = this.#db.prepare("INSERT INTO fts_map (doc_id, rowid) VALUES (?, ?)");
-      for (const { card, outline, lines } of docs) {
-        const r = ins.run(
-          card.doc_id,
-          segmentCJK(card.title),
-          segmentCJK(pathWords(card.path)),
-          segmentCJK(card.keywords.join(" ")),
-          segmentCJK(headingTitles(outline).join("\n")),
-          segmentCJK(lines.join("\n")),
+    return settle(() =>
+      this.#atomic(() => {
+        this.#delete(docs.map((d) => d.card.doc_id));
+        const ins = this.#db.prepare(
+          "INSERT INTO docs_fts (doc_id, title, path, keywords, headings, body) VALUES (?, ?, ?, ?, ?, ?)",
         );
-        map.run(card.doc_id, r.lastInsertRowid);
-      }
-    });
-    return Promise.resolve();
+        const map = this.#db.prepare("INSERT INTO fts_map (doc_id, rowid) VALUES (?, ?)");
+        for (const { card, outline, lines } of docs) {
+          const r = ins.run(
+            card.doc_id,
+            segmentCJK(card.title),
+            segmentCJK(pathWords(card.path)),
+            segmentCJK(card.keywords.join(" ")),
+            segmentCJK(headingTitles(outline).join("\n")),
+            segmentCJK(lines.join("\n")),
+          );
+          map.run(card.doc_id, r.lastInsertRowid);
+        }
+      })
+    );
   }
 
   /** Remove documents by id; unknown ids are ignored. */
   remove(ids: string[]): Promise<void> {
-    this.#atomic(() => this.#delete(ids));
-    return Promise.resolve();
+    return settle(() => this.#atomic(() => this.#delete(ids)));
   }
 
   /**
@@ -280,6 +295,10 @@ export class Fts5Retriever implements Retriever {
    * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for
    */
   search(q: Query): Promise<Hit[]> {
+    return settle(() => this.#search(q));
+  }
+
+  #search(q: Query): Hit[] {
     const match = matchExpression(q.text);
     const w = this.#weights;
     const f = filterSql(q.filters, "d");
@@ -306,16 +325,21 @@ export class Fts5Retriever implements Retriever {
       SELECT snippet(docs_fts, 5, '**', '**', '…', 16) AS body,
              snippet(docs_fts, -1, '**', '**', '…', 16) AS best
       FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?`);
-    return Promise.resolve(rows.map((row) => {
+    return rows.map((row) => {
       const raw = row.raw as number;
       const s = snip.get(match, row.rid as number);
       const body = (s?.body as string | null) ?? "";
       const text = body.includes("**") ? body : ((s?.best as string | null) ?? body);
-      const hit: Hit = { doc_id: row.doc_id as string, score: bm25Score(raw), raw, retriever: this.name };
+      const hit: Hit = {
+        doc_id: row.doc_id as string,
+        score: bm25Score(raw),
+        raw,
+        retriever: this.name,
+      };
       const snippet = tidySnippet(text);
       if (snippet) hit.snippet = snippet;
       return hit;
-    }));
+    });
   }
 
   /** Number of documents indexed. */

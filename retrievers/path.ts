@@ -26,6 +26,11 @@ export interface PathAggregate {
   directories: { path: string; file_count: number }[];
 }
 
+/** True when the text is ASCII only (SQLite's LIKE folds the case of ASCII letters only). */
+function isAscii(text: string): boolean {
+  return !/[^\p{ASCII}]/u.test(text);
+}
+
 /** Options of {@link findPaths}. */
 export interface FindPathsOptions {
   /** Keywords, OR-ed, each matched case-insensitively anywhere in the path. */
@@ -86,7 +91,9 @@ export function aggregatePaths(paths: string[], patterns: string[], limit: numbe
   }
   const directories = [...buckets]
     .map(([path, file_count]) => ({ path, file_count }))
-    .sort((a, b) => b.file_count - a.file_count || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    .sort((a, b) =>
+      b.file_count - a.file_count || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+    );
   return {
     total_files: total,
     truncated: directories.length > limit,
@@ -120,7 +127,7 @@ export function findPaths(db: DatabaseSync, options: FindPathsOptions): PathAggr
     params.push(options.library);
   }
   // LIKE folds ASCII case only; with non-ASCII patterns the JS side does all the matching.
-  if (pats.every((p) => /^[\x00-\x7f]*$/.test(p))) {
+  if (pats.every(isAscii)) {
     conds.push(`(${pats.map(() => "path LIKE ? ESCAPE '\\'").join(" OR ")})`);
     params.push(...pats.map((p) => `%${escapeLike(p)}%`));
   }
@@ -140,7 +147,11 @@ export class PathRetriever implements Retriever {
   readonly name = "path";
   #db: DatabaseSync;
 
-  /** @param db the catalog database (`documents` table) */
+  /**
+   * Create the retriever; it has no tables of its own.
+   *
+   * @param db the catalog database (`documents` table)
+   */
   constructor(db: DatabaseSync) {
     this.#db = db;
   }
@@ -160,7 +171,7 @@ export class PathRetriever implements Retriever {
     const terms = positiveTerms(parseQuery(q.text)).map((t) => t.toLowerCase());
     if (!terms.length) return Promise.resolve([]);
     const f = filterSql(q.filters, "d");
-    const ascii = terms.filter((t) => /^[\x00-\x7f]*$/.test(t));
+    const ascii = terms.filter(isAscii);
     const like = ascii.map(() => "d.path LIKE ? ESCAPE '\\'");
     const rows = this.#db.prepare(
       `SELECT d.doc_id, d.path FROM documents d WHERE ${[f.where, ...like].join(" AND ")}`,
@@ -180,7 +191,9 @@ export class PathRetriever implements Retriever {
         path,
       });
     }
-    hits.sort((a, b) => b.score - a.score || a.path.length - b.path.length || (a.path < b.path ? -1 : 1));
+    hits.sort((a, b) =>
+      b.score - a.score || a.path.length - b.path.length || (a.path < b.path ? -1 : 1)
+    );
     return Promise.resolve(
       hits.slice(0, Math.max(0, q.limit)).map(({ path: _p, ...hit }) => hit),
     );

@@ -1,0 +1,16 @@
+/**
+ * The built-in extractors, one file per format.
+ *
+ * @module
+ */
+import type { Extractor } from "../core/types.ts";
+import { html } from "./html.ts";
+import { markdown } from "./markdown.ts";
+import { text } from "./text.ts";
+
+export { html, markdown, text };
+
+/** A fresh list of the built-in extractors, specific formats first. */
+export function builtinExtractors(): Extractor[] {
+  return [text(), markdown(), html()];
+}

@@ -1,0 +1,329 @@
+import {
+  deepStrictEqual as assertEquals,
+  ok as assert,
+  rejects as assertRejects,
+} from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import type { Card, IndexedDoc, OutlineNode, SearchFilters } from "../core/types.ts";
+import { ToolError } from "../core/types.ts";
+import { bm25Score, filterSql, Fts5Retriever, normalizeTime } from "./fts5.ts";
+
+const DOCUMENTS = `CREATE TABLE documents (
+  doc_id TEXT PRIMARY KEY, rowid_fts INTEGER, library TEXT NOT NULL, path TEXT NOT NULL UNIQUE,
+  doc_type TEXT NOT NULL, modified_at TEXT NOT NULL)`;
+
+interface DocSpec {
+  id: string;
+  path: string;
+  title?: string;
+  body?: string;
+  headings?: string[];
+  keywords?: string[];
+  doc_type?: string;
+  modified_at?: string;
+}
+
+function node(title: string, i: number): OutlineNode {
+  return {
+    id: `${i + 1}`,
+    title,
+    level: 1,
+    start_line: 1,
+    end_line: 1,
+    line_count: 1,
+    children: [],
+  };
+}
+
+function makeDoc(s: DocSpec): IndexedDoc {
+  const card: Card = {
+    doc_id: s.id,
+    path: s.path,
+    library: s.path.split("/")[0]!,
+    doc_type: s.doc_type ?? "markdown",
+    title: s.title ?? s.path.split("/").pop()!,
+    language: "en",
+    word_count: 10,
+    total_lines: 1,
+    abstract: "",
+    keywords: s.keywords ?? [],
+    brief: true,
+    outline_quality: "high",
+    has_outline: true,
+    modified_at: s.modified_at ?? "2026-01-01T00:00:00.000Z",
+    size: 10,
+  };
+  return { card, outline: (s.headings ?? []).map(node), lines: (s.body ?? "").split("\n") };
+}
+
+async function setup(specs: DocSpec[]): Promise<{ db: DatabaseSync; fts: Fts5Retriever }> {
+  const db = new DatabaseSync(":memory:");
+  db.exec(DOCUMENTS);
+  const fts = new Fts5Retriever(db);
+  const ins = db.prepare("INSERT OR REPLACE INTO documents VALUES (?, NULL, ?, ?, ?, ?)");
+  const docs = specs.map(makeDoc);
+  for (const { card } of docs) {
+    ins.run(card.doc_id, card.library, card.path, card.doc_type, card.modified_at);
+  }
+  await fts.upsert(docs);
+  return { db, fts };
+}
+
+async function sortedIds(
+  fts: Fts5Retriever,
+  text: string,
+  filters: SearchFilters,
+): Promise<string[]> {
+  return (await ids(fts, text, filters)).sort();
+}
+
+async function ids(
+  fts: Fts5Retriever,
+  text: string,
+  filters: SearchFilters = {},
+): Promise<string[]> {
+  return (await fts.search({ text, limit: 20, filters })).map((h) => h.doc_id);
+}
+
+const CORPUS: DocSpec[] = [
+  {
+    id: "a",
+    path: "Docs/guides/docker-setup.md",
+    title: "Docker setup",
+    body: "How to install the engine.\nRun containers with compose.",
+    headings: ["Installing", "Compose files"],
+    keywords: ["docker", "compose"],
+    doc_type: "markdown",
+    modified_at: "2026-01-05T10:00:00.000Z",
+  },
+  {
+    id: "b",
+    path: "Docs/notes/misc.txt",
+    title: "Miscellaneous notes",
+    body: "Some words about many things.\nOnce I tried docker on a laptop and it was slow.",
+    doc_type: "text",
+    modified_at: "2026-02-10T08:30:00.000Z",
+  },
+  {
+    id: "c",
+    path: "Manuals/postgresql-doc-15/sql-droptsdictionary.html",
+    title: "DROP TEXT SEARCH DICTIONARY",
+    body: "DROP TEXT SEARCH DICTIONARY removes a text search dictionary.",
+    doc_type: "html",
+    modified_at: "2025-12-31T23:59:59.000Z",
+  },
+  {
+    id: "zh",
+    path: "Docs/zh/guide.md",
+    title: "指南",
+    body: "本文介绍如何配置数据库连接和全文检索。",
+  },
+  {
+    id: "ja",
+    path: "Docs/ja/guide.md",
+    title: "ガイド",
+    body: "このガイドでは全文検索エンジンの使い方を説明します。",
+  },
+];
+
+Deno.test("Fts5Retriever.search() finds documents and tags them", async () => {
+  const { db, fts } = await setup(CORPUS);
+  const hits = await fts.search({ text: "containers", limit: 10, filters: {} });
+  assertEquals(hits.map((h) => h.doc_id), ["a"]);
+  assertEquals(hits[0]!.retriever, "fts5");
+  assert(hits[0]!.raw < 0);
+  assert(hits[0]!.score > 0 && hits[0]!.score < 1);
+  db.close();
+});
+
+Deno.test("Fts5Retriever.search() ranks a title match above a body match", async () => {
+  const { db, fts } = await setup(CORPUS);
+  const hits = await fts.search({ text: "docker", limit: 10, filters: {} });
+  assertEquals(hits.map((h) => h.doc_id), ["a", "b"]);
+  assert(hits[0]!.score > hits[1]!.score);
+  db.close();
+});
+
+Deno.test("Fts5Retriever.search() stems English words", async () => {
+  const { db, fts } = await setup(CORPUS);
+  assertEquals(await ids(fts, "installing containers"), ["a"]);
+  assertEquals(await ids(fts, "dictionaries"), ["c"]);
+  db.close();
+});
+
+Deno.test("Fts5Retriever.search() matches words of the path", async () => {
+  const { db, fts } = await setup(CORPUS);
+  assertEquals(await ids(fts, "droptsdictionary"), ["c"]);
+  assertEquals(await ids(fts, "postgresql"), ["c"]);
+  db.close();
+});
+
+Deno.test("Fts5Retriever.search() applies phrase, required and excluded terms", async () => {
+  const { db, fts } = await setup(CORPUS);
+  assertEquals(await ids(fts, '"text search dictionary"'), ["c"]);
+  assertEquals(await ids(fts, '"search text dictionary"'), []);
+  assertEquals(await ids(fts, "docker -laptop"), ["a"]);
+  assertEquals(await ids(fts, "+laptop docker"), ["b"]);
+  assertEquals(await ids(fts, "compose|laptop"), ["a", "b"]);
+  db.close();
+});
+
+Deno.test("Fts5Retriever.search() rejects a query with nothing to search", async () => {
+  const { db, fts } = await setup(CORPUS);
+  await assertRejects(
+    () => fts.search({ text: "-docker", limit: 5, filters: {} }),
+    (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENT",
+  );
+  db.close();
+});
+
+Deno.test("Fts5Retriever.search() survives FTS5 syntax in the query", async () => {
+  const { db, fts } = await setup(CORPUS);
+  for (const q of ['NEAR(docker "', "docker*", "^docker", "docker AND OR NOT", "a\0b"]) {
+    await fts.search({ text: q, limit: 5, filters: {} });
+  }
+  await assertRejects(
+    () => fts.search({ text: "((( *", limit: 5, filters: {} }),
+    (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENT",
+  );
+  assertEquals(await ids(fts, "title:docker"), []);
+  assertEquals(await ids(fts, "docker*"), ["a", "b"]);
+  db.close();
+});
+
+Deno.test("Fts5Retriever.search() finds Chinese and Japanese text", async () => {
+  const { db, fts } = await setup(CORPUS);
+  assertEquals(await ids(fts, "数据库"), ["zh"]);
+  assertEquals(await ids(fts, "配置数据库连接"), ["zh"]);
+  assertEquals((await ids(fts, "全文検索"))[0], "ja");
+  assertEquals(await ids(fts, '"全文検索"'), ["ja"]);
+  assertEquals(await ids(fts, '"検索エンジン"'), ["ja"]);
+  const [hit] = await fts.search({ text: "検索エンジン", limit: 1, filters: {} });
+  assertEquals(hit?.snippet, "このガイドでは全文**検索エンジン**の使い方を説明します。");
+  db.close();
+});
+
+Deno.test("Fts5Retriever.search() returns a one-line snippet around the match", async () => {
+  const body = Array.from({ length: 200 }, (_, i) => `filler line ${i} of text`).join("\n") +
+    "\nthe quick brown fox jumps over the lazy dog\n" + "more filler ".repeat(300);
+  const { db, fts } = await setup([{ id: "x", path: "L/x.md", title: "Animals", body }]);
+  const [hit] = await fts.search({ text: "fox", limit: 1, filters: {} });
+  const snippet = hit?.snippet ?? "";
+  assert(snippet.includes("**fox**"), snippet);
+  assert(!snippet.includes("\n"));
+  assert(snippet.length <= 200);
+  const [titleHit] = await fts.search({ text: "animals", limit: 1, filters: {} });
+  assertEquals(titleHit?.snippet, "**Animals**");
+  db.close();
+});
+
+Deno.test("Fts5Retriever.search() applies each filter", async () => {
+  const { db, fts } = await setup(CORPUS);
+  assertEquals(await sortedIds(fts, "docker", { doc_types: ["text"] }), ["b"]);
+  assertEquals(await sortedIds(fts, "docker", { doc_types: ["text", "markdown"] }), ["a", "b"]);
+  assertEquals(await sortedIds(fts, "docker|dictionary", { library: "Manuals" }), ["c"]);
+  assertEquals(await sortedIds(fts, "docker", { path_glob: "Docs/notes/*" }), ["b"]);
+  assertEquals(await sortedIds(fts, "docker", { path_glob: "docs/*" }), []);
+  assertEquals(await sortedIds(fts, "docker|dictionary", { modified_after: "2026-01-05" }), [
+    "a",
+    "b",
+  ]);
+  assertEquals(await sortedIds(fts, "docker|dictionary", { modified_before: "2026-01-05" }), [
+    "a",
+    "c",
+  ]);
+  assertEquals(
+    await sortedIds(fts, "docker|dictionary", { modified_before: "2026-01-05T09:00:00Z" }),
+    ["c"],
+  );
+  assertEquals(
+    await sortedIds(fts, "docker|dictionary", {
+      modified_after: "2026-01-05T12:00:00+02:00",
+      modified_before: "2026-02-10T08:30:00Z",
+    }),
+    ["a", "b"],
+  );
+  await assertRejects(
+    () => fts.search({ text: "docker", limit: 5, filters: { modified_after: "yesterday" } }),
+    (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENT",
+  );
+  db.close();
+});
+
+Deno.test("Fts5Retriever.search() respects the limit", async () => {
+  const { db, fts } = await setup(CORPUS);
+  assertEquals(
+    await fts.search({ text: "docker", limit: 1, filters: {} }).then((h) => h.length),
+    1,
+  );
+  db.close();
+});
+
+Deno.test("Fts5Retriever.upsert() replaces a document and remove() deletes it", async () => {
+  const { db, fts } = await setup(CORPUS);
+  assertEquals(fts.ready(), { state: "ready", documents: 5 });
+  await fts.upsert([
+    makeDoc({ id: "a", path: "Docs/guides/docker-setup.md", title: "Kubernetes" }),
+  ]);
+  assertEquals(fts.count(), 5);
+  assertEquals(await ids(fts, "containers"), []);
+  assertEquals(await ids(fts, "kubernetes"), ["a"]);
+  await fts.remove(["a", "b", "unknown"]);
+  assertEquals(await ids(fts, "kubernetes|docker"), []);
+  assertEquals(fts.count(), 3);
+  fts.optimize();
+  assertEquals(await ids(fts, "dictionary"), ["c"]);
+  db.close();
+});
+
+Deno.test("Fts5Retriever.ready() says empty when nothing is indexed", () => {
+  const db = new DatabaseSync(":memory:");
+  db.exec(DOCUMENTS);
+  assertEquals(new Fts5Retriever(db).ready(), { state: "empty", documents: 0 });
+  db.close();
+});
+
+Deno.test("Fts5Retriever.upsert() joins the caller's transaction", async () => {
+  const { db, fts } = await setup([]);
+  db.exec("BEGIN IMMEDIATE");
+  await fts.upsert([makeDoc({ id: "t", path: "L/t.md", title: "temporary" })]);
+  db.exec("ROLLBACK");
+  assertEquals(fts.count(), 0);
+  db.close();
+});
+
+Deno.test("Fts5Retriever honours custom column weights", async () => {
+  const db = new DatabaseSync(":memory:");
+  db.exec(DOCUMENTS);
+  const fts = new Fts5Retriever(db, { weights: { title: 1, body: 50 } });
+  const docs = [
+    makeDoc({ id: "t", path: "L/t.md", title: "zebra", body: "nothing" }),
+    makeDoc({ id: "b", path: "L/b.md", title: "nothing", body: "zebra" }),
+  ];
+  for (const { card } of docs) {
+    db.prepare("INSERT INTO documents VALUES (?, NULL, 'L', ?, 'text', ?)")
+      .run(card.doc_id, card.path, card.modified_at);
+  }
+  await fts.upsert(docs);
+  assertEquals(await ids(fts, "zebra"), ["b", "t"]);
+  db.close();
+});
+
+Deno.test("normalizeTime() and filterSql() bind normalised bounds", () => {
+  assertEquals(normalizeTime("2026-01-05"), "2026-01-05T00:00:00.000Z");
+  assertEquals(normalizeTime("2026-01-05", true), "2026-01-05T23:59:59.999Z");
+  assertEquals(normalizeTime("2026-01-05T10:00:00+02:00"), "2026-01-05T08:00:00.000Z");
+  assertEquals(normalizeTime("2026-01-05T10:00"), "2026-01-05T10:00:00.000Z");
+  assertEquals(filterSql({}), { where: "1", params: [] });
+  assertEquals(filterSql({ doc_types: ["pdf", "docx"], library: "P" }), {
+    where: "d.doc_type IN (?, ?) AND d.library = ?",
+    params: ["pdf", "docx", "P"],
+  });
+});
+
+Deno.test("bm25Score() maps BM25 monotonically into 0..1", () => {
+  assertEquals(bm25Score(0), 0);
+  assertEquals(bm25Score(-10), 0.5);
+  assert(bm25Score(-40) > bm25Score(-20));
+  assert(bm25Score(-1e9) <= 1);
+});

@@ -1,0 +1,90 @@
+/** The CLI as a user runs it: a real process, real exit codes, stdout and stderr. */
+import { join } from "node:path";
+import { assert, assertEquals, assertMatch } from "./assert.ts";
+
+const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
+const SAMPLES = new URL("../samples", import.meta.url).pathname;
+
+async function run(args: string[]) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", CLI, ...args],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("cli: index, search, outline, read, grep, find-paths on the samples", async () => {
+  const data = await Deno.makeTempDir({ prefix: "shelfmark-cli-" });
+  try {
+    const idx = await run(["index", SAMPLES, "--data", data]);
+    assertEquals(idx.code, 0, idx.stderr);
+    assertEquals(idx.stdout, "");
+    assertMatch(idx.stderr, /indexed 9, unchanged 0, skipped 0/);
+
+    const s = await run(["search", "DROP VIEW", "--data", data, "--json", "--limit", "3"]);
+    assertEquals(s.code, 0, s.stderr);
+    const hits = JSON.parse(s.stdout).results as { doc_id: string; path: string }[];
+    assertEquals(hits[0]!.path, "samples/sqlite/lang_dropview.html");
+    const id = hits[0]!.doc_id;
+
+    const md = await run(["search", "DROP VIEW", "--data", data, "--type", "markdown"]);
+    assertEquals(md.code, 0);
+    assert(!md.stdout.includes("lang_dropview"), "the type filter keeps html out");
+
+    const o = await run(["outline", "samples/git-lfs/batch.md", "--data", data]);
+    assertEquals(o.code, 0);
+    assertMatch(o.stdout, /\[1\] .*\[L\d+-\d+, \d+ lines\]/);
+
+    const r = await run(["read", id, "--offset", "2", "--limit", "3", "--data", data]);
+    assertMatch(r.stdout, /^2 \| /m);
+    assertMatch(r.stdout, /Showing lines 2-4 of \d+\./);
+
+    const g = await run(["grep", "view", id, "-i", "--count", "--data", data, "--json"]);
+    assert(JSON.parse(g.stdout).total_matches > 0);
+
+    const f = await run(["find-paths", "git", "--data", data]);
+    assertMatch(f.stdout, /samples\/git-lfs\/ \(2 files\)/);
+
+    const libs = await run(["libraries", "--data", data, "--json"]);
+    assertEquals(JSON.parse(libs.stdout).libraries[0].document_count, 9);
+  } finally {
+    await Deno.remove(data, { recursive: true });
+  }
+});
+
+Deno.test("cli: bad usage exits 2, a missing document exits 1 with a clear error", async () => {
+  const data = await Deno.makeTempDir({ prefix: "shelfmark-cli-" });
+  try {
+    assertEquals((await run(["frobnicate", "--data", data])).code, 2);
+    assertEquals((await run(["search", "--limit", "x", "q", "--data", data])).code, 2);
+    assertEquals((await run(["search", "--bogus", "--data", data])).code, 2);
+    await run(["index", SAMPLES, "--data", data, "--quiet"]);
+    const missing = await run(["read", "ffffffffffff", "--data", data]);
+    assertEquals(missing.code, 1);
+    assertMatch(missing.stderr, /No document "ffffffffffff"/);
+    assert(!missing.stderr.includes("    at "), "no stack trace");
+    const help = await run(["grep", "--help"]);
+    assertEquals(help.code, 0);
+    assertMatch(help.stdout, /shelfmark grep PATTERN ID/);
+  } finally {
+    await Deno.remove(data, { recursive: true });
+  }
+});
+
+Deno.test("cli: libraries add and remove edit shelfmark.json", async () => {
+  const data = await Deno.makeTempDir({ prefix: "shelfmark-cli-" });
+  try {
+    const add = await run(["libraries", "add", "Docs", SAMPLES, "--data", data]);
+    assertEquals(add.code, 0, add.stderr);
+    const cfg = JSON.parse(await Deno.readTextFile(join(data, "shelfmark.json")));
+    assertEquals(cfg.libraries[0].name, "Docs");
+    assertEquals((await run(["libraries", "add", "Docs", SAMPLES, "--data", data])).code, 2);
+    assertEquals((await run(["libraries", "remove", "Docs", "--data", data])).code, 0);
+    const after = JSON.parse(await Deno.readTextFile(join(data, "shelfmark.json")));
+    assertEquals(after.libraries, []);
+  } finally {
+    await Deno.remove(data, { recursive: true });
+  }
+});
