@@ -151,7 +151,7 @@ export function textHeadings(lines: string[]): { headings: Heading[]; quality: O
     if (m.length >= 2) return medium(m);
   }
   const u = underlined(lines);
-  if (u.length >= 2) return medium(u);
+  if (u.length >= 2 || (u.length === 1 && u[0]!.line <= 5)) return medium(u);
   const n = numbered(lines);
   if (n.length >= 3) {
     const c = capsLines(lines);

@@ -230,6 +230,58 @@ function decodeHtml(bytes: Uint8Array): { text: string; warnings: string[] } {
   return { text, warnings };
 }
 
+/** Elements whose Markdown depends on their ancestors: never split a page inside them. */
+const KEEP_WHOLE = new Set(["ul", "ol", "dl", "table", "blockquote", "pre", "a", "details"]);
+const SPLIT_BEFORE = /^(?:h[1-6]|p|div|section|article|pre|table|ul|ol|dl|blockquote|hr)$/;
+
+/**
+ * Cut a page into pieces of about `size` characters before block-level tags outside
+ * lists, tables, quotes and code. node-html-markdown slows down quadratically with the
+ * length of its output, so long pages are converted piece by piece.
+ *
+ * @param html the page, chrome already removed
+ * @param size target size of a piece
+ * @returns the pieces, in order; their concatenation is `html`
+ */
+export function splitBlocks(html: string, size = 64_000): string[] {
+  if (html.length <= size) return [html];
+  const pieces: string[] = [];
+  let depth = 0;
+  let start = 0;
+  let pos = 0;
+  while (pos < html.length) {
+    const lt = html.indexOf("<", pos);
+    if (lt < 0) break;
+    if (html.startsWith("<!--", lt)) {
+      pos = commentEnd(html, lt);
+      continue;
+    }
+    TAG.lastIndex = lt;
+    const m = TAG.exec(html);
+    if (!m) {
+      pos = lt + 1;
+      continue;
+    }
+    pos = TAG.lastIndex;
+    const name = m[2]!.toLowerCase();
+    if (m[1]) {
+      if (KEEP_WHOLE.has(name) && depth > 0) depth--;
+      continue;
+    }
+    // split here when outside context-sensitive elements (or the piece is far too big)
+    const due = lt - start >= size && (depth === 0 || lt - start >= size * 32);
+    if (due && SPLIT_BEFORE.test(name)) {
+      pieces.push(html.slice(start, lt));
+      start = lt;
+      if (depth > 0) depth = 0;
+    }
+    if (RAW_TEXT.has(name)) pos = rawEnd(html, name, pos);
+    else if (KEEP_WHOLE.has(name) && !m[3]!.endsWith("/")) depth++;
+  }
+  pieces.push(html.slice(start));
+  return pieces;
+}
+
 /** Wrap the content of a code block in a fence longer than any backtick run inside it. */
 function fenced(content: string): string {
   const body = content.replace(/^\n+|\s+$/g, "");
@@ -305,8 +357,17 @@ export function html(): Extractor {
       const { text, warnings } = decodeHtml(input.bytes);
       const meta = headMeta(text);
       const body = stripChrome(text);
-      const md = NodeHtmlMarkdown.translate(body, { maxConsecutiveNewlines: 2 }, TRANSLATORS);
-      const raw = md.replace(/\r\n?/g, "\n").split("\n").map((l) => l.trimEnd());
+      const raw: string[] = [];
+      const pieces = splitBlocks(body);
+      for (let i = 0; i < pieces.length; i++) {
+        if (input.signal?.aborted) {
+          warnings.push(`time limit reached: converted ${i} of ${pieces.length} parts of the page`);
+          break;
+        }
+        const md = NodeHtmlMarkdown.translate(pieces[i]!, { maxConsecutiveNewlines: 2 }, TRANSLATORS);
+        if (raw.length && md.trim()) raw.push("");
+        for (const l of md.replace(/\r\n?/g, "\n").replace(/^\n+|\s+$/g, "").split("\n")) raw.push(l.trimEnd());
+      }
       while (raw.length && raw[raw.length - 1] === "") raw.pop();
       const lines = wrapLong(raw);
       const headings = markdownHeadings(lines);
