@@ -1,165 +1,204 @@
 /**
- * Heading heuristics for plain text: underlined titles (reST, Sphinx, GNU info, AsciiDoc,
- * Setext), man pages (ALL CAPS sections and indented sub-sections), numbered headings
- * (`1.`, `1.2`, `Chapter N`, `Section N`, `Appendix A`), ALL CAPS lines, and, as a last
- * resort, short one-line paragraphs (how `pandoc -t plain` renders Markdown headings).
- * Every strategy is linear in the number of lines.
+ * Heuristic headings of plain text: man pages rendered by groff, underlined titles
+ * (reST, AsciiDoc, Sphinx text, GNU info), Org `*` headings, numbered and ALL CAPS
+ * titles, and short stand-alone lines (pandoc's plain text).
  *
  * @module
  */
 import type { Heading, OutlineQuality } from "./types.ts";
 
-const UNDERLINE = /^([=\-~^*#+"`'.:_<>])\1{2,}\s*$/;
-const NUMBERED = /^(?:(\d{1,3}(?:\.\d{1,3}){0,5})\.?|(?:chapter|section|part|appendix)\s+([0-9IVXLC]+|[A-Z]))[.:]?\s+(\S.*)$/i;
-const MAN_SECTIONS = new Set(["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "SEE ALSO"]);
+/** Headings found in plain text and how far to trust them. */
+export interface TextOutline {
+  /** Headings in document order (empty when quality is `none`). */
+  headings: Heading[];
+  /** `medium` when a consistent set of headings was found, else `none`. */
+  quality: OutlineQuality;
+}
+
+/** Options of `textHeadings`. */
+export interface TextHeadingOptions {
+  /** Read Org-mode `*` headings (for `.org` files). */
+  org?: boolean;
+}
+
+const RULE = /^([=\-~^*#+."'`:_])\1{2,}[ \t]*$/;
+const MAN_HEADER = /^(\S+)\(([0-9A-Za-z]+)\)\s.*\s\1\(\2\)\s*$/;
+const NUMBERED =
+  /^(?:(\d{1,3}(?:\.\d{1,3}){0,5})\.?|(?:Chapter|CHAPTER|Section|SECTION|Part|PART)\s+(\d+|[IVXLC]+)(?:\.(\d+))*[.:]?|(?:Appendix|APPENDIX)\s+[A-Z](?:\.\d+)*[.:]?)\s+\S/;
+const VIM_TAGS = /(?:\s+\*[^*\s]+\*)+\s*$/;
+const MAX_TITLE = 100;
+/** A line ending in a function word introduces what follows; it is not a title. */
+const DANGLING = /\s(?:a|an|the|and|or|with|of|to|for|in|on|by|from|as|is|are|like|following)$/i;
+/** Underlined titles may be longer: the underline is evidence enough. */
+const MAX_UNDERLINED = 250;
 
 const blank = (s: string | undefined) => s === undefined || s.trim() === "";
-const clean = (s: string) => s.replace(/\s+/g, " ").trim();
 
-function isCaps(line: string): boolean {
-  if (line.length > 70 || /^\s/.test(line)) return false;
-  const letters = line.replace(/[^\p{L}]/gu, "");
-  return letters.length >= 2 && letters === letters.toUpperCase() &&
-    letters !== letters.toLowerCase() && !/[.,;]$/.test(line.trim());
+function clean(title: string): string {
+  return title.replace(VIM_TAGS, "").replace(/\s+/g, " ").trim();
 }
 
-function titleLike(t: string): boolean {
-  return t.length >= 1 && t.length <= 100 && /\p{L}/u.test(t) && !/^[-*+•|>]\s/.test(t);
+/** True for lines that look like rows of a table, aligned columns or code. */
+function tabular(s: string): boolean {
+  return /\t|\S {3,}\S|\|/.test(s.trim()) || /[{};]\s*$|^\s*[<>$%]|=>|==/.test(s);
 }
 
-/** Underlined (and over- and underlined) titles; levels in order of first appearance. */
-export function underlined(lines: string[]): Heading[] {
+/** Share of letters and digits among the non-space characters. */
+function wordy(s: string): number {
+  const chars = s.replace(/\s/g, "");
+  if (!chars) return 0;
+  const letters = chars.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+  return letters / chars.length;
+}
+
+/** Display width: CJK and other wide characters count twice. */
+function width(s: string): number {
+  let w = 0;
+  for (const ch of s) w += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60]/.test(ch) ? 2 : 1;
+  return w;
+}
+
+/** Man pages (groff output): `.SH` at column 0, `.SS` indented by 3 spaces. */
+function manHeadings(lines: string[]): Heading[] | undefined {
+  const first = lines.findIndex((l) => !blank(l));
+  if (first < 0 || !MAN_HEADER.test(lines[first]!)) return undefined;
+  let last = lines.length - 1;
+  while (last > first && blank(lines[last])) last--;
+  const footer = last > first && /\S\s{2,}\S.*\s{2,}\S/.test(lines[last]!) ? last : last + 1;
+  const out: Heading[] = [];
+  for (let i = first + 1; i < footer; i++) {
+    const l = lines[i]!;
+    if (/^\S/.test(l) && l.length <= MAX_TITLE) {
+      out.push({ level: 1, title: clean(l), line: i + 1 });
+    } else if (
+      /^ {3}\S/.test(l) && out.length && blank(lines[i - 1]) && l.length <= 80 &&
+      !/[.,;:]\s*$/.test(l) && !tabular(l.slice(3))
+    ) {
+      out.push({ level: 2, title: clean(l), line: i + 1 });
+    }
+  }
+  return out;
+}
+
+/** Underlined (and over- and underlined) titles; levels by first appearance of each style. */
+function underlined(lines: string[]): Heading[] {
   const styles: string[] = [];
   const out: Heading[] = [];
   for (let i = 0; i + 1 < lines.length; i++) {
     const title = lines[i]!;
-    const m = UNDERLINE.exec(lines[i + 1]!);
-    if (!m || blank(title) || UNDERLINE.test(title)) continue;
-    const t = clean(title);
-    const under = lines[i + 1]!.trim().length;
-    if (!titleLike(t) || under < Math.max(3, Math.floor(t.length * 0.6))) continue;
-    if (under > t.length * 2 + 6 && t.length < 30) continue;
-    const over = i > 0 && lines[i - 1]!.trim() === lines[i + 1]!.trim();
-    if (!over && !blank(lines[i - 1]) && i > 0) continue;
-    if (/^\s{4,}/.test(title)) continue;
-    const style = (over ? "o" : "u") + m[1];
-    let level = styles.indexOf(style);
-    if (level < 0) level = styles.push(style) - 1;
-    out.push({ level: level + 1, title: t, line: i + 1 });
+    const under = RULE.exec(lines[i + 1]!);
+    if (!under || blank(title) || RULE.test(title)) continue;
+    const over = i > 0 && lines[i - 1]!.trimEnd() === lines[i + 1]!.trimEnd();
+    const text = over ? title.trim() : title.trimEnd();
+    if (!over && /^\s/.test(text)) continue;
+    if (!over && !(blank(lines[i - 1]) || /^\[.*\]\s*$/.test(lines[i - 1]!) || i === 0)) continue;
+    const w = width(text);
+    const u = lines[i + 1]!.trimEnd().length;
+    if (w > MAX_UNDERLINED || u < 3 || u < w * 0.6 || u > w * 2 + 2) continue;
+    if (wordy(text) < 0.4 || /^[-*+•] |^[$%>#] /.test(text)) continue;
+    const style = (over ? "over" : "") + under[1];
+    let level = styles.indexOf(style) + 1;
+    if (!level) level = styles.push(style);
+    out.push({ level, title: clean(text), line: i + 1 });
     i++;
   }
   return out;
 }
 
-/** Man pages rendered by groff: ALL CAPS sections at column 0, sub-sections indented 3. */
-export function manPage(lines: string[]): Heading[] {
-  const out: Heading[] = [];
-  let inSection = false;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (blank(line)) continue;
-    if (!/^\s/.test(line) && isCaps(line) && i > 0) {
-      out.push({ level: 1, title: clean(line), line: i + 1 });
-      inSection = true;
-    } else if (
-      inSection && /^ {3}\S/.test(line) && blank(lines[i - 1]) && line.trim().length <= 60 &&
-      !/[.,;:]$/.test(line.trim()) && /^ {4,}\S/.test(lines[i + 1] ?? "") &&
-      !/^ {3}[-•*+]/.test(line)
-    ) {
-      out.push({ level: 2, title: clean(line), line: i + 1 });
-    }
-  }
-  return out;
-}
-
-/** Numbered headings standing alone between blank lines; level = depth of numbering. */
-export function numbered(lines: string[]): Heading[] {
-  const out: Heading[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (/^\s/.test(line) || line.length > 90 || !blank(lines[i - 1])) continue;
-    const m = NUMBERED.exec(line);
-    if (!m) continue;
-    const rest = clean(m[3]!);
-    if (!/^[\p{Lu}\p{N}"“‘'`(]/u.test(rest) || /[.,;:]$/.test(rest) || rest.split(" ").length > 12) {
-      continue;
-    }
-    if (!blank(lines[i + 1]) && !UNDERLINE.test(lines[i + 1]!)) continue;
-    const level = m[1] ? m[1].split(".").length : 1;
-    out.push({ level, title: clean(line), line: i + 1 });
-  }
-  return out;
-}
-
-/** ALL CAPS lines at column 0 standing alone. */
-export function capsLines(lines: string[]): Heading[] {
-  const out: Heading[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (isCaps(line) && blank(lines[i - 1]) && line.trim().length >= 3) {
-      out.push({ level: 1, title: clean(line), line: i + 1 });
-    }
-  }
-  return out;
-}
-
-/** Short one-line paragraphs followed by more text: headings as `pandoc -t plain` writes them. */
-export function isolatedLines(lines: string[]): Heading[] {
-  const out: Heading[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (blank(line) || /^\s/.test(line) || !blank(lines[i - 1]) || !blank(lines[i + 1])) continue;
-    const t = clean(line);
-    if (t.length > 70 || !titleLike(t) || /[.,;:!]$/.test(t)) continue;
-    if (/^(\d+[.)]|[-*+•]|\[\d+\])\s/.test(t) || /^[^\p{L}\p{N}`'"“‘(]/u.test(t)) continue;
-    // Something must follow: the next non-blank line.
-    let j = i + 1;
-    while (j < lines.length && blank(lines[j])) j++;
-    if (j >= lines.length) continue;
-    out.push({ level: 1, title: t, line: i + 1 });
-  }
-  return out;
-}
-
-/** Emacs Org headings (`* Title`, `** Sub`). */
+/**
+ * Org-mode headings: `*`, `**`, ... at column 0 followed by a space; tags removed.
+ *
+ * @param lines the document's lines
+ * @returns the headings, level = number of stars
+ */
 export function orgHeadings(lines: string[]): Heading[] {
   const out: Heading[] = [];
-  lines.forEach((line, i) => {
-    const m = /^(\*+)\s+(.+?)\s*(?::[\w@:]+:)?$/.exec(line);
+  lines.forEach((l, i) => {
+    const m = /^(\*+)\s+(.+?)(?:\s+:[\w@#%:]+:)?\s*$/.exec(l);
     if (m) out.push({ level: m[1]!.length, title: clean(m[2]!), line: i + 1 });
   });
   return out;
 }
 
-function paragraphs(lines: string[]): number {
-  let n = 0;
-  for (let i = 0; i < lines.length; i++) if (!blank(lines[i]) && blank(lines[i - 1])) n++;
-  return n;
+/** The level a numbered title implies (`1.2.3 Title` → 3), or 0 when it is not one. */
+function numberedLevel(s: string): number {
+  const m = NUMBERED.exec(s);
+  if (!m) return 0;
+  if (m[1]) return m[1].split(".").length;
+  return 1;
+}
+
+const ALL_CAPS = /^(?=.*\p{Lu}.*\p{Lu})[\p{Lu}\p{N}][\p{Lu}\p{N} &/,()'’:-]*$/u;
+
+/**
+ * Stand-alone titles: numbered (`1.2 Title`, `Chapter 3`), ALL CAPS at column 0 and,
+ * when `loose`, any short line between blank lines that does not read as a sentence.
+ */
+function standalone(lines: string[], loose: boolean): Heading[] {
+  const out: Heading[] = [];
+  let fence = false;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    if (/^\s*(```|~~~)/.test(raw)) fence = !fence;
+    if (fence || blank(raw) || /^\s/.test(raw)) continue;
+    const prev = lines[i - 1];
+    if (!(blank(prev) || RULE.test(prev!) && prev!.length >= 40)) continue;
+    const next = lines[i + 1];
+    const text = clean(raw);
+    if (!text || text.length > 80 || text.split(" ").length > 12 || tabular(raw.replace(VIM_TAGS, ""))) {
+      continue;
+    }
+    if (wordy(text) < 0.6 || /[.,;:]$/.test(text) || /^[-*+•>#[(|"'`]\s?/.test(text)) continue;
+    const level = numberedLevel(text);
+    const caps = ALL_CAPS.test(text);
+    if (level && blank(next) || level && RULE.test(next ?? "")) {
+      if (/[.!?]\s+\S/.test(text)) continue; // a sentence goes on: numbered paragraph
+      out.push({ level, title: text, line: i + 1 });
+    } else if (caps && text.length >= 3 && (blank(next) || /^\s+\S/.test(next!))) {
+      out.push({ level: 1, title: text, line: i + 1 });
+    } else if (
+      loose && blank(next) && !/^\d+[.)]\s/.test(text) && /^[\p{L}\p{N}]/u.test(text) &&
+      !/^[A-Z][A-Z0-9_]+\(/.test(text) && !DANGLING.test(text)
+    ) {
+      out.push({ level: 1, title: text, line: i + 1 });
+    }
+  }
+  return out;
 }
 
 /**
- * The headings of a plain-text document, by the first strategy that finds a consistent
- * set, with quality `medium`; no headings and `none` when nothing reliable is found.
+ * Find headings in plain text. Tries, in order: man page layout, Org headings (when asked),
+ * underlined titles, numbered and ALL CAPS titles, then short stand-alone lines.
+ *
+ * @param lines the document's lines
+ * @param options format hints
+ * @returns the headings (1-based `line`) and the outline quality
+ * @example
+ * ```ts
+ * textHeadings(["Intro", "=====", "", "text", "", "Usage", "-----", "more"]).headings.length; // 2
+ * ```
  */
-export function textHeadings(lines: string[]): { headings: Heading[]; quality: OutlineQuality } {
-  const medium = (headings: Heading[]) => ({ headings, quality: "medium" as const });
-  const head = lines.slice(0, 200).map((l) => l.trim());
-  const man = /^\S+\(\d\w*\)\s+.*\S+\(\d\w*\)\s*$/.test(lines[0] ?? "") ||
-    head.filter((l) => MAN_SECTIONS.has(l)).length >= 2;
-  if (man) {
-    const m = manPage(lines);
-    if (m.length >= 2) return medium(m);
+export function textHeadings(lines: string[], options: TextHeadingOptions = {}): TextOutline {
+  const accept = (h: Heading[] | undefined, min = 2): TextOutline | undefined =>
+    h && h.length >= min ? { headings: h, quality: "medium" } : undefined;
+  const found = accept(manHeadings(lines)) ??
+    (options.org ? accept(orgHeadings(lines), 1) : undefined) ??
+    accept(underlined(lines), 1) ??
+    accept(standalone(lines, false)) ??
+    accept(looseTitles(lines));
+  return found ?? { headings: [], quality: "none" };
+}
+
+/**
+ * Short stand-alone lines as titles, kept only when they look like an outline: several
+ * of them, a minority of all paragraphs, and most paragraphs wrapped prose.
+ */
+function looseTitles(lines: string[]): Heading[] {
+  const titles = standalone(lines, true);
+  let paragraphs = 0;
+  for (let i = 0; i < lines.length; i++) {
+    if (!blank(lines[i]) && blank(lines[i - 1])) paragraphs++;
   }
-  const u = underlined(lines);
-  if (u.length >= 2 || (u.length === 1 && u[0]!.line <= 5)) return medium(u);
-  const n = numbered(lines);
-  if (n.length >= 3) {
-    const c = capsLines(lines);
-    return medium([...n, ...c].sort((a, b) => a.line - b.line));
-  }
-  const c = capsLines(lines);
-  if (c.length >= 2) return medium(c);
-  const iso = isolatedLines(lines);
-  if (iso.length >= 2 && iso.length <= paragraphs(lines) * 0.4) return medium(iso);
-  return { headings: [], quality: "none" };
+  if (titles.length < 2 || titles.length > paragraphs * 0.5) return [];
+  return titles;
 }

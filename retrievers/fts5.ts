@@ -254,7 +254,7 @@ export class Fts5Retriever implements Retriever {
     for (const id of ids) {
       const row = find.get(id);
       if (!row) continue;
-      delFts.run(row.rowid as number);
+      delFts.run(BigInt(row.rowid as number));
       delMap.run(id);
     }
   }
@@ -327,7 +327,7 @@ export class Fts5Retriever implements Retriever {
       FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?`);
     return rows.map((row) => {
       const raw = row.raw as number;
-      const s = snip.get(match, row.rid as number);
+      const s = snip.get(match, BigInt(row.rid as number));
       const body = (s?.body as string | null) ?? "";
       const text = body.includes("**") ? body : ((s?.best as string | null) ?? body);
       const hit: Hit = {

@@ -327,3 +327,15 @@ Deno.test("bm25Score() maps BM25 monotonically into 0..1", () => {
   assert(bm25Score(-40) > bm25Score(-20));
   assert(bm25Score(-1e9) <= 1);
 });
+
+Deno.test("Fts5Retriever.search() gives every hit the snippet of its own document", async () => {
+  const { fts } = await setup([
+    { id: "a", path: "lib/a.md", body: "The first text mentions alpaca wool once." },
+    { id: "b", path: "lib/b.md", body: "Another text: alpaca alpaca farming in the Andes." },
+    { id: "c", path: "lib/c.md", body: "A third text where an alpaca appears near llamas." },
+  ]);
+  const hits = await fts.search({ text: "alpaca", limit: 10, filters: {} });
+  assertEquals(hits.length, 3);
+  const own: Record<string, string> = { a: "wool", b: "Andes", c: "llamas" };
+  for (const h of hits) assert(h.snippet?.includes(own[h.doc_id]!), `${h.doc_id}: ${h.snippet}`);
+});
