@@ -91,7 +91,7 @@ export function decodeEntities(s: string): string {
  */
 export function inlineText(s: string): string {
   const code: string[] = [];
-  const hold = (t: string) => `\u0000${code.push(t) - 1}\u0000`;
+  const hold = (t: string) => `\uE000${code.push(t) - 1}\uE000`;
   let t = s.replace(/[ \t]*\{#[^}]*\}[ \t]*$/, "");
   t = t.replace(/\\([!-/:-@[-`{-~])/g, (_m, c: string) => hold(c));
   t = t.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_m, _f, c: string) => {
@@ -107,9 +107,9 @@ export function inlineText(s: string): string {
   t = t.replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, "$2");
   t = t.replace(/~~(?=\S)([\s\S]*?\S)~~/g, "$1");
   t = t.replace(/\*(?=[^\s*])([^*]*?[^\s*])\*/g, "$1").replace(/\*(?=[^\s*])([^*\s])\*/g, "$1");
-  t = t.replace(/(^|[^\p{L}\p{N}_])_(?=\S)([^_]*?\S)_(?![\p{L}\p{N}_])/gu, "$1$2");
+  t = t.replace(/(^|[^\p{L}\p{N}_])_(?=\S)(.*?\S)_(?![\p{L}\p{N}_])/gu, "$1$2");
   t = decodeEntities(t);
-  t = t.replace(/\u0000(\d+)\u0000/g, (_m, i: string) => code[Number(i)] ?? "");
+  t = t.replace(/\uE000(\d+)\uE000/g, (_m, i: string) => code[Number(i)] ?? "");
   return t.replace(/\s+/g, " ").trim();
 }
 
@@ -177,7 +177,7 @@ export function markdownHeadings(lines: string[]): Heading[] {
     }
     const atx = ATX.exec(line);
     if (atx) {
-      let title = atx[2] ?? "";
+      let title = (atx[2] ?? "").slice(0, 2000); // a runaway line is not a title
       title = title.replace(/(?:^|[ \t]+)#+[ \t]*$/, "");
       out.push({ level: atx[1]!.length, title: inlineText(title), line: i + 1 });
       para = -1;

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Heading, OutlineQuality } from "./types.ts";
+import { markdownHeadings } from "./headings_markdown.ts";
 
 /** Headings found in plain text and how far to trust them. */
 export interface TextOutline {
@@ -27,6 +28,7 @@ const NUMBERED =
   /^(?:(\d{1,3}(?:\.\d{1,3}){0,5})\.?|(?:Chapter|CHAPTER|Section|SECTION|Part|PART)\s+(\d+|[IVXLC]+)(?:\.(\d+))*[.:]?|(?:Appendix|APPENDIX)\s+[A-Z](?:\.\d+)*[.:]?)\s+\S/;
 const VIM_TAGS = /(?:\s+\*[^*\s]+\*)+\s*$/;
 const MAX_TITLE = 100;
+const TAGS_ONLY = /^\s*(?:\*[^*\s]+\*\s*)+$/;
 /** A line ending in a function word introduces what follows; it is not a title. */
 const DANGLING = /\s(?:a|an|the|and|or|with|of|to|for|in|on|by|from|as|is|are|like|following)$/i;
 /** Underlined titles may be longer: the underline is evidence enough. */
@@ -54,7 +56,9 @@ function wordy(s: string): number {
 /** Display width: CJK and other wide characters count twice. */
 function width(s: string): number {
   let w = 0;
-  for (const ch of s) w += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60]/.test(ch) ? 2 : 1;
+  for (const ch of s) {
+    w += /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\uff00-\uff60]/.test(ch) ? 2 : 1;
+  }
   return w;
 }
 
@@ -140,19 +144,29 @@ function standalone(lines: string[], loose: boolean): Heading[] {
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     if (/^\s*(```|~~~)/.test(raw)) fence = !fence;
-    if (fence || blank(raw) || /^\s/.test(raw)) continue;
+    if (fence || raw.length > 200 || blank(raw)) continue;
     const prev = lines[i - 1];
     if (!(blank(prev) || RULE.test(prev!) && prev!.length >= 40)) continue;
-    const next = lines[i + 1];
+    // a line holding only Vim help tags (`*E455*`) belongs to the title above it
+    const next = TAGS_ONLY.test(lines[i + 1] ?? "") ? "" : lines[i + 1];
     const text = clean(raw);
-    if (!text || text.length > 80 || text.split(" ").length > 12 || tabular(raw.replace(VIM_TAGS, ""))) {
+    if (
+      !text || text.length > 80 || text.split(" ").length > 12 || tabular(raw.replace(VIM_TAGS, ""))
+    ) {
       continue;
     }
-    if (wordy(text) < 0.6 || /[.,;:]$/.test(text) || /^[-*+•>#[(|"'`]\s?/.test(text)) continue;
     const level = numberedLevel(text);
     const caps = ALL_CAPS.test(text);
+    // column 0, except numbered titles indented a little and centred ALL CAPS titles
+    const indent = raw.length - raw.trimStart().length;
+    if (indent > 0 && !(level && indent <= 4) && !(caps && blank(next))) continue;
+    const rest = level ? text.replace(/^\S+\s+/, "") : text;
+    const shortTitle = level > 0 && rest.split(" ").length <= 4 &&
+      /^\p{Lu}[^.!?`/]*\.$/u.test(rest);
+    if (wordy(text) < 0.6 || /^[-*+•>#[(|"'`]\s?/.test(text)) continue;
+    if (/[.,;:]$/.test(text) && !shortTitle) continue;
     if (level && blank(next) || level && RULE.test(next ?? "")) {
-      if (/[.!?]\s+\S/.test(text)) continue; // a sentence goes on: numbered paragraph
+      if (/[.!?]\s+\S/.test(rest)) continue; // a sentence goes on: numbered paragraph
       out.push({ level, title: text, line: i + 1 });
     } else if (caps && text.length >= 3 && (blank(next) || /^\s+\S/.test(next!))) {
       out.push({ level: 1, title: text, line: i + 1 });
@@ -183,10 +197,28 @@ export function textHeadings(lines: string[], options: TextHeadingOptions = {}):
     h && h.length >= min ? { headings: h, quality: "medium" } : undefined;
   const found = accept(manHeadings(lines)) ??
     (options.org ? accept(orgHeadings(lines), 1) : undefined) ??
-    accept(underlined(lines), 1) ??
-    accept(standalone(lines, false)) ??
-    accept(looseTitles(lines));
+    accept(bestOf(lines), 1);
   return found ?? { headings: [], quality: "none" };
+}
+
+/**
+ * Underlined titles unless numbered/ALL CAPS titles are clearly more numerous; loose
+ * stand-alone lines when they outnumber everything else by far.
+ */
+function bestOf(lines: string[]): Heading[] {
+  const under = underlined(lines);
+  const strict = standalone(lines, false);
+  let best = under.length && under.length * 2 >= strict.length ? under : strict;
+  // Markdown written to a .txt file: `#` titles set off by blank lines, not comment blocks
+  const atx = markdownHeadings(lines).filter((h) =>
+    /^#{1,6}\s/.test(lines[h.line - 1]!) && blank(lines[h.line - 2]) &&
+    !/^#/.test(lines[h.line] ?? "")
+  );
+  if (atx.length >= 2 && atx.length >= best.length) return atx;
+  if (best.length === 1 && best === under) return best;
+  const loose = looseTitles(lines);
+  if (loose.length > 3 * Math.max(best.length, 1)) best = loose;
+  return best.length >= 2 ? best : [];
 }
 
 /**

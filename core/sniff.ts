@@ -169,7 +169,11 @@ export function decodeText(bytes: Uint8Array): Decoded {
       const le = order === "le" ? bytes : swap16(bytes);
       const text = new TextDecoder("utf-16le").decode(le);
       warnings.push(`decoded as UTF-16${order.toUpperCase()} without byte order mark`);
-      return { text: normaliseEol(text), encoding: order === "le" ? "utf-16le" : "utf-16be", warnings };
+      return {
+        text: normaliseEol(text),
+        encoding: order === "le" ? "utf-16le" : "utf-16be",
+        warnings,
+      };
     }
   }
   try {

@@ -364,9 +364,15 @@ export function html(): Extractor {
           warnings.push(`time limit reached: converted ${i} of ${pieces.length} parts of the page`);
           break;
         }
-        const md = NodeHtmlMarkdown.translate(pieces[i]!, { maxConsecutiveNewlines: 2 }, TRANSLATORS);
+        const md = NodeHtmlMarkdown.translate(
+          pieces[i]!,
+          { maxConsecutiveNewlines: 2 },
+          TRANSLATORS,
+        );
         if (raw.length && md.trim()) raw.push("");
-        for (const l of md.replace(/\r\n?/g, "\n").replace(/^\n+|\s+$/g, "").split("\n")) raw.push(l.trimEnd());
+        for (const l of md.replace(/\r\n?/g, "\n").replace(/^\n+|\s+$/g, "").split("\n")) {
+          raw.push(l.trimEnd());
+        }
       }
       while (raw.length && raw[raw.length - 1] === "") raw.pop();
       const lines = wrapLong(raw);

@@ -14,7 +14,9 @@ import { frontMatterLength, markdownHeadings } from "../core/headings_markdown.t
 function str(v: unknown): string | undefined {
   if (typeof v === "string") return v.trim() || undefined;
   if (typeof v === "number") return String(v);
-  if (v instanceof Date && !isNaN(v.getTime())) return v.toISOString().replace(/T00:00:00\.000Z$/, "");
+  if (v instanceof Date && !isNaN(v.getTime())) {
+    return v.toISOString().replace(/T00:00:00\.000Z$/, "");
+  }
   return undefined;
 }
 

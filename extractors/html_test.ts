@@ -1,0 +1,81 @@
+import { join } from "node:path";
+import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
+import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
+import { ExtractError } from "../core/types.ts";
+import { html, splitBlocks, stripChrome } from "./html.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const run = (s: string | Uint8Array) =>
+  html().extract({
+    path: "l/a.html",
+    extension: ".html",
+    bytes: typeof s === "string" ? enc(s) : s,
+  });
+
+Deno.test("html() reads title, author and language from the head", async () => {
+  const page = `<!DOCTYPE html><html lang="de"><head><title>Über &amp; mehr</title>
+    <meta content="Ann" name="author"><script>var x = "<h1>no</h1>";</script></head>
+    <body><h1>Start</h1><p>Text</p></body></html>`;
+  const doc = await run(page);
+  assertEquals(doc.meta, { title: "Über & mehr", author: "Ann", language: "de" });
+  assertEquals(doc.headings, [{ level: 1, title: "Start", line: 1 }]);
+});
+
+Deno.test("html() drops navigation chrome and permalink anchors", async () => {
+  const page = `<body><nav><h2>Menu</h2></nav><div class="related x"><h3>Navigation</h3>
+    <div><h3>nested</h3></div></div><div role="search"><h3>Search</h3></div>
+    <h1>Real<a class="headerlink" href="#r">¶</a></h1><div class="body"><h2>Kept</h2></div>
+    <div class="sphinxsidebar"><h3>Sidebar</h3></div><!-- <h2>comment</h2> --><h2>Last</h2></body>`;
+  const doc = await run(page);
+  assertEquals(doc.headings?.map((h) => h.title), ["Real", "Kept", "Last"]);
+});
+
+Deno.test("html() fences <pre> blocks so their lines are not read as Markdown", async () => {
+  const doc = await run("<h1>T</h1><pre><span>Title</span>\n=====\n# x</pre><h2>U</h2>");
+  assertEquals(doc.headings?.map((h) => h.title), ["T", "U"]);
+  assert(doc.lines.includes("```"));
+});
+
+Deno.test("html() honours a declared Latin-1 charset", async () => {
+  const head = enc('<html><head><meta charset="ISO-8859-1"></head><body><h1>Gr');
+  const bytes = new Uint8Array([...head, 0xfc, 0xdf, 0x65, ...enc("</h1></body></html>")]);
+  const doc = await run(bytes);
+  assertEquals(doc.headings?.[0]?.title, "Grüße");
+});
+
+Deno.test("stripChrome() keeps the content of an element that is never closed", () => {
+  assertEquals(stripChrome('<div class="menu"><p>a</p>'), '<div class="menu"><p>a</p>');
+  assertEquals(stripChrome("a<nav>b</nav>c"), "a c");
+});
+
+Deno.test("splitBlocks() cuts long pages only outside lists and tables", () => {
+  const item = "<ul>" + "<li><p>item</p></li>".repeat(50) + "</ul>";
+  const page = ("<h2>x</h2><p>" + "word ".repeat(40) + "</p>" + item).repeat(200);
+  const pieces = splitBlocks(page, 2_000);
+  assertEquals(pieces.join(""), page);
+  assert(pieces.length > 10);
+  for (const p of pieces) assert(!p.startsWith("<li"), "a piece starts inside a list");
+});
+
+Deno.test("html() refuses an empty file with reason empty", async () => {
+  const err = await assertRejects(() => run(""));
+  assert(err instanceof ExtractError);
+  assertEquals(err.reason, "empty");
+});
+
+Deno.test("html() finds the headings of the small corpus (mean title F1 >= 0.9)", async () => {
+  const dir = await smallCorpus();
+  const scores: number[] = [];
+  for (const [path, truth] of await groundTruth(dir)) {
+    if (!path.startsWith("html/") || !truth.headings) continue;
+    const bytes = await Deno.readFile(join(dir, path));
+    const doc = await html().extract({ path, extension: ".html", bytes });
+    scores.push(
+      titleF1((doc.headings ?? []).map((h) => h.title), truth.headings.map((h) => h.title)),
+    );
+  }
+  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+  console.log(`html/: ${scores.length} docs, mean title F1 ${mean.toFixed(3)}`);
+  assert(scores.length > 10, "expected the html library in the small corpus");
+  assert(mean >= 0.9, `mean F1 ${mean}`);
+});

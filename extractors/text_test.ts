@@ -1,0 +1,56 @@
+import { join } from "node:path";
+import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
+import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
+import { ExtractError } from "../core/types.ts";
+import { text } from "./text.ts";
+
+const run = (bytes: Uint8Array, extension = ".txt") =>
+  text().extract({ path: `l/a${extension}`, extension, bytes });
+
+Deno.test("text() refuses a PNG named .txt with reason binary", async () => {
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+  const err = await assertRejects(() => run(png));
+  assert(err instanceof ExtractError);
+  assertEquals(err.reason, "binary");
+});
+
+Deno.test("text() refuses an empty file with reason empty", async () => {
+  const err = await assertRejects(() => run(new Uint8Array()));
+  assert(err instanceof ExtractError);
+  assertEquals(err.reason, "empty");
+});
+
+Deno.test("text() decodes Latin-1 with a warning", async () => {
+  const doc = await run(new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+  assertEquals(doc.lines, ["café"]);
+  assertEquals(doc.warnings?.length, 1);
+});
+
+Deno.test("text() finds the headings of the small corpus's text library", async () => {
+  const dir = await smallCorpus();
+  const bySub = new Map<string, number[]>();
+  for (const [path, truth] of await groundTruth(dir)) {
+    if (!path.startsWith("text/") || !truth.headings) continue;
+    const bytes = await Deno.readFile(join(dir, path));
+    const ext = path.slice(path.lastIndexOf("."));
+    const doc = await text().extract({ path, extension: ext, bytes });
+    const f1 = titleF1(
+      (doc.headings ?? []).map((h) => h.title),
+      truth.headings.map((h) => h.title),
+    );
+    const sub = path.split("/")[1]!;
+    bySub.set(sub, [...(bySub.get(sub) ?? []), f1]);
+  }
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  for (const [sub, xs] of [...bySub].sort()) {
+    console.log(`text/${sub}/: ${xs.length} docs, mean title F1 ${mean(xs).toFixed(3)}`);
+  }
+  const fromMarkdown = bySub.get("from-markdown") ?? [];
+  assert(fromMarkdown.length > 0, "expected text/from-markdown/ in the small corpus");
+  assert(mean(fromMarkdown) >= 0.8, `from-markdown mean F1 ${mean(fromMarkdown)}`);
+  // underlined and man-page layouts are regular: hold them to a high floor too
+  for (const sub of ["man", "gnu-info", "sphinx-text", "asciidoc", "rst-sources"]) {
+    const xs = bySub.get(sub);
+    if (xs) assert(mean(xs) >= 0.9, `text/${sub}/ mean F1 ${mean(xs)}`);
+  }
+});
