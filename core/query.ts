@@ -73,7 +73,12 @@ export function parseQuery(text: string): ParsedQuery {
     skipSpace();
     if (i >= s.length) break;
     let prefix = "";
-    if (s[i] === "+" || s[i] === "-") prefix = s[i++]!;
+    // `-word` excludes and `+word` requires; `--option` and `-1` are plain terms.
+    if ((s[i] === "+" || s[i] === "-") && /^[+-](?:["\p{L}_]|\d+[\p{L}_])/u.test(s.slice(i, i + 3))) {
+      prefix = s[i++]!;
+    } else if (s[i] === "+" || s[i] === "-") {
+      while (s[i] === "+" || s[i] === "-") i++;
+    }
     const alternatives: QueryItem[] = [];
     const first = readItem();
     if (first) alternatives.push(first);

@@ -128,3 +128,9 @@ Deno.test("positiveTerms() lists required and optional texts, without stop words
   ]);
   assertEquals(positiveTerms(parseQuery("the")), ["the"]);
 });
+
+Deno.test("parseQuery() reads --option and -1 as plain terms, not exclusions", () => {
+  const q = parseQuery("default --window -1 -depth");
+  assertEquals(q.optional.map((u) => u.alternatives[0]!.text), ["default", "window", "1"]);
+  assertEquals(q.excluded.map((u) => u.alternatives[0]!.text), ["depth"]);
+});

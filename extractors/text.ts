@@ -9,6 +9,27 @@ import { orgHeadings, textHeadings } from "../core/headings_text.ts";
 import { decodeText, sniff, splitLines } from "../core/sniff.ts";
 import { ExtractError, type Extracted, type ExtractInput, type Extractor } from "../core/types.ts";
 
+const MAN_HEADER = /^(\S+)\((\w+)\)\s{2,}.*\S\s*$/;
+
+/**
+ * The title of a man page rendered as text: its NAME line ("ldd - print shared object
+ * dependencies"), else `name(section)` from the header line; undefined for other text.
+ */
+export function manTitle(lines: string[]): string | undefined {
+  const m = MAN_HEADER.exec(lines[0] ?? "");
+  if (!m || !lines[0]!.trimEnd().endsWith(`${m[1]}(${m[2]})`)) return undefined;
+  const at = lines.findIndex((l, i) => i < 40 && l.trim() === "NAME");
+  if (at >= 0) {
+    const parts: string[] = [];
+    for (let i = at + 1; i < lines.length && lines[i]!.trim() && parts.length < 4; i++) {
+      parts.push(lines[i]!.trim());
+    }
+    const name = parts.join(" ").replace(/\u2010 /g, "").replace(/\s+/g, " ").trim();
+    if (name) return name.length > 160 ? name.slice(0, 159) + "…" : name;
+  }
+  return `${m[1]}(${m[2]})`;
+}
+
 /**
  * The plain-text extractor.
  *
@@ -55,7 +76,14 @@ export function text(): Extractor {
         });
       }
       const { headings, quality } = textHeadings(lines);
-      return Promise.resolve({ lines, headings, outlineQuality: quality, warnings });
+      const title = manTitle(lines);
+      return Promise.resolve({
+        lines,
+        headings,
+        outlineQuality: quality,
+        warnings,
+        meta: title ? { title } : undefined,
+      });
     },
   };
 }

@@ -54,3 +54,21 @@ Deno.test("text() finds the headings of the small corpus's text library", async 
     if (xs) assert(mean(xs) >= 0.9, `text/${sub}/ mean F1 ${mean(xs)}`);
   }
 });
+
+Deno.test("text() titles a man page by its NAME line", async () => {
+  const page = [
+    "ldd(1)                  General Commands Manual                  ldd(1)",
+    "",
+    "NAME",
+    "       ldd - print shared object dependencies",
+    "",
+    "SYNOPSIS",
+    "       ldd [option]... file...",
+  ].join("\n");
+  const doc = await text().extract({
+    path: "man/ldd.1.txt",
+    extension: ".txt",
+    bytes: new TextEncoder().encode(page),
+  });
+  assertEquals(doc.meta?.title, "ldd - print shared object dependencies");
+});
