@@ -19,10 +19,10 @@
  * @module
  */
 export * from "./core/types.ts";
-export { Shelf, type ShelfOptions, type IndexStatus } from "./core/shelf.ts";
-export { dataDir, type Config, ConfigError, loadConfig } from "./core/config.ts";
+export { type IndexStatus, Shelf, type ShelfOptions } from "./core/shelf.ts";
+export { type Config, ConfigError, dataDir, loadConfig } from "./core/config.ts";
 export { ExtractorRegistry } from "./core/registry.ts";
 export { builtinExtractors } from "./extractors/mod.ts";
 export { callTool, type ToolAnswer } from "./server/dispatch.ts";
 export { createServer, serveStdio } from "./server/mcp.ts";
-export { type ToolName, schemas } from "./server/schemas.ts";
+export { schemas, type ToolName } from "./server/schemas.ts";

@@ -97,7 +97,11 @@ async function main() {
   const probe = (async () => {
     while (!firstAnswer) {
       try {
-        const r = await callTool(shelf, "search", { query: "configuration", limit: 1, output_format: "json" });
+        const r = await callTool(shelf, "search", {
+          query: "configuration",
+          limit: 1,
+          output_format: "json",
+        });
         if ((r.json.results as unknown[]).length) firstAnswer = performance.now() - t0;
       } catch { /* not yet */ }
       await new Promise((r) => setTimeout(r, 100));
@@ -134,9 +138,13 @@ async function main() {
   for (let round = 0; searchMs.length < 500; round++) {
     for (const q of questions) {
       const s = performance.now();
-      const r = await callTool(shelf, "search", { query: q.question, limit: 10, output_format: "json" });
+      const r = await callTool(shelf, "search", {
+        query: q.question,
+        limit: 10,
+        output_format: "json",
+      });
       searchMs.push(performance.now() - s);
-      const ids = (r.json.results as { doc_id: string; path: string }[]);
+      const ids = r.json.results as { doc_id: string; path: string }[];
       if (round === 0) {
         const targets = new Set([q.target, ...q.alt_targets]);
         const rank = ids.findIndex((h) => targets.has(h.path)) + 1;
@@ -186,25 +194,35 @@ async function main() {
     ["time until keyword search answers", `${f(firstAnswer / 1000, 2)} s`],
     ["peak RSS", `${f(peakRss / 2 ** 20, 0)} MiB`],
     ["index size on disk", `${f(size / 2 ** 20, 1)} MiB`],
-    ["search p50 / p95", `${f(pct(searchMs, 50))} / ${f(pct(searchMs, 95))} ms (${searchMs.length} calls)`],
-    ["outline p50 / p95", `${f(pct(outlineMs, 50))} / ${f(pct(outlineMs, 95))} ms (${outlineMs.length} calls)`],
+    [
+      "search p50 / p95",
+      `${f(pct(searchMs, 50))} / ${f(pct(searchMs, 95))} ms (${searchMs.length} calls)`,
+    ],
+    [
+      "outline p50 / p95",
+      `${f(pct(outlineMs, 50))} / ${f(pct(outlineMs, 95))} ms (${outlineMs.length} calls)`,
+    ],
     ["read p50 / p95", `${f(pct(readMs, 50))} / ${f(pct(readMs, 95))} ms (${readMs.length} calls)`],
     ["outlines under 500 tokens", `${f((100 * under500) / Math.max(total, 1), 1)} % of ${total}`],
   ];
   console.log("| measure | value |\n| --- | --- |");
   for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);
-  console.log("\n| kind | questions | Recall@1 | Recall@5 | Recall@10 | MRR |\n| --- | ---: | ---: | ---: | ---: | ---: |");
+  console.log(
+    "\n| kind | questions | Recall@1 | Recall@5 | Recall@10 | MRR |\n| --- | ---: | ---: | ---: | ---: | ---: |",
+  );
   const order = [...kinds.keys()].filter((k) => k !== "all").sort();
   for (const k of [...order, "all"]) {
     const v = kinds.get(k)!;
     console.log(
-      `| ${k} | ${v.n} | ${f(v.r1 / v.n)} | ${f(v.r5 / v.n)} | ${f(v.r10 / v.n)} | ${f(v.mrr / v.n)} |`,
+      `| ${k} | ${v.n} | ${f(v.r1 / v.n)} | ${f(v.r5 / v.n)} | ${f(v.r10 / v.n)} | ${
+        f(v.mrr / v.n)
+      } |`,
     );
   }
   console.log(
-    `| baseline: plain BM25, words OR-ed | ${baseAll.n} | | ${f(baseAll.r5 / Math.max(baseAll.n, 1))} | | ${
-      f(baseAll.mrr / Math.max(baseAll.n, 1))
-    } |`,
+    `| baseline: plain BM25, words OR-ed | ${baseAll.n} | | ${
+      f(baseAll.r5 / Math.max(baseAll.n, 1))
+    } | | ${f(baseAll.mrr / Math.max(baseAll.n, 1))} |`,
   );
 }
 

@@ -325,7 +325,8 @@ export function distinctTerms(lines: string[]): string[] {
 }
 
 /** The file name of a path without its extension (`a/b/notes.v2.md` → `notes.v2`). */
-const GENERIC_NAMES = /^(readme|index|main|untitled|document|notes?|todo|changelog|contributing|license|copying)$/i;
+const GENERIC_NAMES =
+  /^(readme|index|main|untitled|document|notes?|todo|changelog|contributing|license|copying)$/i;
 
 /** The file name without extension; a generic name (README, index) gets its folder's name. */
 function baseName(path: string): string {

@@ -1,15 +1,18 @@
 import { assertEquals } from "../tests/assert.ts";
 import { textHeadings } from "./headings_text.ts";
 
-const titles = (text: string) => textHeadings(text.split("\n")).headings.map((h) => [h.level, h.title]);
+const titles = (text: string) =>
+  textHeadings(text.split("\n")).headings.map((h) => [h.level, h.title]);
 
 Deno.test("textHeadings() reads underlined titles with levels in order of appearance", () => {
-  const doc = "Title\n=====\n\nIntro text.\n\nPart one\n--------\n\nBody.\n\nPart two\n--------\n\nMore.\n";
+  const doc =
+    "Title\n=====\n\nIntro text.\n\nPart one\n--------\n\nBody.\n\nPart two\n--------\n\nMore.\n";
   assertEquals(titles(doc), [[1, "Title"], [2, "Part one"], [2, "Part two"]]);
 });
 
 Deno.test("textHeadings() ignores a thematic break after a paragraph's last line", () => {
-  const doc = "Some text that goes on\nand ends here.\n-----\n\nOther\n=====\n\nx\n\nAgain\n=====\n\ny\n";
+  const doc =
+    "Some text that goes on\nand ends here.\n-----\n\nOther\n=====\n\nx\n\nAgain\n=====\n\ny\n";
   assertEquals(titles(doc), [[1, "Other"], [1, "Again"]]);
 });
 

@@ -170,7 +170,9 @@ export class Indexer {
       this.#catalog.skip(lib.name, { path: f.path, reason, message }, f.size, f.mtime_ms);
       return "skipped" as const;
     };
-    if (f.size > maxBytes) return skip("too_large", `${f.size} bytes is over the limit of ${maxBytes}`);
+    if (f.size > maxBytes) {
+      return skip("too_large", `${f.size} bytes is over the limit of ${maxBytes}`);
+    }
     let bytes: Uint8Array;
     try {
       bytes = await Deno.readFile(f.abs);
@@ -194,7 +196,9 @@ export class Indexer {
     if (!extractor) {
       return skip(
         "unsupported",
-        sniffed.text ? `no extractor for "${input.extension}"` : `binary file (${sniffed.mimeType})`,
+        sniffed.text
+          ? `no extractor for "${input.extension}"`
+          : `binary file (${sniffed.mimeType})`,
       );
     }
     try {

@@ -74,7 +74,9 @@ export function parseQuery(text: string): ParsedQuery {
     if (i >= s.length) break;
     let prefix = "";
     // `-word` excludes and `+word` requires; `--option` and `-1` are plain terms.
-    if ((s[i] === "+" || s[i] === "-") && /^[+-](?:["\p{L}_]|\d+[\p{L}_])/u.test(s.slice(i, i + 3))) {
+    if (
+      (s[i] === "+" || s[i] === "-") && /^[+-](?:["\p{L}_]|\d+[\p{L}_])/u.test(s.slice(i, i + 3))
+    ) {
       prefix = s[i++]!;
     } else if (s[i] === "+" || s[i] === "-") {
       while (s[i] === "+" || s[i] === "-") i++;

@@ -10,7 +10,7 @@ import { extractorsFrom } from "./plugins.ts";
 import { Fts5Retriever } from "../retrievers/fts5.ts";
 import { Catalog } from "./catalog.ts";
 import { addFolders, type Config, configLibraries, loadConfig, saveConfig } from "./config.ts";
-import { type IndexProgress, Indexer } from "./indexer.ts";
+import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "./registry.ts";
 import type { Extractor, Library, Retriever } from "./types.ts";
 
@@ -97,7 +97,10 @@ export class Shelf {
       if (JSON.stringify(config) !== before) saveConfig(opts.data, config);
     }
     const log = opts.log ?? ((m: string) => console.error(m));
-    const extractors = await extractorsFrom([...(config.extractors ?? []), ...(opts.extractors ?? [])], log);
+    const extractors = await extractorsFrom([
+      ...(config.extractors ?? []),
+      ...(opts.extractors ?? []),
+    ], log);
     return new Shelf(opts, config, extractors);
   }
 

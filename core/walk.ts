@@ -27,7 +27,12 @@ export interface WalkResult {
 }
 
 /** Names never descended into or indexed. */
-const IGNORED = new Set(["node_modules", "__pycache__", "$RECYCLE.BIN", "System Volume Information"]);
+const IGNORED = new Set([
+  "node_modules",
+  "__pycache__",
+  "$RECYCLE.BIN",
+  "System Volume Information",
+]);
 
 /** List every indexable file of a library. */
 export async function walkLibrary(lib: Library): Promise<WalkResult> {
@@ -60,7 +65,11 @@ export async function walkLibrary(lib: Library): Promise<WalkResult> {
       if (e.isSymlink) {
         const target = realPath(abs);
         if (!target) {
-          refused.push({ path: displayPath(lib, abs), reason: "dangling_link", message: "broken symlink" });
+          refused.push({
+            path: displayPath(lib, abs),
+            reason: "dangling_link",
+            message: "broken symlink",
+          });
           continue;
         }
         if (!isInside(root, target)) {

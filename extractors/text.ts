@@ -7,7 +7,7 @@
  */
 import { orgHeadings, textHeadings } from "../core/headings_text.ts";
 import { decodeText, sniff, splitLines } from "../core/sniff.ts";
-import { ExtractError, type Extracted, type ExtractInput, type Extractor } from "../core/types.ts";
+import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
 
 const MAN_HEADER = /^(\S+)\((\w+)\)\s{2,}.*\S\s*$/;
 

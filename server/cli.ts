@@ -187,7 +187,7 @@ async function librariesCmd(pos: string[], f: Flags): Promise<number> {
     if (config.libraries.some((l) => l.name === name)) {
       throw new UsageError(`libraries add: a library named "${name}" exists`);
     }
-    config.libraries.push({ name, path: (await Deno.realPath(path)), description: f.description });
+    config.libraries.push({ name, path: await Deno.realPath(path), description: f.description });
     saveConfig(dir, config);
     console.log(`Added library ${name}. Run \`shelfmark index\` to index it.`);
     return 0;
@@ -258,7 +258,9 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     const body = errorBody(e, (m) => console.error(m));
     if (f.json) console.log(JSON.stringify(body, null, 2));
-    else console.error(`error: ${body.error.message}${body.error.hint ? `\nhint: ${body.error.hint}` : ""}`);
+    else {console.error(
+        `error: ${body.error.message}${body.error.hint ? `\nhint: ${body.error.hint}` : ""}`,
+      );}
     return e instanceof ToolError && e.code === "INVALID_ARGUMENT" ? 2 : 1;
   } finally {
     closeGrep();

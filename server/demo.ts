@@ -35,7 +35,10 @@ export async function demo(): Promise<number> {
       doc_ids: [first.doc_id],
       max_tokens: 600,
     });
-    const doc = (ol.documents as { nodes: { start_line: number; children: { start_line: number }[] }[] }[])[0];
+    const doc =
+      (ol.documents as { nodes: { start_line: number; children: { start_line: number }[] }[] }[])[
+        0
+      ];
     const node = doc?.nodes[0]?.children?.[0] ?? doc?.nodes[0];
     const offset = node?.start_line ?? 1;
     await step(`read ${first.doc_id} --offset ${offset} --limit 15`, "read", {

@@ -20,7 +20,7 @@ import {
   searchMd,
   statusMd,
 } from "./render.ts";
-import { type ToolArgs, type ToolName, schemas } from "./schemas.ts";
+import { schemas, type ToolArgs, type ToolName } from "./schemas.ts";
 import { findPathsTool, grep, listLibraries, outline, read, search, status } from "./tools.ts";
 
 /** A tool's answer in both forms. */
@@ -97,7 +97,11 @@ export async function callTool(shelf: Shelf, name: ToolName, args: unknown): Pro
   const r = await run(shelf, name, a);
   const json = JSON.parse(JSON.stringify(r.json)) as Record<string, unknown>;
   json._meta = meta(shelf);
-  return { text: `${r.md}\n\n${footer(shelf)}`, json, format: a.output_format as "markdown" | "json" };
+  return {
+    text: `${r.md}\n\n${footer(shelf)}`,
+    json,
+    format: a.output_format as "markdown" | "json",
+  };
 }
 
 /** Turn any failure into the error body of the contract (no stack traces). */

@@ -39,14 +39,16 @@ const USAGE: Record<string, string> = {
   serve: `shelfmark serve [PATH...] [--stdio]
   Serve the MCP tools over stdio (the default). The handshake answers at once; indexing
   runs in the background and answers say index=building until it is done.`,
-  search: `shelfmark search QUERY [--limit 20] [--type pdf,docx] [--library NAME] [--glob 'Lib/dir/*']
+  search:
+    `shelfmark search QUERY [--limit 20] [--type pdf,docx] [--library NAME] [--glob 'Lib/dir/*']
                  [--after 2024-01-01] [--before 2024-12-31] [--sort default|newest|oldest]
                  [--mode hybrid|keyword|semantic] [--json]
   Query syntax: words (ranked, need not all match), "a phrase" (must match), -word (exclude),
   +word (require), a|b (alternatives).`,
   outline: `shelfmark outline ID [ID...] [--expand 2,3.1] [--max-tokens 2000] [--json]`,
   read: `shelfmark read ID [--offset 1] [--limit 200] [--page N] [--json]`,
-  grep: `shelfmark grep PATTERN ID [-C 3] [-B N] [-A N] [-i] [--count] [--limit 20] [--offset 0] [--json]`,
+  grep:
+    `shelfmark grep PATTERN ID [-C 3] [-B N] [-A N] [-i] [--count] [--limit 20] [--offset 0] [--json]`,
   "find-paths": `shelfmark find-paths PATTERN... [--library NAME] [--limit 10] [--json]`,
   libraries: `shelfmark libraries [--json]
 shelfmark libraries add NAME PATH [--description TEXT]

@@ -9,7 +9,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import process from "node:process";
 import type { Shelf } from "../core/shelf.ts";
 import { callTool, errorBody } from "./dispatch.ts";
-import { descriptions, type ToolName, schemas } from "./schemas.ts";
+import { descriptions, schemas, type ToolName } from "./schemas.ts";
 
 /** Server name and version sent in `initialize`. */
 export const SERVER_INFO = { name: "shelfmark", version: "0.1.0" };

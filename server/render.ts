@@ -6,15 +6,7 @@
  */
 import type { Shelf } from "../core/shelf.ts";
 import type { explore } from "./explore.ts";
-import type {
-  findPathsTool,
-  grep,
-  listLibraries,
-  outline,
-  read,
-  search,
-  status,
-} from "./tools.ts";
+import type { findPathsTool, grep, listLibraries, outline, read, search, status } from "./tools.ts";
 
 type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 
@@ -50,7 +42,9 @@ export function searchMd(r: Answer<typeof search>): string {
     out.push("Try other words, fewer filters, or find_paths for folder names.");
     return out.join("\n");
   }
-  out.push(`${r.results.length} documents for ${JSON.stringify(r.query)}, mode ${r.mode_used}${mode}:`);
+  out.push(
+    `${r.results.length} documents for ${JSON.stringify(r.query)}, mode ${r.mode_used}${mode}:`,
+  );
   r.results.forEach((h, i) => {
     out.push("");
     out.push(`${i + 1}. ${h.title} [${h.doc_id}]`);
@@ -107,7 +101,9 @@ export function grepMd(r: Answer<typeof grep>): string {
   }
   if (r.next_offset !== null) {
     out.push("");
-    out.push(`Showing ${r.matches.length} from match ${r.offset + 1}. Next: offset=${r.next_offset}.`);
+    out.push(
+      `Showing ${r.matches.length} from match ${r.offset + 1}. Next: offset=${r.next_offset}.`,
+    );
   }
   return out.join("\n");
 }
@@ -132,14 +128,20 @@ export function exploreMd(r: ReturnType<typeof explore>): string {
   out.push("", "Folders (files, median words):");
   for (const d of r.directories) {
     const depth = d.path.split("/").length - 1;
-    out.push(`${"  ".repeat(depth)}${d.path.split("/").pop()}/ ${n(d.file_count)} files, ~${n(d.median_words)} words`);
+    out.push(
+      `${"  ".repeat(depth)}${d.path.split("/").pop()}/ ${n(d.file_count)} files, ~${
+        n(d.median_words)
+      } words`,
+    );
   }
   if (r.directories.length < r.directories_total) {
     out.push(`  … ${r.directories_total - r.directories.length} deeper folders (use find_paths)`);
   }
   if (r.top_keywords.length) {
     out.push("", "Top keywords (documents; folders):");
-    for (const k of r.top_keywords) out.push(`- ${k.keyword} (${k.documents}; ${k.directories.join(", ")})`);
+    for (const k of r.top_keywords) {
+      out.push(`- ${k.keyword} (${k.documents}; ${k.directories.join(", ")})`);
+    }
   }
   return out.join("\n");
 }
@@ -147,7 +149,9 @@ export function exploreMd(r: ReturnType<typeof explore>): string {
 /** `find_paths` as markdown. */
 export function findPathsMd(r: ReturnType<typeof findPathsTool>): string {
   if (!r.directories.length) return "No folders match.";
-  const out = [`${n(r.total_files)} files in ${r.directories.length}${r.truncated ? "+" : ""} folders:`];
+  const out = [
+    `${n(r.total_files)} files in ${r.directories.length}${r.truncated ? "+" : ""} folders:`,
+  ];
   for (const d of r.directories) out.push(`- ${d.path}/ (${n(d.file_count)} files)`);
   if (r.truncated) out.push("(more folders; raise limit or use narrower patterns)");
   return out.join("\n");
@@ -159,8 +163,10 @@ export function statusMd(r: ReturnType<typeof status>): string {
     `Index: ${r.state}, ${n(r.documents_indexed)} of ${n(r.documents_total)} documents indexed`,
   ];
   if (r.progress) {
-    out.push(`Progress: ${n(r.progress.done)}/${n(r.progress.total)} files` +
-      (r.progress.current ? ` (now: ${r.progress.current})` : ""));
+    out.push(
+      `Progress: ${n(r.progress.done)}/${n(r.progress.total)} files` +
+        (r.progress.current ? ` (now: ${r.progress.current})` : ""),
+    );
   }
   out.push(`Vectors: ${r.vectors.state} (${r.vectors.note})`);
   for (const l of r.libraries) out.push(`- ${l.name}: ${n(l.documents)} documents`);

@@ -14,8 +14,7 @@ const docId = z.string().min(1).max(4096).describe(
 );
 const library = z.string().min(1).max(256).describe("Library name (see list_libraries)");
 
-/** Arguments of every tool. */
-export const schemas = {
+const SCHEMAS = {
   search: {
     query: z.string().min(1).max(2000).describe(
       'Words ranked by BM25 (need not all match); "quoted phrase" must match; -term excludes; +term requires; a|b alternatives',
@@ -84,13 +83,24 @@ export const schemas = {
     output_format: outputFormat,
   },
   status: { output_format: outputFormat },
-} as const;
+} as const satisfies Record<ToolName, z.ZodRawShape>;
+
+/** Arguments of every tool: zod shapes, for the MCP server and the CLI. */
+export const schemas: Record<ToolName, z.ZodRawShape> = SCHEMAS;
 
 /** Tool names. */
-export type ToolName = keyof typeof schemas;
+export type ToolName =
+  | "search"
+  | "outline"
+  | "read"
+  | "grep"
+  | "list_libraries"
+  | "explore"
+  | "find_paths"
+  | "status";
 
 /** Parsed arguments of a tool. */
-export type ToolArgs<T extends ToolName> = z.infer<z.ZodObject<(typeof schemas)[T]>>;
+export type ToolArgs<T extends ToolName> = z.infer<z.ZodObject<(typeof SCHEMAS)[T]>>;
 
 /** Titles and descriptions of the tools, as clients list them. */
 export const descriptions: Record<ToolName, { title: string; description: string }> = {

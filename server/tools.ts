@@ -320,7 +320,10 @@ export function status(shelf: Shelf) {
       ? { done: s.progress.done, total: s.progress.total, current: s.progress.current }
       : undefined,
     vectors: { state: "unavailable", model: null, note: "no embedder configured" },
-    libraries: shelf.libraries.map((l) => ({ name: l.name, documents: shelf.catalog.count(l.name) })),
+    libraries: shelf.libraries.map((l) => ({
+      name: l.name,
+      documents: shelf.catalog.count(l.name),
+    })),
     skipped_count: skipped.length,
     skipped: skipped.slice(0, 100),
     started_at: s.started_at,

@@ -72,7 +72,11 @@ Deno.test({
           "search",
           "status",
         ]);
-        assert(tools.every((x: { annotations?: { readOnlyHint?: boolean } }) => x.annotations?.readOnlyHint === true));
+        assert(
+          tools.every((x: { annotations?: { readOnlyHint?: boolean } }) =>
+            x.annotations?.readOnlyHint === true
+          ),
+        );
       });
 
       await t.step("status reaches ready with the libraries indexed", async () => {
@@ -88,16 +92,22 @@ Deno.test({
       });
 
       let docId = "";
-      await t.step("search finds the SQLite page on measuring CPU performance by its words", async () => {
-        const r = await json(client, "search", { query: "measuring sqlite cpu performance cachegrind", limit: 5 });
-        const results = r.results as { doc_id: string; path: string; relevance: number }[];
-        assert(results.length > 0);
-        assertEquals(results[0]!.path, "html/sqlite3-doc/cpu.html");
-        assert(results[0]!.relevance > 0 && results[0]!.relevance <= 1);
-        docId = results[0]!.doc_id;
-        const meta = r._meta as { now: string; index: { state: string } };
-        assertMatch(meta.now, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
-      });
+      await t.step(
+        "search finds the SQLite page on measuring CPU performance by its words",
+        async () => {
+          const r = await json(client, "search", {
+            query: "measuring sqlite cpu performance cachegrind",
+            limit: 5,
+          });
+          const results = r.results as { doc_id: string; path: string; relevance: number }[];
+          assert(results.length > 0);
+          assertEquals(results[0]!.path, "html/sqlite3-doc/cpu.html");
+          assert(results[0]!.relevance > 0 && results[0]!.relevance <= 1);
+          docId = results[0]!.doc_id;
+          const meta = r._meta as { now: string; index: { state: string } };
+          assertMatch(meta.now, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+        },
+      );
 
       await t.step("markdown search answer has the meta footer", async () => {
         const r = await call(client, "search", { query: "zstd compression level" });
@@ -109,7 +119,10 @@ Deno.test({
       let end = 0;
       await t.step("outline gives nodes with line ranges", async () => {
         const r = await json(client, "outline", { doc_ids: [docId] });
-        const doc = (r.documents as { nodes: { start_line: number; end_line: number; title: string }[] }[])[0]!;
+        const doc =
+          (r.documents as { nodes: { start_line: number; end_line: number; title: string }[] }[])[
+            0
+          ]!;
         assertEquals(doc.nodes[0]!.title, "1. Overview");
         assertEquals(doc.nodes[1]!.title, "2. Measuring Performance");
         start = doc.nodes[1]!.start_line;
@@ -118,31 +131,45 @@ Deno.test({
       });
 
       await t.step("read returns exactly the lines of the section", async () => {
-        const r = await json(client, "read", { doc_id: docId, offset: start, limit: end - start + 1 });
+        const r = await json(client, "read", {
+          doc_id: docId,
+          offset: start,
+          limit: end - start + 1,
+        });
         const lines = r.lines as { n: number; text: string }[];
         assertEquals(lines[0]!.n, start);
         assertMatch(lines[0]!.text, /Measuring Performance/);
         assertEquals(lines.length, Math.min(end - start + 1, 500));
         const md = await call(client, "read", { doc_id: docId, offset: start, limit: 3 });
         assertMatch(md.content[0]!.text, new RegExp(`^\\s*${start} \\| `));
-        assertMatch(md.content[0]!.text, new RegExp(`Showing lines ${start}-${start + 2} of \\d+\\.`));
+        assertMatch(
+          md.content[0]!.text,
+          new RegExp(`Showing lines ${start}-${start + 2} of \\d+\\.`),
+        );
       });
 
       await t.step("grep finds a pattern with its line", async () => {
-        const r = await json(client, "grep", { pattern: "cachegrind", doc_id: docId, case_insensitive: true });
+        const r = await json(client, "grep", {
+          pattern: "cachegrind",
+          doc_id: docId,
+          case_insensitive: true,
+        });
         assert((r.total_matches as number) > 0);
         const m = (r.matches as { line: number; text: string }[])[0]!;
         const line = await json(client, "read", { doc_id: docId, offset: m.line, limit: 1 });
         assertEquals((line.lines as { text: string }[])[0]!.text, m.text);
       });
 
-      await t.step("a catastrophic pattern fails with PATTERN_TIMEOUT and the server lives", async () => {
-        const r = await call(client, "grep", { pattern: "^(a+)+$", doc_id: "evil/evil.txt" });
-        assert(r.isError);
-        assertEquals(JSON.parse(r.content[0]!.text).error.code, "PATTERN_TIMEOUT");
-        const again = await json(client, "grep", { pattern: "a{40}!", doc_id: "evil/evil.txt" });
-        assertEquals(again.total_matches, 1);
-      });
+      await t.step(
+        "a catastrophic pattern fails with PATTERN_TIMEOUT and the server lives",
+        async () => {
+          const r = await call(client, "grep", { pattern: "^(a+)+$", doc_id: "evil/evil.txt" });
+          assert(r.isError);
+          assertEquals(JSON.parse(r.content[0]!.text).error.code, "PATTERN_TIMEOUT");
+          const again = await json(client, "grep", { pattern: "a{40}!", doc_id: "evil/evil.txt" });
+          assertEquals(again.total_matches, 1);
+        },
+      );
 
       await t.step("find_paths buckets folders", async () => {
         const r = await json(client, "find_paths", { patterns: ["sqlite"] });

@@ -4,7 +4,22 @@ import { Shelf } from "../core/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert, assertEquals } from "./assert.ts";
 
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48]);
+const PNG = new Uint8Array([
+  0x89,
+  0x50,
+  0x4e,
+  0x47,
+  0x0d,
+  0x0a,
+  0x1a,
+  0x0a,
+  0,
+  0,
+  0,
+  13,
+  0x49,
+  0x48,
+]);
 
 async function setup() {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-idx-" });
@@ -36,7 +51,10 @@ Deno.test("indexer: indexes text formats, skips a binary .txt with a reason", as
     const p = await shelf.index();
     assertEquals(p.indexed, 4);
     assertEquals(p.skipped, 1);
-    assertEquals(shelf.catalog.skipped().map((s) => [s.path, s.reason]), [["Notes/fake.txt", "binary"]]);
+    assertEquals(shelf.catalog.skipped().map((s) => [s.path, s.reason]), [[
+      "Notes/fake.txt",
+      "binary",
+    ]]);
     assertEquals(await paths(shelf, "axolotls"), ["Notes/README"]);
     const alpha = shelf.catalog.get(shelf.catalog.idByPath("Notes/alpha.md")!)!;
     assertEquals(alpha.card.title, "Alpha Notes");

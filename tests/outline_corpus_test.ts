@@ -21,7 +21,12 @@ async function meanF1(prefix: string): Promise<{ f1: number; n: number; worst: s
   for (const [path, row] of truth) {
     if (!path.startsWith(prefix) || !row.headings) continue;
     const bytes = await Deno.readFile(join(dir, path));
-    const input = { path, extension: extname(path).toLowerCase(), bytes, mimeType: sniff(bytes).mimeType };
+    const input = {
+      path,
+      extension: extname(path).toLowerCase(),
+      bytes,
+      mimeType: sniff(bytes).mimeType,
+    };
     const ex = registry.select(input);
     if (!ex) continue;
     const doc = await ex.extract(input);
@@ -31,7 +36,11 @@ async function meanF1(prefix: string): Promise<{ f1: number; n: number; worst: s
     scored.push([f1, path]);
   }
   scored.sort((a, b) => a[0] - b[0]);
-  return { f1: n ? sum / n : 0, n, worst: scored.slice(0, 3).map(([f, p]) => `${p} ${f.toFixed(2)}`) };
+  return {
+    f1: n ? sum / n : 0,
+    n,
+    worst: scored.slice(0, 3).map(([f, p]) => `${p} ${f.toFixed(2)}`),
+  };
 }
 
 for (
@@ -48,7 +57,11 @@ for (
 ) {
   Deno.test(`outline heading F1 on ${prefix} of the small corpus is at least ${floor}`, async () => {
     const r = await meanF1(prefix);
-    console.log(`  ${prefix}: mean heading F1 ${r.f1.toFixed(3)} over ${r.n} documents; lowest: ${r.worst.join(", ")}`);
+    console.log(
+      `  ${prefix}: mean heading F1 ${r.f1.toFixed(3)} over ${r.n} documents; lowest: ${
+        r.worst.join(", ")
+      }`,
+    );
     assert(r.n > 0, "no documents with ground truth");
     assert(r.f1 >= floor, `${prefix} F1 ${r.f1.toFixed(3)} < ${floor}`);
   });
