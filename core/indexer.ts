@@ -53,6 +53,7 @@ export interface IndexerOptions {
 
 const BATCH_FILES = 100;
 const BATCH_MS = 1500;
+const YIELD_MS = 30;
 
 /** Distinct terms of a stored text, counted the way the card builder counts them. */
 function distinctWords(text: string): string[] {
@@ -98,6 +99,7 @@ export class Indexer {
     }
     opts.onProgress?.({ ...p });
     let batchStart = Date.now();
+    let lastYield = performance.now();
     let inBatch = 0;
     this.#catalog.begin();
     try {
@@ -129,8 +131,10 @@ export class Indexer {
             this.#catalog.begin();
             batchStart = Date.now();
             inBatch = 0;
-          } else if (outcomeNeedsYield(p.done)) {
+          } else if (performance.now() - lastYield > YIELD_MS) {
+            // Let a server running this in the background answer requests.
             await new Promise((r) => setTimeout(r, 0));
+            lastYield = performance.now();
           }
         }
         if (opts.signal?.aborted) break;
@@ -238,8 +242,4 @@ export class Indexer {
       return skip("failed", (e as Error)?.message ?? String(e));
     }
   }
-}
-
-function outcomeNeedsYield(done: number): boolean {
-  return done % 10 === 0;
 }

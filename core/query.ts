@@ -170,10 +170,21 @@ function exprs(units: QueryUnit[], expandCJK = false): string[] {
  * toFtsMatch(parseQuery("docker -swarm")); // '"docker" NOT "swarm"'
  * ```
  */
-export function toFtsMatch(parsed: ParsedQuery): string | undefined {
+export function toFtsMatch(
+  parsed: ParsedQuery,
+  isCommon?: (word: string) => boolean,
+): string | undefined {
   const required = exprs(parsed.required);
   let optionalUnits = parsed.optional.filter((u) => !u.alternatives.every(isStopWord));
   if (required.length === 0 && exprs(optionalUnits).length === 0) optionalUnits = parsed.optional;
+  if (isCommon) {
+    // Words in most documents barely move BM25 but make every document a match: leave
+    // them out while enough rarer words remain.
+    const rare = optionalUnits.filter((u) =>
+      !u.alternatives.every((a) => a.kind === "term" && isCommon(a.text))
+    );
+    if (rare.length >= 2 || (rare.length >= 1 && required.length)) optionalUnits = rare;
+  }
   const optional = exprs(optionalUnits, true);
   const excluded = exprs(parsed.excluded);
   let positive: string;

@@ -79,7 +79,7 @@ export class Shelf {
     this.catalog = new Catalog(join(opts.data, "catalog.db"));
     this.registry = new ExtractorRegistry();
     for (const e of extractors) this.registry.register(e);
-    this.fts = new Fts5Retriever(this.catalog.db);
+    this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
     this.retrievers = [this.fts];
     this.indexer = new Indexer(this.catalog, this.registry, this.retrievers);
   }

@@ -19,10 +19,12 @@ import {
   type Retriever,
   type RetrieverState,
   type SearchFilters,
+  type TermStats,
   ToolError,
 } from "../core/types.ts";
 import { segmentCJK } from "../core/tokenize.ts";
-import { parseQuery, toFtsMatch } from "../core/query.ts";
+import { parseQuery, positiveTerms, toFtsMatch } from "../core/query.ts";
+import { makeSnippet, snippetMatcher } from "./snippet.ts";
 
 /** BM25 weight of each indexed column. */
 export interface Fts5Weights {
@@ -44,13 +46,20 @@ export const DEFAULT_WEIGHTS: Fts5Weights = {
   path: 6,
   keywords: 5,
   headings: 4,
-  body: 1,
+  body: 0.2,
 };
 
 /** Options of {@link Fts5Retriever}. */
 export interface Fts5Options {
   /** Column weights, merged over {@link DEFAULT_WEIGHTS}. */
   weights?: Partial<Fts5Weights>;
+  /**
+   * Corpus statistics: optional query words found in more than `commonShare` of the
+   * documents are left out of the match while rarer words remain (faster, same ranking).
+   */
+  stats?: TermStats;
+  /** Share of documents above which a word is common (default 0.5). */
+  commonShare?: number;
 }
 
 const SCHEMA = `
@@ -59,6 +68,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TABLE IF NOT EXISTS fts_map (doc_id TEXT PRIMARY KEY, rowid INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS fts_map_rowid ON fts_map(rowid);
 `;
 
 /** BM25 magnitude that maps to a score of 0.5. */
@@ -150,8 +160,8 @@ export function filterSql(
  * @returns the MATCH expression
  * @throws {ToolError} `INVALID_ARGUMENT` when nothing searchable remains
  */
-export function matchExpression(text: string): string {
-  const match = toFtsMatch(parseQuery(text));
+export function matchExpression(text: string, isCommon?: (word: string) => boolean): string {
+  const match = toFtsMatch(parseQuery(text), isCommon);
   if (match === undefined) {
     throw new ToolError(
       "INVALID_ARGUMENT",
@@ -223,6 +233,8 @@ export class Fts5Retriever implements Retriever {
   readonly name = "fts5";
   #db: DatabaseSync;
   #weights: Fts5Weights;
+  #stats?: TermStats;
+  #commonShare: number;
 
   /**
    * Create the retriever and its tables (`docs_fts`, `fts_map`) if they do not exist.
@@ -233,6 +245,8 @@ export class Fts5Retriever implements Retriever {
   constructor(db: DatabaseSync, options: Fts5Options = {}) {
     this.#db = db;
     this.#weights = { ...DEFAULT_WEIGHTS, ...options.weights };
+    this.#stats = options.stats;
+    this.#commonShare = options.commonShare ?? 0.5;
     db.exec(SCHEMA);
   }
 
@@ -298,44 +312,56 @@ export class Fts5Retriever implements Retriever {
     return settle(() => this.#search(q));
   }
 
+  #isCommon(): ((word: string) => boolean) | undefined {
+    const stats = this.#stats;
+    if (!stats) return undefined;
+    const n = stats.docCount();
+    if (n < 50) return undefined;
+    const limit = n * this.#commonShare;
+    return (word) => stats.df(word.toLowerCase()) > limit;
+  }
+
   #search(q: Query): Hit[] {
-    const match = matchExpression(q.text);
+    const match = matchExpression(q.text, this.#isCommon());
     const w = this.#weights;
     const f = filterSql(q.filters, "d");
-    // The MATCH runs in a materialized CTE so the planner always starts from the FTS index
-    // (a filter-first plan can turn milliseconds into seconds).
-    const rows = this.#db.prepare(`
+    const limit = Math.max(0, Math.floor(q.limit));
+    const weights = [w.title, w.path, w.keywords, w.headings, w.body];
+    // Without filters, rank straight from the FTS index (a top-N sort, several times
+    // faster). With filters, the MATCH runs in a materialized CTE so the planner always
+    // starts from the FTS index (a filter-first plan can turn milliseconds into seconds).
+    const rows = f.params.length === 0
+      ? this.#db.prepare(`
+      SELECT rowid AS rid, doc_id, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
+      FROM docs_fts WHERE docs_fts MATCH ? ORDER BY raw, rowid LIMIT ?`).all(
+        ...weights,
+        match,
+        limit,
+      )
+      : this.#db.prepare(`
       WITH hits AS MATERIALIZED (
-        SELECT rowid AS rid, doc_id, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
+        SELECT rowid AS rid, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
         FROM docs_fts WHERE docs_fts MATCH ?
       )
-      SELECT h.rid, h.doc_id, h.raw FROM hits h JOIN documents d ON d.doc_id = h.doc_id
+      SELECT h.rid, m.doc_id, h.raw FROM hits h
+      JOIN fts_map m ON m.rowid = h.rid JOIN documents d ON d.doc_id = m.doc_id
       WHERE ${f.where}
-      ORDER BY h.raw, h.doc_id LIMIT ?`).all(
-      w.title,
-      w.path,
-      w.keywords,
-      w.headings,
-      w.body,
-      match,
-      ...f.params,
-      Math.max(0, Math.floor(q.limit)),
-    );
-    const snip = this.#db.prepare(`
-      SELECT snippet(docs_fts, 5, '**', '**', '…', 16) AS body,
-             snippet(docs_fts, -1, '**', '**', '…', 16) AS best
-      FROM docs_fts WHERE docs_fts MATCH ? AND rowid = ?`);
+      ORDER BY h.raw, h.rid LIMIT ?`).all(...weights, match, ...f.params, limit);
+    const re = snippetMatcher(positiveTerms(parseQuery(q.text)));
+    const body = this.#db.prepare("SELECT body, title, headings FROM docs_fts WHERE rowid = ?");
     return rows.map((row) => {
       const raw = row.raw as number;
-      const s = snip.get(match, BigInt(row.rid as number));
-      const body = (s?.body as string | null) ?? "";
-      const text = body.includes("**") ? body : ((s?.best as string | null) ?? body);
       const hit: Hit = {
         doc_id: row.doc_id as string,
         score: bm25Score(raw),
         raw,
         retriever: this.name,
       };
+      if (!re) return hit;
+      const cols = body.get(BigInt(row.rid as number));
+      let text = makeSnippet((cols?.body as string) ?? "", re, SNIPPET_CHARS);
+      if (!text) text = makeSnippet((cols?.headings as string) ?? "", re, SNIPPET_CHARS);
+      if (!text) text = makeSnippet((cols?.title as string) ?? "", re, SNIPPET_CHARS);
       const snippet = tidySnippet(text);
       if (snippet) hit.snippet = snippet;
       return hit;

@@ -1,0 +1,84 @@
+/**
+ * Snippets made in JavaScript from a document's text: the window of about 200 characters
+ * holding the most distinct query words, with the words in bold. Much cheaper than FTS5's
+ * `snippet()` on long documents, which re-tokenises the whole body for every hit.
+ *
+ * @module
+ */
+import { hasCJK, segmentCJK } from "../core/tokenize.ts";
+
+const MAX_MATCHES = 400;
+const WINDOW = 160;
+
+/** A word's search prefix: its stem-like beginning, so `downloaded` also finds `download`. */
+function prefix(word: string): string {
+  if (hasCJK(word) || word.length <= 5) return word;
+  return word.slice(0, Math.max(5, word.length - 3));
+}
+
+function escape(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** A matcher for the words of a query, or undefined when there are none. */
+export function snippetMatcher(terms: string[]): RegExp | undefined {
+  const words = [
+    ...new Set(
+      terms.flatMap((t) => segmentCJK(t).toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).map(
+        prefix,
+      ),
+    ),
+  ].filter((w) => w.length > 1 || hasCJK(w)).sort((a, b) => b.length - a.length);
+  if (!words.length) return undefined;
+  const alts = words.map(escape).join("|");
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alts})[\\p{L}\\p{N}_]*|(?:${alts})`, "giu");
+}
+
+/**
+ * The best window of `text` for the matcher: the one holding the most distinct words,
+ * earliest on ties, cut at word boundaries, matches in `**bold**`, on one line.
+ */
+export function makeSnippet(text: string, re: RegExp, maxChars = 200): string {
+  const hits: { at: number; end: number; key: string }[] = [];
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m && hits.length < MAX_MATCHES; m = re.exec(text)) {
+    if (m[0].length === 0) {
+      re.lastIndex++;
+      continue;
+    }
+    hits.push({ at: m.index, end: m.index + m[0].length, key: m[0].toLowerCase().slice(0, 5) });
+  }
+  if (!hits.length) return "";
+  let best = 0;
+  let bestScore = -1;
+  for (let i = 0, j = 0; i < hits.length; i++) {
+    while (j < hits.length && hits[j]!.end - hits[i]!.at <= WINDOW) j++;
+    const distinct = new Set(hits.slice(i, j).map((h) => h.key)).size;
+    const score = distinct * 100 + (j - i);
+    if (score > bestScore) {
+      bestScore = score;
+      best = i;
+    }
+  }
+  const first = hits[best]!;
+  let start = Math.max(0, first.at - 40);
+  let end = Math.min(text.length, start + maxChars);
+  if (start > 0) {
+    const sp = text.lastIndexOf(" ", first.at);
+    start = sp > start - 20 && sp >= 0 && sp < first.at ? sp + 1 : start;
+  }
+  if (end < text.length) {
+    const sp = text.lastIndexOf(" ", end);
+    if (sp > first.end) end = sp;
+  }
+  let out = "";
+  let pos = start;
+  for (const h of hits) {
+    if (h.at < start || h.end > end) continue;
+    out += text.slice(pos, h.at) + "**" + text.slice(h.at, h.end) + "**";
+    pos = h.end;
+  }
+  out += text.slice(pos, end);
+  out = out.replace(/\s+/g, " ").replace(/\*\*( ?)\*\*/g, "$1").trim();
+  return (start > 0 ? "…" : "") + out + (end < text.length ? "…" : "");
+}

@@ -1,0 +1,21 @@
+import { assert, assertEquals } from "../tests/assert.ts";
+import { makeSnippet, snippetMatcher } from "./snippet.ts";
+
+Deno.test("makeSnippet() picks the window with the most distinct query words", () => {
+  const text = "Wombats dig. ".repeat(40) + "Here wombats and burrows meet in one sentence. " +
+    "Filler text. ".repeat(40);
+  const s = makeSnippet(text, snippetMatcher(["wombat", "burrows"])!);
+  assert(s.includes("**wombats** and **burrows**"), s);
+  assert(s.length <= 210, `${s.length}`);
+  assert(s.startsWith("…") && s.endsWith("…"));
+});
+
+Deno.test("makeSnippet() matches word beginnings, so inflected forms are found", () => {
+  const s = makeSnippet("The file was downloaded yesterday.", snippetMatcher(["downloading"])!);
+  assertEquals(s, "The file was **downloaded** yesterday.");
+});
+
+Deno.test("makeSnippet() finds nothing when no word matches", () => {
+  assertEquals(makeSnippet("Nothing relevant here.", snippetMatcher(["zebra"])!), "");
+  assertEquals(snippetMatcher(["", "-"]), undefined);
+});
