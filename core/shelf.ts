@@ -68,6 +68,7 @@ export class Shelf {
   };
   #running?: Promise<IndexProgress>;
   #pending = false;
+  #stale = false;
 
   private constructor(opts: ShelfOptions, config: Config, extractors: Extractor[]) {
     this.data = opts.data;
@@ -121,7 +122,12 @@ export class Shelf {
 
   /** True while writes are pending (a change waits for the next run). */
   get stale(): boolean {
-    return this.#pending;
+    return this.#pending || this.#stale;
+  }
+
+  /** Note that files changed and the index does not show it yet. */
+  markStale(): void {
+    this.#stale = true;
   }
 
   /**
@@ -138,6 +144,7 @@ export class Shelf {
       progress: { done: 0, total: 0, indexed: 0, unchanged: 0, skipped: 0, removed: 0 },
       started_at: new Date().toISOString(),
     };
+    this.#stale = false;
     this.#running = (async () => {
       try {
         await this.#purgeUnconfigured();

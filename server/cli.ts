@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import { dataDir, loadConfig, saveConfig } from "../core/config.ts";
 import { Shelf } from "../core/shelf.ts";
 import { ToolError } from "../core/types.ts";
+import { watchLibraries } from "../core/watch.ts";
 import { callTool, errorBody } from "./dispatch.ts";
 import { serveStdio } from "./mcp.ts";
 import { progressBar } from "./progress.ts";
@@ -227,6 +228,10 @@ export async function main(argv: string[]): Promise<number> {
       throw new UsageError("No libraries: give a folder (`shelfmark index ~/Papers`) or add one.");
     }
     await indexWithProgress(shelf, f.quiet ?? false);
+    if (f.watch) {
+      console.error("shelfmark: watching for changes (Ctrl-C to stop)");
+      await watchLibraries(shelf);
+    }
     await shelf.close();
     return 0;
   }
@@ -234,7 +239,10 @@ export async function main(argv: string[]): Promise<number> {
     if (f.http) throw new UsageError("serve --http is not available yet; use --stdio");
     const shelf = await openShelf(f, pos);
     shelf.index().catch(() => {});
+    const stop = new AbortController();
+    if (f.watch) watchLibraries(shelf, { signal: stop.signal }).catch(() => {});
     await serveStdio(shelf);
+    stop.abort();
     closeGrep();
     return 0;
   }

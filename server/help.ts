@@ -33,12 +33,14 @@ Run \`shelfmark <command> --help\` for the options of a command.
 Exit codes: 0 ok, 1 error, 2 bad usage.`;
 
 const USAGE: Record<string, string> = {
-  index: `shelfmark index [PATH...] [--quiet]
+  index: `shelfmark index [PATH...] [--watch] [--quiet]
   Index the configured libraries, adding each PATH as a library named after its folder.
-  Unchanged files are not re-read; deleted files leave the index. Progress goes to stderr.`,
-  serve: `shelfmark serve [PATH...] [--stdio]
+  Unchanged files are not re-read; deleted files leave the index. Progress goes to stderr.
+  --watch keeps running and re-indexes what changes.`,
+  serve: `shelfmark serve [PATH...] [--stdio] [--watch]
   Serve the MCP tools over stdio (the default). The handshake answers at once; indexing
-  runs in the background and answers say index=building until it is done.`,
+  runs in the background and answers say index=building until it is done. --watch picks up
+  file changes while serving (answers say stale until they are indexed).`,
   search:
     `shelfmark search QUERY [--limit 20] [--type pdf,docx] [--library NAME] [--glob 'Lib/dir/*']
                  [--after 2024-01-01] [--before 2024-12-31] [--sort default|newest|oldest]

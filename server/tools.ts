@@ -35,24 +35,20 @@ export type SearchResult =
 const MAX_LINE_CHARS = 2000;
 const lineCache = new Map<string, string[]>();
 
-/** The lines of a document (a small cache keeps the last few). */
-export function docLines(shelf: Shelf, docId: string): string[] {
-  const hit = lineCache.get(docId);
+/** The lines of a document version (a small cache keeps the last few, keyed by content hash). */
+export function docLines(shelf: Shelf, docId: string, hash: string): string[] {
+  const key = `${docId}:${hash}`;
+  const hit = lineCache.get(key);
   if (hit) {
-    lineCache.delete(docId);
-    lineCache.set(docId, hit);
+    lineCache.delete(key);
+    lineCache.set(key, hit);
     return hit;
   }
   const text = shelf.catalog.text(docId) ?? "";
   const lines = text === "" ? [] : text.split("\n");
-  lineCache.set(docId, lines);
+  lineCache.set(key, lines);
   if (lineCache.size > 16) lineCache.delete(lineCache.keys().next().value!);
   return lines;
-}
-
-/** Forget cached lines (after re-indexing). */
-export function clearLineCache(): void {
-  lineCache.clear();
 }
 
 /** Resolve a `doc_id` argument (an id, or a path inside a library) to a stored id. */
@@ -182,7 +178,7 @@ export function outline(shelf: Shelf, a: ToolArgs<"outline">) {
 export function read(shelf: Shelf, a: ToolArgs<"read">) {
   const id = resolveDoc(shelf, a.doc_id);
   const doc = shelf.catalog.get(id)!;
-  const lines = docLines(shelf, id);
+  const lines = docLines(shelf, id, doc.hash);
   let offset = a.offset;
   if (a.page !== undefined) {
     const pages = doc.pages;

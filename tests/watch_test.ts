@@ -1,0 +1,46 @@
+/** Watching a real folder: a new, a changed and a deleted file reach search (polled with a deadline). */
+import { join } from "node:path";
+import { Shelf } from "../core/shelf.ts";
+import { watchLibraries } from "../core/watch.ts";
+import { callTool } from "../server/dispatch.ts";
+import { assert } from "./assert.ts";
+
+async function until(what: string, fn: () => Promise<boolean>, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+Deno.test("watchLibraries() indexes created, changed and deleted files", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-watch-" });
+  const lib = join(base, "Notes");
+  await Deno.mkdir(lib);
+  await Deno.writeTextFile(join(lib, "a.md"), "# A\n\nFirst note.\n");
+  const shelf = await Shelf.open({ data: join(base, "data"), folders: [lib], log: () => {} });
+  await shelf.index();
+  const stop = new AbortController();
+  const watching = watchLibraries(shelf, { debounceMs: 200, signal: stop.signal });
+  const found = async (q: string) => {
+    const r = await callTool(shelf, "search", { query: q, output_format: "json" });
+    return (r.json.results as { path: string }[]).map((h) => h.path);
+  };
+  try {
+    await Deno.writeTextFile(join(lib, "b.md"), "# B\n\nPangolin scales.\n");
+    await until("the new file", async () => (await found("pangolin")).includes("Notes/b.md"));
+    await Deno.writeTextFile(join(lib, "b.md"), "# B\n\nOkapi stripes.\n");
+    await until("the change", async () => (await found("okapi")).includes("Notes/b.md"));
+    assert(!(await found("pangolin")).includes("Notes/b.md"));
+    await Deno.rename(join(lib, "b.md"), join(lib, "c.md"));
+    await until("the rename", async () => (await found("okapi")).includes("Notes/c.md"));
+    await Deno.remove(join(lib, "c.md"));
+    await until("the deletion", async () => (await found("okapi")).length === 0);
+  } finally {
+    stop.abort();
+    await watching;
+    await shelf.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
