@@ -85,12 +85,28 @@ function nodeLines(n: OutlineNode, depth: number, details: boolean): string[] {
     `${indent}[${n.id}] ${n.title} [L${n.start_line}-${n.end_line}, ${n.line_count} lines${page}]`,
   ];
   if (details && n.summary) out.push(`${indent}  > ${n.summary}`);
-  if (details && n.keywords?.length) out.push(`${indent}  ~ ${n.keywords.join(", ")}`);
   return out;
+}
+
+/** Most summaries shown by default; more come through `expand`. */
+const MAX_SUMMARIES = 12;
+
+/**
+ * How deep the default view shows summaries: the top level (the level under a single
+ * root), unless that is more than `MAX_SUMMARIES` nodes.
+ */
+function summaryDepth(nodes: OutlineNode[]): number {
+  let depth = nodes.length === 1 ? 2 : 1;
+  const count = (ns: OutlineNode[], d: number): number =>
+    d > depth ? 0 : ns.reduce((s, n) => s + 1 + count(n.children, d + 1), 0);
+  while (depth > 0 && count(nodes, 1) > MAX_SUMMARIES) depth--;
+  return depth;
 }
 
 interface View {
   details: boolean;
+  /** Deepest level whose summaries `details` shows (deeper ones appear through `expand`). */
+  detailDepth?: number;
   depth: number;
   /** Raw tokens available to nodes that are not expanded (truncation only). */
   room?: number;
@@ -204,7 +220,8 @@ export function renderOutline(
         if (d.over) return;
         const isForced = forced.has(n.id);
         if (depth > view.depth && !isForced) continue;
-        const details = view.details || detailed.has(n.id);
+        const details = (view.details && depth <= (view.detailDepth ?? Infinity)) ||
+          detailed.has(n.id);
         const ls = nodeLines(n, depth, details);
         const c = ls.reduce((s, l) => s + rawTokens(l) + 0.25, 0);
         if (!isForced) {
@@ -263,6 +280,7 @@ export function renderOutline(
   const fullHead = header(card, true);
   const full = draw({
     details: true,
+    detailDepth: summaryDepth(nodes),
     depth: Infinity,
     abort: max - cost(fullHead) - 0.25,
     countForced: true,

@@ -49,7 +49,7 @@ function tree(breadth: number, depth: number): OutlineNode[] {
 const count = (ns: ShownNode[]) => flattenOutline(ns).length;
 const deepest = (ns: ShownNode[]) => Math.max(0, ...flattenOutline(ns).map((n) => n.level));
 
-Deno.test("renderOutline() shows everything within the budget, in the spec's format", () => {
+Deno.test("renderOutline() shows every node within the budget, top-level summaries, in the spec's format", () => {
   const nodes = tree(2, 2);
   nodes[0]!.page = 12;
   const out = renderOutline(CARD, nodes, { maxTokens: 5000 });
@@ -62,9 +62,15 @@ Deno.test("renderOutline() shows everything within the budget, in the spec's for
     out.markdown,
   );
   assert(lines.some((l) => l === "  [1.2] Section 1.2 about things [L21-30, 10 lines]"));
-  assert(lines.some((l) => l.startsWith("    > Section 1.2 explains")));
-  assert(lines.some((l) => l === "    ~ alpha, beta, gamma"));
+  assert(lines.some((l) => l.startsWith("  > Section 1 explains")), out.markdown);
+  assert(
+    !lines.some((l) => l.startsWith("    > Section 1.2 explains")),
+    "deeper summaries wait for expand",
+  );
+  assert(!out.markdown.includes("~ alpha"), "node keywords stay in the JSON answer");
   assert(!out.markdown.includes("[budget]"));
+  const expanded = renderOutline(CARD, nodes, { maxTokens: 5000, expand: ["1"] });
+  assert(expanded.markdown.split("\n").some((l) => l.startsWith("    > Section 1.2 explains")));
   assertEquals(out.tokens, estimateTokens(out.markdown));
 });
 
