@@ -11,7 +11,7 @@ import { buildCard, distinctTerms } from "./card.ts";
 import type { Catalog, FileState } from "./catalog.ts";
 import { buildOutline } from "./outline.ts";
 import { docIdFor } from "./paths.ts";
-import type { ExtractorRegistry } from "./registry.ts";
+import type { ExtractFn } from "./pool.ts";
 import { sniff } from "./sniff.ts";
 import {
   ExtractError,
@@ -67,18 +67,21 @@ function rfc3339(ms: number): string {
 /** Builds and updates the index of a set of libraries. */
 export class Indexer {
   #catalog: Catalog;
-  #registry: ExtractorRegistry;
+  #extract: ExtractFn;
   #retrievers: Retriever[];
+  #concurrency: number;
 
   /**
    * @param catalog the catalog to write
-   * @param registry extractors to use
+   * @param extract extracts one file (a worker pool, or in process)
    * @param retrievers retrievers kept in step with the catalog
+   * @param concurrency files extracted at once
    */
-  constructor(catalog: Catalog, registry: ExtractorRegistry, retrievers: Retriever[]) {
+  constructor(catalog: Catalog, extract: ExtractFn, retrievers: Retriever[], concurrency = 1) {
     this.#catalog = catalog;
-    this.#registry = registry;
+    this.#extract = extract;
     this.#retrievers = retrievers;
+    this.#concurrency = Math.max(1, concurrency);
   }
 
   /** Index every library: new and changed files are extracted, deleted ones removed. */
@@ -111,6 +114,7 @@ export class Indexer {
           this.#catalog.skip(lib.name, r, 0, 0);
           seen.add(r.path);
         }
+        const inflight = new Set<Promise<void>>();
         for (const f of files) {
           if (opts.signal?.aborted) break;
           seen.add(f.path);
@@ -118,13 +122,21 @@ export class Indexer {
           const prev = skippedBefore.get(f.path);
           if (prev && prev.size === f.size && prev.mtime_ms === f.mtime_ms) {
             p.skipped++;
+            p.done++;
+            opts.onProgress?.({ ...p });
           } else {
-            const outcome = await this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes);
-            p[outcome]++;
-            if (outcome !== "unchanged") inBatch++;
+            const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes).then(
+              (outcome) => {
+                p[outcome]++;
+                if (outcome !== "unchanged") inBatch++;
+                p.done++;
+                opts.onProgress?.({ ...p });
+              },
+            );
+            inflight.add(task);
+            task.finally(() => inflight.delete(task));
+            if (inflight.size >= this.#concurrency) await Promise.race(inflight);
           }
-          p.done++;
-          opts.onProgress?.({ ...p });
           if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
             this.#catalog.commit();
             await new Promise((r) => setTimeout(r, 0));
@@ -137,6 +149,7 @@ export class Indexer {
             lastYield = performance.now();
           }
         }
+        await Promise.all(inflight);
         if (opts.signal?.aborted) break;
         const gone = [...known.values()].filter((s) => !seen.has(s.path));
         if (gone.length) await this.removeDocs(gone.map((s) => s.doc_id));
@@ -196,17 +209,17 @@ export class Indexer {
       bytes,
       mimeType: sniffed.mimeType,
     };
-    const extractor = this.#registry.select(input);
-    if (!extractor) {
-      return skip(
-        "unsupported",
-        sniffed.text
-          ? `no extractor for "${input.extension}"`
-          : `binary file (${sniffed.mimeType})`,
-      );
-    }
     try {
-      const extracted = await extractor.extract(input);
+      const result = await this.#extract(input);
+      if (!result) {
+        return skip(
+          "unsupported",
+          sniffed.text
+            ? `no extractor for "${input.extension}"`
+            : `binary file (${sniffed.mimeType})`,
+        );
+      }
+      const { extracted } = result;
       const lines = extracted.lines;
       const outline = buildOutline(lines, extracted.headings ?? [], this.#catalog);
       const quality = outline.length ? (extracted.outlineQuality ?? "high") : "none";
@@ -219,7 +232,7 @@ export class Indexer {
         doc_id: docId,
         path: f.path,
         library: lib.name,
-        doc_type: extractor.name,
+        doc_type: result.extractor,
         lines,
         extracted,
         outline,

@@ -5,13 +5,14 @@
  * @module
  */
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { extractorsFrom } from "./plugins.ts";
 import { Fts5Retriever } from "../retrievers/fts5.ts";
 import { Catalog } from "./catalog.ts";
 import { addFolders, type Config, configLibraries, loadConfig, saveConfig } from "./config.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "./registry.ts";
+import { ExtractPool, inProcess } from "./pool.ts";
 import type { Extractor, Library, Retriever } from "./types.ts";
 
 /** Options to open a shelf. */
@@ -26,6 +27,10 @@ export interface ShelfOptions {
   fullPaths?: boolean;
   /** Logger for warnings (stderr by default). */
   log?: (msg: string) => void;
+  /** Extraction workers (default: one per core, at most 4; 0 extracts in this thread). */
+  workers?: number;
+  /** Time limit for extracting one file, in ms (default 60 s). */
+  fileTimeoutMs?: number;
 }
 
 /** State of the index as answers report it. */
@@ -54,6 +59,8 @@ export class Shelf {
   readonly retrievers: Retriever[];
   /** The indexer. */
   readonly indexer: Indexer;
+  /** The extraction workers (undefined when extracting in this thread). */
+  readonly pool?: ExtractPool;
   /** The data directory. */
   readonly data: string;
   /** Whether answers may show absolute paths. */
@@ -70,7 +77,12 @@ export class Shelf {
   #pending = false;
   #stale = false;
 
-  private constructor(opts: ShelfOptions, config: Config, extractors: Extractor[]) {
+  private constructor(
+    opts: ShelfOptions,
+    config: Config,
+    extractors: Extractor[],
+    plugins: string[],
+  ) {
     this.data = opts.data;
     this.fullPaths = opts.fullPaths ?? false;
     this.log = opts.log ?? ((m) => console.error(m));
@@ -82,7 +94,16 @@ export class Shelf {
     for (const e of extractors) this.registry.register(e);
     this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
     this.retrievers = [this.fts];
-    this.indexer = new Indexer(this.catalog, this.registry, this.retrievers);
+    const workers = opts.workers ?? Math.min(4, navigator.hardwareConcurrency || 2);
+    if (workers > 0) {
+      this.pool = new ExtractPool({ workers, timeoutMs: opts.fileTimeoutMs, plugins });
+    }
+    this.indexer = new Indexer(
+      this.catalog,
+      this.pool?.extract ?? inProcess(this.registry),
+      this.retrievers,
+      workers + 1,
+    );
   }
 
   /** Open the shelf of a data directory, adding command-line folders to its configuration. */
@@ -98,11 +119,11 @@ export class Shelf {
       if (JSON.stringify(config) !== before) saveConfig(opts.data, config);
     }
     const log = opts.log ?? ((m: string) => console.error(m));
-    const extractors = await extractorsFrom([
-      ...(config.extractors ?? []),
-      ...(opts.extractors ?? []),
-    ], log);
-    return new Shelf(opts, config, extractors);
+    const plugins = [...(config.extractors ?? []), ...(opts.extractors ?? [])].map((p) =>
+      /^[a-z][a-z0-9+.-]*:/i.test(p) ? p : resolve(p)
+    );
+    const extractors = await extractorsFrom(plugins, log);
+    return new Shelf(opts, config, extractors, plugins);
   }
 
   /** The configured libraries. */
@@ -193,6 +214,7 @@ export class Shelf {
   /** Close the catalog (after the run in progress). */
   async close(): Promise<void> {
     await this.idle();
+    this.pool?.close();
     this.catalog.close();
   }
 }

@@ -1,0 +1,63 @@
+import { join } from "node:path";
+import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
+import { ExtractPool } from "./pool.ts";
+import { ExtractError } from "./types.ts";
+
+const enc = new TextEncoder();
+
+Deno.test("ExtractPool extracts in workers and stops a file that runs past its time limit", async () => {
+  const dir = await Deno.makeTempDir();
+  const plugin = join(dir, "spin.ts");
+  // A hostile extractor: never returns for `.spin` files.
+  await Deno.writeTextFile(
+    plugin,
+    `export default { name: "spin", extensions: [".spin"], extract() { while (true) {} } };`,
+  );
+  const pool = new ExtractPool({ workers: 2, timeoutMs: 500, plugins: [plugin] });
+  try {
+    const md = await pool.extract({
+      path: "l/a.md",
+      extension: ".md",
+      bytes: enc.encode("# Hi\n\nText.\n"),
+    });
+    assertEquals(md?.extractor, "markdown");
+    assertEquals(md?.extracted.headings?.[0]?.title, "Hi");
+
+    const err = await assertRejects(() =>
+      pool.extract({ path: "l/x.spin", extension: ".spin", bytes: enc.encode("x") })
+    );
+    assert(err instanceof ExtractError);
+    assertEquals((err as ExtractError).reason, "timeout");
+
+    // The pool replaced the worker and goes on.
+    const txt = await pool.extract({
+      path: "l/b.txt",
+      extension: ".txt",
+      bytes: enc.encode("plain words\n"),
+    });
+    assertEquals(txt?.extracted.lines, ["plain words"]);
+
+    const none = await pool.extract({
+      path: "l/c.xyz",
+      extension: ".xyz",
+      bytes: new Uint8Array([0, 1, 2]),
+    });
+    assertEquals(none, undefined);
+  } finally {
+    pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("ExtractPool reports an extractor's own refusal with its reason", async () => {
+  const pool = new ExtractPool({ workers: 1 });
+  try {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const err = await assertRejects(() =>
+      pool.extract({ path: "l/fake.txt", extension: ".txt", bytes: png })
+    );
+    assertEquals((err as ExtractError).reason, "binary");
+  } finally {
+    pool.close();
+  }
+});
