@@ -1,0 +1,118 @@
+/** The tools through `callTool` on a real temporary library: search filters, outline, read, errors. */
+import { join } from "node:path";
+import { Shelf } from "../core/shelf.ts";
+import { callTool } from "../server/dispatch.ts";
+import { ToolError } from "../core/types.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
+
+async function setup() {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-tools-" });
+  const lib = join(base, "Lab");
+  await Deno.mkdir(join(lib, "2023"), { recursive: true });
+  await Deno.mkdir(join(lib, "2024"), { recursive: true });
+  const files: [string, string, string][] = [
+    ["2023/old.md", "# Old lemur notes\n\nLemurs eat fruit.\n", "2023-03-01T00:00:00Z"],
+    ["2024/new.md", "# New lemur notes\n\nLemurs sleep in trees.\n", "2024-06-01T00:00:00Z"],
+    [
+      "2024/page.html",
+      "<title>Lemur page</title><h1>Lemur</h1><p>Lemurs jump.</p>",
+      "2024-01-15T12:00:00Z",
+    ],
+  ];
+  for (const [p, text, when] of files) {
+    await Deno.writeTextFile(join(lib, p), text);
+    await Deno.utime(join(lib, p), new Date(when), new Date(when));
+  }
+  const shelf = await Shelf.open({
+    data: join(base, "data"),
+    folders: [lib],
+    log: () => {},
+    workers: 0,
+  });
+  await shelf.index();
+  return { base, shelf };
+}
+
+async function paths(shelf: Shelf, args: Record<string, unknown>): Promise<string[]> {
+  const r = await callTool(shelf, "search", { query: "lemur", ...args, output_format: "json" });
+  return (r.json.results as { path: string }[]).map((h) => h.path);
+}
+
+Deno.test("search filters: doc_types, library, path_glob, modified_after/before, time_sort", async () => {
+  const { base, shelf } = await setup();
+  try {
+    assertEquals((await paths(shelf, {})).length, 3);
+    assertEquals(await paths(shelf, { doc_types: ["html"] }), ["Lab/2024/page.html"]);
+    assertEquals((await paths(shelf, { path_glob: "Lab/2024/*" })).sort(), [
+      "Lab/2024/new.md",
+      "Lab/2024/page.html",
+    ]);
+    assertEquals(await paths(shelf, { path_glob: "lab/2024/*" }), [], "GLOB is case-sensitive");
+    assertEquals(await paths(shelf, { modified_before: "2023-12-31" }), ["Lab/2023/old.md"]);
+    assertEquals(
+      await paths(shelf, { modified_after: "2024-06-01" }),
+      ["Lab/2024/new.md"],
+      "inclusive",
+    );
+    assertEquals(
+      (await paths(shelf, { modified_before: "2024-01-15" })).sort(),
+      ["Lab/2023/old.md", "Lab/2024/page.html"],
+      "a date-only upper bound takes in the whole day",
+    );
+    assertEquals(await paths(shelf, { time_sort: "newest" }), [
+      "Lab/2024/new.md",
+      "Lab/2024/page.html",
+      "Lab/2023/old.md",
+    ]);
+    assertEquals(await paths(shelf, { time_sort: "oldest" }), [
+      "Lab/2023/old.md",
+      "Lab/2024/page.html",
+      "Lab/2024/new.md",
+    ]);
+    assertEquals(await paths(shelf, { library: "Lab", limit: 1 }).then((p) => p.length), 1);
+    const bad = await assertRejects(() =>
+      callTool(shelf, "search", { query: "lemur", modified_after: "last week" })
+    );
+    assertEquals((bad as ToolError).code, "INVALID_ARGUMENT");
+    const none = await assertRejects(() => callTool(shelf, "search", { query: "-lemur" }));
+    assertEquals((none as ToolError).code, "INVALID_ARGUMENT");
+  } finally {
+    await shelf.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("outline and read: titles, line ranges, pages refused for text, offsets past the end", async () => {
+  const { base, shelf } = await setup();
+  try {
+    const r = await callTool(shelf, "outline", {
+      doc_ids: ["Lab/2024/new.md"],
+      output_format: "json",
+    });
+    const doc = (r.json.documents as { title: string; nodes: { start_line: number }[] }[])[0]!;
+    assertEquals(doc.title, "New lemur notes");
+    assertEquals(doc.nodes[0]!.start_line, 1);
+    const read = await callTool(shelf, "read", { doc_id: "Lab/2024/new.md", offset: 3, limit: 1 });
+    assertMatch(read.text, /^3 \| Lemurs sleep in trees\.$/m);
+    assertMatch(read.text, /Showing lines 3-3 of 3\./);
+    const page = await assertRejects(() =>
+      callTool(shelf, "read", { doc_id: "Lab/2024/new.md", page: 2 })
+    );
+    assertEquals((page as ToolError).code, "INVALID_ARGUMENT");
+    const past = await assertRejects(() =>
+      callTool(shelf, "read", { doc_id: "Lab/2024/new.md", offset: 99 })
+    );
+    assertEquals((past as ToolError).code, "INVALID_ARGUMENT");
+    const unknownArg = await assertRejects(() =>
+      callTool(shelf, "read", { doc_id: "x", bogus: 1 })
+    );
+    assertEquals((unknownArg as ToolError).code, "INVALID_ARGUMENT");
+    const status = await callTool(shelf, "status", { output_format: "json" });
+    assertEquals(status.json.state, "ready");
+    assertEquals(status.json.documents_indexed, 3);
+    assert((status.json._meta as { now: string }).now.endsWith("Z"));
+  } finally {
+    await shelf.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
