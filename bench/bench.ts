@@ -15,6 +15,8 @@ import { estimateTokens, renderOutline } from "../core/budget.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeGrep } from "../server/tools.ts";
 import { STOP_WORDS } from "../core/tokenize.ts";
+import { flattenOutline } from "../core/outline.ts";
+import { groundTruth, titleF1 } from "../tests/corpus.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SHARED = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
@@ -170,6 +172,23 @@ async function main() {
     await callTool(shelf, "read", { doc_id: id, offset: 1, limit: 200 });
     readMs.push(performance.now() - s);
   }
+  // Heading F1 of the outlines against the corpus's ground truth, per library.
+  const truth = await groundTruth(corpus);
+  const f1s = new Map<string, number[]>();
+  for (const [path, row] of truth) {
+    if (!row.headings) continue;
+    const id = shelf.catalog.idByPath(path);
+    if (!id) continue;
+    const doc = shelf.catalog.get(id)!;
+    const lib = path.startsWith("text/")
+      ? path.split("/").slice(0, 2).join("/")
+      : path.split("/")[0]!;
+    const list = f1s.get(lib) ?? [];
+    list.push(
+      titleF1(flattenOutline(doc.outline).map((n) => n.title), row.headings.map((h) => h.title)),
+    );
+    f1s.set(lib, list);
+  }
   // Outline sizes at the default budget, over every document.
   let under500 = 0;
   let total = 0;
@@ -204,6 +223,10 @@ async function main() {
     ],
     ["read p50 / p95", `${f(pct(readMs, 50))} / ${f(pct(readMs, 95))} ms (${readMs.length} calls)`],
     ["outlines under 500 tokens", `${f((100 * under500) / Math.max(total, 1), 1)} % of ${total}`],
+    ...[...f1s.entries()].sort().map(([lib, xs]): [string, string] => [
+      `heading F1, ${lib}`,
+      `${f(xs.reduce((a, b) => a + b, 0) / xs.length, 3)} (${xs.length} docs)`,
+    ]),
   ];
   console.log("| measure | value |\n| --- | --- |");
   for (const [k, v] of rows) console.log(`| ${k} | ${v} |`);

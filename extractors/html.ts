@@ -232,6 +232,8 @@ function decodeHtml(bytes: Uint8Array): { text: string; warnings: string[] } {
 
 /** Elements whose Markdown depends on their ancestors: never split a page inside them. */
 const KEEP_WHOLE = new Set(["ul", "ol", "dl", "table", "blockquote", "pre", "a", "details"]);
+/** The items a long container may be cut between. */
+const ITEM_OF: Record<string, string[]> = { li: ["ul", "ol"], dt: ["dl"], tr: ["table"] };
 const SPLIT_BEFORE = /^(?:h[1-6]|p|div|section|article|pre|table|ul|ol|dl|blockquote|hr)$/;
 
 /**
@@ -241,7 +243,10 @@ const SPLIT_BEFORE = /^(?:h[1-6]|p|div|section|article|pre|table|ul|ol|dl|blockq
  *
  * @param html the page, chrome already removed
  * @param size target size of a piece
- * @returns the pieces, in order; their concatenation is `html`
+ * A single list, definition list or table longer than `2 * size` is cut between its items
+ * (`li`, `dt`, `tr`): the piece closes the container and the next one opens it again.
+ *
+ * @returns the pieces, in order; without those reopened containers, their concatenation is `html`
  */
 export function splitBlocks(html: string, size = 64_000): string[] {
   if (html.length <= size) return [html];
@@ -249,6 +254,8 @@ export function splitBlocks(html: string, size = 64_000): string[] {
   let depth = 0;
   let start = 0;
   let pos = 0;
+  let container: { name: string; open: string } | undefined;
+  let prefix = "";
   while (pos < html.length) {
     const lt = html.indexOf("<", pos);
     if (lt < 0) break;
@@ -266,19 +273,31 @@ export function splitBlocks(html: string, size = 64_000): string[] {
     const name = m[2]!.toLowerCase();
     if (m[1]) {
       if (KEEP_WHOLE.has(name) && depth > 0) depth--;
+      if (depth === 0) container = undefined;
       continue;
     }
     // split here when outside context-sensitive elements (or the piece is far too big)
     const due = lt - start >= size && (depth === 0 || lt - start >= size * 32);
     if (due && SPLIT_BEFORE.test(name)) {
-      pieces.push(html.slice(start, lt));
+      pieces.push(prefix + html.slice(start, lt));
       start = lt;
+      prefix = "";
       if (depth > 0) depth = 0;
+      container = undefined;
+    } else if (
+      depth === 1 && container && lt - start >= size * 2 && ITEM_OF[name]?.includes(container.name)
+    ) {
+      // one long list or table: close it here and open it again in the next piece
+      pieces.push(prefix + html.slice(start, lt) + `</${container.name}>`);
+      start = lt;
+      prefix = container.open;
     }
     if (RAW_TEXT.has(name)) pos = rawEnd(html, name, pos);
-    else if (KEEP_WHOLE.has(name) && !m[3]!.endsWith("/")) depth++;
+    else if (KEEP_WHOLE.has(name) && !m[3]!.endsWith("/")) {
+      if (depth++ === 0) container = { name, open: m[0] };
+    }
   }
-  pieces.push(html.slice(start));
+  pieces.push(prefix + html.slice(start));
   return pieces;
 }
 

@@ -79,3 +79,14 @@ Deno.test("html() finds the headings of the small corpus (mean title F1 >= 0.9)"
   assert(scores.length > 10, "expected the html library in the small corpus");
   assert(mean >= 0.9, `mean F1 ${mean}`);
 });
+
+Deno.test("splitBlocks() cuts one very long list between items and reopens it", () => {
+  const items = Array.from({ length: 400 }, (_, i) => `<li>item ${i} ${"x".repeat(40)}</li>`);
+  const page = `<p>intro</p><ol start="1">${items.join("")}</ol><p>end</p>`;
+  const pieces = splitBlocks(page, 2000);
+  assert(pieces.length > 3, `${pieces.length} pieces`);
+  for (const p of pieces.slice(1, -1)) {
+    assert(p.startsWith('<ol start="1">') || p.startsWith("<li>"), p.slice(0, 30));
+  }
+  assertEquals(pieces.join("").replaceAll('</ol><ol start="1">', ""), page);
+});
