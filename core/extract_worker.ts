@@ -10,11 +10,12 @@ import type { Extracted, ExtractInput } from "./types.ts";
 
 /** A message to the worker. */
 export type WorkerRequest =
-  | { type: "init"; plugins: string[] }
+  | { type: "init"; plugins: string[]; softMs: number }
   | { type: "extract"; id: number; input: ExtractInput };
 
 /** A message from the worker. */
 export type WorkerReply =
+  | { id: 0; ready: true }
   | { id: number; extractor: string; extracted: Extracted }
   | { id: number; none: true }
   | { id: number; error: { reason: string; message: string } };
@@ -22,15 +23,31 @@ export type WorkerReply =
 // deno-lint-ignore no-explicit-any
 const scope = globalThis as any;
 let registry: Promise<ExtractorRegistry> = Promise.resolve(new ExtractorRegistry());
+let softMs = 50_000;
+
+/**
+ * A signal that reads as aborted once the soft deadline has passed, even inside a long
+ * synchronous extractor loop (where timers never get to fire), so extractors that check
+ * it between pieces can return what they have before the pool's hard limit kills them.
+ */
+function deadline(ms: number): AbortSignal {
+  const end = Date.now() + ms;
+  const signal = new AbortController().signal;
+  Object.defineProperty(signal, "aborted", { get: () => Date.now() > end });
+  return signal;
+}
 
 scope.onmessage = async (e: MessageEvent<WorkerRequest>) => {
   const msg = e.data;
   if (msg.type === "init") {
+    softMs = msg.softMs;
     registry = extractorsFrom(msg.plugins, (m) => console.error(m)).then((list) => {
       const r = new ExtractorRegistry();
       for (const ex of list) r.register(ex);
       return r;
     });
+    await registry;
+    scope.postMessage({ id: 0, ready: true } satisfies WorkerReply);
     return;
   }
   const { id, input } = msg;
@@ -40,7 +57,7 @@ scope.onmessage = async (e: MessageEvent<WorkerRequest>) => {
       scope.postMessage({ id, none: true } satisfies WorkerReply);
       return;
     }
-    const extracted = await ex.extract(input);
+    const extracted = await ex.extract({ ...input, signal: deadline(softMs) });
     scope.postMessage({ id, extractor: ex.name, extracted } satisfies WorkerReply);
   } catch (err) {
     const e = err as { name?: string; reason?: unknown; message?: string };

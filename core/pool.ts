@@ -35,6 +35,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** Set once the worker has loaded its extractors. */
+  ready: boolean;
   job?: Job;
   timer?: ReturnType<typeof setTimeout>;
 }
@@ -69,8 +71,14 @@ export class ExtractPool {
     const worker = new Worker(new URL("./extract_worker.ts", import.meta.url).href, {
       type: "module",
     });
-    const slot: Slot = { worker };
-    worker.postMessage({ type: "init", plugins: this.#plugins } satisfies WorkerRequest);
+    const slot: Slot = { worker, ready: false };
+    worker.postMessage(
+      {
+        type: "init",
+        plugins: this.#plugins,
+        softMs: Math.floor(this.timeoutMs * 0.8),
+      } satisfies WorkerRequest,
+    );
     worker.onmessage = (e: MessageEvent<WorkerReply>) => this.#done(slot, e.data);
     worker.onerror = (e: ErrorEvent) => {
       e.preventDefault();
@@ -80,6 +88,11 @@ export class ExtractPool {
   }
 
   #done(slot: Slot, reply: WorkerReply): void {
+    if ("ready" in reply) {
+      slot.ready = true;
+      this.#pump();
+      return;
+    }
     const job = slot.job;
     if (!job || job.id !== reply.id) return;
     clearTimeout(slot.timer);
@@ -105,17 +118,17 @@ export class ExtractPool {
   #pump(): void {
     if (this.#closed) return;
     while (this.#queue.length) {
-      let slot = this.#slots.find((s) => !s.job);
-      if (!slot && this.#slots.length < this.size) {
-        slot = this.#spawn();
-        this.#slots.push(slot);
+      if (this.#slots.length < this.size && this.#slots.every((s) => s.job || s.ready)) {
+        // Start another worker while there is queued work; it takes jobs once ready.
+        this.#slots.push(this.#spawn());
       }
+      const slot = this.#slots.find((s) => s.ready && !s.job);
       if (!slot) return;
       const job = this.#queue.shift()!;
       slot.job = job;
       slot.timer = setTimeout(() => {
         this.#fail(
-          slot!,
+          slot,
           new ExtractError("timeout", `extraction ran longer than ${this.timeoutMs} ms`),
         );
       }, this.timeoutMs);
