@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { Shelf } from "../core/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
-import { ToolError } from "../core/types.ts";
+import type { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 
 async function setup() {
