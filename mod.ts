@@ -25,4 +25,5 @@ export { ExtractorRegistry } from "./core/registry.ts";
 export { builtinExtractors } from "./extractors/mod.ts";
 export { callTool, type ToolAnswer } from "./server/dispatch.ts";
 export { createServer, serveStdio } from "./server/mcp.ts";
+export { type HttpOptions, type HttpServer, serveHttp } from "./server/http.ts";
 export { schemas, type ToolName } from "./server/schemas.ts";

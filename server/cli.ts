@@ -19,6 +19,7 @@ import { ToolError } from "../core/types.ts";
 import { watchLibraries } from "../core/watch.ts";
 import { callTool, errorBody } from "./dispatch.ts";
 import { serveStdio } from "./mcp.ts";
+import { isLoopback, serveHttp } from "./http.ts";
 import { progressBar } from "./progress.ts";
 import type { ToolName } from "./schemas.ts";
 import { closeGrep } from "./tools.ts";
@@ -236,12 +237,32 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (cmd === "serve") {
-    if (f.http) throw new UsageError("serve --http is not available yet; use --stdio");
+    if (f.http && f.stdio) throw new UsageError("serve: choose --stdio or --http, not both");
+    const port = int(f.port, "port");
+    if (port !== undefined && (port < 0 || port > 65535)) {
+      throw new UsageError(`--port must be 0-65535, not ${port}`);
+    }
+    const token = f.token ?? Deno.env.get("SHELFMARK_TOKEN");
+    const host = f.host ?? "127.0.0.1";
+    if (f.http && !isLoopback(host) && !token) {
+      throw new UsageError(
+        `serve --http --host ${host}: listening beyond loopback needs --token (or SHELFMARK_TOKEN)`,
+      );
+    }
     const shelf = await openShelf(f, pos);
     shelf.index().catch(() => {});
     const stop = new AbortController();
     if (f.watch) watchLibraries(shelf, { signal: stop.signal }).catch(() => {});
-    await serveStdio(shelf);
+    if (f.http) {
+      const http = serveHttp(shelf, { host, port, token });
+      console.error(`shelfmark: MCP over Streamable HTTP at ${http.url}`);
+      const quit = () => http.shutdown();
+      Deno.addSignalListener("SIGINT", quit);
+      Deno.addSignalListener("SIGTERM", quit);
+      await http.finished;
+    } else {
+      await serveStdio(shelf);
+    }
     stop.abort();
     closeGrep();
     return 0;

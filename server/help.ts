@@ -11,7 +11,7 @@ Usage: shelfmark <command> [args] [options]
 
 Commands:
   index [PATH...]                 build or update the index (folders become libraries)
-  serve [PATH...] [--stdio]       MCP server over stdio; indexes in the background
+  serve [PATH...] [--stdio|--http] MCP server over stdio or HTTP; indexes in the background
   search QUERY                    documents for a query
   outline ID [ID...]              table of contents with line ranges
   read ID                         numbered lines of a document
@@ -37,8 +37,10 @@ const USAGE: Record<string, string> = {
   Index the configured libraries, adding each PATH as a library named after its folder.
   Unchanged files are not re-read; deleted files leave the index. Progress goes to stderr.
   --watch keeps running and re-indexes what changes.`,
-  serve: `shelfmark serve [PATH...] [--stdio] [--watch]
-  Serve the MCP tools over stdio (the default). The handshake answers at once; indexing
+  serve:
+    `shelfmark serve [PATH...] [--stdio | --http [--host 127.0.0.1] [--port 60606] [--token T]] [--watch]
+  Serve the MCP tools over stdio (the default) or Streamable HTTP at /mcp (the next free
+  port is taken when 60606 is busy; a token is required beyond loopback; Origin is checked). The handshake answers at once; indexing
   runs in the background and answers say index=building until it is done. --watch picks up
   file changes while serving (answers say stale until they are indexed).`,
   search:

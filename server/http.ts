@@ -1,0 +1,146 @@
+/**
+ * MCP over Streamable HTTP on `Deno.serve`: one MCP server and transport per client
+ * session, `Origin` checked against DNS rebinding, a bearer token required whenever the
+ * server listens beyond the loopback interface. Binds to 127.0.0.1:60606 by default and
+ * takes the next free port when that one is busy.
+ *
+ * @module
+ */
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { Shelf } from "../core/shelf.ts";
+import { createServer } from "./mcp.ts";
+
+/** Options of the HTTP server. */
+export interface HttpOptions {
+  /** Interface to bind (default `127.0.0.1`). */
+  host?: string;
+  /** First port to try (default 60606); the next free one is taken when it is busy. */
+  port?: number;
+  /** Bearer token; required when `host` is not a loopback address. */
+  token?: string;
+  /** Extra allowed `Origin` values (loopback origins are always allowed). */
+  allowedOrigins?: string[];
+  /** Stop serving. */
+  signal?: AbortSignal;
+}
+
+/** A running HTTP server. */
+export interface HttpServer {
+  /** The URL of the MCP endpoint, e.g. `http://127.0.0.1:60606/mcp`. */
+  url: string;
+  /** The port taken. */
+  port: number;
+  /** Resolves when the server has stopped. */
+  finished: Promise<void>;
+  /** Stop the server and close every session. */
+  shutdown(): Promise<void>;
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/i;
+
+/** True for loopback host names and addresses. */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
+function json(status: number, code: string, message: string): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
+    {
+      status,
+      headers: { "content-type": "application/json", "x-shelfmark-error": code },
+    },
+  );
+}
+
+function originAllowed(origin: string | null, extra: string[]): boolean {
+  if (origin === null) return true; // not a browser
+  if (extra.includes(origin)) return true;
+  try {
+    return isLoopback(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Serve the shelf's tools over Streamable HTTP at `/mcp`. */
+export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
+  const host = opts.host ?? "127.0.0.1";
+  const token = opts.token;
+  if (!isLoopback(host) && !token) {
+    throw new Error(
+      `Refusing to listen on ${host} without a token: pass --token or set SHELFMARK_TOKEN`,
+    );
+  }
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const extra = opts.allowedOrigins ?? [];
+
+  const handler = async (req: Request): Promise<Response> => {
+    const url = new URL(req.url);
+    if (url.pathname === "/health") {
+      return Response.json({ ok: true, state: shelf.status.state });
+    }
+    if (url.pathname !== "/mcp") return json(404, "NOT_FOUND", "Not found: use /mcp");
+    if (!originAllowed(req.headers.get("origin"), extra)) {
+      return json(403, "FORBIDDEN_ORIGIN", "Origin not allowed");
+    }
+    if (token && req.headers.get("authorization") !== `Bearer ${token}`) {
+      return json(401, "UNAUTHORIZED", "Missing or wrong bearer token");
+    }
+    const sid = req.headers.get("mcp-session-id");
+    if (sid) {
+      const t = sessions.get(sid);
+      if (!t) return json(404, "SESSION_NOT_FOUND", "Unknown session; initialize again");
+      return await t.handleRequest(req);
+    }
+    if (req.method !== "POST") return json(400, "BAD_REQUEST", "Initialize with a POST first");
+    let body: unknown;
+    try {
+      body = await req.json();
+    } catch {
+      return json(400, "PARSE_ERROR", "Body is not JSON");
+    }
+    if (!isInitializeRequest(body)) {
+      return json(400, "BAD_REQUEST", "No session: the first request must be initialize");
+    }
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      onsessioninitialized: (id: string) => {
+        sessions.set(id, transport);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    await createServer(shelf).connect(transport);
+    return await transport.handleRequest(req, { parsedBody: body });
+  };
+
+  let server: Deno.HttpServer<Deno.NetAddr> | undefined;
+  let port = opts.port ?? 60606;
+  for (let tries = 0; tries < 50; tries++, port++) {
+    try {
+      server = Deno.serve(
+        { hostname: host, port, signal: opts.signal, onListen: () => {} },
+        handler,
+      );
+      break;
+    } catch (e) {
+      if (!(e instanceof Deno.errors.AddrInUse)) throw e;
+    }
+  }
+  if (!server) throw new Error(`No free port from ${opts.port ?? 60606} on ${host}`);
+  const taken = server.addr.port;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${taken}/mcp`,
+    port: taken,
+    finished: server.finished,
+    async shutdown() {
+      for (const t of sessions.values()) await t.close().catch(() => {});
+      sessions.clear();
+      await server!.shutdown();
+    },
+  };
+}
