@@ -1,0 +1,173 @@
+/**
+ * Heuristic headings for PDFs without bookmarks: a pure function over the rebuilt lines
+ * with their font size, weight and page, so it can be unit-tested without pdf.js.
+ *
+ * Candidate headings are short lines clearly larger than the body text, bold, or starting
+ * with section numbering; running headers/footers, page numbers and table-of-contents pages
+ * are dropped; levels come from the distinct font sizes (largest = 1) and numbering depth.
+ *
+ * @module
+ */
+import type { Heading, OutlineQuality } from "./types.ts";
+
+/** One rebuilt line of a PDF page, as the heading heuristic sees it. */
+export interface PdfLine {
+  /** The line's text, trimmed. */
+  text: string;
+  /** 1-based line number in `Extracted.lines`. */
+  line: number;
+  /** 1-based page. */
+  page: number;
+  /** Dominant font size (item height) of the line, weighted by characters. */
+  size: number;
+  /** Whether most of the line's characters are in a bold/black/heavy font. */
+  bold: boolean;
+  /** Position of the line on its page (0 = first text line). */
+  index: number;
+  /** Number of text lines on the page. */
+  ofPage: number;
+  /** Whether a large vertical gap precedes the line. */
+  gapBefore: boolean;
+}
+
+/** Result of the heuristic: headings in document order and how far they can be trusted. */
+export interface PdfHeadingResult {
+  /** Heuristic headings (empty when `quality` is `none`). */
+  headings: Heading[];
+  /** `medium` when a consistent set was found, else `none`. */
+  quality: OutlineQuality;
+}
+
+const NUMBERED = /^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\p{Lu}|\p{Lt}|[^\s\d.])/u;
+const CHAPTER = /^(chapter|appendix|part|section)\s+([0-9]+|[A-Z]|[IVXLC]+)\b/i;
+const PAGE_NUM = /^(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|\/)\s*\d+)?$/i;
+const ENDS_NUM = /(?:\.\s*){3,}\s*\S*\d+$|\s(?:\d+|[ivxlc]+)$/;
+
+/** Numbering depth of a heading text (`1` → 1, `2.3` → 2, `Chapter 4` → 1), else 0. */
+export function numberingDepth(text: string): number {
+  const m = NUMBERED.exec(text);
+  if (m) return m[1]!.split(".").length;
+  return CHAPTER.test(text) ? 1 : 0;
+}
+
+/** Key for running headers/footers: case-folded, digits removed, whitespace collapsed. */
+function repeatKey(text: string): string {
+  return text.toLowerCase().replace(/[0-9]+/g, "#").replace(/\s+/g, " ").trim();
+}
+
+/** Round a font size to half points so sizes that differ by rounding noise coincide. */
+function bucket(size: number): number {
+  return Math.round(size * 2) / 2;
+}
+
+/**
+ * Heuristic headings of a PDF from its lines' font sizes, weight and numbering.
+ *
+ * @param lines the rebuilt lines of the whole document, in order
+ * @param pageCount number of pages (to judge what "repeats on many pages" means)
+ */
+export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResult {
+  const none: PdfHeadingResult = { headings: [], quality: "none" };
+  if (lines.length === 0) return none;
+
+  // Body size: the most common size, weighted by characters.
+  const weight = new Map<number, number>();
+  for (const l of lines) {
+    const b = bucket(l.size);
+    weight.set(b, (weight.get(b) ?? 0) + l.text.length);
+  }
+  let body = 0;
+  let best = -1;
+  for (const [size, w] of weight) {
+    if (w > best) [body, best] = [size, w];
+  }
+  if (body <= 0) return none;
+
+  // Running headers and footers: lines near the top or bottom of a page whose text (digits
+  // ignored) repeats on several pages.
+  const edgePages = new Map<string, Set<number>>();
+  const isEdge = (l: PdfLine) => l.index < 2 || l.index >= l.ofPage - 2;
+  for (const l of lines) {
+    if (!isEdge(l)) continue;
+    const k = repeatKey(l.text);
+    let s = edgePages.get(k);
+    if (!s) edgePages.set(k, s = new Set());
+    s.add(l.page);
+  }
+  const repeatMin = Math.max(3, Math.min(8, Math.ceil(pageCount * 0.2)));
+
+  // Table-of-contents pages: most lines end with a page number.
+  const endsNum = new Map<number, [number, number]>();
+  for (const l of lines) {
+    const c = endsNum.get(l.page) ?? [0, 0];
+    c[0]++;
+    if (ENDS_NUM.test(l.text)) c[1]++;
+    endsNum.set(l.page, c);
+  }
+  const tocPage = (p: number) => {
+    const c = endsNum.get(p);
+    return !!c && c[0] >= 5 && c[1] / c[0] >= 0.4;
+  };
+
+  interface Cand {
+    l: PdfLine;
+    text: string;
+    size: number;
+    depth: number;
+    large: boolean;
+  }
+  const cands: Cand[] = [];
+  for (const l of lines) {
+    const text = l.text;
+    if (text.length < 2 || text.length > 120 || !/\p{L}/u.test(text)) continue;
+    if (PAGE_NUM.test(text)) continue;
+    const words = text.split(/\s+/).length;
+    if (words > 12 || /[.,;]$/.test(text)) continue;
+    if (isEdge(l) && (edgePages.get(repeatKey(text))?.size ?? 0) >= repeatMin) continue;
+    if (tocPage(l.page)) continue;
+    const size = bucket(l.size);
+    const large = size >= body * 1.15;
+    const depth = numberingDepth(text);
+    const numberedOk = depth > 0 && l.gapBefore && !ENDS_NUM.test(text) &&
+      size >= body * 0.95 && words >= 2;
+    if (!large && !(l.bold && size >= body * 0.95 && l.gapBefore) && !numberedOk) continue;
+    if (ENDS_NUM.test(text) && !large) continue;
+    cands.push({ l, text, size, depth, large });
+  }
+
+  // Merge a heading wrapped over consecutive lines of the same size on the same page.
+  const merged: Cand[] = [];
+  for (const c of cands) {
+    const prev = merged[merged.length - 1];
+    if (
+      prev && prev.l.page === c.l.page && prev.large && c.large && prev.size === c.size &&
+      c.l.index === prev.l.index + 1 && !c.l.gapBefore && c.depth === 0 &&
+      prev.text.length + c.text.length < 120
+    ) {
+      merged[merged.length - 1] = { ...prev, text: `${prev.text} ${c.text}`, l: { ...prev.l } };
+      prev.l.index = c.l.index;
+      merged[merged.length - 1]!.l.index = c.l.index;
+      continue;
+    }
+    merged.push(c);
+  }
+
+  // A size used by very many candidates spread over the document is likely not a heading
+  // style but e.g. a large code font; keep sizes that appear sparingly.
+  const sizes = [...new Set(merged.filter((c) => c.large).map((c) => c.size))].sort((a, b) =>
+    b - a
+  );
+  const sizeLevel = new Map(sizes.map((s, i) => [s, i + 1]));
+  const headings: Heading[] = [];
+  for (const c of merged) {
+    let level = c.large ? sizeLevel.get(c.size)! : sizes.length + 1;
+    if (c.depth > 0 && !c.large) level = Math.max(level, c.depth);
+    if (c.depth > 1 && c.large) level = Math.max(level, Math.min(c.depth, sizes.length + 1));
+    headings.push({ level: Math.min(level, 6), title: c.text, line: c.l.line, page: c.l.page });
+  }
+  if (headings.length < 3 || headings.length > lines.length / 4) return none;
+  // Normalise so the shallowest level used is 1.
+  const min = Math.min(...headings.map((h) => h.level));
+  for (const h of headings) h.level -= min - 1;
+  return { headings, quality: "medium" };
+}
