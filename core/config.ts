@@ -10,14 +10,45 @@ import type { Library } from "./types.ts";
 
 /** The configuration file's content. */
 export interface Config {
-  /** Library roots with their names. */
-  libraries: { name: string; path: string; description?: string }[];
+  /** Library roots with their names, and globs of what to index or leave out. */
+  libraries: {
+    name: string;
+    path: string;
+    description?: string;
+    include?: string[];
+    exclude?: string[];
+  }[];
   /** Extra extractor plugin modules (paths or URLs). */
   extractors?: string[];
+  /** Resource limits. */
+  limits?: Limits;
 }
 
-const KEYS = new Set(["$schema", "libraries", "extractors"]);
-const LIB_KEYS = new Set(["name", "path", "description"]);
+/** Resource limits of indexing. */
+export interface Limits {
+  /** Files larger than this many MiB are skipped (default 64). */
+  max_file_mb?: number;
+  /** Time limit for extracting one file, in seconds (default 60). */
+  file_timeout_s?: number;
+  /** Extraction workers (default: cores, at most 4; 0 = in the main thread). */
+  workers?: number;
+}
+
+const KEYS = new Set(["$schema", "libraries", "extractors", "limits"]);
+const LIB_KEYS = new Set(["name", "path", "description", "include", "exclude"]);
+const LIMIT_KEYS: Record<string, [number, number]> = {
+  max_file_mb: [1, 4096],
+  file_timeout_s: [1, 3600],
+  workers: [0, 64],
+};
+
+function globs(file: string, where: string, v: unknown): string[] | undefined {
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || v.some((g) => typeof g !== "string" || !g)) {
+    throw new ConfigError(`${file}: ${where} must be an array of glob patterns`);
+  }
+  return v as string[];
+}
 
 /**
  * The data directory: `--data`, else `$SHELFMARK_HOME`, else the user's data folder
@@ -73,20 +104,39 @@ export function loadConfig(dir: string): Config {
     for (const k of Object.keys(l)) {
       if (!LIB_KEYS.has(k)) throw new ConfigError(`${file}: unknown key "libraries[${i}].${k}"`);
     }
-    const { name, path, description } = l as Record<string, unknown>;
+    const { name, path, description, include, exclude } = l as Record<string, unknown>;
     if (typeof name !== "string" || !/^[^/\\\0]+$/.test(name)) {
       throw new ConfigError(`${file}: libraries[${i}].name must be a name without "/"`);
     }
     if (typeof path !== "string" || !path) {
       throw new ConfigError(`${file}: libraries[${i}].path must be a folder path`);
     }
-    return { name, path, description: typeof description === "string" ? description : undefined };
+    return {
+      name,
+      path,
+      description: typeof description === "string" ? description : undefined,
+      include: globs(file, `libraries[${i}].include`, include),
+      exclude: globs(file, `libraries[${i}].exclude`, exclude),
+    };
   });
   const extractors = obj.extractors ?? [];
   if (!Array.isArray(extractors) || extractors.some((e) => typeof e !== "string")) {
     throw new ConfigError(`${file}: "extractors" must be an array of module paths`);
   }
-  return { libraries, extractors: extractors as string[] };
+  const limits = obj.limits ?? {};
+  if (typeof limits !== "object" || limits === null || Array.isArray(limits)) {
+    throw new ConfigError(`${file}: "limits" must be an object`);
+  }
+  for (const [k, v] of Object.entries(limits)) {
+    const range = LIMIT_KEYS[k];
+    if (!range) throw new ConfigError(`${file}: unknown key "limits.${k}"`);
+    if (typeof v !== "number" || !Number.isFinite(v) || v < range[0] || v > range[1]) {
+      throw new ConfigError(
+        `${file}: limits.${k} must be a number from ${range[0]} to ${range[1]}`,
+      );
+    }
+  }
+  return { libraries, extractors: extractors as string[], limits: limits as Limits };
 }
 
 /** Write `shelfmark.json` in `dir`. */
@@ -101,6 +151,8 @@ export function configLibraries(config: Config): Library[] {
     name: l.name,
     root: resolve(l.path),
     description: l.description,
+    include: l.include,
+    exclude: l.exclude,
   }));
 }
 

@@ -115,6 +115,7 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     size: number;
     depth: number;
     large: boolean;
+    last: number;
   }
   const cands: Cand[] = [];
   for (const l of lines) {
@@ -132,7 +133,7 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
       size >= body * 0.95 && words >= 2;
     if (!large && !(l.bold && size >= body * 0.95 && l.gapBefore) && !numberedOk) continue;
     if (ENDS_NUM.test(text) && !large) continue;
-    cands.push({ l, text, size, depth, large });
+    cands.push({ l, text, size, depth, large, last: l.index });
   }
 
   // Merge a heading wrapped over consecutive lines of the same size on the same page.
@@ -141,19 +142,16 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     const prev = merged[merged.length - 1];
     if (
       prev && prev.l.page === c.l.page && prev.large && c.large && prev.size === c.size &&
-      c.l.index === prev.l.index + 1 && !c.l.gapBefore && c.depth === 0 &&
+      c.l.index === prev.last + 1 && !c.l.gapBefore && c.depth === 0 &&
       prev.text.length + c.text.length < 120
     ) {
-      merged[merged.length - 1] = { ...prev, text: `${prev.text} ${c.text}`, l: { ...prev.l } };
-      prev.l.index = c.l.index;
-      merged[merged.length - 1]!.l.index = c.l.index;
+      prev.text = `${prev.text} ${c.text}`;
+      prev.last = c.l.index;
       continue;
     }
     merged.push(c);
   }
 
-  // A size used by very many candidates spread over the document is likely not a heading
-  // style but e.g. a large code font; keep sizes that appear sparingly.
   const sizes = [...new Set(merged.filter((c) => c.large).map((c) => c.size))].sort((a, b) =>
     b - a
   );

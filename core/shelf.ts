@@ -76,6 +76,7 @@ export class Shelf {
   #running?: Promise<IndexProgress>;
   #pending = false;
   #stale = false;
+  #maxFileBytes: number;
 
   private constructor(
     opts: ShelfOptions,
@@ -94,10 +95,13 @@ export class Shelf {
     for (const e of extractors) this.registry.register(e);
     this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
     this.retrievers = [this.fts];
-    const workers = opts.workers ?? Math.min(4, navigator.hardwareConcurrency || 2);
-    if (workers > 0) {
-      this.pool = new ExtractPool({ workers, timeoutMs: opts.fileTimeoutMs, plugins });
-    }
+    const limits = config.limits ?? {};
+    const workers = opts.workers ?? limits.workers ??
+      Math.min(4, navigator.hardwareConcurrency || 2);
+    const timeoutMs = opts.fileTimeoutMs ??
+      (limits.file_timeout_s ? limits.file_timeout_s * 1000 : undefined);
+    this.#maxFileBytes = (limits.max_file_mb ?? 64) * 1024 * 1024;
+    if (workers > 0) this.pool = new ExtractPool({ workers, timeoutMs, plugins });
     this.indexer = new Indexer(
       this.catalog,
       this.pool?.extract ?? inProcess(this.registry),
@@ -170,6 +174,7 @@ export class Shelf {
       try {
         await this.#purgeUnconfigured();
         const p = await this.indexer.run(this.#libraries, {
+          maxFileBytes: this.#maxFileBytes,
           onProgress: (p) => {
             this.#status.progress = p;
             onProgress?.(p);

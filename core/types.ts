@@ -255,6 +255,10 @@ export interface Library {
   root: string;
   /** What the library holds. */
   description?: string;
+  /** Globs (relative to the root) a file must match to be indexed; all files when absent. */
+  include?: string[];
+  /** Globs (relative to the root) of files and folders to leave out. */
+  exclude?: string[];
 }
 
 /** A file that was not indexed (or only partly), with the reason. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import path, { join, relative } from "node:path";
 import { displayPath, isInside, realPath } from "./paths.ts";
 import type { Library, Skipped } from "./types.ts";
 
@@ -34,6 +34,14 @@ const IGNORED = new Set([
   "System Volume Information",
 ]);
 
+// deno-lint-ignore no-explicit-any
+const matchesGlob = (path as any).matchesGlob as (p: string, glob: string) => boolean;
+
+/** Whether a path inside a library (with `/`) matches any of the globs. */
+export function matchesAny(rel: string, globs: string[] | undefined): boolean {
+  return !!globs?.some((g) => matchesGlob(rel, g) || matchesGlob(rel, `${g}/**`));
+}
+
 /** List every indexable file of a library. */
 export async function walkLibrary(lib: Library): Promise<WalkResult> {
   const files: FoundFile[] = [];
@@ -60,6 +68,8 @@ export async function walkLibrary(lib: Library): Promise<WalkResult> {
     for (const e of entries) {
       if (e.name.startsWith(".") || IGNORED.has(e.name)) continue;
       const abs = join(dir, e.name);
+      const rel = relative(lib.root, abs).split("\\").join("/");
+      if (matchesAny(rel, lib.exclude)) continue;
       let isDir = e.isDirectory;
       let isFile = e.isFile;
       if (e.isSymlink) {
@@ -94,6 +104,7 @@ export async function walkLibrary(lib: Library): Promise<WalkResult> {
         seen.add(real);
         stack.push(abs);
       } else if (isFile) {
+        if (lib.include?.length && !matchesAny(rel, lib.include)) continue;
         try {
           const st = await Deno.stat(abs);
           files.push({

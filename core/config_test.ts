@@ -1,0 +1,56 @@
+import { join } from "node:path";
+import { assert, assertEquals } from "../tests/assert.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { walkLibrary } from "./walk.ts";
+
+async function configWith(obj: unknown): Promise<string> {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(join(dir, "shelfmark.json"), JSON.stringify(obj));
+  return dir;
+}
+
+function refusal(dir: string): string {
+  try {
+    loadConfig(dir);
+  } catch (e) {
+    assert(e instanceof ConfigError);
+    return e.message;
+  }
+  return "";
+}
+
+Deno.test("loadConfig() refuses unknown keys and bad values, naming them", async () => {
+  assert(refusal(await configWith({ libary: [] })).includes('unknown key "libary"'));
+  assert(
+    refusal(await configWith({ libraries: [{ name: "a", path: "/x", colour: 1 }] }))
+      .includes('"libraries[0].colour"'),
+  );
+  assert(refusal(await configWith({ limits: { workers: -1 } })).includes("limits.workers"));
+  assert(refusal(await configWith({ limits: { speed: 1 } })).includes('"limits.speed"'));
+  assert(refusal(await configWith({ libraries: [{ name: "a/b", path: "/x" }] })).includes("name"));
+  const ok = loadConfig(
+    await configWith({
+      libraries: [{ name: "Docs", path: "/x", include: ["**/*.md"], exclude: ["drafts"] }],
+      limits: { max_file_mb: 10, file_timeout_s: 5, workers: 1 },
+    }),
+  );
+  assertEquals(ok.libraries[0]!.include, ["**/*.md"]);
+  assertEquals(ok.limits?.workers, 1);
+});
+
+Deno.test("walkLibrary() applies include and exclude globs", async () => {
+  const root = await Deno.makeTempDir();
+  await Deno.mkdir(join(root, "drafts"));
+  await Deno.mkdir(join(root, "notes", "deep"), { recursive: true });
+  for (const f of ["a.md", "b.txt", "drafts/c.md", "notes/deep/d.md"]) {
+    await Deno.writeTextFile(join(root, f), "x");
+  }
+  const { files } = await walkLibrary({
+    name: "L",
+    root,
+    include: ["**/*.md"],
+    exclude: ["drafts"],
+  });
+  assertEquals(files.map((f) => f.path), ["L/a.md", "L/notes/deep/d.md"]);
+  await Deno.remove(root, { recursive: true });
+});

@@ -1,0 +1,355 @@
+/**
+ * The PDF extractor, on pdf.js (`npm:pdfjs-dist`), running in the current thread (no pdf.js
+ * worker): text rebuilt into lines in reading order page by page, `pages[]` exact, metadata
+ * from the info dictionary (XMP `dc:title` as a fallback), bookmarks mapped to pages and
+ * lines (`high`), else headings from font sizes and numbering (`medium` or `none`).
+ *
+ * @module
+ */
+import * as pdfjsWorker from "pdfjs-dist/legacy/build/pdf.worker.mjs";
+import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
+import { pdfHeadings, type PdfLine } from "../core/headings_pdf.ts";
+import {
+  type DocMeta,
+  type Extracted,
+  ExtractError,
+  type ExtractInput,
+  type Extractor,
+  type Heading,
+} from "../core/types.ts";
+
+// Run pdf.js's "worker" code in this thread: getDocument finds it on globalThis.
+(globalThis as unknown as { pdfjsWorker: unknown }).pdfjsWorker ??= pdfjsWorker;
+
+type PdfDoc = Awaited<ReturnType<typeof getDocument>["promise"]>;
+type TextContent = Awaited<ReturnType<Awaited<ReturnType<PdfDoc["getPage"]>>["getTextContent"]>>;
+interface OutlineItem {
+  title: string;
+  dest: string | unknown[] | null;
+  items: OutlineItem[];
+}
+
+/** A text item reduced to what line building needs. */
+interface Run {
+  str: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  bold: boolean;
+}
+
+const BOLD = /bold|black|heavy|semibold|demi/i;
+const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/;
+const CONTROL_ALL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
+
+/** Rebuild one page's text items into lines (top to bottom, left to right). */
+function pageLines(tc: TextContent, boldFonts: (name: string) => boolean): {
+  text: string;
+  size: number;
+  bold: boolean;
+  gapBefore: boolean;
+}[] {
+  const runs: Run[] = [];
+  for (const it of tc.items) {
+    if (!("str" in it)) continue;
+    const str = it.str;
+    if (!str || it.height <= 0 || !str.trim()) continue;
+    const t = it.transform;
+    runs.push({ str, x: t[4], y: t[5], w: it.width, h: it.height, bold: boldFonts(it.fontName) });
+  }
+  runs.sort((a, b) => b.y - a.y || a.x - b.x);
+  const out: { text: string; size: number; bold: boolean; gapBefore: boolean }[] = [];
+  let i = 0;
+  let prevY = NaN;
+  let prevH = 0;
+  while (i < runs.length) {
+    const first = runs[i]!;
+    const tol = first.h * 0.4;
+    let j = i + 1;
+    while (j < runs.length && first.y - runs[j]!.y <= tol) j++;
+    const line = runs.slice(i, j).sort((a, b) => a.x - b.x);
+    i = j;
+    let text = "";
+    let end = -Infinity;
+    const sizes = new Map<number, number>();
+    let boldChars = 0;
+    let chars = 0;
+    let maxH = 0;
+    for (const r of line) {
+      if (text && r.x - end > r.h * 0.15 && !text.endsWith(" ") && !r.str.startsWith(" ")) {
+        text += " ";
+      }
+      text += r.str;
+      end = Math.max(end, r.x + r.w);
+      const n = r.str.length;
+      const s = Math.round(r.h * 10) / 10;
+      sizes.set(s, (sizes.get(s) ?? 0) + n);
+      chars += n;
+      if (r.bold) boldChars += n;
+      if (r.h > maxH) maxH = r.h;
+    }
+    if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ");
+    text = text.replace(/\s+/g, " ").trim();
+    if (!text) continue;
+    let size = 0;
+    let best = -1;
+    for (const [s, n] of sizes) if (n > best) [size, best] = [s, n];
+    const gap = prevY - first.y;
+    const gapBefore = out.length === 0 || gap > 1.45 * Math.max(prevH, maxH);
+    out.push({ text, size, bold: boldChars * 2 > chars, gapBefore });
+    prevY = first.y;
+    prevH = maxH;
+  }
+  // Join a word hyphenated at the end of a line: "man-" + "uals (e.g." -> "manuals" / "(e.g."
+  for (let k = 0; k + 1 < out.length; k++) {
+    const a = out[k]!;
+    const b = out[k + 1]!;
+    if (b.gapBefore || !/\p{Ll}-$/u.test(a.text)) continue;
+    const m = /^(\p{Ll}[\p{L}\p{N}]*[.,;:!?)]*)\s*/u.exec(b.text);
+    if (!m) continue;
+    a.text = a.text.slice(0, -1) + m[1];
+    b.text = b.text.slice(m[0].length);
+  }
+  return out.filter((l) => l.text);
+}
+
+/** Lower-case letters and digits only, single spaces: for matching titles to lines. */
+function norm(s: string): string {
+  return s.toLowerCase().normalize("NFKC").replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
+
+/** A usable document title, or undefined for junk ("untitled", file names). */
+export function cleanTitle(raw: unknown): string | undefined {
+  if (typeof raw !== "string") return undefined;
+  let t = raw.replace(CONTROL_ALL, " ").replace(/\s+/g, " ").trim();
+  t = t.replace(/^Microsoft (?:Word|PowerPoint|Excel) - /i, "");
+  if (/^[\w ,.()+-]+\.(?:dvi|docx?|pdf|tex|rtf|odt|pptx?|xlsx?|ps|txt|indd|qxd|html?)$/i.test(t)) {
+    return undefined;
+  }
+  if (!t || /^(untitled|no title|title|unknown|document\d*)$/i.test(t) || !/\p{L}/u.test(t)) {
+    return undefined;
+  }
+  return t;
+}
+
+async function readMeta(doc: PdfDoc): Promise<DocMeta | undefined> {
+  try {
+    const { info, metadata } = await doc.getMetadata();
+    const dict = (info ?? {}) as Record<string, unknown>;
+    const meta: DocMeta = {};
+    const title = cleanTitle(dict.Title) ?? cleanTitle(metadata?.get("dc:title"));
+    if (title) meta.title = title;
+    const author = typeof dict.Author === "string" ? dict.Author.replace(/\s+/g, " ").trim() : "";
+    if (author) meta.author = author;
+    const created = typeof dict.CreationDate === "string" ? pdfDate(dict.CreationDate) : undefined;
+    if (created) meta.created = created;
+    const lang = typeof dict.Language === "string" ? dict.Language.trim() : "";
+    if (lang) meta.language = lang;
+    return Object.keys(meta).length ? meta : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `D:20230120164927Z` -> `2023-01-20T16:49:27Z` (undefined when unparsable). */
+function pdfDate(s: string): string | undefined {
+  const m = /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?/.exec(s);
+  if (!m) return undefined;
+  const [, y, mo = "01", d = "01", h, mi = "00", se = "00"] = m;
+  return h ? `${y}-${mo}-${d}T${h}:${mi}:${se}Z` : `${y}-${mo}-${d}`;
+}
+
+/** Resolve the outline to flat headings with 1-based pages (page undefined if unresolvable). */
+async function outlineEntries(
+  doc: PdfDoc,
+): Promise<{ level: number; title: string; page?: number }[]> {
+  const outline = (await doc.getOutline()) as OutlineItem[] | null;
+  if (!outline?.length) return [];
+  const flat: { level: number; title: string; dest: OutlineItem["dest"] }[] = [];
+  const walk = (items: OutlineItem[], level: number) => {
+    for (const it of items) {
+      const title = (it.title ?? "").replace(CONTROL_ALL, " ").replace(/\s+/g, " ").trim();
+      if (title) flat.push({ level, title, dest: it.dest });
+      if (it.items?.length) walk(it.items, title ? level + 1 : level);
+    }
+  };
+  walk(outline, 1);
+  const byRef = new Map<string, Promise<number | undefined>>();
+  const pageOf = async (dest: OutlineItem["dest"]): Promise<number | undefined> => {
+    try {
+      const explicit = typeof dest === "string" ? await doc.getDestination(dest) : dest;
+      const target = Array.isArray(explicit) ? explicit[0] : undefined;
+      if (typeof target === "number") return target + 1;
+      if (!target || typeof target !== "object") return undefined;
+      const ref = target as { num: number; gen: number };
+      const key = `${ref.num}R${ref.gen}`;
+      let p = byRef.get(key);
+      if (!p) {
+        p = doc.getPageIndex(ref).then((i) => i + 1, () => undefined);
+        byRef.set(key, p);
+      }
+      return await p;
+    } catch {
+      return undefined;
+    }
+  };
+  const pages = await Promise.all(flat.map((f) => pageOf(f.dest)));
+  return flat.map((f, i) => ({ level: f.level, title: f.title, page: pages[i] }));
+}
+
+/** Place bookmarks on lines: the first line of their page where the title appears. */
+function placeBookmarks(
+  entries: { level: number; title: string; page?: number }[],
+  lines: string[],
+  pages: number[],
+): Heading[] {
+  const normCache = new Map<number, string>();
+  const normLine = (i: number) => {
+    let n = normCache.get(i);
+    if (n === undefined) normCache.set(i, n = norm(lines[i]!));
+    return n;
+  };
+  const out: Heading[] = [];
+  let prevLine = 1;
+  let prevPage = 0;
+  for (const e of entries) {
+    if (e.page === undefined || e.page < 1 || e.page > pages.length) {
+      out.push({ level: e.level, title: e.title, line: prevLine });
+      continue;
+    }
+    const start = pages[e.page - 1]! - 1;
+    const end = e.page < pages.length ? pages[e.page]! - 1 : lines.length;
+    const t = norm(e.title);
+    const find = (from: number): number => {
+      if (!t) return -1;
+      for (
+        const test of [
+          (n: string) => n === t,
+          (n: string) => n.startsWith(t) || (n.length >= 8 && t.startsWith(n)),
+          (n: string) => n.includes(t),
+        ]
+      ) {
+        for (let i = from; i < end; i++) if (test(normLine(i))) return i;
+      }
+      return -1;
+    };
+    let at = e.page === prevPage ? find(prevLine - 1) : -1;
+    if (at < 0) at = find(start);
+    const line = at >= 0 ? at + 1 : Math.min(start + 1, Math.max(lines.length, 1));
+    out.push({ level: e.level, title: e.title, line, page: e.page });
+    prevLine = line;
+    prevPage = e.page;
+  }
+  return out;
+}
+
+function isPasswordError(e: unknown): boolean {
+  return !!e && typeof e === "object" && (e as { name?: string }).name === "PasswordException";
+}
+
+/**
+ * The PDF extractor.
+ *
+ * @example
+ * ```ts
+ * const doc = await pdf().extract({ path: "lib/a.pdf", extension: ".pdf", bytes });
+ * doc.pages; // first line of each page
+ * ```
+ */
+export function pdf(): Extractor {
+  return {
+    name: "pdf",
+    extensions: [".pdf"],
+    mimeTypes: ["application/pdf"],
+    priority: 0,
+    async extract(input: ExtractInput): Promise<Extracted> {
+      if (input.bytes.length === 0) throw new ExtractError("empty", "file is empty");
+      // pdf.js may transfer (detach) the buffer it is given: hand it a copy.
+      const task = getDocument({
+        data: input.bytes.slice(),
+        isEvalSupported: false,
+        disableFontFace: true,
+        useSystemFonts: false,
+        verbosity: 0,
+      });
+      try {
+        let doc: PdfDoc;
+        try {
+          doc = await task.promise;
+        } catch (e) {
+          if (isPasswordError(e)) {
+            throw new ExtractError("encrypted", "PDF is encrypted with a password", { cause: e });
+          }
+          const msg = e instanceof Error ? e.message : String(e);
+          throw new ExtractError("corrupt", `cannot open PDF: ${msg}`, { cause: e });
+        }
+        const warnings: string[] = [];
+        const lines: string[] = [];
+        const pages: number[] = [];
+        const info: PdfLine[] = [];
+        const n = doc.numPages;
+        for (let p = 1; p <= n; p++) {
+          if (input.signal?.aborted) {
+            warnings.push(`extraction stopped at page ${p} of ${n} (time limit)`);
+            break;
+          }
+          pages.push(lines.length + 1);
+          let rows: ReturnType<typeof pageLines> = [];
+          try {
+            const page = await doc.getPage(p);
+            const tc = await page.getTextContent();
+            const styles = tc.styles as Record<string, { fontFamily?: string }>;
+            const bold = (name: string) =>
+              BOLD.test(name) || BOLD.test(styles[name]?.fontFamily ?? "");
+            rows = pageLines(tc, bold);
+            page.cleanup();
+          } catch (e) {
+            warnings.push(`page ${p}: ${e instanceof Error ? e.message : String(e)}`);
+          }
+          if (rows.length === 0) {
+            lines.push("");
+            continue;
+          }
+          rows.forEach((r, idx) => {
+            if (r.gapBefore && idx > 0) lines.push("");
+            info.push({
+              text: r.text,
+              line: lines.length + 1,
+              page: p,
+              size: r.size,
+              bold: r.bold,
+              index: idx,
+              ofPage: rows.length,
+              gapBefore: r.gapBefore,
+            });
+            lines.push(r.text);
+          });
+        }
+        const meta = await readMeta(doc);
+        let headings: Heading[] = [];
+        let outlineQuality: Extracted["outlineQuality"] = "none";
+        let entries: Awaited<ReturnType<typeof outlineEntries>> = [];
+        try {
+          entries = await outlineEntries(doc);
+        } catch (e) {
+          warnings.push(`outline unreadable: ${e instanceof Error ? e.message : String(e)}`);
+        }
+        if (entries.length) {
+          headings = placeBookmarks(entries, lines, pages);
+          outlineQuality = "high";
+        } else {
+          const h = pdfHeadings(info, n);
+          headings = h.headings;
+          outlineQuality = h.quality;
+        }
+        const out: Extracted = { lines, pages, headings, outlineQuality };
+        if (meta) out.meta = meta;
+        if (warnings.length) out.warnings = warnings;
+        return out;
+      } finally {
+        await task.destroy().catch(() => {});
+      }
+    },
+  };
+}
