@@ -17,6 +17,7 @@ import { closeGrep } from "../server/tools.ts";
 import { STOP_WORDS } from "../core/tokenize.ts";
 import { flattenOutline } from "../core/outline.ts";
 import { groundTruth, titleF1 } from "../tests/corpus.ts";
+import { coldStart, httpLoad } from "./serve_bench.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SHARED = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
@@ -198,11 +199,20 @@ async function main() {
     total++;
     if (estimateTokens(o.markdown) < 500) under500++;
   }
+  // Serving: HTTP load on the built index, then a cold start of a real server process.
+  const idleRss = Deno.memoryUsage().rss;
+  const loads = [];
+  for (const clients of [1, 8, 32]) {
+    loads.push(
+      await httpLoad(shelf, questions.map((q) => q.question), clients, Math.ceil(320 / clients)),
+    );
+  }
   clearInterval(sampler);
   const size = dirSize(data);
   closeGrep();
   await shelf.close();
   await Deno.remove(data, { recursive: true });
+  const cold = await coldStart(LIBRARIES.map((l) => join(corpus, l)), "configuration");
 
   const f = (x: number, d = 2) => x.toFixed(d);
   const rows: [string, string][] = [
@@ -223,6 +233,19 @@ async function main() {
     ],
     ["read p50 / p95", `${f(pct(readMs, 50))} / ${f(pct(readMs, 95))} ms (${readMs.length} calls)`],
     ["outlines under 500 tokens", `${f((100 * under500) / Math.max(total, 1), 1)} % of ${total}`],
+    ["serve: first tools/list answer (cold)", `${f(cold.toolsList / 1000, 2)} s`],
+    ["serve: first search answer (cold)", `${f(cold.firstSearch / 1000, 2)} s`],
+    ["serve: tools/list p95 while indexing", `${f(cold.listDuringIndexP95)} ms`],
+    ...loads.map((l): [string, string] => [
+      `HTTP search, ${l.clients} client${l.clients > 1 ? "s" : ""}: p50 / p95 / p99`,
+      `${f(l.p50)} / ${f(l.p95)} / ${f(l.p99)} ms (${l.requests} req, ${l.errors} errors, ${
+        f(l.rps, 0)
+      } req/s)`,
+    ]),
+    [
+      "RSS after indexing (idle) / peak",
+      `${f(idleRss / 2 ** 20, 0)} / ${f(peakRss / 2 ** 20, 0)} MiB`,
+    ],
     ...[...f1s.entries()].sort().map(([lib, xs]): [string, string] => [
       `heading F1, ${lib}`,
       `${f(xs.reduce((a, b) => a + b, 0) / xs.length, 3)} (${xs.length} docs)`,

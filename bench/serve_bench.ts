@@ -1,0 +1,94 @@
+/**
+ * Serving measurements for `deno task bench`: time from `serve` start to the first
+ * `tools/list` and `search` answers on a cold library (a real server process over stdio),
+ * and search latency over Streamable HTTP with 1, 8 and 32 concurrent clients.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Shelf } from "../core/shelf.ts";
+import { serveHttp } from "../server/http.ts";
+
+const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+}
+
+/** Start a server on cold libraries; time the first tools/list and the first non-empty search. */
+export async function coldStart(folders: string[], query: string) {
+  const data = await Deno.makeTempDir({ prefix: "shelfmark-cold-" });
+  const t0 = performance.now();
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: ["run", "-A", CLI, "serve", "--data", data, ...folders],
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(transport);
+  await client.listTools();
+  const toolsList = performance.now() - t0;
+  let firstSearch = NaN;
+  const listLatency: number[] = [];
+  while (performance.now() - t0 < 120_000) {
+    const s = performance.now();
+    await client.listTools();
+    listLatency.push(performance.now() - s);
+    const r = await client.callTool({
+      name: "search",
+      arguments: { query, limit: 1, output_format: "json" },
+    }) as { structuredContent?: { results?: unknown[] } };
+    if (r.structuredContent?.results?.length) {
+      firstSearch = performance.now() - t0;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await client.close();
+  await Deno.remove(data, { recursive: true }).catch(() => {});
+  return { toolsList, firstSearch, listDuringIndexP95: pct(listLatency, 95) };
+}
+
+/** Search latency over HTTP with `clients` concurrent clients, `perClient` requests each. */
+export async function httpLoad(
+  shelf: Shelf,
+  queries: string[],
+  clients: number,
+  perClient: number,
+) {
+  const http = serveHttp(shelf, { port: 0 });
+  const conns: Client[] = await Promise.all(
+    Array.from({ length: clients }, async () => {
+      const c = new Client({ name: "load", version: "1" });
+      await c.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+      return c;
+    }),
+  );
+  const lat: number[] = [];
+  let errors = 0;
+  const t0 = performance.now();
+  await Promise.all(conns.map(async (c: Client, i: number) => {
+    for (let k = 0; k < perClient; k++) {
+      const q = queries[(i * perClient + k) % queries.length]!;
+      const s = performance.now();
+      const r = await c.callTool({ name: "search", arguments: { query: q, limit: 10 } }) as {
+        isError?: boolean;
+      };
+      lat.push(performance.now() - s);
+      if (r.isError) errors++;
+    }
+  }));
+  const secs = (performance.now() - t0) / 1000;
+  await Promise.all(conns.map((c: Client) => c.close()));
+  await http.shutdown();
+  return {
+    clients,
+    requests: lat.length,
+    errors,
+    p50: pct(lat, 50),
+    p95: pct(lat, 95),
+    p99: pct(lat, 99),
+    rps: lat.length / secs,
+  };
+}
