@@ -7,6 +7,7 @@
 import type { Shelf } from "../core/shelf.ts";
 import type { explore } from "./explore.ts";
 import type { findPathsTool, grep, listLibraries, outline, read, search, status } from "./tools.ts";
+import { escapeControl } from "./tools.ts";
 
 type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 
@@ -47,9 +48,9 @@ export function searchMd(r: Answer<typeof search>): string {
   );
   r.results.forEach((h, i) => {
     out.push("");
-    out.push(`${i + 1}. ${h.title} [${h.doc_id}]`);
+    out.push(`${i + 1}. ${escapeControl(h.title)} [${h.doc_id}]`);
     const parts = [
-      h.path,
+      escapeControl(h.path),
       h.doc_type,
       `${n(h.word_count)} words`,
       `${n(h.total_lines)} lines`,
@@ -75,7 +76,7 @@ export function outlineMd(r: ReturnType<typeof outline>): string {
 
 /** `read` as markdown: `42 | text` lines, then `Showing lines 42-65 of 139.` */
 export function readMd(r: ReturnType<typeof read>): string {
-  if (!r.lines.length) return `${r.title} [${r.doc_id}] is empty (0 lines).`;
+  if (!r.lines.length) return `${escapeControl(r.title)} [${r.doc_id}] is empty (0 lines).`;
   const w = String(r.lines[r.lines.length - 1]!.n).length;
   const body = r.lines.map((l) => `${String(l.n).padStart(w)} | ${l.text}`);
   const first = r.lines[0]!.n;
@@ -90,7 +91,9 @@ export function readMd(r: ReturnType<typeof read>): string {
 
 /** `grep` as markdown, like `grep -n` with context. */
 export function grepMd(r: Answer<typeof grep>): string {
-  const head = `${r.total_matches} matches for /${r.pattern}/ in ${r.title} [${r.doc_id}]`;
+  const head = `${r.total_matches} matches for /${escapeControl(r.pattern)}/ in ${
+    escapeControl(r.title)
+  } [${r.doc_id}]`;
   if (!r.matches) return head;
   const out = [head];
   for (const m of r.matches) {
@@ -152,7 +155,7 @@ export function findPathsMd(r: ReturnType<typeof findPathsTool>): string {
   const out = [
     `${n(r.total_files)} files in ${r.directories.length}${r.truncated ? "+" : ""} folders:`,
   ];
-  for (const d of r.directories) out.push(`- ${d.path}/ (${n(d.file_count)} files)`);
+  for (const d of r.directories) out.push(`- ${escapeControl(d.path)}/ (${n(d.file_count)} files)`);
   if (r.truncated) out.push("(more folders; raise limit or use narrower patterns)");
   return out.join("\n");
 }
@@ -172,7 +175,9 @@ export function statusMd(r: ReturnType<typeof status>): string {
   for (const l of r.libraries) out.push(`- ${l.name}: ${n(l.documents)} documents`);
   if (r.skipped_count) {
     out.push(`Skipped ${n(r.skipped_count)} files:`);
-    for (const s of r.skipped.slice(0, 20)) out.push(`- ${s.path}: ${s.reason} (${s.message})`);
+    for (const s of r.skipped.slice(0, 20)) {
+      out.push(`- ${escapeControl(s.path)}: ${s.reason} (${escapeControl(s.message)})`);
+    }
     if (r.skipped_count > 20) out.push(`  … ${r.skipped_count - 20} more (use output_format json)`);
   }
   if (r.last_error) out.push(`Last error: ${r.last_error}`);

@@ -134,6 +134,20 @@ export async function search(shelf: Shelf, a: ToolArgs<"search">) {
   return { query: a.query, mode_used: "keyword" as const, note, results };
 }
 
+/** Control characters (newline, tab, ...) written as escapes, for one-line markdown fields. */
+export function escapeControl(s: string): string {
+  // deno-lint-ignore no-control-regex
+  return s.replace(
+    /[\u0000-\u001f\u007f]/g,
+    (c) =>
+      c === "\n"
+        ? "\\n"
+        : c === "\t"
+        ? "\\t"
+        : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+}
+
 /** The path to show: the display path, or the absolute one with `--full-paths`. */
 export function shownPath(shelf: Shelf, path: string): string {
   if (!shelf.fullPaths) return path;
@@ -160,7 +174,11 @@ export function outline(shelf: Shelf, a: ToolArgs<"outline">) {
     }
     const doc = shelf.catalog.get(id)!;
     const card = { ...doc.card, path: shownPath(shelf, doc.card.path) };
-    const r = renderOutline(card, doc.outline, { maxTokens: a.max_tokens, expand: a.expand });
+    const r = renderOutline(
+      { ...card, path: escapeControl(card.path), title: escapeControl(card.title) },
+      doc.outline,
+      { maxTokens: a.max_tokens, expand: a.expand },
+    );
     documents.push({ ...card, budget: r.budget, nodes: r.nodes });
     markdown.push(r.markdown);
   }
