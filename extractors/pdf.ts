@@ -40,7 +40,10 @@ interface Run {
 }
 
 const BOLD = /bold|black|heavy|semibold|demi/i;
+// Control characters (and Unicode line separators) must never reach a line.
+// deno-lint-ignore no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/;
+// deno-lint-ignore no-control-regex
 const CONTROL_ALL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
 
 /** Rebuild one page's text items into lines (top to bottom, left to right). */
@@ -131,6 +134,23 @@ export function cleanTitle(raw: unknown): string | undefined {
     return undefined;
   }
   return t;
+}
+
+/**
+ * The title printed on the first page: its largest text (up to three consecutive lines of
+ * that size), for PDFs whose metadata names none.
+ */
+export function firstPageTitle(info: PdfLine[]): string | undefined {
+  const first = info.filter((l) => l.page === 1 && /\p{L}{2}/u.test(l.text));
+  if (!first.length) return undefined;
+  const max = Math.max(...first.map((l) => l.size));
+  const start = first.findIndex((l) => l.size >= max * 0.95);
+  const parts: string[] = [];
+  for (let i = start; i < first.length && parts.length < 3 && first[i]!.size >= max * 0.95; i++) {
+    parts.push(first[i]!.text);
+  }
+  const t = parts.join(" ").replace(/\s+/g, " ").trim();
+  return t && t.length <= 200 ? t : undefined;
 }
 
 async function readMeta(doc: PdfDoc): Promise<DocMeta | undefined> {
@@ -268,7 +288,6 @@ export function pdf(): Extractor {
       // pdf.js may transfer (detach) the buffer it is given: hand it a copy.
       const task = getDocument({
         data: input.bytes.slice(),
-        isEvalSupported: false,
         disableFontFace: true,
         useSystemFonts: false,
         verbosity: 0,
@@ -344,7 +363,8 @@ export function pdf(): Extractor {
           outlineQuality = h.quality;
         }
         const out: Extracted = { lines, pages, headings, outlineQuality };
-        if (meta) out.meta = meta;
+        const title = meta?.title ?? firstPageTitle(info);
+        if (meta || title) out.meta = { ...meta, title };
         if (warnings.length) out.warnings = warnings;
         return out;
       } finally {

@@ -72,7 +72,7 @@ CREATE INDEX IF NOT EXISTS fts_map_rowid ON fts_map(rowid);
 `;
 
 /** BM25 magnitude that maps to a score of 0.5. */
-const HALF_SCORE = 10;
+const HALF_SCORE = 5;
 const SNIPPET_CHARS = 200;
 const CJK = "\\u3000-\\u30ff\\uff00-\\uffef\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff"; // not Hangul: Korean keeps its spaces
 const CJK_GAP = new RegExp(`([${CJK}])(\\*\\*)? (\\*\\*)?(?=[${CJK}])`, "g");
@@ -203,7 +203,8 @@ function settle<T>(fn: () => T): Promise<T> {
 
 /**
  * Map a BM25 value (negative, lower is better) to 0..1, monotonically:
- * `|x| / (|x| + 10)`, so 10 gives 0.5 and 40 gives 0.8.
+ * `|x| / (|x| + 5)`, so 5 gives 0.5 and 20 gives 0.8 (with the default weights, a good
+ * match for a question of a dozen words scores about 20, a one-word match 3 to 8).
  *
  * @param raw the `bm25()` value
  * @returns the normalised score
