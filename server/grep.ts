@@ -10,6 +10,7 @@ import type { GrepJob, GrepResult } from "./grep_worker.ts";
 /** Runs grep jobs in a worker with a time limit. */
 export class GrepRunner {
   #worker?: Worker;
+  #ready?: Promise<void>;
   #queue: Promise<unknown> = Promise.resolve();
   #next = 1;
   readonly timeoutMs: number;
@@ -19,10 +20,18 @@ export class GrepRunner {
     this.timeoutMs = timeoutMs;
   }
 
-  #spawn(): Worker {
-    this.#worker ??= new Worker(new URL("./grep_worker.ts", import.meta.url).href, {
-      type: "module",
-    });
+  /** The worker, once it has loaded (its start-up does not count against a job's limit). */
+  async #spawn(): Promise<Worker> {
+    if (!this.#worker) {
+      const w = new Worker(new URL("./grep_worker.ts", import.meta.url).href, { type: "module" });
+      this.#worker = w;
+      this.#ready = new Promise((resolve) => {
+        w.onmessage = (e: MessageEvent<{ ready?: boolean }>) => {
+          if (e.data.ready) resolve();
+        };
+      });
+    }
+    await this.#ready;
     return this.#worker;
   }
 
@@ -33,12 +42,13 @@ export class GrepRunner {
     return result;
   }
 
-  #run(job: GrepJob): Promise<GrepResult> {
-    const w = this.#spawn();
-    return new Promise((resolve, reject) => {
+  async #run(job: GrepJob): Promise<GrepResult> {
+    const w = await this.#spawn();
+    return await new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         w.terminate();
         this.#worker = undefined;
+        this.#ready = undefined;
         reject(
           new ToolError(
             "PATTERN_TIMEOUT",
@@ -61,5 +71,6 @@ export class GrepRunner {
   close(): void {
     this.#worker?.terminate();
     this.#worker = undefined;
+    this.#ready = undefined;
   }
 }

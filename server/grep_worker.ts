@@ -67,4 +67,5 @@ if (typeof scope.WorkerGlobalScope !== "undefined" && scope instanceof scope.Wor
       scope.postMessage({ id: e.data.id, error: String((err as Error)?.message ?? err) });
     }
   };
+  scope.postMessage({ ready: true });
 }

@@ -1,0 +1,86 @@
+/**
+ * PDFs through the tools: a phrase that `pdftotext` finds on page 40 of a real manual is
+ * found by search, read with `page` starts at that page, outline nodes carry pages, and
+ * grep finds the phrase inside the page's line range.
+ */
+import { join } from "node:path";
+import { Shelf } from "../core/shelf.ts";
+import { callTool } from "../server/dispatch.ts";
+import { closeGrep } from "../server/tools.ts";
+import { assert, assertEquals } from "./assert.ts";
+import { smallCorpus } from "./corpus.ts";
+
+async function pdftotextPage(file: string, page: number): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command("pdftotext", {
+      args: ["-f", String(page), "-l", String(page), file, "-"],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return out.success ? new TextDecoder().decode(out.stdout) : undefined;
+  } catch {
+    return undefined; // poppler-utils not installed
+  }
+}
+
+Deno.test({
+  name: "pdf: search, outline with pages, read by page and grep on a real manual",
+  sanitizeResources: false,
+  fn: async () => {
+    const corpus = await smallCorpus();
+    const file = join(corpus, "pdf-manuals", "bash-doc", "bashref.pdf");
+    const pageText = await pdftotextPage(file, 40);
+    if (pageText === undefined) {
+      console.log("  pdftotext is not installed: test skipped (apt-get install poppler-utils)");
+      return;
+    }
+    const phrase = pageText.split("\n").map((l) => l.trim())
+      .filter((l) => /^[A-Za-z][A-Za-z ,]+$/.test(l) && l.split(/\s+/).length >= 6)
+      .map((l) => l.split(/\s+/).slice(0, 6).join(" "))[0];
+    assert(phrase, "no plain phrase on page 40");
+    const data = await Deno.makeTempDir({ prefix: "shelfmark-pdf-" });
+    const shelf = await Shelf.open({ data, folders: [join(corpus, "pdf-manuals")], log: () => {} });
+    try {
+      await shelf.index();
+      const s = await callTool(shelf, "search", { query: `"${phrase}"`, output_format: "json" });
+      const hit = (s.json.results as { doc_id: string; path: string }[])[0];
+      assertEquals(hit?.path, "pdf-manuals/bash-doc/bashref.pdf", `search for "${phrase}"`);
+      const id = hit!.doc_id;
+
+      const ol = await callTool(shelf, "outline", { doc_ids: [id], output_format: "json" });
+      const nodes = (ol.json.documents as { nodes: { page?: number }[] }[])[0]!.nodes;
+      assert(nodes.every((n) => typeof n.page === "number"), "outline nodes carry pages");
+
+      const r40 = await callTool(shelf, "read", {
+        doc_id: id,
+        page: 40,
+        limit: 500,
+        output_format: "json",
+      });
+      const r41 = await callTool(shelf, "read", {
+        doc_id: id,
+        page: 41,
+        limit: 1,
+        output_format: "json",
+      });
+      const first = r40.json.offset as number;
+      const next = r41.json.offset as number;
+      assert(next > first);
+
+      const g = await callTool(shelf, "grep", {
+        pattern: phrase.split(" ").join("\\s+"),
+        doc_id: id,
+        output_format: "json",
+      });
+      const lines = (g.json.matches as { line: number }[]).map((m) => m.line);
+      assert(
+        lines.some((l) => l >= first && l < next),
+        `matches ${lines} outside page 40 [${first}, ${next})`,
+      );
+    } finally {
+      closeGrep();
+      await shelf.close();
+      await Deno.remove(data, { recursive: true });
+    }
+  },
+});
