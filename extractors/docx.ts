@@ -1,0 +1,249 @@
+/**
+ * The DOCX extractor: mammoth turns the document into HTML (Heading 1–9 styles become
+ * h1–h6, the `Title` paragraph stays a paragraph, tables stay tables, images are dropped),
+ * then the HTML extractor turns that into Markdown lines and headings. Metadata comes
+ * from `docProps/core.xml`.
+ *
+ * The archive is read with fflate, never with mammoth's JSZip: the declared sizes of the
+ * XML parts are checked before anything is inflated (a zip bomb is refused with
+ * `too_large`), and mammoth reads the already-inflated parts through its `file` input.
+ *
+ * **The `__proto__` shim.** mammoth 1.13 builds its promise class with
+ * `ExternalPromise.__proto__ = Promise` when its module is evaluated. Deno replaces the
+ * `Object.prototype.__proto__` accessor with a stub that does not change prototypes
+ * (unless run with `--unsafe-proto`), so `convertToHtml` fails with
+ * "ExternalPromise.resolve is not a function". {@link loadMammoth} installs a working
+ * accessor (get/set via `Object.getPrototypeOf`/`setPrototypeOf`) only while mammoth's
+ * module is evaluated, then puts Deno's stub back, so the rest of the process keeps
+ * Deno's protection against prototype pollution. Later assignments to `__proto__` in
+ * mammoth (one per call, to add a legacy `.done()` method to returned promises) then just
+ * create an own property, which is harmless: the promise still resolves normally.
+ *
+ * @module
+ */
+import type { DocMeta, Extracted, ExtractInput, Extractor, Heading } from "../core/types.ts";
+import { ExtractError } from "../core/types.ts";
+import { decodeEntities } from "../core/headings_markdown.ts";
+import { html } from "./html.ts";
+import { entryText, readZip, type ZipEntry } from "./_zip.ts";
+
+/** The part of mammoth's API used here. */
+interface Mammoth {
+  convertToHtml(
+    input: { file: MammothZip },
+    options: Record<string, unknown>,
+  ): Promise<{ value: string; messages: unknown[] }>;
+}
+
+/** The zip interface mammoth reads documents through (its `openArrayBuffer` result). */
+interface MammothZip {
+  exists(name: string): boolean;
+  read(name: string, encoding?: string): Promise<Uint8Array | string>;
+  write(name: string, contents: unknown): void;
+  toArrayBuffer(): Promise<ArrayBuffer>;
+}
+
+let mammothModule: Promise<Mammoth> | undefined;
+
+/**
+ * Import mammoth once, with a working `Object.prototype.__proto__` accessor installed
+ * while its modules are evaluated (see the module documentation).
+ *
+ * @returns the mammoth module
+ */
+function loadMammoth(): Promise<Mammoth> {
+  mammothModule ??= (async () => {
+    const original = Object.getOwnPropertyDescriptor(Object.prototype, "__proto__");
+    const probe = {} as { __proto__?: unknown };
+    const works = original?.get?.call(probe) === Object.prototype;
+    if (!works) {
+      Object.defineProperty(Object.prototype, "__proto__", {
+        configurable: true,
+        enumerable: false,
+        get(this: unknown) {
+          return Object.getPrototypeOf(this);
+        },
+        set(this: unknown, proto: unknown) {
+          const isObject = (typeof this === "object" && this !== null) ||
+            typeof this === "function";
+          if (isObject && (typeof proto === "object" || typeof proto === "function")) {
+            Object.setPrototypeOf(this, proto as object | null);
+          }
+        },
+      });
+    }
+    try {
+      const mod = await import("mammoth");
+      return (mod.default ?? mod) as unknown as Mammoth;
+    } finally {
+      if (!works) {
+        if (original) Object.defineProperty(Object.prototype, "__proto__", original);
+        else delete (Object.prototype as { __proto__?: unknown }).__proto__;
+      }
+    }
+  })();
+  mammothModule.catch(() => mammothModule = undefined);
+  return mammothModule;
+}
+
+/** Style map: headings 1–9 (h6 for 7–9), Title as a marked paragraph, code as code. */
+const STYLE_MAP = [
+  ...[1, 2, 3, 4, 5, 6, 7, 8, 9].flatMap((n) => {
+    const h = `h${Math.min(n, 6)}:fresh`;
+    return [
+      `p.Heading${n} => ${h}`,
+      `p[style-name='Heading ${n}'] => ${h}`,
+      `p[style-name='heading ${n}'] => ${h}`,
+    ];
+  }),
+  "p[style-name='Title'] => p.docx-title:fresh",
+  "p[style-name='Subtitle'] => p:fresh",
+  "p[style-name='Source Code'] => pre:separator('\\n')",
+  "r[style-name='Verbatim Char'] => code",
+];
+
+/** Images are dropped: no base64 data in the text. */
+const NO_IMAGES = () => Promise.resolve([]);
+
+function textOf(s: string): string {
+  return decodeEntities(s.replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, ""))
+    .replace(/\s+/g, " ").trim();
+}
+
+/** First `<tag>` element's text of an XML document (namespace prefix included in `tag`). */
+function xmlValue(xml: string, tag: string): string | undefined {
+  const m = new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</${tag}>`).exec(xml);
+  const v = m ? textOf(m[1]!) : "";
+  return v || undefined;
+}
+
+/** Metadata from `docProps/core.xml`. */
+function coreMeta(xml: string | undefined): DocMeta {
+  const meta: DocMeta = {};
+  if (!xml) return meta;
+  const title = xmlValue(xml, "dc:title");
+  const author = xmlValue(xml, "dc:creator");
+  const created = xmlValue(xml, "dcterms:created");
+  const language = xmlValue(xml, "dc:language");
+  if (title) meta.title = title;
+  if (author) meta.author = author;
+  if (created) meta.created = created;
+  if (language) meta.language = language;
+  return meta;
+}
+
+/** A paragraph of mammoth's output (mammoth never nests paragraphs). */
+const PARAGRAPH = /<p>([\s\S]*?)<\/p>/g;
+
+/**
+ * Turn short paragraphs whose whole text is bold into `<h2>` headings (for documents
+ * without heading styles). Returns the new HTML and how many were promoted.
+ */
+function promoteBoldParagraphs(body: string): { html: string; count: number } {
+  let count = 0;
+  const out = body.replace(PARAGRAPH, (m, inner: string) => {
+    if (!inner.includes("<strong>") || /<br\b/.test(inner)) return m;
+    const rest = inner.replace(/<strong>[\s\S]*?<\/strong>/g, "").replace(/<[^>]*>/g, "");
+    if (decodeEntities(rest).trim()) return m;
+    const t = textOf(inner);
+    if (!t || t.length > 120 || /[.!?,;]$/.test(t) || !/\p{L}/u.test(t)) return m;
+    count++;
+    return `<h2>${inner.replace(/<\/?strong>/g, "")}</h2>`;
+  });
+  return { html: out, count };
+}
+
+/** Whether an entry is an XML part mammoth or the metadata reader may need. */
+function isXmlPart(e: ZipEntry): boolean {
+  return /\.(?:xml|rels)$/i.test(e.name);
+}
+
+/**
+ * The DOCX extractor (`.docx`).
+ *
+ * @returns an extractor producing Markdown lines, headings from Heading 1–9 styles (or,
+ *   when there are none, from short bold paragraphs, `outlineQuality: "medium"`) and
+ *   metadata from `docProps/core.xml`
+ * @example
+ * ```ts
+ * const doc = await docx().extract({ path: "lib/a.docx", extension: ".docx", bytes });
+ * ```
+ */
+export function docx(): Extractor {
+  const toMarkdown = html();
+  return {
+    name: "docx",
+    extensions: [".docx"],
+    priority: 0,
+    async extract(input: ExtractInput): Promise<Extracted> {
+      const zip = readZip(input.bytes, isXmlPart);
+      const files = zip.files;
+      const names = new Set(zip.entries.map((e) => e.name));
+      if (
+        !files.has("[Content_Types].xml") || ![...files.keys()].some((n) => n.startsWith("word/"))
+      ) {
+        throw new ExtractError("corrupt", "zip archive is not a Word document");
+      }
+      const mammothZip: MammothZip = {
+        exists: (name) => names.has(name),
+        read(name, encoding) {
+          const data = files.get(name);
+          if (!data) return Promise.reject(new Error(`part not loaded: ${name}`));
+          if (!encoding) return Promise.resolve(data);
+          if (encoding === "base64") return Promise.reject(new Error("binary parts not read"));
+          return Promise.resolve(new TextDecoder(encoding).decode(data));
+        },
+        write() {},
+        toArrayBuffer: () => Promise.reject(new Error("read-only")),
+      };
+      const mammoth = await loadMammoth();
+      let converted: string;
+      try {
+        const result = await mammoth.convertToHtml({ file: mammothZip }, {
+          styleMap: STYLE_MAP,
+          includeDefaultStyleMap: true,
+          convertImage: NO_IMAGES,
+          ignoreEmptyParagraphs: true,
+        });
+        converted = result.value;
+      } catch (e) {
+        const msg = e instanceof Error ? e.message : String(e);
+        throw new ExtractError("corrupt", `cannot read the Word document: ${msg}`, { cause: e });
+      }
+      const core = files.get("docProps/core.xml");
+      const meta = coreMeta(core ? entryText(core) : undefined);
+      const titleMatch = /<p class="docx-title">([\s\S]*?)<\/p>/.exec(converted);
+      if (!meta.title && titleMatch) {
+        const t = textOf(titleMatch[1]!);
+        if (t) meta.title = t;
+      }
+      let quality: "high" | "medium" = "high";
+      let body = converted.replace(/<p class="docx-title">/g, "<p>");
+      if (!/<h[1-6][\s>]/.test(body)) {
+        const promoted = promoteBoldParagraphs(body);
+        if (promoted.count > 0) {
+          body = promoted.html;
+          quality = "medium";
+        }
+      }
+      const page = `<!DOCTYPE html><html><body>${body}</body></html>`;
+      const doc = await toMarkdown.extract({
+        path: input.path,
+        extension: ".html",
+        bytes: new TextEncoder().encode(page),
+        signal: input.signal,
+      });
+      if (!doc.lines.some((l) => l.trim())) {
+        throw new ExtractError("empty", "the Word document has no text");
+      }
+      const headings: Heading[] = doc.headings ?? [];
+      return {
+        lines: doc.lines,
+        headings,
+        outlineQuality: headings.length ? quality : "none",
+        meta,
+        warnings: doc.warnings?.length ? doc.warnings : undefined,
+      };
+    },
+  };
+}

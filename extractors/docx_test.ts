@@ -1,0 +1,133 @@
+import { join } from "node:path";
+import { Zip, ZipDeflate } from "fflate";
+import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
+import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
+import { ExtractError } from "../core/types.ts";
+import { docx } from "./docx.ts";
+
+const run = (bytes: Uint8Array, path = "l/a.docx") =>
+  docx().extract({ path, extension: ".docx", bytes });
+
+async function corpusFile(rel: string): Promise<Uint8Array> {
+  return await Deno.readFile(join(await smallCorpus(), rel));
+}
+
+Deno.test("docx() heading F1 over word/ is at least 0.95", async () => {
+  const dir = await smallCorpus();
+  const truth = await groundTruth(dir);
+  const scores: number[] = [];
+  let bold = 0;
+  for (const [path, row] of truth) {
+    if (!path.startsWith("word/") || !path.endsWith(".docx")) continue;
+    const doc = await run(await Deno.readFile(join(dir, path)), path);
+    const f1 = titleF1(
+      (doc.headings ?? []).map((h) => h.title),
+      (row.headings ?? []).map((h) => h.title),
+    );
+    if (path.includes("bold-pseudo-headings")) {
+      bold = f1;
+      assertEquals(doc.outlineQuality, "medium");
+    } else assertEquals(doc.outlineQuality, "high", path);
+    scores.push(f1);
+  }
+  const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+  console.log(
+    `docx heading F1: mean ${mean.toFixed(3)} over ${scores.length} files; ` +
+      `bold pseudo-headings ${bold.toFixed(3)}`,
+  );
+  assert(scores.length >= 10, "too few DOCX files with ground truth");
+  assert(mean >= 0.95, `mean F1 ${mean}`);
+  assert(bold >= 0.9, `bold pseudo-heading F1 ${bold}`);
+});
+
+Deno.test("docx() reads metadata from docProps/core.xml, the Title paragraph is no heading", async () => {
+  const doc = await run(await corpusFile("word/from-html/python3.11-doc/library_2to3.docx"));
+  assertEquals(
+    doc.meta?.title,
+    "2to3 — Automated Python 2 to 3 code translation — Python 3.11.2 documentation",
+  );
+  assertEquals(doc.meta?.language, "en");
+  assertEquals(doc.meta?.created, "2023-11-14T22:13:20Z");
+  assert(!doc.headings?.some((h) => h.title.includes("Python 3.11.2 documentation")));
+  assertEquals(doc.headings?.[0]?.title, "2to3 — Automated Python 2 to 3 code translation");
+  assertEquals(doc.headings?.[0]?.level, 1);
+  const line = doc.lines[doc.headings![0]!.line - 1]!;
+  assert(line.startsWith("# 2to3"), line);
+  const ja = await run(await corpusFile("word/from-html/apache2-doc/ja_bind.docx"));
+  assertEquals(ja.meta?.title, "バインド - Apache HTTP サーバ バージョン 2.4");
+  assertEquals(ja.meta?.language, "ja");
+});
+
+Deno.test("docx() keeps tables as Markdown tables and code as fenced blocks", async () => {
+  const doc = await run(
+    await corpusFile("word/edge-cases/tables-postgresql-datatype-numeric.docx"),
+  );
+  const rows = doc.lines.filter((l) => /^\|.*\|$/.test(l));
+  assert(rows.length > 10, `only ${rows.length} table rows`);
+  assert(rows.some((l) => /^\|\s*smallint\s*\|\s*2 bytes/.test(l)));
+  assert(doc.lines.some((l) => /^\| -+ \|/.test(l)), "no table separator row");
+  assert(doc.lines.includes("```"));
+});
+
+Deno.test("docx() drops images instead of embedding them", async () => {
+  const doc = await run(await corpusFile("word/edge-cases/images-sqlite-atomiccommit.docx"));
+  assert(!doc.lines.some((l) => l.includes("base64") || l.includes("data:image")));
+  assert(doc.lines.length > 100);
+});
+
+/** A DOCX-shaped zip whose word/document.xml inflates to `mb` MB, built in 1 MB chunks. */
+function zipBomb(mb: number): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const zip = new Zip((err, chunk) => {
+    if (err) throw err;
+    parts.push(chunk);
+  });
+  const entry = new ZipDeflate("word/document.xml", { level: 9 });
+  zip.add(entry);
+  const chunk = new Uint8Array(1 << 20).fill(0x20);
+  for (let i = 0; i < mb; i++) entry.push(chunk, i === mb - 1);
+  zip.end();
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+Deno.test("docx() refuses a zip bomb with too_large, quickly and without inflating it", async () => {
+  const bomb = zipBomb(310);
+  assert(bomb.length < 2_000_000, `bomb is ${bomb.length} bytes`);
+  const before = Deno.memoryUsage().rss;
+  const t0 = performance.now();
+  const err = await assertRejects(() => run(bomb));
+  const ms = performance.now() - t0;
+  const grown = Deno.memoryUsage().rss - before;
+  assert(err instanceof ExtractError, String(err));
+  assertEquals(err.reason, "too_large");
+  assert(ms < 1000, `took ${ms} ms`);
+  assert(grown < 100 * 1024 * 1024, `memory grew by ${grown} bytes`);
+});
+
+Deno.test("docx() refuses a non-zip with corrupt and an empty file with empty", async () => {
+  const text = new TextEncoder().encode("This is not a Word document.\n".repeat(20));
+  const err = await assertRejects(() => run(text));
+  assert(err instanceof ExtractError);
+  assertEquals(err.reason, "corrupt");
+  const truncated = (await corpusFile("word/from-markdown/npm/CONTRIBUTING.docx")).slice(0, 3000);
+  const err2 = await assertRejects(() => run(truncated));
+  assert(err2 instanceof ExtractError);
+  assertEquals(err2.reason, "corrupt");
+  const err3 = await assertRejects(() => run(new Uint8Array(0)));
+  assert(err3 instanceof ExtractError);
+  assertEquals(err3.reason, "empty");
+});
+
+Deno.test("docx() refuses a zip that is not a Word document with corrupt", async () => {
+  const { zipSync } = await import("fflate");
+  const zip = zipSync({ "a.txt": new TextEncoder().encode("hello") });
+  const err = await assertRejects(() => run(zip));
+  assert(err instanceof ExtractError);
+  assertEquals(err.reason, "corrupt");
+});

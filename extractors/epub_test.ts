@@ -1,0 +1,145 @@
+import { join } from "node:path";
+import { Zip, ZipDeflate, zipSync } from "fflate";
+import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
+import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
+import { ExtractError } from "../core/types.ts";
+import { epub } from "./epub.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const run = (bytes: Uint8Array, path = "l/b.epub") =>
+  epub().extract({ path, extension: ".epub", bytes });
+
+async function corpusFile(rel: string): Promise<Uint8Array> {
+  return await Deno.readFile(join(await smallCorpus(), rel));
+}
+
+/** Plain text of a line, for comparing it with a heading title. */
+const plain = (s: string) => s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+
+Deno.test("epub() heading F1 over ebooks/ is at least 0.95, every entry on its heading line", async () => {
+  const dir = await smallCorpus();
+  const truth = await groundTruth(dir);
+  const scores: string[] = [];
+  let sum = 0;
+  for (const [path, row] of truth) {
+    if (!path.startsWith("ebooks/")) continue;
+    const doc = await run(await Deno.readFile(join(dir, path)), path);
+    const f1 = titleF1(
+      (doc.headings ?? []).map((h) => h.title),
+      (row.headings ?? []).map((h) => h.title),
+    );
+    sum += f1;
+    scores.push(`${f1.toFixed(3)} ${path}`);
+    assertEquals(doc.outlineQuality, "high");
+    for (const h of doc.headings ?? []) {
+      const line = doc.lines[h.line - 1] ?? "";
+      assert(plain(line).includes(plain(h.title)), `${path}: "${h.title}" -> L${h.line} "${line}"`);
+    }
+  }
+  const mean = sum / scores.length;
+  console.log(
+    `epub heading F1: mean ${mean.toFixed(3)} over ${scores.length} files\n  ` +
+      scores.join("\n  "),
+  );
+  assert(scores.length >= 5, "too few EPUB files with ground truth");
+  assert(mean >= 0.95, `mean F1 ${mean}`);
+});
+
+Deno.test("epub() reads OPF metadata and keeps spine order", async () => {
+  const doc = await run(await corpusFile("ebooks/shipped/debian-policy.epub"));
+  assertEquals(doc.meta, {
+    title: "Debian Policy Manual",
+    author: "The Debian Policy Mailing List",
+    language: "en",
+    created: "2022-12-17T02:41:44Z",
+  });
+  const titles = doc.headings!.map((h) => h.title);
+  assertEquals(titles.slice(0, 3), [
+    "Debian Policy Manual",
+    "About this manual",
+    "About this manual",
+  ]);
+  assertEquals(doc.headings![3], { level: 2, title: "Scope", line: doc.headings![3]!.line });
+  const lines = doc.headings!.map((h) => h.line);
+  for (let i = 1; i < lines.length; i++) {
+    assert(lines[i]! >= lines[i - 1]!, "outline goes backwards");
+  }
+  const ja = await run(await corpusFile("ebooks/from-html/apache-manual-ja.epub"));
+  assertEquals(ja.meta?.language, "ja");
+  assert(ja.headings!.some((h) => h.title === "バインド"));
+});
+
+/** A minimal EPUB 3 without an NCX, `mimetype` not first. */
+function tinyEpub(nav: boolean): Uint8Array {
+  const chapter = (t: string, s: string) =>
+    enc(`<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml">
+<head><title>${t}</title></head><body><h1 id="top">${t}</h1><p>Intro of ${t}.</p>
+<h2 id="s">${s}</h2><p>Body text.</p></body></html>`);
+  return zipSync({
+    "META-INF/container.xml": enc(`<?xml version="1.0"?><container version="1.0"
+ xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>
+<rootfile full-path="OPS/book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`),
+    "OPS/book.opf": enc(
+      `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">
+<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Tiny &amp; Book</dc:title>
+<dc:creator>Ann Author</dc:creator><dc:language>de</dc:language></metadata><manifest>
+${
+        nav
+          ? '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
+          : ""
+      }
+<item id="b" href="text/two%20b.xhtml" media-type="application/xhtml+xml"/>
+<item id="a" href="text/one.xhtml" media-type="application/xhtml+xml"/></manifest>
+<spine><itemref idref="a"/><itemref idref="b"/></spine></package>`,
+    ),
+    "OPS/nav.xhtml": enc(`<html xmlns:epub="http://www.idpf.org/2007/ops"><body>
+<nav epub:type="toc"><ol><li><a href="text/one.xhtml">First chapter</a><ol>
+<li><a href="text/one.xhtml#s">Sub one</a></li></ol></li>
+<li><a href="text/two%20b.xhtml#top">Second</a></li></ol></nav></body></html>`),
+    "OPS/text/one.xhtml": chapter("First", "Sub one"),
+    "OPS/text/two b.xhtml": chapter("Second", "Sub two"),
+    "mimetype": enc("application/epub+zip"),
+  });
+}
+
+Deno.test("epub() uses the nav document, and falls back to headings without a TOC", async () => {
+  const doc = await run(tinyEpub(true));
+  assertEquals(doc.meta, { title: "Tiny & Book", author: "Ann Author", language: "de" });
+  const hs = doc.headings!.map((h) => [h.level, h.title, doc.lines[h.line - 1]]);
+  assertEquals(hs, [
+    [1, "First chapter", "# First"],
+    [2, "Sub one", "## Sub one"],
+    [1, "Second", "# Second"],
+  ]);
+  const bare = await run(tinyEpub(false));
+  assertEquals(bare.headings!.map((h) => h.title), ["First", "Sub one", "Second", "Sub two"]);
+  assertEquals(bare.outlineQuality, "high");
+});
+
+Deno.test("epub() refuses a zip bomb, a non-zip and an empty file", async () => {
+  const parts: Uint8Array[] = [];
+  const zip = new Zip((e, chunk) => {
+    if (e) throw e;
+    parts.push(chunk);
+  });
+  const entry = new ZipDeflate("OPS/ch.xhtml", { level: 6 });
+  zip.add(entry);
+  const mb = new Uint8Array(1 << 20).fill(0x20);
+  for (let i = 0; i < 210; i++) entry.push(mb, i === 209);
+  zip.end();
+  const bomb = new Uint8Array(await new Blob(parts as Uint8Array<ArrayBuffer>[]).arrayBuffer());
+  const t0 = performance.now();
+  const err = await assertRejects(() => run(bomb));
+  assert(err instanceof ExtractError);
+  assertEquals(err.reason, "too_large");
+  assert(performance.now() - t0 < 1000);
+  const err2 = await assertRejects(() => run(enc("not an ebook")));
+  assert(err2 instanceof ExtractError);
+  assertEquals(err2.reason, "corrupt");
+  const err3 = await assertRejects(() => run(new Uint8Array(0)));
+  assert(err3 instanceof ExtractError);
+  assertEquals(err3.reason, "empty");
+  const err4 = await assertRejects(() => run(zipSync({ "x.txt": enc("x") })));
+  assert(err4 instanceof ExtractError);
+  assertEquals(err4.reason, "corrupt");
+});
