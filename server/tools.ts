@@ -134,11 +134,13 @@ export async function search(shelf: Shelf, a: ToolArgs<"search">) {
   return { query: a.query, mode_used: "keyword" as const, note, results };
 }
 
+// deno-lint-ignore no-control-regex
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/g;
+
 /** Control characters (newline, tab, ...) written as escapes, for one-line markdown fields. */
 export function escapeControl(s: string): string {
-  // deno-lint-ignore no-control-regex
   return s.replace(
-    /[\u0000-\u001f\u007f]/g,
+    CONTROL_CHARS,
     (c) =>
       c === "\n"
         ? "\\n"
