@@ -18,10 +18,24 @@ import { STOP_WORDS } from "../core/tokenize.ts";
 import { flattenOutline } from "../core/outline.ts";
 import { groundTruth, titleF1 } from "../tests/corpus.ts";
 import { coldStart, httpLoad } from "./serve_bench.ts";
+import { officeSpeed, pdfSpeed } from "./formats_bench.ts";
+
+/** Titles compared without section numbers ("2.1 Overview" = "Overview"). */
+const unnumbered = (t: string) =>
+  t.replace(/^\s*(?:(?:chapter|section|appendix|part)\s+)?(?:\d+|[A-Z])(?:\.\d+)*\.?\s+/i, "");
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SHARED = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
-const LIBRARIES = ["markdown", "html", "text", "nested"];
+const LIBRARIES = [
+  "markdown",
+  "html",
+  "text",
+  "nested",
+  "pdf-manuals",
+  "pdf-plain",
+  "word",
+  "ebooks",
+];
 
 interface Question {
   id: string;
@@ -213,6 +227,8 @@ async function main() {
   await shelf.close();
   await Deno.remove(data, { recursive: true });
   const cold = await coldStart(LIBRARIES.map((l) => join(corpus, l)), "configuration");
+  const pdfs = await pdfSpeed(corpus);
+  const office = await officeSpeed(corpus);
 
   const f = (x: number, d = 2) => x.toFixed(d);
   const rows: [string, string][] = [
@@ -233,6 +249,13 @@ async function main() {
     ],
     ["read p50 / p95", `${f(pct(readMs, 50))} / ${f(pct(readMs, 95))} ms (${readMs.length} calls)`],
     ["outlines under 500 tokens", `${f((100 * under500) / Math.max(total, 1), 1)} % of ${total}`],
+    [
+      "PDF extraction vs pdftotext",
+      `${f(pdfs.ours, 0)} vs ${f(pdfs.pdftotext, 0)} pages/s = ${
+        f(pdfs.ours / pdfs.pdftotext)
+      }x (${pdfs.files} PDFs, ${pdfs.pages} pages)`,
+    ],
+    ["DOCX / EPUB extraction", `${f(office.docx, 1)} / ${f(office.epub, 1)} documents/s`],
     ["serve: first tools/list answer (cold)", `${f(cold.toolsList / 1000, 2)} s`],
     ["serve: first search answer (cold)", `${f(cold.firstSearch / 1000, 2)} s`],
     ["serve: tools/list p95 while indexing", `${f(cold.listDuringIndexP95)} ms`],
