@@ -252,7 +252,7 @@ export async function main(argv: string[]): Promise<number> {
     const shelf = await openShelf(f, pos);
     shelf.index().catch(() => {});
     const stop = new AbortController();
-    if (f.watch) watchLibraries(shelf, { signal: stop.signal }).catch(() => {});
+    if (!f["no-watch"]) watchLibraries(shelf, { signal: stop.signal }).catch(() => {});
     if (f.http) {
       const http = serveHttp(shelf, { host, port, token });
       console.error(`shelfmark: MCP over Streamable HTTP at ${http.url}`);

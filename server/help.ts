@@ -38,11 +38,11 @@ const USAGE: Record<string, string> = {
   Unchanged files are not re-read; deleted files leave the index. Progress goes to stderr.
   --watch keeps running and re-indexes what changes.`,
   serve:
-    `shelfmark serve [PATH...] [--stdio | --http [--host 127.0.0.1] [--port 60606] [--token T]] [--watch]
+    `shelfmark serve [PATH...] [--stdio | --http [--host 127.0.0.1] [--port 60606] [--token T]] [--no-watch]
   Serve the MCP tools over stdio (the default) or Streamable HTTP at /mcp (the next free
   port is taken when 60606 is busy; a token is required beyond loopback; Origin is checked). The handshake answers at once; indexing
-  runs in the background and answers say index=building until it is done. --watch picks up
-  file changes while serving (answers say stale until they are indexed).`,
+  runs in the background and answers say index=building until it is done. File changes are
+  picked up while serving (answers say stale until they are indexed); --no-watch turns that off.`,
   search:
     `shelfmark search QUERY [--limit 20] [--type pdf,docx] [--library NAME] [--glob 'Lib/dir/*']
                  [--after 2024-01-01] [--before 2024-12-31] [--sort default|newest|oldest]
