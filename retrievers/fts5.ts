@@ -58,7 +58,7 @@ export interface Fts5Options {
    * documents are left out of the match while rarer words remain (faster, same ranking).
    */
   stats?: TermStats;
-  /** Share of documents above which a word is common (default 0.5). */
+  /** Share of documents above which a word is common (default 0.25). */
   commonShare?: number;
 }
 
@@ -247,7 +247,7 @@ export class Fts5Retriever implements Retriever {
     this.#db = db;
     this.#weights = { ...DEFAULT_WEIGHTS, ...options.weights };
     this.#stats = options.stats;
-    this.#commonShare = options.commonShare ?? 0.5;
+    this.#commonShare = options.commonShare ?? 0.25;
     db.exec(SCHEMA);
   }
 

@@ -8,6 +8,8 @@
 import { hasCJK, segmentCJK } from "../core/tokenize.ts";
 
 const MAX_MATCHES = 400;
+/** Text is scanned in chunks; the first chunk with a match decides (long PDFs stay cheap). */
+const CHUNK = 64 * 1024;
 const WINDOW = 160;
 
 /** A word's search prefix: its stem-like beginning, so `downloaded` also finds `download`. */
@@ -40,13 +42,17 @@ export function snippetMatcher(terms: string[]): RegExp | undefined {
  */
 export function makeSnippet(text: string, re: RegExp, maxChars = 200): string {
   const hits: { at: number; end: number; key: string }[] = [];
-  re.lastIndex = 0;
-  for (let m = re.exec(text); m && hits.length < MAX_MATCHES; m = re.exec(text)) {
-    if (m[0].length === 0) {
-      re.lastIndex++;
-      continue;
+  for (let from = 0; from < text.length && hits.length === 0; from += CHUNK) {
+    const part = text.slice(from, from + CHUNK + 256);
+    re.lastIndex = 0;
+    for (let m = re.exec(part); m && hits.length < MAX_MATCHES; m = re.exec(part)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      const at = from + m.index;
+      hits.push({ at, end: at + m[0].length, key: m[0].toLowerCase().slice(0, 5) });
     }
-    hits.push({ at: m.index, end: m.index + m[0].length, key: m[0].toLowerCase().slice(0, 5) });
   }
   if (!hits.length) return "";
   let best = 0;
