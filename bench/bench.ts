@@ -200,7 +200,10 @@ async function main() {
       : path.split("/")[0]!;
     const list = f1s.get(lib) ?? [];
     list.push(
-      titleF1(flattenOutline(doc.outline).map((n) => n.title), row.headings.map((h) => h.title)),
+      titleF1(
+        flattenOutline(doc.outline).map((n) => unnumbered(n.title)),
+        row.headings.map((h) => unnumbered(h.title)),
+      ),
     );
     f1s.set(lib, list);
   }
