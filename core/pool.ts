@@ -59,6 +59,10 @@ export class ExtractPool {
   #queue: Job[] = [];
   #next = 1;
   #closed = false;
+  /** Workers that died before they were ready, in a row. */
+  #startFailures = 0;
+  /** Why the pool gave up starting workers. */
+  #broken?: string;
 
   /** @param opts pool size, time limit and plugins */
   constructor(opts: PoolOptions = {}) {
@@ -90,6 +94,7 @@ export class ExtractPool {
   #done(slot: Slot, reply: WorkerReply): void {
     if ("ready" in reply) {
       slot.ready = true;
+      this.#startFailures = 0;
       this.#pump();
       return;
     }
@@ -107,6 +112,12 @@ export class ExtractPool {
   #fail(slot: Slot, err: ExtractError): void {
     clearTimeout(slot.timer);
     slot.worker.terminate();
+    if (!slot.ready && ++this.#startFailures >= 3) {
+      // Workers that cannot even start would be replaced forever: give up and say why.
+      this.#broken = `extraction workers fail to start: ${err.message}`;
+      for (const j of this.#queue) j.reject(new ExtractError("crashed", this.#broken));
+      this.#queue = [];
+    }
     const i = this.#slots.indexOf(slot);
     if (i >= 0) this.#slots.splice(i, 1);
     const job = slot.job;
@@ -116,7 +127,7 @@ export class ExtractPool {
   }
 
   #pump(): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#broken) return;
     while (this.#queue.length) {
       if (this.#slots.length < this.size && this.#slots.every((s) => s.job || s.ready)) {
         // Start another worker while there is queued work; it takes jobs once ready.
@@ -146,6 +157,7 @@ export class ExtractPool {
   /** Extract a file in a worker. The input's bytes are handed over to the worker. */
   extract: ExtractFn = (input) => {
     if (this.#closed) return Promise.reject(new Error("extraction pool is closed"));
+    if (this.#broken) return Promise.reject(new ExtractError("crashed", this.#broken));
     return new Promise((resolve, reject) => {
       this.#queue.push({ id: this.#next++, input, resolve, reject });
       this.#pump();

@@ -1,0 +1,326 @@
+/**
+ * The image extractor: OCR of PNG, JPEG, BMP, WebP and TIFF files with tesseract.js, fully
+ * offline. The wasm core comes from the `tesseract.js-core` npm package (tesseract.js loads
+ * it with `require` under Node semantics, never from a CDN) and the language data from the
+ * `@tesseract.js-data/eng` npm package in Deno's npm cache.
+ *
+ * One tesseract worker per language set is created lazily in each extraction thread and
+ * reused for every file. Image dimensions are read from the file header before anything is
+ * decoded, so a huge image is refused (`too_large`) without allocating its pixels.
+ *
+ * @module
+ */
+import Tesseract from "tesseract.js";
+import engData from "@tesseract.js-data/eng";
+import { dirname, join } from "node:path";
+import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+
+/** Largest image OCR accepts, in pixels (width × height). */
+export const MAX_PIXELS = 50_000_000;
+
+/** Options of the image extractor. */
+export interface ImageOptions {
+  /** Tesseract language codes (`["eng"]` by default); only `eng` data ships with shelfmark. */
+  languages?: string[];
+  /** Folder holding `<lang>.traineddata.gz` for languages other than `eng`. */
+  langPath?: string;
+}
+
+/** Width and height read from an image header. */
+export interface ImageSize {
+  /** Container format: `png`, `jpeg`, `bmp`, `webp`, `tiff`. */
+  format: string;
+  /** Width in pixels. */
+  width: number;
+  /** Height in pixels. */
+  height: number;
+}
+
+/** Folder of the packaged `eng` data (best_int, LSTM only), inside Deno's npm cache. */
+const ENG_PATH = join(dirname((engData as { langPath: string }).langPath), "4.0.0_best_int");
+
+const ISO1: Record<string, string> = {
+  eng: "en",
+  deu: "de",
+  fra: "fr",
+  spa: "es",
+  ita: "it",
+  por: "pt",
+  nld: "nl",
+  rus: "ru",
+  pol: "pl",
+  swe: "sv",
+  dan: "da",
+  nor: "no",
+  fin: "fi",
+  ces: "cs",
+  tur: "tr",
+  jpn: "ja",
+  kor: "ko",
+  ara: "ar",
+  chi_sim: "zh",
+  chi_tra: "zh",
+};
+
+const u16be = (b: Uint8Array, o: number) => (b[o]! << 8) | b[o + 1]!;
+const u16le = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8);
+const u24le = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16);
+const u32be = (b: Uint8Array, o: number) =>
+  ((b[o]! << 24) | (b[o + 1]! << 16) | u16be(b, o + 2)) >>> 0;
+const u32le = (b: Uint8Array, o: number) =>
+  (u16le(b, o) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
+const ascii = (b: Uint8Array, o: number, n: number) =>
+  String.fromCharCode(...b.subarray(o, Math.min(b.length, o + n)));
+
+function jpegSize(b: Uint8Array): ImageSize | undefined {
+  let o = 2;
+  while (o + 4 <= b.length) {
+    if (b[o] !== 0xff) return undefined;
+    const m = b[o + 1]!;
+    if (m === 0xff) {
+      o++;
+      continue;
+    }
+    if (m === 0xd8 || m === 0x01 || (m >= 0xd0 && m <= 0xd7)) {
+      o += 2;
+      continue;
+    }
+    if (m === 0xd9 || m === 0xda) return undefined; // end of image / scan before any frame
+    const len = u16be(b, o + 2);
+    const sof = m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
+    if (sof) {
+      if (o + 9 > b.length) return undefined;
+      return { format: "jpeg", height: u16be(b, o + 5), width: u16be(b, o + 7) };
+    }
+    o += 2 + len;
+  }
+  return undefined;
+}
+
+function tiffSize(b: Uint8Array): ImageSize | undefined {
+  const le = b[0] === 0x49;
+  const r16 = (o: number) => (le ? u16le(b, o) : u16be(b, o));
+  const r32 = (o: number) => (le ? u32le(b, o) : u32be(b, o));
+  const ifd = r32(4);
+  if (ifd + 2 > b.length) return undefined;
+  const n = r16(ifd);
+  let width: number | undefined, height: number | undefined;
+  for (let i = 0; i < n; i++) {
+    const e = ifd + 2 + i * 12;
+    if (e + 12 > b.length) break;
+    const tag = r16(e), type = r16(e + 2);
+    const value = type === 3 ? r16(e + 8) : type === 4 ? r32(e + 8) : undefined;
+    if (tag === 256) width = value;
+    if (tag === 257) height = value;
+  }
+  return width !== undefined && height !== undefined
+    ? { format: "tiff", width, height }
+    : undefined;
+}
+
+/**
+ * Width and height of an image from its header alone (PNG IHDR, JPEG SOF, BMP info header,
+ * WebP VP8/VP8L/VP8X, first TIFF IFD), or undefined when the header is unknown or cut short.
+ */
+export function imageSize(b: Uint8Array): ImageSize | undefined {
+  if (b.length >= 24 && u32be(b, 0) === 0x89504e47 && ascii(b, 12, 4) === "IHDR") {
+    return { format: "png", width: u32be(b, 16), height: u32be(b, 20) };
+  }
+  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) return jpegSize(b);
+  if (b.length >= 26 && b[0] === 0x42 && b[1] === 0x4d) {
+    if (u32le(b, 14) === 12) return { format: "bmp", width: u16le(b, 18), height: u16le(b, 20) };
+    const h = u32le(b, 22) | 0;
+    return { format: "bmp", width: u32le(b, 18) | 0, height: Math.abs(h) };
+  }
+  if (b.length >= 30 && ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 4) === "WEBP") {
+    const kind = ascii(b, 12, 4);
+    if (kind === "VP8 ") {
+      return { format: "webp", width: u16le(b, 26) & 0x3fff, height: u16le(b, 28) & 0x3fff };
+    }
+    if (kind === "VP8L") {
+      const v = u32le(b, 21);
+      return { format: "webp", width: (v & 0x3fff) + 1, height: ((v >>> 14) & 0x3fff) + 1 };
+    }
+    if (kind === "VP8X") {
+      return { format: "webp", width: u24le(b, 24) + 1, height: u24le(b, 27) + 1 };
+    }
+    return undefined;
+  }
+  if (b.length >= 8 && (ascii(b, 0, 4) === "II*\0" || ascii(b, 0, 4) === "MM\0*")) {
+    return tiffSize(b);
+  }
+  return undefined;
+}
+
+type OcrWorker = Awaited<ReturnType<typeof Tesseract.createWorker>>;
+
+/** Lazily created workers of this thread, by language set. */
+const workers = new Map<string, Promise<OcrWorker>>();
+
+function ocrWorker(languages: string[], langPath: string): Promise<OcrWorker> {
+  const key = `${languages.join("+")}@${langPath}`;
+  let w = workers.get(key);
+  if (!w) {
+    w = Tesseract.createWorker(languages, Tesseract.OEM.LSTM_ONLY, {
+      langPath,
+      gzip: true,
+      cacheMethod: "none",
+      // Without a handler tesseract.js rethrows job errors as uncaught exceptions.
+      errorHandler: () => {},
+    }).then((worker) => {
+      idle(worker, 0);
+      return worker;
+    });
+    w.catch(() => workers.delete(key));
+    workers.set(key, w);
+  }
+  return w;
+}
+
+/** Jobs running on each OCR worker. */
+const busy = new WeakMap<OcrWorker, number>();
+
+/**
+ * Count a job in (+1) or out (-1). The OCR thread holds the event loop open only while it
+ * has work, so an idle worker never keeps a process or extraction thread from exiting.
+ */
+function idle(worker: OcrWorker, delta: number): void {
+  const n = Math.max(0, (busy.get(worker) ?? 0) + delta);
+  busy.set(worker, n);
+  const thread = (worker as unknown as { worker?: { ref?: () => void; unref?: () => void } })
+    .worker;
+  if (n > 0) thread?.ref?.();
+  else thread?.unref?.();
+}
+
+/** Terminate this thread's OCR workers (tests, shutdown); they are re-created on demand. */
+export async function closeImageWorkers(): Promise<void> {
+  const all = [...workers.values()];
+  workers.clear();
+  await Promise.allSettled(all.map(async (w) => (await w).terminate()));
+}
+
+/** Drop a worker that may be wedged (timed out), so the next file gets a fresh one. */
+function discard(languages: string[], langPath: string, w: Promise<OcrWorker>): void {
+  const key = `${languages.join("+")}@${langPath}`;
+  if (workers.get(key) === w) workers.delete(key);
+  w.then((x) => x.terminate()).catch(() => {});
+}
+
+/** Race a promise against an `aborted` flag that may flip without an event. */
+function withDeadline<T>(p: Promise<T>, signal: AbortSignal | undefined, onAbort: () => void) {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (!signal.aborted) return;
+      clearInterval(timer);
+      onAbort();
+      reject(new ExtractError("timeout", "OCR ran past the time limit"));
+    }, 200);
+    p.then(resolve, reject).finally(() => clearInterval(timer));
+  });
+}
+
+const errText = (e: unknown) => String((e as Error)?.message ?? e).replace(/^(Error: )+/, "");
+
+interface Block {
+  paragraphs?: { lines?: { text?: string }[] }[];
+}
+
+/** Lines of the OCR result: one per text line, a blank line between paragraphs. */
+export function ocrLines(blocks: Block[] | null | undefined, text: string): string[] {
+  const out: string[] = [];
+  const push = (l: string) => {
+    const t = l.replace(/\s+/g, " ").trim();
+    if (t) out.push(t);
+  };
+  if (blocks && blocks.length) {
+    for (const block of blocks) {
+      for (const para of block.paragraphs ?? []) {
+        const before = out.length;
+        for (const line of para.lines ?? []) push(line.text ?? "");
+        if (out.length > before) out.push("");
+      }
+    }
+  } else {
+    for (const l of text.split("\n")) {
+      if (l.trim()) push(l);
+      else if (out.length && out[out.length - 1] !== "") out.push("");
+    }
+  }
+  while (out.length && out[out.length - 1] === "") out.pop();
+  return out;
+}
+
+/**
+ * The image (OCR) extractor: one page, no outline.
+ *
+ * @example
+ * ```ts
+ * const doc = await image().extract({ path: "lib/scan.png", extension: ".png", bytes });
+ * ```
+ */
+export function image(options: ImageOptions = {}): Extractor {
+  const languages = options.languages?.length ? options.languages : ["eng"];
+  const langPath = options.langPath ?? ENG_PATH;
+  const lang = ISO1[languages[0]!] ?? languages[0]!;
+  return {
+    name: "image",
+    extensions: [".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"],
+    mimeTypes: ["image/png", "image/jpeg", "image/bmp", "image/webp", "image/tiff"],
+    priority: 0,
+    async extract(input: ExtractInput): Promise<Extracted> {
+      const bytes = input.bytes;
+      if (bytes.length === 0) throw new ExtractError("empty", "file is empty");
+      const size = imageSize(bytes);
+      if (!size) {
+        throw new ExtractError("corrupt", "not a readable PNG, JPEG, BMP, WebP or TIFF header");
+      }
+      const pixels = size.width * size.height;
+      if (pixels > MAX_PIXELS) {
+        throw new ExtractError(
+          "too_large",
+          `${size.format} image is ${size.width}×${size.height} ` +
+            `(${(pixels / 1e6).toFixed(0)} megapixels, limit ${MAX_PIXELS / 1e6})`,
+        );
+      }
+      if (size.width === 0 || size.height === 0) {
+        throw new ExtractError("corrupt", `${size.format} header gives a zero dimension`);
+      }
+      if (input.signal?.aborted) throw new ExtractError("timeout", "no time left for OCR");
+      const worker = ocrWorker(languages, langPath);
+      const drop = () => discard(languages, langPath, worker);
+      let w: OcrWorker;
+      try {
+        w = await withDeadline(worker, input.signal, drop);
+      } catch (e) {
+        if (e instanceof ExtractError) throw e;
+        throw new ExtractError("ocr_unavailable", `OCR engine failed to start: ${errText(e)}`, {
+          cause: e,
+        });
+      }
+      let data: { text: string; blocks: Block[] | null };
+      try {
+        // A copy: tesseract.js transfers what it is given to its thread.
+        const image = bytes.slice() as unknown as Tesseract.ImageLike;
+        idle(w, +1);
+        const job = w.recognize(image, {}, { text: true, blocks: true })
+          .finally(() => idle(w, -1));
+        data = (await withDeadline(job, input.signal, drop)).data;
+      } catch (e) {
+        if (e instanceof ExtractError) throw e;
+        throw new ExtractError(
+          "corrupt",
+          `OCR could not read the ${size.format} image: ${errText(e)}`,
+          { cause: e },
+        );
+      }
+      return {
+        lines: ocrLines(data.blocks, data.text ?? ""),
+        pages: [1],
+        outlineQuality: "none",
+        meta: { language: lang },
+      };
+    },
+  };
+}
