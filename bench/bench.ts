@@ -18,7 +18,7 @@ import { STOP_WORDS } from "../core/tokenize.ts";
 import { flattenOutline } from "../core/outline.ts";
 import { groundTruth, titleF1 } from "../tests/corpus.ts";
 import { coldStart, httpLoad } from "./serve_bench.ts";
-import { officeSpeed, pdfSpeed } from "./formats_bench.ts";
+import { ocrQuality, officeSpeed, pdfSpeed } from "./formats_bench.ts";
 
 /** Titles compared without section numbers ("2.1 Overview" = "Overview"). */
 const unnumbered = (t: string) =>
@@ -35,6 +35,7 @@ const LIBRARIES = [
   "pdf-plain",
   "word",
   "ebooks",
+  "scans",
 ];
 
 interface Question {
@@ -232,6 +233,7 @@ async function main() {
   const cold = await coldStart(LIBRARIES.map((l) => join(corpus, l)), "configuration");
   const pdfs = await pdfSpeed(corpus);
   const office = await officeSpeed(corpus);
+  const ocr = await ocrQuality(corpus, truth);
 
   const f = (x: number, d = 2) => x.toFixed(d);
   const rows: [string, string][] = [
@@ -259,6 +261,10 @@ async function main() {
       }x (${pdfs.files} PDFs, ${pdfs.pages} pages)`,
     ],
     ["DOCX / EPUB extraction", `${f(office.docx, 1)} / ${f(office.epub, 1)} documents/s`],
+    [
+      "OCR (tesseract.js, eng)",
+      `${f(ocr.secondsPerPage, 1)} s/page, CER ${f(ocr.cer, 3)} (${ocr.pages} scans)`,
+    ],
     ["serve: first tools/list answer (cold)", `${f(cold.toolsList / 1000, 2)} s`],
     ["serve: first search answer (cold)", `${f(cold.firstSearch / 1000, 2)} s`],
     ["serve: tools/list p95 while indexing", `${f(cold.listDuringIndexP95)} ms`],

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { docx } from "../extractors/docx.ts";
 import { epub } from "../extractors/epub.ts";
 import { pdf } from "../extractors/pdf.ts";
+import { closeImageWorkers, image } from "../extractors/image.ts";
 import type { Extractor } from "../core/types.ts";
 
 function files(dir: string, ext: string): string[] {
@@ -69,4 +70,49 @@ export async function officeSpeed(corpus: string) {
     docx: await docsPerSecond(docx(), files(join(corpus, "word"), ".docx"), ".docx"),
     epub: await docsPerSecond(epub(), files(join(corpus, "ebooks"), ".epub"), ".epub"),
   };
+}
+
+function levenshtein(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(
+        prev[j]! + 1,
+        cur[j - 1]! + 1,
+        prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** OCR seconds per page and character error rate on `n` scans, against the ground-truth text. */
+export async function ocrQuality(corpus: string, truth: Map<string, { text?: string }>, n = 6) {
+  const ex = image();
+  const list = spread(
+    [...files(join(corpus, "scans"), ".png"), ...files(join(corpus, "scans"), ".jpg")].sort(),
+    n,
+  );
+  const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+  let secs = 0;
+  let cer = 0;
+  let pages = 0;
+  for (const f of list) {
+    const want = truth.get(f.slice(corpus.length + 1))?.text;
+    if (!want) continue;
+    const t = performance.now();
+    const doc = await ex.extract({
+      path: f,
+      extension: f.slice(f.lastIndexOf(".")),
+      bytes: await Deno.readFile(f),
+    });
+    secs += (performance.now() - t) / 1000;
+    const got = norm(doc.lines.join("\n"));
+    cer += levenshtein(got, norm(want)) / Math.max(1, norm(want).length);
+    pages++;
+  }
+  await closeImageWorkers();
+  return { pages, secondsPerPage: secs / Math.max(1, pages), cer: cer / Math.max(1, pages) };
 }
