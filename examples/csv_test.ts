@@ -3,17 +3,9 @@ import { join } from "node:path";
 import { assertEquals, assertMatch } from "../tests/assert.ts";
 import { splitCsv } from "./csv.ts";
 
-const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
-const PLUGIN = new URL("./csv.ts", import.meta.url).pathname;
+import { runCli as run } from "../tests/cli_helper.ts";
 
-async function run(args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  return { code: out.code, stdout: new TextDecoder().decode(out.stdout) };
-}
+const PLUGIN = new URL("./csv.ts", import.meta.url).pathname;
 
 Deno.test("splitCsv() honours quotes and doubled quotes", () => {
   assertEquals(splitCsv('a,"b, c","say ""hi"""'), ["a", "b, c", 'say "hi"']);

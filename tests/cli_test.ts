@@ -2,18 +2,9 @@
 import { join } from "node:path";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 
-const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
-const SAMPLES = new URL("../samples", import.meta.url).pathname;
+import { runCli as run } from "./cli_helper.ts";
 
-async function run(args: string[]) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, ...args],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
+const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
 Deno.test("cli: index, search, outline, read, grep, find-paths on the samples", async () => {
   const data = await Deno.makeTempDir({ prefix: "shelfmark-cli-" });
