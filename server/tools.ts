@@ -128,9 +128,7 @@ export async function search(shelf: Shelf, a: ToolArgs<"search">) {
     const dir = a.time_sort === "newest" ? -1 : 1;
     results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
   }
-  const note = a.mode === "keyword"
-    ? undefined
-    : "semantic search is not available (no vector index); answered in keyword mode";
+  const note = a.mode === "keyword" ? undefined : "no vector index yet, answered in keyword mode";
   return { query: a.query, mode_used: "keyword" as const, note, results };
 }
 
