@@ -223,6 +223,11 @@ export class Catalog {
     return r ? parseRow(r) : undefined;
   }
 
+  /** Whether a document is stored (without reading its card or outline). */
+  has(docId: string): boolean {
+    return this.#q("SELECT 1 AS x FROM documents WHERE doc_id = ?").get(docId) !== undefined;
+  }
+
   /** The id of the document at a display path. */
   idByPath(path: string): string | undefined {
     return this.#q("SELECT doc_id FROM documents WHERE path = ?").get(path)?.doc_id as

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import {
   type Hit,
   type IndexedDoc,
@@ -235,6 +235,7 @@ export class Fts5Retriever implements Retriever {
   #db: DatabaseSync;
   #weights: Fts5Weights;
   #stats?: TermStats;
+  #stmts = new Map<string, StatementSync>();
   #commonShare: number;
 
   /**
@@ -251,6 +252,16 @@ export class Fts5Retriever implements Retriever {
     db.exec(SCHEMA);
   }
 
+  /** A prepared statement, kept for reuse (indexing and search run these per document and per query). */
+  #q(sql: string): StatementSync {
+    let st = this.#stmts.get(sql);
+    if (!st) {
+      st = this.#db.prepare(sql);
+      this.#stmts.set(sql, st);
+    }
+    return st;
+  }
+
   #atomic(fn: () => void): void {
     this.#db.exec("SAVEPOINT fts5_retriever");
     try {
@@ -263,9 +274,9 @@ export class Fts5Retriever implements Retriever {
   }
 
   #delete(ids: string[]): void {
-    const find = this.#db.prepare("SELECT rowid FROM fts_map WHERE doc_id = ?");
-    const delFts = this.#db.prepare("DELETE FROM docs_fts WHERE rowid = ?");
-    const delMap = this.#db.prepare("DELETE FROM fts_map WHERE doc_id = ?");
+    const find = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
+    const delFts = this.#q("DELETE FROM docs_fts WHERE rowid = ?");
+    const delMap = this.#q("DELETE FROM fts_map WHERE doc_id = ?");
     for (const id of ids) {
       const row = find.get(id);
       if (!row) continue;
@@ -279,10 +290,10 @@ export class Fts5Retriever implements Retriever {
     return settle(() =>
       this.#atomic(() => {
         this.#delete(docs.map((d) => d.card.doc_id));
-        const ins = this.#db.prepare(
+        const ins = this.#q(
           "INSERT INTO docs_fts (doc_id, title, path, keywords, headings, body) VALUES (?, ?, ?, ?, ?, ?)",
         );
-        const map = this.#db.prepare("INSERT INTO fts_map (doc_id, rowid) VALUES (?, ?)");
+        const map = this.#q("INSERT INTO fts_map (doc_id, rowid) VALUES (?, ?)");
         for (const { card, outline, lines } of docs) {
           const r = ins.run(
             card.doc_id,
@@ -332,14 +343,14 @@ export class Fts5Retriever implements Retriever {
     // faster). With filters, the MATCH runs in a materialized CTE so the planner always
     // starts from the FTS index (a filter-first plan can turn milliseconds into seconds).
     const rows = f.params.length === 0
-      ? this.#db.prepare(`
+      ? this.#q(`
       SELECT rowid AS rid, doc_id, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
       FROM docs_fts WHERE docs_fts MATCH ? ORDER BY raw, rowid LIMIT ?`).all(
         ...weights,
         match,
         limit,
       )
-      : this.#db.prepare(`
+      : this.#q(`
       WITH hits AS MATERIALIZED (
         SELECT rowid AS rid, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
         FROM docs_fts WHERE docs_fts MATCH ?
@@ -349,7 +360,7 @@ export class Fts5Retriever implements Retriever {
       WHERE ${f.where}
       ORDER BY h.raw, h.rid LIMIT ?`).all(...weights, match, ...f.params, limit);
     const re = snippetMatcher(positiveTerms(parseQuery(q.text)));
-    const body = this.#db.prepare("SELECT body, title, headings FROM docs_fts WHERE rowid = ?");
+    const body = this.#q("SELECT body, title, headings FROM docs_fts WHERE rowid = ?");
     return rows.map((row) => {
       const raw = row.raw as number;
       const hit: Hit = {
@@ -371,7 +382,7 @@ export class Fts5Retriever implements Retriever {
 
   /** Number of documents indexed. */
   count(): number {
-    return this.#db.prepare("SELECT count(*) AS n FROM fts_map").get()?.n as number;
+    return this.#q("SELECT count(*) AS n FROM fts_map").get()?.n as number;
   }
 
   /** `ready` with the document count, or `empty` when nothing is indexed. */

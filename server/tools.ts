@@ -54,7 +54,7 @@ export function docLines(shelf: Shelf, docId: string, hash: string): string[] {
 /** Resolve a `doc_id` argument (an id, or a path inside a library) to a stored id. */
 export function resolveDoc(shelf: Shelf, arg: string): string {
   const id = arg.trim();
-  if (/^[0-9a-f]{6,16}$/.test(id) && shelf.catalog.get(id)) return id;
+  if (/^[0-9a-f]{6,16}$/.test(id) && shelf.catalog.has(id)) return id;
   if (/[/\\\0]/.test(id) || id.startsWith("..")) {
     const path = confinePath(id, shelf.libraries);
     const found = shelf.catalog.idByPath(path);
@@ -285,12 +285,12 @@ export async function grep(shelf: Shelf, a: ToolArgs<"grep">) {
     limit: a.limit,
     countOnly: a.output_mode === "count",
   });
-  const doc = shelf.catalog.get(id)!;
+  const card = shelf.catalog.cards([id]).get(id)!;
   const matches: GrepMatch[] = r.matches;
   return {
     doc_id: id,
-    title: doc.card.title,
-    path: shownPath(shelf, doc.card.path),
+    title: card.title,
+    path: shownPath(shelf, card.path),
     pattern: a.pattern,
     total_matches: r.total,
     offset: a.offset,
