@@ -22,6 +22,31 @@ export interface Config {
   extractors?: string[];
   /** Resource limits. */
   limits?: Limits;
+  /**
+   * The embedder for document vectors: `"default"` (offline, built in), `"none"`,
+   * `"ollama:<model>"`, `"openai:<model>"`, or an object with the URL and key.
+   */
+  embedder?: string | EmbedderConfig;
+  /** OCR settings. */
+  ocr?: OcrConfig;
+}
+
+/** An embedder named with its endpoint. */
+export interface EmbedderConfig {
+  /** `"default"`, `"none"`, `"ollama:<model>"` or `"openai:<model>"`. */
+  name: string;
+  /** Base URL of the service (Ollama: `http://127.0.0.1:11434`; OpenAI: `https://api.openai.com/v1`). */
+  url?: string;
+  /** Name of the environment variable holding the API key (default `OPENAI_API_KEY`). */
+  api_key_env?: string;
+  /** Whether the model understands many languages (reported by `status`). */
+  multilingual?: boolean;
+}
+
+/** OCR settings. */
+export interface OcrConfig {
+  /** Tesseract languages, e.g. `["eng"]` or `["eng", "deu"]` (default `["eng"]`). */
+  languages?: string[];
 }
 
 /** Resource limits of indexing. */
@@ -34,7 +59,9 @@ export interface Limits {
   workers?: number;
 }
 
-const KEYS = new Set(["$schema", "libraries", "extractors", "limits"]);
+const KEYS = new Set(["$schema", "libraries", "extractors", "limits", "embedder", "ocr"]);
+const EMBEDDER_KEYS = new Set(["name", "url", "api_key_env", "multilingual"]);
+const EMBEDDER_NAME = /^(default|none|(ollama|openai):\S+)$/;
 const LIB_KEYS = new Set(["name", "path", "description", "include", "exclude"]);
 const LIMIT_KEYS: Record<string, [number, number]> = {
   max_file_mb: [1, 4096],
@@ -136,7 +163,64 @@ export function loadConfig(dir: string): Config {
       );
     }
   }
-  return { libraries, extractors: extractors as string[], limits: limits as Limits };
+  return {
+    libraries,
+    extractors: extractors as string[],
+    limits: limits as Limits,
+    embedder: checkEmbedder(file, obj.embedder),
+    ocr: checkOcr(file, obj.ocr),
+  };
+}
+
+function checkEmbedder(file: string, v: unknown): Config["embedder"] {
+  if (v === undefined) return undefined;
+  const bad = () =>
+    new ConfigError(
+      `${file}: "embedder" must be "default", "none", "ollama:<model>", "openai:<model>" ` +
+        `or an object {"name", "url", "api_key_env", "multilingual"}`,
+    );
+  if (typeof v === "string") {
+    if (!EMBEDDER_NAME.test(v)) throw bad();
+    return v;
+  }
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw bad();
+  for (const k of Object.keys(v)) {
+    if (!EMBEDDER_KEYS.has(k)) throw new ConfigError(`${file}: unknown key "embedder.${k}"`);
+  }
+  const e = v as Record<string, unknown>;
+  if (typeof e.name !== "string" || !EMBEDDER_NAME.test(e.name)) throw bad();
+  for (const k of ["url", "api_key_env"]) {
+    if (e[k] !== undefined && typeof e[k] !== "string") {
+      throw new ConfigError(`${file}: embedder.${k} must be a string`);
+    }
+  }
+  if (e.url !== undefined && !/^https?:\/\//.test(e.url as string)) {
+    throw new ConfigError(`${file}: embedder.url must be an http(s) URL`);
+  }
+  if (e.multilingual !== undefined && typeof e.multilingual !== "boolean") {
+    throw new ConfigError(`${file}: embedder.multilingual must be true or false`);
+  }
+  return e as unknown as EmbedderConfig;
+}
+
+function checkOcr(file: string, v: unknown): OcrConfig | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== "object" || v === null || Array.isArray(v)) {
+    throw new ConfigError(`${file}: "ocr" must be an object`);
+  }
+  for (const k of Object.keys(v)) {
+    if (k !== "languages") throw new ConfigError(`${file}: unknown key "ocr.${k}"`);
+  }
+  const langs = (v as OcrConfig).languages;
+  if (
+    langs !== undefined &&
+    (!Array.isArray(langs) || !langs.length || langs.some((l) => !/^[a-z_]{3,8}$/.test(l)))
+  ) {
+    throw new ConfigError(
+      `${file}: ocr.languages must be a non-empty array of Tesseract codes such as "eng"`,
+    );
+  }
+  return v as OcrConfig;
 }
 
 /** Write `shelfmark.json` in `dir`. */

@@ -7,13 +7,16 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { extractorsFrom } from "./plugins.ts";
+import { createEmbedder } from "../embedders/mod.ts";
 import { Fts5Retriever } from "../retrievers/fts5.ts";
+import { LanceRetriever } from "../retrievers/lancedb.ts";
 import { Catalog } from "./catalog.ts";
 import { addFolders, type Config, configLibraries, loadConfig, saveConfig } from "./config.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "./registry.ts";
 import { ExtractPool, inProcess } from "./pool.ts";
-import type { Extractor, Library, Retriever } from "./types.ts";
+import type { Embedder, Extractor, Library, Retriever } from "./types.ts";
+import { VectorIndex } from "./vectors.ts";
 
 /** Options to open a shelf. */
 export interface ShelfOptions {
@@ -31,6 +34,13 @@ export interface ShelfOptions {
   workers?: number;
   /** Time limit for extracting one file, in ms (default 60 s). */
   fileTimeoutMs?: number;
+  /**
+   * The embedder: a name (`default`, `none`, `ollama:<model>`, `openai:<model>`) that
+   * overrides the config's, or an instance. Default: the config's, else `default`.
+   */
+  embedder?: string | Embedder;
+  /** Save a named `embedder` to the configuration (given on the command line). */
+  saveEmbedder?: boolean;
 }
 
 /** State of the index as answers report it. */
@@ -57,6 +67,8 @@ export class Shelf {
   readonly fts: Fts5Retriever;
   /** Every retriever, in fusion order. */
   readonly retrievers: Retriever[];
+  /** Document vectors (undefined when the embedder is `none`). */
+  readonly vectors?: VectorIndex;
   /** The indexer. */
   readonly indexer: Indexer;
   /** The extraction workers (undefined when extracting in this thread). */
@@ -83,6 +95,7 @@ export class Shelf {
     config: Config,
     extractors: Extractor[],
     plugins: string[],
+    embedder: Embedder | undefined,
   ) {
     this.data = opts.data;
     this.fullPaths = opts.fullPaths ?? false;
@@ -95,6 +108,11 @@ export class Shelf {
     for (const e of extractors) this.registry.register(e);
     this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
     this.retrievers = [this.fts];
+    if (embedder) {
+      const lance = new LanceRetriever(join(opts.data, "vectors"), this.catalog.db, embedder);
+      this.vectors = new VectorIndex(this.catalog.db, lance, embedder, this.log);
+      this.retrievers.push(lance);
+    }
     const limits = config.limits ?? {};
     const workers = opts.workers ?? limits.workers ??
       Math.min(4, navigator.hardwareConcurrency || 2);
@@ -122,12 +140,22 @@ export class Shelf {
       addFolders(config, opts.folders);
       if (JSON.stringify(config) !== before) saveConfig(opts.data, config);
     }
+    if (typeof opts.embedder === "string") {
+      createEmbedder(opts.embedder)?.close?.(); // refuse a bad name before anything changes
+      if (opts.saveEmbedder && config.embedder !== opts.embedder) {
+        config.embedder = opts.embedder;
+        saveConfig(opts.data, config);
+      }
+    }
     const log = opts.log ?? ((m: string) => console.error(m));
     const plugins = [...(config.extractors ?? []), ...(opts.extractors ?? [])].map((p) =>
       /^[a-z][a-z0-9+.-]*:/i.test(p) ? p : resolve(p)
     );
     const extractors = await extractorsFrom(plugins, log);
-    return new Shelf(opts, config, extractors, plugins);
+    const embedder = typeof opts.embedder === "object"
+      ? opts.embedder
+      : createEmbedder(opts.embedder ?? config.embedder);
+    return new Shelf(opts, config, extractors, plugins, embedder);
   }
 
   /** The configured libraries. */
@@ -181,6 +209,7 @@ export class Shelf {
           },
         });
         this.#status = { ...this.#status, state: "ready", finished_at: new Date().toISOString() };
+        this.vectors?.kick();
         return p;
       } catch (e) {
         const msg = (e as Error)?.message ?? String(e);
@@ -216,9 +245,10 @@ export class Shelf {
     while (this.#running) await this.#running.catch(() => {});
   }
 
-  /** Close the catalog (after the run in progress). */
+  /** Close the catalog (after the run in progress and the embedding batch in progress). */
   async close(): Promise<void> {
     await this.idle();
+    await this.vectors?.close();
     this.pool?.close();
     this.catalog.close();
   }

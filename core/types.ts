@@ -300,3 +300,24 @@ export class ToolError extends Error {
     this.hint = hint;
   }
 }
+
+/** Turns texts into vectors: one document vector, or one query vector, per text. */
+export interface Embedder {
+  /** Model name as `status` shows it, e.g. `use-lite-en`, `ollama:nomic-embed-text`. */
+  readonly model: string;
+  /** Vector length (0 until known: remote embedders learn it from their first answer). */
+  readonly dimensions: number;
+  /** Whether the model understands many languages (a query in one finds documents in another). */
+  readonly multilingual: boolean;
+  /** Characters of input the model uses; longer texts are trimmed by the caller. */
+  readonly maxChars: number;
+  /**
+   * Cosine similarity below which a query's nearest documents are not related at all
+   * (they are left out of search results; `similar` keeps them). 0 keeps everything.
+   */
+  readonly minSimilarity?: number;
+  /** One vector per text, in order. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  /** Release workers or connections. */
+  close?(): void;
+}

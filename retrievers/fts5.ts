@@ -380,6 +380,32 @@ export class Fts5Retriever implements Retriever {
     });
   }
 
+  /**
+   * The ids, in order, of the documents that satisfy a query's hard constraints (its
+   * quoted phrases and `+` units must match, its `-` units must not); for hits that came
+   * from another retriever, such as vectors.
+   */
+  constrain(ids: string[], text: string): string[] {
+    const parsed = parseQuery(text);
+    if (!ids.length || (!parsed.required.length && !parsed.excluded.length)) return ids;
+    const matching = (units: typeof parsed.required, all: boolean): Set<string> => {
+      const match = toFtsMatch(
+        all
+          ? { optional: [], required: units, excluded: [] }
+          : { optional: units, required: [], excluded: [] },
+      );
+      if (!match) return new Set();
+      const rows = this.#db.prepare(
+        `SELECT m.doc_id FROM docs_fts JOIN fts_map m ON m.rowid = docs_fts.rowid
+         WHERE docs_fts MATCH ? AND m.doc_id IN (${ids.map(() => "?").join(", ")})`,
+      ).all(match, ...ids);
+      return new Set(rows.map((r) => r.doc_id as string));
+    };
+    const ok = parsed.required.length ? matching(parsed.required, true) : undefined;
+    const bad = parsed.excluded.length ? matching(parsed.excluded, false) : new Set<string>();
+    return ids.filter((id) => (!ok || ok.has(id)) && !bad.has(id));
+  }
+
   /** Number of documents indexed. */
   count(): number {
     return this.#q("SELECT count(*) AS n FROM fts_map").get()?.n as number;

@@ -32,6 +32,8 @@ const OPTIONS = {
   data: { type: "string" },
   "full-paths": { type: "boolean" },
   extractor: { type: "string", multiple: true },
+  embedder: { type: "string" },
+  "no-vectors": { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
@@ -150,6 +152,9 @@ function toolArgs(cmd: string, pos: string[], f: Flags): [ToolName, Record<strin
       return ["explore", { library: f.library ?? pos[0], output_format: fmt }];
     case "status":
       return ["status", { output_format: fmt }];
+    case "similar":
+      need(1, "ID");
+      return ["similar", { doc_id: pos[0], limit: int(f.limit, "limit"), output_format: fmt }];
     case "libraries":
       return ["list_libraries", { output_format: fmt }];
   }
@@ -166,7 +171,35 @@ async function openShelf(f: Flags, folders: string[]): Promise<Shelf> {
     folders,
     extractors: f.extractor,
     fullPaths: f["full-paths"],
+    embedder: f.embedder ?? Deno.env.get("SHELFMARK_EMBEDDER"),
+    saveEmbedder: f.embedder !== undefined,
   });
+}
+
+async function embedWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
+  const v = shelf.vectors;
+  if (!v) return;
+  const bar = quiet ? undefined : progressBar("embedding", "docs");
+  const first = v.status();
+  const total = first.pending;
+  if (total === 0) return;
+  v.onProgress = (s) =>
+    bar?.update({
+      done: total - s.pending,
+      total,
+      indexed: 0,
+      unchanged: 0,
+      skipped: 0,
+      removed: 0,
+    });
+  v.kick();
+  await v.idle();
+  const s = v.status();
+  bar?.done(
+    s.error && s.pending
+      ? `${s.pending} documents still without vectors: ${s.error}`
+      : `${s.embedded} documents have vectors (${s.model})`,
+  );
 }
 
 async function indexWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
@@ -229,6 +262,7 @@ export async function main(argv: string[]): Promise<number> {
       throw new UsageError("No libraries: give a folder (`shelfmark index ~/Papers`) or add one.");
     }
     await indexWithProgress(shelf, f.quiet ?? false);
+    if (!f["no-vectors"]) await embedWithProgress(shelf, f.quiet ?? false);
     if (f.watch) {
       console.error("shelfmark: watching for changes (Ctrl-C to stop)");
       await watchLibraries(shelf);

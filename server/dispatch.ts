@@ -18,10 +18,20 @@ import {
   outlineMd,
   readMd,
   searchMd,
+  similarMd,
   statusMd,
 } from "./render.ts";
 import { schemas, type ToolArgs, type ToolName } from "./schemas.ts";
-import { findPathsTool, grep, listLibraries, outline, read, search, status } from "./tools.ts";
+import {
+  findPathsTool,
+  grep,
+  listLibraries,
+  outline,
+  read,
+  search,
+  similar,
+  status,
+} from "./tools.ts";
 
 /** A tool's answer in both forms. */
 export interface ToolAnswer {
@@ -71,6 +81,10 @@ async function run(shelf: Shelf, name: ToolName, a: Record<string, unknown>) {
     case "status": {
       const r = status(shelf);
       return { json: r, md: statusMd(r) };
+    }
+    case "similar": {
+      const r = await similar(shelf, a as ToolArgs<"similar">);
+      return { json: r, md: similarMd(r) };
     }
   }
 }

@@ -19,7 +19,8 @@ Commands:
   find-paths PATTERN...           folders whose path contains a keyword
   libraries [add NAME PATH | remove NAME]
   explore [LIBRARY]               what a library holds
-  status                          index state and skipped files
+  similar ID                      documents nearest in meaning to one document
+  status                          index state, vectors and skipped files
   demo                            index the bundled samples and walk through the tools
 
 Options for every command:
@@ -27,6 +28,8 @@ Options for every command:
   --json            JSON output (the tools' structured answer)
   --full-paths      show absolute paths
   --extractor FILE  load an extractor plugin (repeatable)
+  --embedder NAME   default (offline, built in), none, ollama:<model> or openai:<model>;
+                    saved to shelfmark.json (also $SHELFMARK_EMBEDDER)
   -h, --help        help for a command
 
 Run \`shelfmark <command> --help\` for the options of a command.
@@ -36,7 +39,8 @@ const USAGE: Record<string, string> = {
   index: `shelfmark index [PATH...] [--watch] [--quiet]
   Index the configured libraries, adding each PATH as a library named after its folder.
   Unchanged files are not re-read; deleted files leave the index. Progress goes to stderr.
-  --watch keeps running and re-indexes what changes.`,
+  --watch keeps running and re-indexes what changes. Document vectors are computed after
+  the keyword index (a second progress bar); --no-vectors leaves them for later.`,
   serve:
     `shelfmark serve [PATH...] [--stdio | --http [--host 127.0.0.1] [--port 60606] [--token T]] [--no-watch]
   Serve the MCP tools over stdio (the default) or Streamable HTTP at /mcp (the next free
@@ -59,6 +63,8 @@ shelfmark libraries add NAME PATH [--description TEXT]
 shelfmark libraries remove NAME`,
   explore: `shelfmark explore [LIBRARY] [--json]`,
   status: `shelfmark status [--json]`,
+  similar: `shelfmark similar ID [--limit 10] [--json]
+  Documents nearest to ID by their document vectors (needs the vectors: see status).`,
   demo: `shelfmark demo
   Index the sample documents shipped with shelfmark into a temporary data directory and
   run search -> outline -> read -> grep on them.`,

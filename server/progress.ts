@@ -10,7 +10,7 @@ const enc = new TextEncoder();
 const write = (s: string) => Deno.stderr.writeSync(enc.encode(s));
 
 /** A progress bar for indexing. */
-export function progressBar(label: string): {
+export function progressBar(label: string, unit = "files"): {
   update: (p: IndexProgress) => void;
   done: (summary: string) => void;
 } {
@@ -24,7 +24,8 @@ export function progressBar(label: string): {
     const width = 24;
     const fill = Math.round(pct * width);
     return `${label} [${"#".repeat(fill)}${"-".repeat(width - fill)}] ${p.done}/${p.total} ` +
-      `${(pct * 100).toFixed(0)}% ${rate.toFixed(0)} files/s, ${p.skipped} skipped`;
+      `${(pct * 100).toFixed(0)}% ${rate.toFixed(0)} ${unit}/s` +
+      (p.skipped ? `, ${p.skipped} skipped` : "");
   };
   return {
     update(p) {

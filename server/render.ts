@@ -6,7 +6,16 @@
  */
 import type { Shelf } from "../core/shelf.ts";
 import type { explore } from "./explore.ts";
-import type { findPathsTool, grep, listLibraries, outline, read, search, status } from "./tools.ts";
+import type {
+  findPathsTool,
+  grep,
+  listLibraries,
+  outline,
+  read,
+  search,
+  similar,
+  status,
+} from "./tools.ts";
 import { escapeControl } from "./tools.ts";
 
 type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
@@ -17,7 +26,7 @@ export function meta(shelf: Shelf) {
     now: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
     index: {
       state: shelf.status.state,
-      vectors: "unavailable",
+      vectors: shelf.vectors?.status().state ?? "unavailable",
       stale: shelf.stale,
     },
   };
@@ -28,6 +37,9 @@ export function footer(shelf: Shelf): string {
   const m = meta(shelf);
   let s = `[meta] now=${m.now}`;
   if (m.index.state !== "ready") s += ` index=${m.index.state}`;
+  if (m.index.vectors === "pending" || m.index.vectors === "failed") {
+    s += ` vectors=${m.index.vectors}`;
+  }
   if (m.index.stale) s += " stale";
   return s;
 }
@@ -46,7 +58,26 @@ export function searchMd(r: Answer<typeof search>): string {
   out.push(
     `${r.results.length} documents for ${JSON.stringify(r.query)}, mode ${r.mode_used}${mode}:`,
   );
-  r.results.forEach((h, i) => {
+  out.push(...resultsMd(r.results));
+  out.push("");
+  out.push("Next: outline doc_ids=[...] to see sections with line ranges, then read.");
+  return out.join("\n");
+}
+
+/** `similar` as markdown: the same cards as search. */
+export function similarMd(r: Answer<typeof similar>): string {
+  if (!r.results.length) return `No documents are similar to ${r.doc_id}.`;
+  return [
+    `${r.results.length} documents similar to ${r.doc_id}:`,
+    ...resultsMd(r.results),
+    "",
+    "Next: outline doc_ids=[...] to see sections with line ranges, then read.",
+  ].join("\n");
+}
+
+function resultsMd(results: Answer<typeof search>["results"]): string[] {
+  const out: string[] = [];
+  results.forEach((h, i) => {
     out.push("");
     out.push(`${i + 1}. ${escapeControl(h.title)} [${h.doc_id}]`);
     const parts = [
@@ -62,9 +93,7 @@ export function searchMd(r: Answer<typeof search>): string {
     if (h.keywords.length) out.push(`   keywords: ${h.keywords.join(", ")}`);
     if (h.snippet) out.push(`   > ${h.snippet}`);
   });
-  out.push("");
-  out.push("Next: outline doc_ids=[...] to see sections with line ranges, then read.");
-  return out.join("\n");
+  return out;
 }
 
 /** `outline` as markdown. */
@@ -171,7 +200,17 @@ export function statusMd(r: ReturnType<typeof status>): string {
         (r.progress.current ? ` (now: ${r.progress.current})` : ""),
     );
   }
-  out.push(`Vectors: ${r.vectors.state} (${r.vectors.note})`);
+  const v = r.vectors;
+  out.push(
+    "note" in v
+      ? `Vectors: ${v.state} (${v.note})`
+      : `Vectors: ${v.state}, ${n(v.embedded)} embedded, ${
+        n(v.pending)
+      } pending, model ${v.model} (${v.dimensions} dimensions, ${
+        v.multilingual ? "multilingual" : "English only"
+      })` + (v.rate ? `, ${v.rate.toFixed(1)} docs/s` : "") +
+        (v.error ? `; last error: ${v.error}` : ""),
+  );
   for (const l of r.libraries) out.push(`- ${l.name}: ${n(l.documents)} documents`);
   if (r.skipped_count) {
     out.push(`Skipped ${n(r.skipped_count)} files:`);

@@ -83,6 +83,11 @@ const SCHEMAS = {
     output_format: outputFormat,
   },
   status: { output_format: outputFormat },
+  similar: {
+    doc_id: docId,
+    limit: z.number().int().min(1).max(50).default(10).describe("Maximum results (1-50)"),
+    output_format: outputFormat,
+  },
 } as const satisfies Record<ToolName, z.ZodRawShape>;
 
 /** Arguments of every tool: zod shapes, for the MCP server and the CLI. */
@@ -97,7 +102,8 @@ export type ToolName =
   | "list_libraries"
   | "explore"
   | "find_paths"
-  | "status";
+  | "status"
+  | "similar";
 
 /** Parsed arguments of a tool. */
 export type ToolArgs<T extends ToolName> = z.infer<z.ZodObject<(typeof SCHEMAS)[T]>>;
@@ -142,5 +148,10 @@ export const descriptions: Record<ToolName, { title: string; description: string
     title: "Index status",
     description:
       "Indexing progress, document counts, vector state, and files skipped with their reasons.",
+  },
+  similar: {
+    title: "Similar documents",
+    description:
+      "Documents nearest to one document by meaning (its document vector), same result shape as search: for 'more like this' and related reading.",
   },
 };

@@ -7,7 +7,8 @@
 import { renderOutline } from "../core/budget.ts";
 import { confinePath } from "../core/paths.ts";
 import type { Shelf } from "../core/shelf.ts";
-import { type Card, type SearchFilters, ToolError } from "../core/types.ts";
+import { type Card, type Hit, type SearchFilters, ToolError } from "../core/types.ts";
+import { rrf } from "../retrievers/fusion.ts";
 import { findPaths } from "../retrievers/path.ts";
 import { GrepRunner } from "./grep.ts";
 import type { GrepMatch } from "./grep_worker.ts";
@@ -91,7 +92,23 @@ export function parseTime(arg: string, name: string, endOfDay: boolean): string 
   return d.toISOString();
 }
 
-/** `search`: ranked cards. */
+/** Hits fetched from each retriever before fusion. */
+const FUSION_DEPTH = 50;
+
+/** Why a search fell back to keywords, or `undefined` when vectors can answer. */
+function vectorsUnavailable(shelf: Shelf): string | undefined {
+  const v = shelf.vectors;
+  if (!v) return "no embedder configured, answered in keyword mode";
+  if (v.ready) return undefined;
+  const s = v.status();
+  return s.state === "failed"
+    ? `vectors failed (${s.error}), answered in keyword mode`
+    : `vectors pending (${s.embedded} of ${
+      s.embedded + s.pending
+    } documents), answered in keyword mode`;
+}
+
+/** `search`: ranked cards, by keywords, vectors, or both fused (RRF, k = 60). */
 export async function search(shelf: Shelf, a: ToolArgs<"search">) {
   checkLibrary(shelf, a.library);
   const filters: SearchFilters = {
@@ -101,7 +118,34 @@ export async function search(shelf: Shelf, a: ToolArgs<"search">) {
     modified_after: a.modified_after && parseTime(a.modified_after, "modified_after", false),
     modified_before: a.modified_before && parseTime(a.modified_before, "modified_before", true),
   };
-  const hits = await shelf.fts.search({ text: a.query, limit: a.limit, filters });
+  const note = a.mode === "keyword" ? undefined : vectorsUnavailable(shelf);
+  const mode: "hybrid" | "keyword" | "semantic" = note ? "keyword" : a.mode;
+  let hits: Hit[];
+  if (mode === "keyword") {
+    hits = await shelf.fts.search({ text: a.query, limit: a.limit, filters });
+  } else {
+    const lance = shelf.vectors!.retriever;
+    const depth = Math.max(a.limit, FUSION_DEPTH);
+    const [keyword, vector] = await Promise.all([
+      mode === "hybrid"
+        ? shelf.fts.search({ text: a.query, limit: depth, filters })
+        : Promise.resolve([]),
+      lance.search({ text: a.query, limit: depth, filters }),
+    ]);
+    const allowed = new Set(shelf.fts.constrain(vector.map((h) => h.doc_id), a.query));
+    const vec = vector.filter((h) => allowed.has(h.doc_id));
+    hits = (mode === "hybrid" ? rrf([keyword, vec], 60) : vec).slice(0, a.limit);
+  }
+  const results = toResults(shelf, hits);
+  if (a.time_sort !== "default") {
+    const dir = a.time_sort === "newest" ? -1 : 1;
+    results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
+  }
+  return { query: a.query, mode_used: mode, note, results };
+}
+
+/** Cards of hits as search results (a hit without a snippet shows the abstract's start). */
+function toResults(shelf: Shelf, hits: Hit[]): SearchResult[] {
   const cards = shelf.catalog.cards(hits.map((h) => h.doc_id));
   const results: SearchResult[] = [];
   for (const h of hits) {
@@ -121,15 +165,41 @@ export async function search(shelf: Shelf, a: ToolArgs<"search">) {
       brief: c.brief,
       modified_at: c.modified_at,
       keywords: c.keywords,
-      snippet: h.snippet ?? "",
+      snippet: h.snippet ?? abstractStart(c.abstract),
     });
   }
-  if (a.time_sort !== "default") {
-    const dir = a.time_sort === "newest" ? -1 : 1;
-    results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
+  return results;
+}
+
+function abstractStart(abstract: string): string {
+  const flat = abstract.replace(/\s+/g, " ").trim();
+  if (flat.length <= 200) return flat;
+  const cut = flat.lastIndexOf(" ", 200);
+  return `${flat.slice(0, cut > 120 ? cut : 200)} …`;
+}
+
+/** `similar`: the documents nearest to one document by their vectors. */
+export async function similar(shelf: Shelf, a: ToolArgs<"similar">) {
+  const id = resolveDoc(shelf, a.doc_id);
+  const v = shelf.vectors;
+  if (!v) {
+    throw new ToolError(
+      "INDEX_UNAVAILABLE",
+      "No embedder is configured, so documents have no vectors",
+      'Set "embedder" in shelfmark.json (or --embedder default) and let the index build.',
+    );
   }
-  const note = a.mode === "keyword" ? undefined : "no vector index yet, answered in keyword mode";
-  return { query: a.query, mode_used: "keyword" as const, note, results };
+  const vector = await v.retriever.vectorOf(id);
+  if (!vector) {
+    const s = v.status();
+    throw new ToolError(
+      "INDEX_UNAVAILABLE",
+      `Document ${id} has no vector yet (${s.embedded} of ${s.embedded + s.pending} embedded)`,
+      "Try again when status shows vectors ready; search works meanwhile.",
+    );
+  }
+  const hits = await v.retriever.nearest(vector, a.limit, {}, id);
+  return { doc_id: id, results: toResults(shelf, hits) };
 }
 
 // deno-lint-ignore no-control-regex
@@ -333,7 +403,8 @@ export function status(shelf: Shelf) {
     progress: s.state === "building"
       ? { done: s.progress.done, total: s.progress.total, current: s.progress.current }
       : undefined,
-    vectors: { state: "unavailable", model: null, note: "no embedder configured" },
+    vectors: shelf.vectors?.status() ??
+      { state: "unavailable" as const, model: null, note: "no embedder configured" },
     libraries: shelf.libraries.map((l) => ({
       name: l.name,
       documents: shelf.catalog.count(l.name),

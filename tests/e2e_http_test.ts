@@ -36,7 +36,7 @@ Deno.test({
     const http = serveHttp(shelf, { port: 0, token: "s3cret" });
     const [a, b] = await Promise.all([client(http.url, "s3cret"), client(http.url, "s3cret")]);
     try {
-      assertEquals((await a.listTools()).tools.length, 8);
+      assertEquals((await a.listTools()).tools.length, 9);
       const [ra, rb] = (await Promise.all([
         a.callTool({
           name: "search",

@@ -70,6 +70,7 @@ Deno.test({
           "outline",
           "read",
           "search",
+          "similar",
           "status",
         ]);
         assert(

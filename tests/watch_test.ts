@@ -24,7 +24,7 @@ Deno.test("watchLibraries() indexes created, changed and deleted files", async (
   const stop = new AbortController();
   const watching = watchLibraries(shelf, { debounceMs: 200, signal: stop.signal });
   const found = async (q: string) => {
-    const r = await callTool(shelf, "search", { query: q, output_format: "json" });
+    const r = await callTool(shelf, "search", { query: q, mode: "keyword", output_format: "json" });
     return (r.json.results as { path: string }[]).map((h) => h.path);
   };
   try {

@@ -1,0 +1,266 @@
+/**
+ * Document vectors, kept in step with the catalog in the background: one vector per
+ * document, computed from its card and outline (never from chunks of raw text), stored in
+ * LanceDB. A table `vectors (doc_id, hash)` in the catalog records which content each
+ * stored vector was made from, so a changed document is embedded again and an unchanged
+ * one never is, and a restart after a crash resumes where it stopped.
+ *
+ * @module
+ */
+import type { DatabaseSync } from "node:sqlite";
+import type { LanceRetriever, VectorRow } from "../retrievers/lancedb.ts";
+import type { Card, Embedder, OutlineNode } from "./types.ts";
+
+/** What `status` and `_meta` say about the vectors. */
+export type VectorState = "unavailable" | "pending" | "ready" | "failed";
+
+/** Progress of the vectors, for `status`. */
+export interface VectorStatus {
+  /** `pending` until every document has a vector once; `ready` after. */
+  state: VectorState;
+  /** Embedder model. */
+  model: string | null;
+  /** Whether the model is multilingual. */
+  multilingual: boolean;
+  /** Vector length. */
+  dimensions: number;
+  /** Documents with an up-to-date vector. */
+  embedded: number;
+  /** Documents waiting for one. */
+  pending: number;
+  /** Documents embedded per second in the current or last run. */
+  rate?: number;
+  /** Last error. */
+  error?: string;
+}
+
+const SCHEMA =
+  `CREATE TABLE IF NOT EXISTS vectors (doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL) WITHOUT ROWID;`;
+const PENDING = `FROM documents d LEFT JOIN vectors v ON v.doc_id = d.doc_id
+  WHERE v.hash IS NULL OR v.hash != d.hash`;
+/** Documents per embedding batch. */
+export const BATCH = 16;
+
+/**
+ * The text embedded for a document: title, author, keywords, top-level headings with
+ * their summaries, the abstract, then deeper headings; trimmed to `maxChars`, most
+ * informative parts first.
+ */
+export function embedText(card: Card, outline: OutlineNode[], maxChars: number): string {
+  const parts: string[] = [card.title];
+  if (card.author) parts.push(`by ${card.author}`);
+  if (card.keywords.length) parts.push(`Keywords: ${card.keywords.join(", ")}.`);
+  const top = outline.slice(0, 24).map((n) => n.summary ? `${n.title}: ${n.summary}` : n.title);
+  if (top.length) parts.push(`Sections: ${top.join("; ")}.`);
+  if (card.abstract) parts.push(card.abstract);
+  const deeper: string[] = [];
+  const walk = (nodes: OutlineNode[]) => {
+    for (const n of nodes) {
+      if (n.level > 1) deeper.push(n.title);
+      walk(n.children);
+    }
+  };
+  walk(outline);
+  if (deeper.length) parts.push(deeper.join("; "));
+  let text = parts.join("\n").replace(/[ \t]+/g, " ");
+  if (text.length > maxChars) {
+    const cut = text.lastIndexOf(" ", maxChars);
+    text = text.slice(0, cut > maxChars * 0.8 ? cut : maxChars);
+  }
+  return text;
+}
+
+/** Keeps the vector table in step with the catalog, in the background. */
+export class VectorIndex {
+  /** The LanceDB retriever the vectors go to. */
+  readonly retriever: LanceRetriever;
+  /** The embedder. */
+  readonly embedder: Embedder;
+  readonly #db: DatabaseSync;
+  readonly #log: (m: string) => void;
+  #opened?: Promise<void>;
+  #running?: Promise<void>;
+  #again = false;
+  #stopped = false;
+  #complete = false;
+  #error?: string;
+  #rate?: number;
+  #failures = 0;
+  #retry?: ReturnType<typeof setTimeout>;
+  /** Called after each batch. */
+  onProgress?: (s: VectorStatus) => void;
+
+  /**
+   * @param db the catalog's database
+   * @param retriever the LanceDB retriever
+   * @param embedder the embedder
+   * @param log warnings
+   */
+  constructor(
+    db: DatabaseSync,
+    retriever: LanceRetriever,
+    embedder: Embedder,
+    log: (m: string) => void,
+  ) {
+    this.#db = db;
+    this.retriever = retriever;
+    this.embedder = embedder;
+    this.#log = log;
+    db.exec(SCHEMA);
+  }
+
+  /** Open the table; start over when the model changed; drop vectors of deleted documents. */
+  open(): Promise<void> {
+    this.#opened ??= (async () => {
+      const model = `${this.embedder.model}`;
+      const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'vectors_model'").get();
+      const rows = await this.retriever.open();
+      if (row?.value !== model) {
+        if (rows > 0 || row) await this.retriever.clear();
+        this.#db.exec("DELETE FROM vectors");
+        this.#db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('vectors_model', ?)")
+          .run(model);
+      }
+      await this.#sweep();
+      this.#complete = this.#pending() === 0 && this.#embedded() > 0;
+    })();
+    return this.#opened;
+  }
+
+  /** Remove vectors (and their records) of documents no longer in the catalog. */
+  async #sweep(): Promise<void> {
+    this.#db.exec("DELETE FROM vectors WHERE doc_id NOT IN (SELECT doc_id FROM documents)");
+    const known = new Set(
+      this.#db.prepare("SELECT doc_id FROM vectors").all().map((r) => r.doc_id as string),
+    );
+    const orphans = (await this.retriever.ids()).filter((id) => !known.has(id));
+    if (orphans.length) await this.retriever.remove(orphans);
+  }
+
+  #pending(): number {
+    return (this.#db.prepare(`SELECT count(*) AS n ${PENDING}`).get()?.n as number) ?? 0;
+  }
+
+  #embedded(): number {
+    return (this.#db.prepare(
+      "SELECT count(*) AS n FROM vectors v JOIN documents d ON d.doc_id = v.doc_id AND d.hash = v.hash",
+    ).get()?.n as number) ?? 0;
+  }
+
+  /** Whether searches can use vectors: every document had a vector once, or nearly all have one. */
+  get ready(): boolean {
+    if (this.#complete) return true;
+    const embedded = this.#embedded();
+    return embedded > 0 && this.#pending() <= embedded * 0.02;
+  }
+
+  /** Progress for `status`. */
+  status(): VectorStatus {
+    const pending = this.#pending();
+    return {
+      state: this.ready ? "ready" : this.#error && this.#failures >= 3 ? "failed" : "pending",
+      model: this.embedder.model,
+      multilingual: this.embedder.multilingual,
+      dimensions: this.embedder.dimensions,
+      embedded: this.#embedded(),
+      pending,
+      rate: this.#rate,
+      error: this.#error,
+    };
+  }
+
+  /** Embed what is pending, in the background (joins the run in progress). */
+  kick(): void {
+    if (this.#stopped) return;
+    if (this.#running) {
+      this.#again = true;
+      return;
+    }
+    this.#running = this.#run().catch((e) => {
+      this.#error = (e as Error)?.message ?? String(e);
+      this.#log(`shelfmark: vectors: ${this.#error}`);
+    }).finally(() => {
+      this.#running = undefined;
+      if (this.#again && !this.#stopped) {
+        this.#again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Wait until nothing is pending (or the embedder fails). */
+  async idle(): Promise<void> {
+    while (this.#running) await this.#running;
+  }
+
+  async #run(): Promise<void> {
+    await this.open();
+    await this.#sweep();
+    const select = this.#db.prepare(
+      `SELECT d.doc_id, d.hash, d.card, d.outline ${PENDING} ORDER BY d.doc_id LIMIT ${BATCH}`,
+    );
+    const started = performance.now();
+    let done = 0;
+    let wrote = false;
+    while (!this.#stopped) {
+      const rows = select.all();
+      if (!rows.length) break;
+      const cards = rows.map((r) => JSON.parse(r.card as string) as Card);
+      const texts = rows.map((r, i) =>
+        embedText(cards[i]!, JSON.parse(r.outline as string), this.embedder.maxChars)
+      );
+      let vectors: Float32Array[];
+      try {
+        vectors = await this.embedder.embed(texts);
+        this.#failures = 0;
+        this.#error = undefined;
+      } catch (e) {
+        this.#failures++;
+        this.#error = (e as Error)?.message ?? String(e);
+        if (this.#failures === 1 || this.#failures === 3) {
+          this.#log(`shelfmark: vectors: ${this.#error}`);
+        }
+        // Back off and try again later (a remote embedder may come back).
+        clearTimeout(this.#retry);
+        this.#retry = setTimeout(() => this.kick(), Math.min(300_000, 5_000 * 2 ** this.#failures));
+        return;
+      }
+      if (this.#stopped) break;
+      const out: VectorRow[] = cards.map((c, i) => ({
+        doc_id: c.doc_id,
+        vector: vectors[i]!,
+        library: c.library,
+        doc_type: c.doc_type,
+        path: c.path,
+        modified_at: c.modified_at,
+      }));
+      await this.retriever.write(out);
+      wrote = true;
+      // Record what each vector was made from; a document deleted meanwhile loses its vector.
+      const still = this.#db.prepare("SELECT hash FROM documents WHERE doc_id = ?");
+      const record = this.#db.prepare(
+        "INSERT OR REPLACE INTO vectors (doc_id, hash) VALUES (?, ?)",
+      );
+      const gone: string[] = [];
+      rows.forEach((r) => {
+        const id = r.doc_id as string;
+        if (still.get(id)) record.run(id, r.hash as string);
+        else gone.push(id);
+      });
+      if (gone.length) await this.retriever.remove(gone);
+      done += rows.length;
+      this.#rate = done / ((performance.now() - started) / 1000);
+      this.onProgress?.(this.status());
+    }
+    if (wrote && !this.#stopped) await this.retriever.optimize();
+    if (!this.#stopped && this.#pending() === 0) this.#complete = true;
+  }
+
+  /** Stop after the batch in progress. */
+  async close(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#retry);
+    await this.#running?.catch(() => {});
+    this.embedder.close?.();
+  }
+}

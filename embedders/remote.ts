@@ -1,0 +1,136 @@
+/**
+ * Embedders that call a local or remote service: Ollama (`POST /api/embed`) and any
+ * OpenAI-compatible endpoint (`POST /embeddings`). Neither service runs on the machines
+ * shelfmark is built on; their tests use a local HTTP stand-in that speaks the same API.
+ *
+ * @module
+ */
+import type { Embedder } from "../core/types.ts";
+import { normalize } from "./normalize.ts";
+
+/** Options of a remote embedder. */
+export interface RemoteOptions {
+  /** Model name as the service knows it. */
+  model: string;
+  /** Base URL of the service. */
+  url?: string;
+  /** API key (OpenAI-compatible only). */
+  apiKey?: string;
+  /** Whether the model is multilingual (for `status`; default: guessed from the name). */
+  multilingual?: boolean;
+  /** Time limit of one request, in ms (default 120 s). */
+  timeoutMs?: number;
+}
+
+const MULTILINGUAL =
+  /multilingual|bge-m3|e5|labse|paraphrase-multi|jina-embeddings-v3|qwen3?-embed|snowflake-arctic-embed2|granite-embedding.*278/i;
+
+abstract class RemoteEmbedder implements Embedder {
+  abstract readonly model: string;
+  dimensions = 0;
+  readonly multilingual: boolean;
+  readonly maxChars = 6000;
+  protected readonly opts: RemoteOptions;
+
+  constructor(opts: RemoteOptions) {
+    this.opts = opts;
+    this.multilingual = opts.multilingual ?? MULTILINGUAL.test(opts.model);
+  }
+
+  protected abstract request(texts: string[]): { url: string; init: RequestInit };
+  protected abstract vectors(body: unknown): number[][] | undefined;
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    if (texts.length === 0) return [];
+    const { url, init } = this.request(texts);
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        ...init,
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 120_000),
+      });
+    } catch (e) {
+      throw new Error(`${this.model}: cannot reach ${url} (${(e as Error).message})`);
+    }
+    const text = await res.text();
+    if (!res.ok) {
+      throw new Error(`${this.model}: ${url} answered ${res.status}: ${text.slice(0, 200)}`);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new Error(`${this.model}: ${url} did not answer JSON`);
+    }
+    const rows = this.vectors(body);
+    if (
+      !rows || rows.length !== texts.length ||
+      rows.some((r) => !Array.isArray(r) || r.length === 0 || r.length !== rows[0]!.length)
+    ) {
+      throw new Error(`${this.model}: ${url} answered no vectors or the wrong number of them`);
+    }
+    this.dimensions = rows[0]!.length;
+    return rows.map((r) => normalize(Float32Array.from(r)));
+  }
+}
+
+/** Ollama's embedding API (`/api/embed`, default `http://127.0.0.1:11434`). */
+export class OllamaEmbedder extends RemoteEmbedder {
+  /** `ollama:<model>`. */
+  readonly model: string;
+
+  /** @param opts model, URL */
+  constructor(opts: RemoteOptions) {
+    super(opts);
+    this.model = `ollama:${opts.model}`;
+  }
+
+  protected request(texts: string[]) {
+    const base = (this.opts.url ?? Deno.env.get("OLLAMA_HOST") ?? "http://127.0.0.1:11434")
+      .replace(/\/+$/, "");
+    return {
+      url: `${/^https?:\/\//.test(base) ? base : `http://${base}`}/api/embed`,
+      init: {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: this.opts.model, input: texts, truncate: true }),
+      },
+    };
+  }
+
+  protected vectors(body: unknown): number[][] | undefined {
+    return (body as { embeddings?: number[][] })?.embeddings;
+  }
+}
+
+/** An OpenAI-compatible embeddings API (`<url>/embeddings`, default `https://api.openai.com/v1`). */
+export class OpenAIEmbedder extends RemoteEmbedder {
+  /** `openai:<model>`. */
+  readonly model: string;
+
+  /** @param opts model, URL, API key */
+  constructor(opts: RemoteOptions) {
+    super(opts);
+    this.model = `openai:${opts.model}`;
+  }
+
+  protected request(texts: string[]) {
+    const base = (this.opts.url ?? "https://api.openai.com/v1").replace(/\/+$/, "");
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
+    return {
+      url: `${base}/embeddings`,
+      init: {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ model: this.opts.model, input: texts }),
+      },
+    };
+  }
+
+  protected vectors(body: unknown): number[][] | undefined {
+    const data = (body as { data?: { embedding: number[]; index?: number }[] })?.data;
+    if (!Array.isArray(data)) return undefined;
+    return [...data].sort((a, b) => (a.index ?? 0) - (b.index ?? 0)).map((d) => d.embedding);
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * The vector retriever: one vector per document in a LanceDB table on disk
+ * (`<data>/vectors/`), searched by cosine distance. Filters of `search` are resolved
+ * against the catalog (the one place they are defined) and applied inside the vector
+ * query, so a selective filter never starves the result list.
+ *
+ * `@lancedb/lancedb` is pinned to 0.31.0: later versions (0.33-0.39) list optional
+ * platform packages that were never published, and Deno cannot resolve them.
+ *
+ * @module
+ */
+import * as lancedb from "@lancedb/lancedb";
+import type { DatabaseSync } from "node:sqlite";
+import { parseQuery, positiveTerms } from "../core/query.ts";
+import type {
+  Embedder,
+  Hit,
+  Query,
+  Retriever,
+  RetrieverState,
+  SearchFilters,
+} from "../core/types.ts";
+import { filterSql } from "./fts5.ts";
+
+/** A row of the vector table. */
+export interface VectorRow {
+  /** The document. */
+  doc_id: string;
+  /** Its vector (unit length). */
+  vector: Float32Array;
+  /** Filter columns, copied from the card. */
+  library: string;
+  doc_type: string;
+  path: string;
+  modified_at: string;
+}
+
+const TABLE = "documents";
+const ID = /^[0-9a-f]{1,64}$/;
+/** Rows from which an ANN (IVF) index pays off over a flat scan. */
+export const ANN_MIN_ROWS = 5000;
+
+/** Cosine distance (0-2) as a 0-1 score, higher is closer. */
+export function cosineScore(distance: number): number {
+  return Math.max(0, Math.min(1, 1 - distance / 2));
+}
+
+function inList(ids: string[]): string {
+  return ids.filter((id) => ID.test(id)).map((id) => `'${id}'`).join(", ");
+}
+
+/** Vectors in LanceDB, searched with a query vector from the embedder. */
+export class LanceRetriever implements Retriever {
+  /** Retriever name, used to tag hits. */
+  readonly name = "lancedb";
+  readonly #dir: string;
+  readonly #db: DatabaseSync;
+  readonly #embedder: Embedder;
+  #conn?: Promise<lancedb.Connection>;
+  #table?: lancedb.Table;
+  #rows = 0;
+  #indexedRows = 0;
+  /** Called by `upsert` (the indexer's hook): new documents wait for the background embedder. */
+  onChange?: () => void;
+
+  /**
+   * @param dir folder of the LanceDB database
+   * @param db the catalog (for filters)
+   * @param embedder turns query texts into vectors
+   */
+  constructor(dir: string, db: DatabaseSync, embedder: Embedder) {
+    this.#dir = dir;
+    this.#db = db;
+    this.#embedder = embedder;
+  }
+
+  #connect(): Promise<lancedb.Connection> {
+    this.#conn ??= lancedb.connect(this.#dir);
+    return this.#conn;
+  }
+
+  #opened?: Promise<number>;
+
+  /** Open the table once (searches may come before the background sync opened it). */
+  #ensure(): Promise<number> {
+    this.#opened ??= this.open();
+    return this.#opened;
+  }
+
+  /** Open the table if it exists; returns its row count (0 when there is none). */
+  async open(): Promise<number> {
+    const conn = await this.#connect();
+    if (!this.#table && (await conn.tableNames()).includes(TABLE)) {
+      this.#table = await conn.openTable(TABLE);
+    }
+    this.#rows = this.#table ? await this.#table.countRows() : 0;
+    return this.#rows;
+  }
+
+  /** Drop every vector (the model changed). */
+  async clear(): Promise<void> {
+    const conn = await this.#connect();
+    if ((await conn.tableNames()).includes(TABLE)) await conn.dropTable(TABLE);
+    this.#table = undefined;
+    this.#rows = 0;
+    this.#indexedRows = 0;
+  }
+
+  /** Insert or replace rows (by `doc_id`). */
+  async write(rows: VectorRow[]): Promise<void> {
+    if (!rows.length) return;
+    const data = rows.map((r) => ({ ...r, vector: Array.from(r.vector) }));
+    if (!this.#table) {
+      const conn = await this.#connect();
+      this.#table = await conn.createTable(TABLE, data, { mode: "create", existOk: true });
+      if ((await this.#table.countRows()) > data.length) await this.#merge(data);
+    } else {
+      await this.#merge(data);
+    }
+    this.#rows = await this.#table.countRows();
+  }
+
+  async #merge(data: Record<string, unknown>[]): Promise<void> {
+    await this.#table!.mergeInsert("doc_id").whenMatchedUpdateAll().whenNotMatchedInsertAll()
+      .execute(data);
+  }
+
+  /** Every `doc_id` in the table. */
+  async ids(): Promise<string[]> {
+    if (!this.#table) return [];
+    const rows = await this.#table.query().select(["doc_id"]).toArray();
+    return rows.map((r) => String(r.doc_id));
+  }
+
+  /** The stored vector of a document, if it has one. */
+  async vectorOf(docId: string): Promise<Float32Array | undefined> {
+    await this.#ensure();
+    if (!this.#table || !ID.test(docId)) return undefined;
+    const rows = await this.#table.query().where(`doc_id = '${docId}'`).select(["vector"]).limit(1)
+      .toArray();
+    const v = rows[0]?.vector;
+    return v ? Float32Array.from(v as ArrayLike<number>) : undefined;
+  }
+
+  /** Add or replace documents: their vectors are computed later, in the background. */
+  upsert(): Promise<void> {
+    this.onChange?.();
+    return Promise.resolve();
+  }
+
+  /** Remove documents' vectors. */
+  async remove(ids: string[]): Promise<void> {
+    if (!this.#table || !ids.length) return;
+    for (let i = 0; i < ids.length; i += 500) {
+      const list = inList(ids.slice(i, i + 500));
+      if (list) await this.#table.delete(`doc_id IN (${list})`);
+    }
+    this.#rows = await this.#table.countRows();
+  }
+
+  /** Compact the table's small write fragments and drop old versions; build the ANN index once it pays off. */
+  async optimize(): Promise<void> {
+    if (!this.#table) return;
+    await this.#table.optimize({ cleanupOlderThan: new Date() });
+    if (this.#rows >= ANN_MIN_ROWS && this.#rows >= 2 * this.#indexedRows) {
+      await this.#table.createIndex("vector", {
+        config: lancedb.Index.ivfFlat({
+          numPartitions: Math.max(1, Math.round(Math.sqrt(this.#rows))),
+          distanceType: "cosine",
+        }),
+        replace: true,
+      });
+      this.#indexedRows = this.#rows;
+    }
+  }
+
+  /** Whether an ANN index exists on the vectors. */
+  async hasAnnIndex(): Promise<boolean> {
+    return !!this.#table &&
+      (await this.#table.listIndices()).some((i) => i.columns.includes("vector"));
+  }
+
+  /** Nearest documents to a vector, with the filters applied; `exclude` leaves one out. */
+  async nearest(
+    vector: Float32Array,
+    limit: number,
+    filters: SearchFilters = {},
+    exclude?: string,
+  ): Promise<Hit[]> {
+    await this.#ensure();
+    if (!this.#table || limit <= 0) return [];
+    let q = this.#table.vectorSearch(Array.from(vector)).distanceType("cosine")
+      .select(["doc_id", "_distance"]).limit(limit + (exclude ? 1 : 0));
+    const where = this.#allowed(filters);
+    if (where === "") return [];
+    if (where) q = q.where(where);
+    if (this.#indexedRows > 0) q = q.nprobes(20);
+    const rows = await q.toArray();
+    return rows.filter((r) => r.doc_id !== exclude).slice(0, limit).map((r) => ({
+      doc_id: String(r.doc_id),
+      score: cosineScore(Number(r._distance)),
+      raw: Number(r._distance),
+      retriever: this.name,
+    }));
+  }
+
+  /** A Lance filter for the documents the filters allow (`""`: none; `undefined`: all). */
+  #allowed(filters: SearchFilters): string | undefined {
+    const f = filterSql(filters, "d");
+    if (!f.params.length) return undefined;
+    const ids = this.#db.prepare(`SELECT doc_id FROM documents d WHERE ${f.where}`).all(...f.params)
+      .map((r: Record<string, unknown>) => r.doc_id as string);
+    const list = inList(ids);
+    return list ? `doc_id IN (${list})` : "";
+  }
+
+  /** Ranked hits for a query: the query's positive terms embedded, then the nearest vectors. */
+  async search(q: Query): Promise<Hit[]> {
+    const text = queryText(q.text);
+    await this.#ensure();
+    if (!text || !this.#table) return [];
+    const [vector] = await this.#embedder.embed([text]);
+    if (!vector) return [];
+    const floor = cosineScore(1 - (this.#embedder.minSimilarity ?? 0));
+    return (await this.nearest(vector, q.limit, q.filters)).filter((h) => h.score >= floor);
+  }
+
+  /** Number of vectors stored. */
+  count(): number {
+    return this.#rows;
+  }
+
+  /** `ready` when the table holds vectors, else `empty`. */
+  ready(): RetrieverState {
+    return { state: this.#rows > 0 ? "ready" : "empty", documents: this.#rows };
+  }
+}
+
+/** The text of a query to embed: its phrases and terms, without operators or excluded words. */
+export function queryText(text: string): string {
+  return positiveTerms(parseQuery(text)).join(" ").trim();
+}
