@@ -54,3 +54,28 @@ Deno.test("walkLibrary() applies include and exclude globs", async () => {
   assertEquals(files.map((f) => f.path), ["L/a.md", "L/notes/deep/d.md"]);
   await Deno.remove(root, { recursive: true });
 });
+
+Deno.test("loadConfig() checks the embedder and OCR settings, naming what is wrong", async () => {
+  assert(refusal(await configWith({ embedder: "bert" })).includes('"embedder" must be'));
+  assert(
+    refusal(await configWith({ embedder: { name: "ollama:x", port: 1 } })).includes(
+      '"embedder.port"',
+    ),
+  );
+  assert(
+    refusal(await configWith({ embedder: { name: "openai:x", url: "ftp://h" } })).includes(
+      "embedder.url",
+    ),
+  );
+  assert(refusal(await configWith({ ocr: { languages: [] } })).includes("ocr.languages"));
+  assert(refusal(await configWith({ ocr: { psm: 3 } })).includes('"ocr.psm"'));
+  const ok = loadConfig(
+    await configWith({
+      embedder: { name: "ollama:nomic-embed-text", url: "http://127.0.0.1:11434" },
+      ocr: { languages: ["eng", "deu"] },
+    }),
+  );
+  assertEquals(ok.embedder, { name: "ollama:nomic-embed-text", url: "http://127.0.0.1:11434" });
+  assertEquals(ok.ocr?.languages, ["eng", "deu"]);
+  assertEquals(loadConfig(await configWith({ embedder: "none" })).embedder, "none");
+});

@@ -87,6 +87,8 @@ export class VectorIndex {
   #rate?: number;
   #failures = 0;
   #retry?: ReturnType<typeof setTimeout>;
+  /** Documents embedded by this process (a changed document counts again, an unchanged one never). */
+  embeddedCount = 0;
   /** Called after each batch. */
   onProgress?: (s: VectorStatus) => void;
 
@@ -249,6 +251,7 @@ export class VectorIndex {
       });
       if (gone.length) await this.retriever.remove(gone);
       done += rows.length;
+      this.embeddedCount += rows.length;
       this.#rate = done / ((performance.now() - started) / 1000);
       this.onProgress?.(this.status());
     }
