@@ -19,6 +19,7 @@ import { flattenOutline } from "../core/outline.ts";
 import { groundTruth, titleF1 } from "../tests/corpus.ts";
 import { coldStart, httpLoad } from "./serve_bench.ts";
 import { ocrQuality, officeSpeed, pdfSpeed } from "./formats_bench.ts";
+import { modeStats, modeTable, treeSize, vectorsReady } from "./vectors_bench.ts";
 
 /** Titles compared without section numbers ("2.1 Overview" = "Overview"). */
 const unnumbered = (t: string) =>
@@ -128,8 +129,10 @@ async function main() {
   const progress = await indexing;
   const indexMs = performance.now() - t0;
   await probe;
-  console.error("");
+  console.error("\nembedding ...");
   const docs = shelf.catalog.count();
+  const vectors = await vectorsReady(shelf);
+  const vectorBytes = treeSize(join(data, "vectors"));
 
   // Questions whose targets are in the indexed libraries.
   const questions = (await Deno.readTextFile(join(SHARED, "eval", "questions.dev.jsonl")))
@@ -149,6 +152,7 @@ async function main() {
     }
     kinds.set(kind, k);
   };
+  const modes = await modeStats(shelf, questions);
   const searchMs: number[] = [];
   const outlineMs: number[] = [];
   const readMs: number[] = [];
@@ -242,10 +246,20 @@ async function main() {
     ["index time (cold)", `${f(indexMs / 1000, 1)} s`],
     ["documents / second", f(docs / (indexMs / 1000), 1)],
     ["time until keyword search answers", `${f(firstAnswer / 1000, 2)} s`],
+    [
+      "time until vectors are ready (after indexing)",
+      `${f(vectors.seconds, 1)} s (${f(vectors.rate, 1)} documents embedded / s, ${
+        shelf.vectors?.embedder.model ?? "no embedder"
+      })`,
+    ],
+    [
+      "vector table size",
+      `${f((vectorBytes / 2 ** 20) * (1000 / Math.max(docs, 1)), 2)} MiB per 1,000 documents`,
+    ],
     ["peak RSS", `${f(peakRss / 2 ** 20, 0)} MiB`],
     ["index size on disk", `${f(size / 2 ** 20, 1)} MiB`],
     [
-      "search p50 / p95",
+      "search (hybrid) p50 / p95",
       `${f(pct(searchMs, 50))} / ${f(pct(searchMs, 95))} ms (${searchMs.length} calls)`,
     ],
     [
@@ -302,6 +316,7 @@ async function main() {
       f(baseAll.r5 / Math.max(baseAll.n, 1))
     } | | ${f(baseAll.mrr / Math.max(baseAll.n, 1))} |`,
   );
+  console.log(`\n${modeTable(modes)}`);
 }
 
 if (import.meta.main) await main();

@@ -207,6 +207,8 @@ export interface Query {
   limit: number;
   /** Filters to apply. */
   filters: SearchFilters;
+  /** How many of the top hits get a snippet (default: all). */
+  snippets?: number;
 }
 
 /** One ranked answer of a retriever. */

@@ -360,8 +360,8 @@ export class Fts5Retriever implements Retriever {
       WHERE ${f.where}
       ORDER BY h.raw, h.rid LIMIT ?`).all(...weights, match, ...f.params, limit);
     const re = snippetMatcher(positiveTerms(parseQuery(q.text)));
-    const body = this.#q("SELECT body, title, headings FROM docs_fts WHERE rowid = ?");
-    return rows.map((row) => {
+    const withSnippets = q.snippets ?? Infinity;
+    return rows.map((row, i) => {
       const raw = row.raw as number;
       const hit: Hit = {
         doc_id: row.doc_id as string,
@@ -369,15 +369,27 @@ export class Fts5Retriever implements Retriever {
         raw,
         retriever: this.name,
       };
-      if (!re) return hit;
-      const cols = body.get(BigInt(row.rid as number));
-      let text = makeSnippet((cols?.body as string) ?? "", re, SNIPPET_CHARS);
-      if (!text) text = makeSnippet((cols?.headings as string) ?? "", re, SNIPPET_CHARS);
-      if (!text) text = makeSnippet((cols?.title as string) ?? "", re, SNIPPET_CHARS);
-      const snippet = tidySnippet(text);
+      if (!re || i >= withSnippets) return hit;
+      const snippet = this.#snippet(BigInt(row.rid as number), re);
       if (snippet) hit.snippet = snippet;
       return hit;
     });
+  }
+
+  #snippet(rid: bigint, re: RegExp): string {
+    const cols = this.#q("SELECT body, title, headings FROM docs_fts WHERE rowid = ?").get(rid);
+    let text = makeSnippet((cols?.body as string) ?? "", re, SNIPPET_CHARS);
+    if (!text) text = makeSnippet((cols?.headings as string) ?? "", re, SNIPPET_CHARS);
+    if (!text) text = makeSnippet((cols?.title as string) ?? "", re, SNIPPET_CHARS);
+    return tidySnippet(text);
+  }
+
+  /** A snippet of one document for a query (empty when none of its terms occur). */
+  snippet(docId: string, text: string): string {
+    const re = snippetMatcher(positiveTerms(parseQuery(text)));
+    const row = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?").get(docId);
+    if (!re || !row) return "";
+    return this.#snippet(BigInt(row.rowid as number), re);
   }
 
   /**

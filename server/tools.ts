@@ -126,15 +126,24 @@ export async function search(shelf: Shelf, a: ToolArgs<"search">) {
   } else {
     const lance = shelf.vectors!.retriever;
     const depth = Math.max(a.limit, FUSION_DEPTH);
-    const [keyword, vector] = await Promise.all([
-      mode === "hybrid"
-        ? shelf.fts.search({ text: a.query, limit: depth, filters })
-        : Promise.resolve([]),
-      lance.search({ text: a.query, limit: depth, filters }),
-    ]);
+    // The query is embedded in the embedder's worker while BM25 runs here.
+    const vectorHits = lance.search({ text: a.query, limit: depth, filters });
+    const keyword = mode === "hybrid"
+      ? await shelf.fts.search({ text: a.query, limit: depth, filters, snippets: 0 }).catch(
+        async (e) => {
+          await vectorHits.catch(() => {});
+          throw e;
+        },
+      )
+      : [];
+    const vector = await vectorHits;
     const allowed = new Set(shelf.fts.constrain(vector.map((h) => h.doc_id), a.query));
     const vec = vector.filter((h) => allowed.has(h.doc_id));
     hits = (mode === "hybrid" ? rrf([keyword, vec], 60) : vec).slice(0, a.limit);
+    for (const h of hits) {
+      const snippet = shelf.fts.snippet(h.doc_id, a.query);
+      if (snippet) h.snippet = snippet;
+    }
   }
   const results = toResults(shelf, hits);
   if (a.time_sort !== "default") {
