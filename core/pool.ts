@@ -1,14 +1,22 @@
 /**
  * Extraction off the main thread: a pool of workers (one per core, at most four) that
- * extract files in parallel with a per-file time limit. A worker that runs past the limit
- * or crashes is terminated and replaced; the file is skipped with reason `timeout` or
- * `crashed`, and the server's thread stays free to answer requests.
+ * extract files in parallel with a per-file time limit and a memory limit. A worker that runs
+ * past the time limit, goes over its memory limit or crashes is terminated and replaced; the
+ * file is skipped with reason `timeout`, `out_of_memory` or `crashed`, and the server's
+ * thread stays free to answer requests.
+ *
+ * Workers are child processes (`deno run` with a V8 heap limit, watched for their resident
+ * size on Linux) when this module runs from a checkout under the `deno` executable with
+ * permission to run it; otherwise (compiled binary, remote module, no `--allow-run`) they
+ * are worker threads, which have a time limit but no memory limit.
  *
  * @module
  */
-import type { WorkerReply, WorkerRequest } from "./extract_worker.ts";
+import type { WorkerReply, WorkerRequest } from "./extract_host.ts";
+import { image, isBuiltinImage, ocrData } from "../extractors/image.ts";
+import { ProcChannel, procConfig } from "./proc_channel.ts";
 import type { ExtractorRegistry } from "./registry.ts";
-import { type Extracted, ExtractError, type ExtractInput } from "./types.ts";
+import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "./types.ts";
 
 /** What extraction gives back: the extractor's name and its result, or undefined (no extractor). */
 export type ExtractResult = { extractor: string; extracted: Extracted } | undefined;
@@ -24,6 +32,24 @@ export interface PoolOptions {
   timeoutMs?: number;
   /** Extractor plugin modules each worker loads. */
   plugins?: string[];
+  /**
+   * Tesseract languages of the image (OCR) extractor, e.g. `["eng", "deu"]` (default
+   * `["eng"]`). Each needs the npm package `@tesseract.js-data/<lang>` in Deno's npm cache.
+   */
+  ocrLanguages?: string[];
+  /** Memory limit of one extraction process in MiB (default 1024). */
+  memoryMb?: number;
+  /**
+   * `process` (memory-bounded child processes), `thread` (worker threads, no memory bound)
+   * or `auto` (default: processes where they can run, else threads).
+   */
+  isolation?: "auto" | "process" | "thread";
+}
+
+/** Options of in-process extraction. */
+export interface InProcessOptions {
+  /** Tesseract languages of the built-in image extractor (default `["eng"]`). */
+  ocrLanguages?: string[];
 }
 
 interface Job {
@@ -33,19 +59,31 @@ interface Job {
   reject: (e: unknown) => void;
 }
 
+/** One worker: a thread or a child process behind the same two calls. */
+interface Conn {
+  post(msg: WorkerRequest, bytes?: Uint8Array): void;
+  terminate(): void;
+}
+
 interface Slot {
-  worker: Worker;
+  worker: Conn;
   /** Set once the worker has loaded its extractors. */
   ready: boolean;
   job?: Job;
   timer?: ReturnType<typeof setTimeout>;
 }
 
-/** Extraction in the current thread, through a registry (no isolation). */
-export function inProcess(registry: ExtractorRegistry): ExtractFn {
+/**
+ * Extraction in the current thread, through a registry (no isolation). With `ocrLanguages`,
+ * the built-in image extractor reads those languages (a plugin that replaced it is kept).
+ */
+export function inProcess(registry: ExtractorRegistry, opts: InProcessOptions = {}): ExtractFn {
+  const langs = opts.ocrLanguages?.length ? opts.ocrLanguages : undefined;
+  let ocr: Extractor | undefined;
   return async (input) => {
-    const ex = registry.select(input);
+    let ex = registry.select(input);
     if (!ex) return undefined;
+    if (langs && isBuiltinImage(ex)) ex = ocr ??= image({ languages: langs });
     return { extractor: ex.name, extracted: await ex.extract(input) };
   };
 }
@@ -54,7 +92,12 @@ export function inProcess(registry: ExtractorRegistry): ExtractFn {
 export class ExtractPool {
   readonly size: number;
   readonly timeoutMs: number;
+  /** Memory limit of one worker in MiB, when workers are processes. */
+  readonly memoryMb?: number;
   #plugins: string[];
+  #ocrLanguages?: string[];
+  #ocrLangPath?: string;
+  #config?: string;
   #slots: Slot[] = [];
   #queue: Job[] = [];
   #next = 1;
@@ -69,25 +112,66 @@ export class ExtractPool {
     this.size = Math.max(1, opts.workers ?? Math.min(4, navigator.hardwareConcurrency || 2));
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     this.#plugins = opts.plugins ?? [];
+    this.#ocrLanguages = opts.ocrLanguages?.length ? [...opts.ocrLanguages] : undefined;
+    if (this.#ocrLanguages) {
+      // Found here, where writing is allowed (languages from several packages are gathered
+      // in one folder); a missing language is reported by the extractor for each image.
+      const found = ocrData(this.#ocrLanguages);
+      if ("langPath" in found) this.#ocrLangPath = found.langPath;
+    }
+    const isolation = opts.isolation ?? "auto";
+    if (isolation !== "thread") {
+      this.#config = procConfig();
+      if (!this.#config && isolation === "process") {
+        throw new Error("extraction processes need a deno checkout and --allow-run");
+      }
+    }
+    if (this.#config) this.memoryMb = Math.max(128, opts.memoryMb ?? 1024);
+  }
+
+  /** `process` or `thread`: how this pool isolates extraction. */
+  get isolation(): "process" | "thread" {
+    return this.#config ? "process" : "thread";
   }
 
   #spawn(): Slot {
-    const worker = new Worker(new URL("./extract_worker.ts", import.meta.url).href, {
-      type: "module",
-    });
-    const slot: Slot = { worker, ready: false };
-    worker.postMessage(
-      {
-        type: "init",
-        plugins: this.#plugins,
-        softMs: Math.floor(this.timeoutMs * 0.8),
-      } satisfies WorkerRequest,
-    );
-    worker.onmessage = (e: MessageEvent<WorkerReply>) => this.#done(slot, e.data);
-    worker.onerror = (e: ErrorEvent) => {
-      e.preventDefault();
-      this.#fail(slot, new ExtractError("crashed", `extractor crashed: ${e.message}`));
+    const slot = { ready: false } as Slot;
+    const init: WorkerRequest = {
+      type: "init",
+      plugins: this.#plugins,
+      softMs: Math.floor(this.timeoutMs * 0.8),
+      ocrLanguages: this.#ocrLanguages,
+      ocrLangPath: this.#ocrLangPath,
     };
+    if (this.#config) {
+      const ch = new ProcChannel(this.#config, this.memoryMb!, {
+        message: (m) => this.#done(slot, m as WorkerReply),
+        exit: (reason, message) => this.#fail(slot, new ExtractError(reason, message)),
+      });
+      slot.worker = { post: (m, b) => ch.send(m, b), terminate: () => ch.kill() };
+    } else {
+      const worker = new Worker(new URL("./extract_worker.ts", import.meta.url).href, {
+        type: "module",
+      });
+      worker.onmessage = (e: MessageEvent<WorkerReply>) => this.#done(slot, e.data);
+      worker.onerror = (e: ErrorEvent) => {
+        e.preventDefault();
+        this.#fail(slot, new ExtractError("crashed", `extractor crashed: ${e.message}`));
+      };
+      slot.worker = {
+        post: (m, b) => {
+          if (m.type === "extract" && b) {
+            const whole = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
+            worker.postMessage(
+              { ...m, input: { ...m.input, bytes: b } },
+              whole ? [b.buffer as ArrayBuffer] : [],
+            );
+          } else worker.postMessage(m);
+        },
+        terminate: () => worker.terminate(),
+      };
+    }
+    slot.worker.post(init);
     return slot;
   }
 
@@ -143,14 +227,9 @@ export class ExtractPool {
           new ExtractError("timeout", `extraction ran longer than ${this.timeoutMs} ms`),
         );
       }, this.timeoutMs);
-      const bytes = job.input.bytes;
-      const input = { ...job.input, signal: undefined };
-      slot.worker.postMessage(
-        { type: "extract", id: job.id, input } satisfies WorkerRequest,
-        bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-          ? [bytes.buffer as ArrayBuffer]
-          : [],
-      );
+      const { bytes, signal: _signal, ...rest } = job.input;
+      const input = { ...rest, bytes: new Uint8Array(0) };
+      slot.worker.post({ type: "extract", id: job.id, input }, bytes);
     }
   }
 

@@ -61,3 +61,56 @@ Deno.test("ExtractPool reports an extractor's own refusal with its reason", asyn
     pool.close();
   }
 });
+
+Deno.test("ExtractPool bounds a worker's memory: typed arrays and JS heap, then goes on", async () => {
+  const dir = await Deno.makeTempDir();
+  const plugin = join(dir, "hog.ts");
+  // Hostile extractors: `.buf` fills typed arrays (outside the JS heap), `.heap` fills the heap.
+  await Deno.writeTextFile(
+    plugin,
+    `export default { name: "hog", extensions: [".buf", ".heap"], async extract(input) {
+      const keep = [];
+      for (let i = 0; i < 40; i++) {
+        if (input.extension === ".buf") keep.push(new Uint8Array(64 * 1024 * 1024).fill(1));
+        else for (let j = 0; j < 1e6; j++) keep.push({ i, j, s: "x" + j });
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return { lines: [String(keep.length)] };
+    } };`,
+  );
+  const pool = new ExtractPool({ workers: 1, timeoutMs: 60_000, memoryMb: 400, plugins: [plugin] });
+  try {
+    if (pool.isolation !== "process") return; // threads have no memory bound
+    for (const ext of [".buf", ".heap"]) {
+      const err = await assertRejects(() =>
+        pool.extract({ path: `l/x${ext}`, extension: ext, bytes: enc.encode("x") })
+      );
+      assert(err instanceof ExtractError, String(err));
+      assertEquals((err as ExtractError).reason, "out_of_memory", (err as Error).message);
+    }
+    const md = await pool.extract({
+      path: "l/a.md",
+      extension: ".md",
+      bytes: enc.encode("# Hi\n"),
+    });
+    assertEquals(md?.extracted.headings?.[0]?.title, "Hi");
+  } finally {
+    pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("ExtractPool in threads keeps its time limit", async () => {
+  const pool = new ExtractPool({ workers: 1, isolation: "thread" });
+  try {
+    assertEquals(pool.isolation, "thread");
+    const txt = await pool.extract({
+      path: "l/b.txt",
+      extension: ".txt",
+      bytes: enc.encode("a\n"),
+    });
+    assertEquals(txt?.extracted.lines, ["a"]);
+  } finally {
+    pool.close();
+  }
+});

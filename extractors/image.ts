@@ -12,6 +12,8 @@
  */
 import Tesseract from "tesseract.js";
 import engData from "@tesseract.js-data/eng";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
 
@@ -20,9 +22,13 @@ export const MAX_PIXELS = 50_000_000;
 
 /** Options of the image extractor. */
 export interface ImageOptions {
-  /** Tesseract language codes (`["eng"]` by default); only `eng` data ships with shelfmark. */
+  /**
+   * Tesseract language codes (`["eng"]` by default). The data of each comes from the npm
+   * package `@tesseract.js-data/<lang>` in Deno's npm cache (or `node_modules`), never from
+   * the network; only `eng` ships with shelfmark.
+   */
   languages?: string[];
-  /** Folder holding `<lang>.traineddata.gz` for languages other than `eng`. */
+  /** Folder holding `<lang>.traineddata.gz` for every language (instead of the packages). */
   langPath?: string;
 }
 
@@ -38,6 +44,81 @@ export interface ImageSize {
 
 /** Folder of the packaged `eng` data (best_int, LSTM only), inside Deno's npm cache. */
 const ENG_PATH = join(dirname((engData as { langPath: string }).langPath), "4.0.0_best_int");
+/** Version folders of `@tesseract.js-data/<lang>` packages: `<DATA_ROOT>/<lang>/<version>`. */
+const DATA_ROOT = dirname(dirname(dirname(ENG_PATH)));
+
+/** Where the data of each language was found, or which language packages are missing. */
+export type OcrData = { langPath: string } | { missing: string[] };
+
+/** Folder of `<lang>.traineddata.gz` from the npm package `@tesseract.js-data/<lang>`. */
+function packageDir(lang: string): string | undefined {
+  if (lang === "eng") return ENG_PATH;
+  const file = `${lang}.traineddata.gz`;
+  const dirs: string[] = [
+    join(Deno.cwd(), "node_modules", "@tesseract.js-data", lang, "4.0.0_best_int"),
+  ];
+  try {
+    const versions = readdirSync(join(DATA_ROOT, lang)).sort().reverse();
+    for (const v of versions) dirs.push(join(DATA_ROOT, lang, v, "4.0.0_best_int"));
+  } catch {
+    // not in the npm cache
+  }
+  return dirs.find((d) => existsSync(join(d, file)));
+}
+
+/**
+ * Find the traineddata of `languages` offline: in `langPath` when given, else in the
+ * `@tesseract.js-data/<lang>` npm packages. Languages from several packages are gathered (by
+ * symbolic links, else copies) in one folder under the temporary directory, since tesseract.js
+ * reads every language from one folder.
+ */
+export function ocrData(languages: string[], langPath?: string): OcrData {
+  if (langPath) {
+    const missing = languages.filter((l) => !existsSync(join(langPath, `${l}.traineddata.gz`)));
+    return missing.length ? { missing } : { langPath };
+  }
+  const dirs = languages.map(packageDir);
+  const missing = languages.filter((_, i) => !dirs[i]);
+  if (missing.length) return { missing };
+  const unique = [...new Set(dirs as string[])];
+  if (unique.length === 1) return { langPath: unique[0]! };
+  const key = languages.join("+").replace(/[^\w+]/g, "");
+  let hash = 0;
+  for (const ch of (dirs as string[]).join("\n")) hash = (hash * 31 + ch.charCodeAt(0)) | 0;
+  const farm = join(tmpdir(), `shelfmark-ocr-${key}-${(hash >>> 0).toString(36)}`);
+  mkdirSync(farm, { recursive: true });
+  languages.forEach((l, i) => {
+    const to = join(farm, `${l}.traineddata.gz`);
+    if (existsSync(to)) return;
+    const from = join(dirs[i]!, `${l}.traineddata.gz`);
+    try {
+      symlinkSync(from, to);
+    } catch {
+      copyFileSync(from, to);
+    }
+  });
+  return { langPath: farm };
+}
+
+/** A clear refusal naming the npm packages that hold the missing languages. */
+function missingLanguages(missing: string[], langPath?: string): ExtractError {
+  const pkgs = missing.map((l) => `@tesseract.js-data/${l}`).join(", ");
+  const where = langPath ? `in ${langPath}` : "in Deno's npm cache or node_modules";
+  return new ExtractError(
+    "ocr_unavailable",
+    `OCR language data not found ${where}: install the npm package ${pkgs} ` +
+      `(deno cache npm:${missing.map((l) => `@tesseract.js-data/${l}`)[0]}) ` +
+      `or remove ${missing.map((l) => `"${l}"`).join(", ")} from ocr.languages`,
+  );
+}
+
+/** Image extractors made by `image()`, so a pool can tell the built-in one from a plugin. */
+const builtins = new WeakSet<Extractor>();
+
+/** Whether `ex` is an image extractor made by `image()` (not a plugin that replaced it). */
+export function isBuiltinImage(ex: Extractor): boolean {
+  return builtins.has(ex);
+}
 
 const ISO1: Record<string, string> = {
   eng: "en",
@@ -261,10 +342,10 @@ export function ocrLines(blocks: Block[] | null | undefined, text: string): stri
  * ```
  */
 export function image(options: ImageOptions = {}): Extractor {
-  const languages = options.languages?.length ? options.languages : ["eng"];
-  const langPath = options.langPath ?? ENG_PATH;
+  const languages = options.languages?.length ? [...options.languages] : ["eng"];
   const lang = ISO1[languages[0]!] ?? languages[0]!;
-  return {
+  let found: OcrData | undefined;
+  const ex: Extractor = {
     name: "image",
     extensions: [".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"],
     mimeTypes: ["image/png", "image/jpeg", "image/bmp", "image/webp", "image/tiff"],
@@ -288,6 +369,9 @@ export function image(options: ImageOptions = {}): Extractor {
         throw new ExtractError("corrupt", `${size.format} header gives a zero dimension`);
       }
       if (input.signal?.aborted) throw new ExtractError("timeout", "no time left for OCR");
+      found ??= ocrData(languages, options.langPath);
+      if ("missing" in found) throw missingLanguages(found.missing, options.langPath);
+      const langPath = found.langPath;
       const worker = ocrWorker(languages, langPath);
       const drop = () => discard(languages, langPath, worker);
       let w: OcrWorker;
@@ -323,4 +407,6 @@ export function image(options: ImageOptions = {}): Extractor {
       };
     },
   };
+  builtins.add(ex);
+  return ex;
 }

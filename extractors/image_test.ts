@@ -180,3 +180,44 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "OCR languages reach the extractor in pool workers and in process; a missing one is named",
+  ...sanitize,
+  async fn() {
+    const { ExtractPool, inProcess } = await import("../core/pool.ts");
+    const { ExtractorRegistry } = await import("../core/registry.ts");
+    const dir = await smallCorpus();
+    const name = [...Deno.readDirSync(join(dir, "scans"))].map((e) => e.name).sort()
+      .find((n) => n.endsWith(".png"))!;
+    const bytes = await Deno.readFile(join(dir, "scans", name));
+    const input = () => ({ path: `small/scans/${name}`, extension: ".png", bytes: bytes.slice() });
+    const registry = new ExtractorRegistry();
+    registry.register(image());
+    const pool = new ExtractPool({ workers: 1, ocrLanguages: ["eng"] });
+    const missing = new ExtractPool({ workers: 1, ocrLanguages: ["eng", "qaa"] });
+    try {
+      const got = await pool.extract(input());
+      assertEquals(got?.extractor, "image");
+      assert(got!.extracted.lines.length > 5, "OCR read nothing");
+      assertEquals(got!.extracted.meta?.language, "en");
+
+      const err = await assertRejects(() => missing.extract(input()));
+      assert(err instanceof ExtractError, String(err));
+      assertEquals(err.reason, "ocr_unavailable");
+      assert(err.message.includes("@tesseract.js-data/qaa"), err.message);
+      assert(!err.message.includes("@tesseract.js-data/eng"), err.message);
+
+      const local = await assertRejects(() =>
+        inProcess(registry, { ocrLanguages: ["qaa"] })(input())
+      );
+      assert(local instanceof ExtractError && local.message.includes("@tesseract.js-data/qaa"));
+      const eng = await inProcess(registry, { ocrLanguages: ["eng"] })(input());
+      assertEquals(eng?.extracted.lines, got!.extracted.lines);
+    } finally {
+      pool.close();
+      missing.close();
+      await closeImageWorkers();
+    }
+  },
+});

@@ -1,0 +1,42 @@
+/**
+ * Child-process side of the extraction pool: reads framed requests on stdin (the file's
+ * bytes travel after each request's JSON), extracts with `extract_host.ts`, and writes framed
+ * replies on stdout. Anything a library prints goes to stderr so stdout carries frames only.
+ *
+ * Run by `ProcChannel` as `deno run --v8-flags=--max-old-space-size=N core/extract_proc.ts`.
+ *
+ * @module
+ */
+import type { WorkerReply, WorkerRequest } from "./extract_host.ts";
+import { encodeFrame, FrameReader } from "./proc_channel.ts";
+
+// Keep stdout for frames: console output of extractors and libraries goes to stderr, except
+// pdf.js's notice that its optional canvas (never used for text) cannot load without FFI.
+const NOISE = /@napi-rs\/canvas|polyfill `Path2D`/;
+const toStderr = (...args: unknown[]) => {
+  if (!(typeof args[0] === "string" && NOISE.test(args[0]))) console.error(...args);
+};
+for (const k of ["log", "info", "debug", "warn"] as const) console[k] = toStderr;
+// Loaded after the console is redirected: pdf.js prints while it loads.
+const { extractHost } = await import("./extract_host.ts");
+
+const out = Deno.stdout.writable.getWriter();
+let writing: Promise<void> = Promise.resolve();
+const post = (reply: WorkerReply) => {
+  const frame = encodeFrame(reply);
+  writing = writing.then(() => out.write(frame)).catch(() => Deno.exit(1));
+};
+const handle = extractHost(post);
+
+const frames = new FrameReader();
+for await (const chunk of Deno.stdin.readable) {
+  for (const { msg, bin } of frames.push(chunk)) {
+    const req = msg as WorkerRequest;
+    if (req.type === "extract") req.input = { ...req.input, bytes: bin };
+    // Extractions are sent one at a time; do not wait here so the reader keeps draining.
+    handle(req);
+  }
+}
+// The pool closed our stdin: finish what is being written and leave.
+await writing;
+Deno.exit(0);

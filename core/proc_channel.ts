@@ -1,0 +1,235 @@
+/**
+ * Extraction in a child process: the parent's end of the channel (spawn, framed messages over
+ * stdin/stdout, memory watchdog) and the framing both ends share.
+ *
+ * A child runs `core/extract_proc.ts` under `deno run` with a V8 heap limit
+ * (`--max-old-space-size`) and only read/env/sys permissions. On Linux the parent also reads
+ * the child's resident set size (`/proc/<pid>/status`) every 50 ms and kills it past the limit,
+ * which bounds what the heap limit does not see (typed arrays, wasm memory).
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { existsSync } from "node:fs";
+
+const MAGIC = 0x31584d53; // "SMX1" little-endian
+const HEAD = 12;
+
+/** Encode one frame: magic, JSON length, binary length, JSON, binary. */
+export function encodeFrame(msg: unknown, bin?: Uint8Array): Uint8Array {
+  const json = new TextEncoder().encode(JSON.stringify(msg));
+  const b = bin ?? new Uint8Array(0);
+  const out = new Uint8Array(HEAD + json.length + b.length);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, MAGIC, true);
+  v.setUint32(4, json.length, true);
+  v.setUint32(8, b.length, true);
+  out.set(json, HEAD);
+  out.set(b, HEAD + json.length);
+  return out;
+}
+
+/**
+ * Decodes frames from a byte stream given in arbitrary chunks. Bytes that do not start a
+ * frame (stray output of a library) are skipped up to the next magic number.
+ */
+export class FrameReader {
+  #buf = new Uint8Array(64 * 1024);
+  #start = 0;
+  #end = 0;
+
+  /** Add a chunk; returns the complete frames it finished. */
+  push(chunk: Uint8Array): { msg: unknown; bin: Uint8Array }[] {
+    if (this.#end + chunk.length > this.#buf.length) {
+      const live = this.#end - this.#start;
+      if (live + chunk.length > this.#buf.length) {
+        const next = new Uint8Array((live + chunk.length) * 2);
+        next.set(this.#buf.subarray(this.#start, this.#end), 0);
+        this.#buf = next;
+      } else this.#buf.copyWithin(0, this.#start, this.#end);
+      this.#start = 0;
+      this.#end = live;
+    }
+    this.#buf.set(chunk, this.#end);
+    this.#end += chunk.length;
+    const out: { msg: unknown; bin: Uint8Array }[] = [];
+    while (this.#end - this.#start >= HEAD) {
+      const v = new DataView(this.#buf.buffer, this.#start, HEAD);
+      if (v.getUint32(0, true) !== MAGIC) {
+        this.#start++;
+        continue;
+      }
+      const jl = v.getUint32(4, true);
+      const bl = v.getUint32(8, true);
+      if (this.#end - this.#start < HEAD + jl + bl) break;
+      const j = this.#start + HEAD;
+      const json = new TextDecoder().decode(this.#buf.subarray(j, j + jl));
+      const bin = this.#buf.slice(j + jl, j + jl + bl);
+      this.#start = j + jl + bl;
+      try {
+        out.push({ msg: JSON.parse(json), bin });
+      } catch {
+        // A damaged frame: skip it.
+      }
+    }
+    if (this.#start === this.#end) this.#start = this.#end = 0;
+    return out;
+  }
+}
+
+/** Resident set size of a process in bytes (Linux), or undefined. */
+export function rssOf(pid: number): number | undefined {
+  try {
+    const s = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(s);
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `deno.json` of this checkout, when extraction can run in child processes; else undefined. */
+export function procConfig(): string | undefined {
+  if (!import.meta.url.startsWith("file:")) return undefined;
+  // A compiled binary cannot `run` a module: only a real `deno` executable can.
+  if (!/^deno(\.exe)?$/i.test(basename(Deno.execPath()))) return undefined;
+  try {
+    if (Deno.permissions.querySync({ name: "run" }).state !== "granted") return undefined;
+  } catch {
+    return undefined;
+  }
+  const config = join(dirname(dirname(fileURLToPath(import.meta.url))), "deno.json");
+  return existsSync(config) ? config : undefined;
+}
+
+/** What the parent sees of a child. */
+export interface ProcHandlers {
+  /** A decoded message from the child. */
+  message(msg: unknown): void;
+  /** The child died or was killed; `reason` is `out_of_memory` or `crashed`. */
+  exit(reason: string, message: string): void;
+}
+
+/** The parent's end of an extraction child process. */
+export class ProcChannel {
+  readonly #child: Deno.ChildProcess;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
+  readonly #limit: number;
+  readonly #handlers: ProcHandlers;
+  #watch?: number;
+  #dead = false;
+  #overLimit = false;
+  #stderrTail = "";
+
+  /**
+   * Start a child.
+   *
+   * @param config the `deno.json` to run with (from `procConfig()`)
+   * @param memoryMb memory limit of the child in MiB
+   * @param handlers message and exit callbacks
+   */
+  constructor(config: string, memoryMb: number, handlers: ProcHandlers) {
+    this.#limit = memoryMb * 1024 * 1024;
+    this.#handlers = handlers;
+    const heap = Math.max(64, Math.floor(memoryMb * 0.75));
+    const entry = new URL("./extract_proc.ts", import.meta.url).href;
+    this.#child = new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--no-lock",
+        `--config=${config}`,
+        `--v8-flags=--max-old-space-size=${heap}`,
+        "--allow-read",
+        "--allow-env",
+        "--allow-sys",
+        entry,
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.#writer = this.#child.stdin.getWriter();
+    this.#read();
+    this.#forwardStderr();
+    this.#child.status.then((st) => this.#exited(st));
+    if (Deno.build.os === "linux") {
+      const id = setInterval(() => this.#check(), 50) as unknown as number;
+      Deno.unrefTimer(id);
+      this.#watch = id;
+    }
+  }
+
+  /** Process id of the child. */
+  get pid(): number {
+    return this.#child.pid;
+  }
+
+  async #read(): Promise<void> {
+    const frames = new FrameReader();
+    try {
+      for await (const chunk of this.#child.stdout) {
+        for (const f of frames.push(chunk)) this.#handlers.message(f.msg);
+      }
+    } catch {
+      // The child is gone; #exited reports it.
+    }
+  }
+
+  async #forwardStderr(): Promise<void> {
+    const dec = new TextDecoder();
+    try {
+      for await (const chunk of this.#child.stderr) {
+        this.#stderrTail = (this.#stderrTail + dec.decode(chunk, { stream: true })).slice(-4096);
+        if (!this.#dead) await Deno.stderr.write(chunk).catch(() => {});
+      }
+    } catch {
+      // ignore
+    }
+  }
+
+  #check(): void {
+    if (this.#dead) return;
+    const rss = rssOf(this.#child.pid);
+    if (rss !== undefined && rss > this.#limit) {
+      this.#overLimit = true;
+      this.kill();
+    }
+  }
+
+  #exited(st: Deno.CommandStatus): void {
+    const wasKilled = this.#dead;
+    this.#dead = true;
+    clearInterval(this.#watch);
+    const mb = Math.round(this.#limit / 1024 / 1024);
+    if (this.#overLimit) {
+      this.#handlers.exit("out_of_memory", `extraction used more than ${mb} MiB`);
+    } else if (/out of memory|heap limit|allocation failed/i.test(this.#stderrTail)) {
+      this.#handlers.exit("out_of_memory", `extraction ran out of memory (limit ${mb} MiB)`);
+    } else if (!wasKilled) {
+      const how = st.signal ? `signal ${st.signal}` : `exit code ${st.code}`;
+      this.#handlers.exit("crashed", `extraction process died (${how})`);
+    }
+  }
+
+  /** Send a message, with binary data after it. */
+  send(msg: unknown, bin?: Uint8Array): void {
+    if (this.#dead) return;
+    this.#writer.write(encodeFrame(msg, bin)).catch(() => {});
+  }
+
+  /** Kill the child (no exit callback unless it was over its memory limit). */
+  kill(): void {
+    if (!this.#overLimit) this.#dead = true;
+    clearInterval(this.#watch);
+    try {
+      this.#child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+    this.#writer.close().catch(() => {});
+    this.#child.unref();
+  }
+}
