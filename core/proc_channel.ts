@@ -15,6 +15,8 @@ import { existsSync } from "node:fs";
 
 const MAGIC = 0x31584d53; // "SMX1" little-endian
 const HEAD = 12;
+/** Largest reply taken from a child (the text of a document, as JSON). */
+const MAX_REPLY = 256 * 1024 * 1024;
 
 /** Encode one frame: magic, JSON length, binary length, JSON, binary. */
 export function encodeFrame(msg: unknown, bin?: Uint8Array): Uint8Array {
@@ -38,6 +40,12 @@ export class FrameReader {
   #buf = new Uint8Array(64 * 1024);
   #start = 0;
   #end = 0;
+  readonly #max: number;
+
+  /** @param maxBytes largest frame accepted; a larger one throws `RangeError` */
+  constructor(maxBytes = Infinity) {
+    this.#max = maxBytes;
+  }
 
   /** Add a chunk; returns the complete frames it finished. */
   push(chunk: Uint8Array): { msg: unknown; bin: Uint8Array }[] {
@@ -62,6 +70,7 @@ export class FrameReader {
       }
       const jl = v.getUint32(4, true);
       const bl = v.getUint32(8, true);
+      if (jl + bl > this.#max) throw new RangeError(`a frame of ${jl + bl} bytes`);
       if (this.#end - this.#start < HEAD + jl + bl) break;
       const j = this.#start + HEAD;
       const json = new TextDecoder().decode(this.#buf.subarray(j, j + jl));
@@ -168,13 +177,18 @@ export class ProcChannel {
   }
 
   async #read(): Promise<void> {
-    const frames = new FrameReader();
+    const frames = new FrameReader(MAX_REPLY);
     try {
       for await (const chunk of this.#child.stdout) {
         for (const f of frames.push(chunk)) this.#handlers.message(f.msg);
       }
-    } catch {
-      // The child is gone; #exited reports it.
+    } catch (e) {
+      if (e instanceof RangeError && !this.#dead) {
+        // A result too large to take into this process: drop it with the child.
+        this.kill();
+        this.#handlers.exit("too_large", `extraction result over ${MAX_REPLY >> 20} MiB`);
+      }
+      // Otherwise the child is gone; #exited reports it.
     }
   }
 
