@@ -318,6 +318,12 @@ export interface Embedder {
    * (they are left out of search results; `similar` keeps them). 0 keeps everything.
    */
   readonly minSimilarity?: number;
+  /**
+   * Weight of the vector ranking in hybrid search (weighted RRF; BM25 weighs 1). Default 1;
+   * a weak model gets less so that it adds documents keywords miss without reordering the
+   * keyword hits it cannot judge.
+   */
+  readonly fusionWeight?: number;
   /** One vector per text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>;
   /** Release workers or connections. */

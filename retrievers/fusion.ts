@@ -13,9 +13,13 @@ import type { Hit } from "../core/types.ts";
  * The first snippet seen, in list order, is kept; hits are tagged `"hybrid"`. A document
  * repeated inside one list counts at its first rank only.
  *
+ * With `weights`, list `j` adds `weights[j] / (k + rank)` (weighted RRF), and the best
+ * possible sum is the total weight of the non-empty lists over `k + 1`.
+ *
  * @param lists ranked hits, one list per retriever, best first
  * @param k rank constant (60 as in the original paper)
  * @param limit maximum number of hits returned
+ * @param weights one weight per list (default 1 each)
  * @returns fused hits, best first (ties broken by best single rank, then `doc_id`)
  * @example
  * ```ts
@@ -24,15 +28,16 @@ import type { Hit } from "../core/types.ts";
  * rrf([a, b])[0]; // { doc_id: "x", score: 1, raw: 2 / 61, retriever: "hybrid" }
  * ```
  */
-export function rrf(lists: Hit[][], k = 60, limit = Infinity): Hit[] {
+export function rrf(lists: Hit[][], k = 60, limit = Infinity, weights?: number[]): Hit[] {
   const fused = new Map<string, { hit: Hit; best: number }>();
-  const used = lists.filter((l) => l.length > 0).length;
-  for (const list of lists) {
+  const weight = (j: number) => weights?.[j] ?? 1;
+  const used = lists.reduce((sum, l, j) => sum + (l.length > 0 ? weight(j) : 0), 0);
+  for (const [j, list] of lists.entries()) {
     const seen = new Set<string>();
     list.forEach((h, i) => {
       if (seen.has(h.doc_id)) return;
       seen.add(h.doc_id);
-      const add = 1 / (k + i + 1);
+      const add = weight(j) / (k + i + 1);
       const cur = fused.get(h.doc_id);
       if (!cur) {
         const hit: Hit = { doc_id: h.doc_id, score: 0, raw: add, retriever: "hybrid" };

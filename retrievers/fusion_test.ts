@@ -40,3 +40,16 @@ Deno.test("rrf() respects the limit and counts a repeated document once per list
   assertEquals(out.map((h) => h.doc_id), ["a", "b"]);
   assertEquals(out[1]!.raw, 1 / 63);
 });
+
+Deno.test("rrf() with weights: a light list adds documents without reordering the heavy one", () => {
+  const kw = [hit("a", "fts5"), hit("b", "fts5"), hit("c", "fts5")];
+  const vec = [hit("c", "lancedb"), hit("d", "lancedb")];
+  const plain = rrf([kw, vec]);
+  assertEquals(plain[0]!.doc_id, "c"); // in both lists: first at equal weights
+  const weighted = rrf([kw, vec], 60, Infinity, [1, 0.1]);
+  assertEquals(weighted.map((h) => h.doc_id), ["a", "b", "c", "d"]);
+  assertEquals(weighted[2]!.raw, 1 / 63 + 0.1 / 61);
+  // Best possible: first in both lists, i.e. (1 + 0.1) / 61.
+  assertEquals(weighted[0]!.score, (1 / 61) / (1.1 / 61));
+  assertEquals(rrf([kw, []], 60, Infinity, [1, 0.1])[0]!.score, 1);
+});

@@ -92,8 +92,10 @@ export function parseTime(arg: string, name: string, endOfDay: boolean): string 
   return d.toISOString();
 }
 
-/** Hits fetched from each retriever before fusion. */
+/** Keyword hits fetched before fusion. */
 const FUSION_DEPTH = 50;
+/** Vector hits fused: deeper ones are mostly unrelated and only add noise. */
+const VECTOR_DEPTH = 20;
 
 /** Why a search fell back to keywords, or `undefined` when vectors can answer. */
 function vectorsUnavailable(shelf: Shelf): string | undefined {
@@ -139,7 +141,12 @@ export async function search(shelf: Shelf, a: ToolArgs<"search">) {
     const vector = await vectorHits;
     const allowed = new Set(shelf.fts.constrain(vector.map((h) => h.doc_id), a.query));
     const vec = vector.filter((h) => allowed.has(h.doc_id));
-    hits = (mode === "hybrid" ? rrf([keyword, vec], 60) : vec).slice(0, a.limit);
+    hits = mode === "hybrid"
+      ? rrf([keyword, vec.slice(0, VECTOR_DEPTH)], 60, a.limit, [
+        1,
+        shelf.vectors!.embedder.fusionWeight ?? 1,
+      ])
+      : vec.slice(0, a.limit);
     for (const h of hits) {
       const snippet = shelf.fts.snippet(h.doc_id, a.query);
       if (snippet) h.snippet = snippet;
