@@ -171,7 +171,9 @@ export class Catalog {
       JSON.stringify(doc.terms),
       new Date().toISOString(),
     );
-    this.#q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(c.doc_id, text);
+    // SQLite returns text only up to a NUL byte: never store one.
+    const safe = text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text;
+    this.#q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(c.doc_id, safe);
     this.#q("DELETE FROM skipped WHERE path = ?").run(c.path);
   }
 

@@ -138,9 +138,14 @@ export class Indexer {
             if (inflight.size >= this.#concurrency) await Promise.race(inflight);
           }
           if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
+            // Document frequencies go in the same transaction as the documents they
+            // count, and the next batch opens before yielding: files that finish during
+            // the yield must not write outside a transaction, or a crash would leave
+            // documents without their text, FTS row or term counts.
+            this.#catalog.saveTermCounts();
             this.#catalog.commit();
-            await new Promise((r) => setTimeout(r, 0));
             this.#catalog.begin();
+            await new Promise((r) => setTimeout(r, 0));
             batchStart = Date.now();
             inBatch = 0;
           } else if (performance.now() - lastYield > YIELD_MS) {
@@ -157,9 +162,12 @@ export class Indexer {
         this.#catalog.unskip([...skippedBefore.keys()].filter((k) => !seen.has(k)));
       }
     } finally {
-      this.#catalog.commit();
+      try {
+        this.#catalog.saveTermCounts();
+      } finally {
+        this.#catalog.commit();
+      }
     }
-    this.#catalog.saveTermCounts();
     p.current = undefined;
     opts.onProgress?.({ ...p });
     return p;
@@ -167,12 +175,19 @@ export class Indexer {
 
   /** Remove documents from the catalog, the retrievers and the term statistics. */
   async removeDocs(ids: string[]): Promise<void> {
-    for (const id of ids) {
-      const old = this.#catalog.text(id);
-      if (old !== undefined) this.#catalog.countTerms(distinctWords(old), -1);
+    // One transaction (or the batch's), so a crash leaves all of it or none of it.
+    this.#catalog.begin();
+    try {
+      for (const id of ids) {
+        const old = this.#catalog.text(id);
+        if (old !== undefined) this.#catalog.countTerms(distinctWords(old), -1);
+      }
+      this.#catalog.remove(ids);
+      for (const r of this.#retrievers) await r.remove(ids);
+      this.#catalog.saveTermCounts();
+    } finally {
+      this.#catalog.commit();
     }
-    this.#catalog.remove(ids);
-    for (const r of this.#retrievers) await r.remove(ids);
   }
 
   /** Index one file; says whether it was indexed, unchanged or skipped. */
@@ -220,7 +235,12 @@ export class Indexer {
         );
       }
       const { extracted } = result;
-      const lines = extracted.lines;
+      // SQLite text ends at a NUL byte: a NUL would cut off the rest of the stored text
+      // (GNU info files carry `\0\b[index\0\b]` markers), so it becomes U+FFFD.
+      const lines = extracted.lines.map((
+        l,
+      ) => (l.includes("\0") ? l.replaceAll("\0", "\uFFFD") : l));
+      extracted.lines = lines;
       const outline = buildOutline(lines, extracted.headings ?? [], this.#catalog);
       const quality = outline.length ? (extracted.outlineQuality ?? "high") : "none";
       const text = lines.join("\n");

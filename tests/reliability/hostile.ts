@@ -1,0 +1,200 @@
+/**
+ * Hostile files: build the bad inputs of `../shared/corpus/bad-inputs.sh` next to ordinary
+ * documents in one library, index it with the real CLI while sampling its memory from
+ * `/proc`, and judge every file against `EXPECT.tsv`.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { SHARED } from "../corpus.ts";
+import { cli, indexSummary, MemorySampler, spawnCli } from "./_helpers.ts";
+import { catalogDigest, checkCatalog } from "./consistency.ts";
+
+/** Where a cached Debian package for the script may already be. */
+function debCache(): string | undefined {
+  const home = Deno.env.get("HOME") ?? "/root";
+  const candidates = [
+    Deno.env.get("CORPUS_CACHE"),
+    join(home, ".cache", "shelfmark", "bad-inputs"),
+    "/work/bad/.cache",
+    join(SHARED, "..", "bad", ".cache"),
+  ];
+  for (const c of candidates) {
+    if (!c || !existsSync(join(c, "debs"))) continue;
+    for (const e of Deno.readDirSync(join(c, "debs"))) {
+      if (e.name.startsWith("developers-reference_")) return c;
+    }
+  }
+  return undefined;
+}
+
+function which(cmd: string): boolean {
+  const path = Deno.env.get("PATH") ?? "";
+  return path.split(":").some((d) => d && existsSync(join(d, cmd)));
+}
+
+/**
+ * Run `bad-inputs.sh OUT`. Resolves to undefined on success, else the reason it could
+ * not run (missing tools, no cached package and no network).
+ */
+export async function buildBadInputs(out: string): Promise<string | undefined> {
+  const script = join(SHARED, "corpus", "bad-inputs.sh");
+  if (!existsSync(script)) return `${script} not found`;
+  const missing = ["bash", "qpdf", "dpkg-deb", "gzip"].filter((c) => !which(c));
+  if (!existsSync("/usr/bin/python3")) missing.push("/usr/bin/python3");
+  if (missing.length) return `bad-inputs.sh needs ${missing.join(", ")}`;
+  const cache = debCache();
+  const env: Record<string, string> = { ...Deno.env.toObject() };
+  if (cache) env.CORPUS_CACHE = cache;
+  else if (Deno.env.get("SHELFMARK_BAD_INPUTS_FETCH") !== "1") {
+    return "bad-inputs.sh needs the developers-reference .deb: no cache found (set " +
+      "CORPUS_CACHE, or SHELFMARK_BAD_INPUTS_FETCH=1 to let it run apt-get download)";
+  }
+  const r = await new Deno.Command("bash", {
+    args: [script, out],
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .output();
+  if (!r.success) {
+    return `bad-inputs.sh failed: ${new TextDecoder().decode(r.stderr).slice(-400)}`;
+  }
+  return undefined;
+}
+
+/** Remove a tree the script made (it leaves mode-000 entries behind). */
+export async function removeTree(dir: string): Promise<void> {
+  await new Deno.Command("chmod", { args: ["-R", "u+rwx", dir] }).output().catch(() => {});
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+}
+
+/** One row of `EXPECT.tsv`. */
+export interface ExpectRow {
+  path: string;
+  expect: string;
+  reason: string;
+}
+
+/** Parse `EXPECT.tsv` (paths escape `\\`, tab and newline). */
+export function readExpect(file: string): ExpectRow[] {
+  const lines = Deno.readTextFileSync(file).split("\n").slice(1).filter(Boolean);
+  return lines.map((l) => {
+    const [p, expect, reason] = l.split("\t");
+    const path = p!.replace(/\\(\\|t|n)/g, (_, c) => (c === "t" ? "\t" : c === "n" ? "\n" : "\\"));
+    return { path, expect: expect!, reason: reason ?? "" };
+  });
+}
+
+/** What happened to one file of `EXPECT.tsv`. */
+export interface Verdict extends ExpectRow {
+  outcome: "indexed" | "skipped" | "not listed" | "policy";
+  detail?: string;
+  ok: boolean;
+}
+
+/** Result of indexing a library full of hostile files. */
+export interface HostileReport {
+  verdicts: Verdict[];
+  /** Ordinary documents that were not indexed. */
+  goodMissing: string[];
+  peakBytes: number;
+  exitCode: number;
+  consistency: string[];
+  /** Summary of a second run over the same files (nothing should be redone). */
+  rerun: ReturnType<typeof indexSummary>;
+  elapsedMs: number;
+  /** Whether `read` returns the line after a NUL byte. */
+  nulTail: boolean;
+}
+
+function judge(row: ExpectRow, docs: Set<string>, skipped: Map<string, string>): Verdict {
+  const key = `lib/${row.path}`;
+  const isRoot = Deno.uid() === 0;
+  if (row.expect === "do not follow") {
+    const followed = [...docs].some((d) => d.startsWith(`${key}/`));
+    return { ...row, outcome: followed ? "indexed" : "policy", ok: !followed };
+  }
+  const base = row.path.split("/").at(-1)!;
+  if (docs.has(key)) {
+    const mayIndex = row.expect !== "skip" || /or index|then index/.test(row.reason) ||
+      (isRoot && row.path.startsWith("permissions/"));
+    return { ...row, outcome: "indexed", ok: mayIndex };
+  }
+  if (skipped.has(key)) {
+    const detail = skipped.get(key)!;
+    return { ...row, outcome: "skipped", detail, ok: row.expect !== "index" && detail !== "" };
+  }
+  if (base.startsWith(".")) return { ...row, outcome: "policy", detail: "hidden", ok: true };
+  if (row.path === "permissions/unreadable-dir" && isRoot) {
+    const ok = docs.has(`${key}/inside.txt`);
+    return { ...row, outcome: "indexed", detail: "readable as root", ok };
+  }
+  return { ...row, outcome: "not listed", ok: false };
+}
+
+/**
+ * Index `bad` (a folder built by `buildBadInputs`) plus `good` ordinary documents, in one
+ * library named `lib` under `work`, and judge the result.
+ */
+export async function hostileRun(
+  work: string,
+  bad: string,
+  good: string[],
+): Promise<HostileReport> {
+  const lib = join(work, "lib");
+  await Deno.mkdir(join(lib, "good"), { recursive: true });
+  for (const entry of Deno.readDirSync(bad)) {
+    if (entry.name === ".cache") continue;
+    await new Deno.Command("cp", { args: ["-a", join(bad, entry.name), lib] }).output();
+  }
+  for (const g of good) {
+    await new Deno.Command("cp", { args: ["-rL", g, join(lib, "good")] }).output();
+  }
+  // GNU info files carry NUL bytes (index markers, after the first 8 KB that sniffing
+  // looks at); the text after them must survive.
+  await Deno.writeTextFile(
+    join(lib, "good", "nul-markers.txt"),
+    Array.from({ length: 400 }, (_, i) => `Line ${i + 1} of the manual.`).join("\n") +
+      "\n\0\b[index\0\b]\n* Menu:\n" + "line\n".repeat(50) + "THE LAST LINE\n",
+  );
+  const data = join(work, "data");
+  const t0 = Date.now();
+  const child = spawnCli(["index", "--quiet", "--data", data, lib], "piped");
+  const mem = new MemorySampler(child.pid, 50);
+  const out = await child.output();
+  const peakBytes = mem.stop();
+  const elapsedMs = Date.now() - t0;
+  const status = await cli(["status", "--json", "--data", data]);
+  const st = JSON.parse(status.stdout) as {
+    skipped: { path: string; reason: string; message: string }[];
+  };
+  const skipped = new Map(st.skipped.map((s) => [s.path, `${s.reason}: ${s.message}`]));
+  const db = join(data, "catalog.db");
+  const docs = new Set(catalogDigest(db).docs.keys());
+  const verdicts = readExpect(join(bad, "EXPECT.tsv")).map((r) => judge(r, docs, skipped));
+  const goodMissing: string[] = [];
+  const walk = (dir: string, rel: string) => {
+    for (const e of Deno.readDirSync(dir)) {
+      if (e.isDirectory) walk(join(dir, e.name), `${rel}/${e.name}`);
+      else if (e.isFile && !e.name.startsWith(".") && !docs.has(`${rel}/${e.name}`)) {
+        goodMissing.push(`${rel}/${e.name}${skipped.has(`${rel}/${e.name}`) ? " (skipped)" : ""}`);
+      }
+    }
+  };
+  walk(join(lib, "good"), "lib/good");
+  const tail = await cli(["read", "lib/good/nul-markers.txt", "--offset", "440", "--data", data]);
+  const nulTail = tail.stdout.includes("THE LAST LINE");
+  const rerun = indexSummary((await cli(["index", "--data", data, lib])).stderr);
+  return {
+    verdicts,
+    goodMissing,
+    peakBytes,
+    exitCode: out.code,
+    consistency: await checkCatalog(db),
+    rerun,
+    elapsedMs,
+    nulTail,
+  };
+}

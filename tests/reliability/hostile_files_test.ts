@@ -1,0 +1,49 @@
+/**
+ * Hostile files (reduced for CI: the whole bad-inputs folder, built into a temp dir, next
+ * to a few ordinary documents): indexing finishes, every file ends indexed or skipped with
+ * a reason `status` lists, memory stays under 1.5 GiB, the ordinary documents are all
+ * indexed, the catalog is consistent and a second run redoes nothing.
+ */
+import { join } from "node:path";
+import { smallCorpus } from "../corpus.ts";
+import { assert, assertEquals } from "../assert.ts";
+import { buildBadInputs, hostileRun, removeTree } from "./hostile.ts";
+
+const LIMIT = 1.5 * 1024 ** 3;
+
+Deno.test({
+  name: "hostile files: all handled, memory bounded, the rest of the library indexed",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async (t) => {
+    const work = await Deno.makeTempDir({ prefix: "shelfmark-hostile-" });
+    try {
+      const bad = join(work, "bad");
+      const why = await buildBadInputs(bad);
+      if (why) {
+        console.warn(`SKIPPED hostile files test: ${why}`);
+        return;
+      }
+      const corpus = await smallCorpus();
+      const r = await hostileRun(work, bad, [join(corpus, "markdown"), join(corpus, "word")]);
+      await t.step("the run finishes", () => assertEquals(r.exitCode, 0));
+      await t.step("every file indexed or skipped with a listed reason", () => {
+        const wrong = r.verdicts.filter((v) => !v.ok).map((v) =>
+          `${JSON.stringify(v.path)}: expected ${v.expect}, got ${v.outcome} ${v.detail ?? ""}`
+        );
+        assertEquals(wrong, []);
+        assert(r.verdicts.length >= 40, `only ${r.verdicts.length} cases`);
+      });
+      await t.step("peak memory under 1.5 GiB", () => {
+        assert(r.peakBytes > 0, "memory was not sampled");
+        assert(r.peakBytes < LIMIT, `peak ${(r.peakBytes / 2 ** 20).toFixed(0)} MiB`);
+      });
+      await t.step("ordinary documents all indexed", () => assertEquals(r.goodMissing, []));
+      await t.step("text after a NUL byte survives", () => assert(r.nulTail));
+      await t.step("catalog consistent", () => assertEquals(r.consistency, []));
+      await t.step("second run redoes nothing", () => assertEquals(r.rerun.indexed, 0));
+    } finally {
+      await removeTree(work);
+    }
+  },
+});
