@@ -41,14 +41,16 @@ Deno.test("rrf() respects the limit and counts a repeated document once per list
   assertEquals(out[1]!.raw, 1 / 63);
 });
 
-Deno.test("rrf() with weights: a light list adds documents without reordering the heavy one", () => {
-  const kw = [hit("a", "fts5"), hit("b", "fts5"), hit("c", "fts5")];
+Deno.test("rrf() with weights: a light list nudges documents, the keyword lead stays", () => {
+  const filler = ["x1", "x2", "x3", "x4", "x5", "x6", "x7"].map((id) => hit(id, "fts5"));
+  const kw = [hit("a", "fts5"), hit("b", "fts5"), ...filler, hit("c", "fts5")];
   const vec = [hit("c", "lancedb"), hit("d", "lancedb")];
-  const plain = rrf([kw, vec]);
-  assertEquals(plain[0]!.doc_id, "c"); // in both lists: first at equal weights
+  // At equal weights the document in both lists jumps to the top.
+  assertEquals(rrf([kw, vec])[0]!.doc_id, "c");
   const weighted = rrf([kw, vec], 60, Infinity, [1, 0.1]);
-  assertEquals(weighted.map((h) => h.doc_id), ["a", "b", "c", "d"]);
-  assertEquals(weighted[2]!.raw, 1 / 63 + 0.1 / 61);
+  assertEquals(weighted.slice(0, 4).map((h) => h.doc_id), ["a", "b", "c", "x1"]);
+  assertEquals(weighted.at(-1)!.doc_id, "d");
+  assertEquals(weighted[2]!.raw, 1 / 70 + 0.1 / 61);
   // Best possible: first in both lists, i.e. (1 + 0.1) / 61.
   assertEquals(weighted[0]!.score, (1 / 61) / (1.1 / 61));
   assertEquals(rrf([kw, []], 60, Infinity, [1, 0.1])[0]!.score, 1);
