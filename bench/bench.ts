@@ -224,15 +224,26 @@ async function main() {
   // Serving: HTTP load on the built index, then a cold start of a real server process.
   const idleRss = Deno.memoryUsage().rss;
   const loads = [];
-  for (const clients of [1, 8, 32]) {
-    loads.push(
-      await httpLoad(shelf, questions.map((q) => q.question), clients, Math.ceil(320 / clients)),
-    );
-  }
   clearInterval(sampler);
-  const size = dirSize(data);
   closeGrep();
   await shelf.close();
+  for (
+    const [clients, mode] of [[1, "keyword"], [8, "keyword"], [32, "keyword"], [
+      8,
+      "hybrid",
+    ]] as const
+  ) {
+    loads.push(
+      await httpLoad(
+        data,
+        questions.map((q) => q.question),
+        clients,
+        Math.ceil(320 / clients),
+        mode,
+      ),
+    );
+  }
+  const size = dirSize(data);
   await Deno.remove(data, { recursive: true });
   const cold = await coldStart(LIBRARIES.map((l) => join(corpus, l)), "configuration");
   const pdfs = await pdfSpeed(corpus);
@@ -283,7 +294,7 @@ async function main() {
     ["serve: first search answer (cold)", `${f(cold.firstSearch / 1000, 2)} s`],
     ["serve: tools/list p95 while indexing", `${f(cold.listDuringIndexP95)} ms`],
     ...loads.map((l): [string, string] => [
-      `HTTP search, ${l.clients} client${l.clients > 1 ? "s" : ""}: p50 / p95 / p99`,
+      `HTTP search (${l.mode}), ${l.clients} client${l.clients > 1 ? "s" : ""}: p50 / p95 / p99`,
       `${f(l.p50)} / ${f(l.p95)} / ${f(l.p99)} ms (${l.requests} req, ${l.errors} errors, ${
         f(l.rps, 0)
       } req/s)`,

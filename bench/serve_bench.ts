@@ -6,8 +6,6 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Shelf } from "../core/shelf.ts";
-import { serveHttp } from "../server/http.ts";
 
 const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
 
@@ -50,18 +48,61 @@ export async function coldStart(folders: string[], query: string) {
   return { toolsList, firstSearch, listDuringIndexP95: pct(listLatency, 95) };
 }
 
-/** Search latency over HTTP with `clients` concurrent clients, `perClient` requests each. */
+/** A `serve --http` process on an existing data directory, once its index run is done. */
+async function httpServer(data: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const proc = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", CLI, "serve", "--http", "--port", "0", "--no-watch", "--data", data],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = proc.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let log = "";
+  let url = "";
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${log}`);
+    log += value;
+    url = log.match(/Streamable HTTP at (\S+)/)?.[1] ?? "";
+  }
+  (async () => {
+    while (!(await reader.read()).done) { /* drain */ }
+  })();
+  const c = new Client({ name: "probe", version: "1" });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  for (;;) {
+    const r = await c.callTool({ name: "status", arguments: { output_format: "json" } }) as {
+      structuredContent?: { state?: string };
+    };
+    if (r.structuredContent?.state === "ready") break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await c.close();
+  return {
+    url,
+    stop: async () => {
+      proc.kill("SIGTERM");
+      await proc.status;
+    },
+  };
+}
+
+/**
+ * Search latency over HTTP with `clients` concurrent clients, `perClient` requests each,
+ * against a real `serve --http` process on the data directory (the clients run here).
+ */
 export async function httpLoad(
-  shelf: Shelf,
+  data: string,
   queries: string[],
   clients: number,
   perClient: number,
+  mode = "keyword",
 ) {
-  const http = serveHttp(shelf, { port: 0 });
+  const server = await httpServer(data);
   const conns: Client[] = await Promise.all(
     Array.from({ length: clients }, async () => {
       const c = new Client({ name: "load", version: "1" });
-      await c.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+      await c.connect(new StreamableHTTPClientTransport(new URL(server.url)));
       return c;
     }),
   );
@@ -72,7 +113,7 @@ export async function httpLoad(
     for (let k = 0; k < perClient; k++) {
       const q = queries[(i * perClient + k) % queries.length]!;
       const s = performance.now();
-      const r = await c.callTool({ name: "search", arguments: { query: q, limit: 10 } }) as {
+      const r = await c.callTool({ name: "search", arguments: { query: q, limit: 10, mode } }) as {
         isError?: boolean;
       };
       lat.push(performance.now() - s);
@@ -81,9 +122,10 @@ export async function httpLoad(
   }));
   const secs = (performance.now() - t0) / 1000;
   await Promise.all(conns.map((c: Client) => c.close()));
-  await http.shutdown();
+  await server.stop();
   return {
     clients,
+    mode,
     requests: lat.length,
     errors,
     p50: pct(lat, 50),

@@ -324,8 +324,12 @@ export interface Embedder {
    * keyword hits it cannot judge.
    */
   readonly fusionWeight?: number;
-  /** One vector per text, in order. */
-  embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * One vector per text, in order. `kind` says whether the texts are search queries (short,
+   * wanted now) or documents (background work); models with query and document prefixes
+   * use it, and local models serve queries first.
+   */
+  embed(texts: string[], kind?: "query" | "document"): Promise<Float32Array[]>;
   /** Release workers or connections. */
   close?(): void;
 }

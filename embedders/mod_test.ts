@@ -23,3 +23,29 @@ Deno.test("createEmbedder() reads names and objects, refuses unknown ones", () =
     assertMatch(msg, /Unknown embedder/);
   }
 });
+
+Deno.test({
+  name: "UseEmbedder (real model): queries jump ahead of document batches; order is kept",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const e = new UseEmbedder();
+    try {
+      const docs = Array.from(
+        { length: 10 },
+        (_, i) => `Document number ${i} about topic ${i * 7}.`,
+      );
+      const done: string[] = [];
+      const d = e.embed(docs).then((v) => (done.push("documents"), v));
+      const q = e.embed(["which topic is 21?"], "query").then((v) => (done.push("query"), v));
+      const [dv, qv] = await Promise.all([d, q]);
+      assertEquals(done, ["query", "documents"]);
+      assertEquals([dv.length, qv.length, dv[0]!.length], [10, 1, 512]);
+      const alone = await e.embed([docs[7]!]);
+      const diff = Math.max(...alone[0]!.map((x, i) => Math.abs(x - dv[7]![i]!)));
+      assert(diff < 1e-4, `document 7 came back as another row (max diff ${diff})`);
+    } finally {
+      e.close();
+    }
+  },
+});

@@ -25,6 +25,13 @@ export interface RemoteOptions {
 const MULTILINGUAL =
   /multilingual|bge-m3|e5|labse|paraphrase-multi|jina-embeddings-v3|qwen3?-embed|snowflake-arctic-embed2|granite-embedding.*278/i;
 
+/** Models trained with task prefixes: `[name pattern, query prefix, document prefix]`. */
+const PREFIXES: [RegExp, string, string][] = [
+  [/nomic-embed/i, "search_query: ", "search_document: "],
+  [/(^|[-/_])e5([-_]|$)/i, "query: ", "passage: "],
+  [/mxbai-embed/i, "Represent this sentence for searching relevant passages: ", ""],
+];
+
 abstract class RemoteEmbedder implements Embedder {
   abstract readonly model: string;
   dimensions = 0;
@@ -40,9 +47,11 @@ abstract class RemoteEmbedder implements Embedder {
   protected abstract request(texts: string[]): { url: string; init: RequestInit };
   protected abstract vectors(body: unknown): number[][] | undefined;
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], kind: "query" | "document" = "document"): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const { url, init } = this.request(texts);
+    const prefix = PREFIXES.find(([re]) => re.test(this.opts.model))?.[kind === "query" ? 1 : 2] ??
+      "";
+    const { url, init } = this.request(texts.map((t) => prefix + t));
     let res: Response;
     try {
       res = await fetch(url, {

@@ -30,27 +30,15 @@ export class UseEmbedder implements Embedder {
   readonly fusionWeight = 0.1;
   #worker?: Worker;
   #next = 1;
-  #waiting = new Map<number, { ok: (v: Float32Array[]) => void; fail: (e: Error) => void }>();
+  /** The message in the worker, with the jobs its texts belong to. */
+  #inFlight?: { id: number; parts: { job: Job; from: number; count: number }[] };
+  #queries: Job[] = [];
+  #documents: Job[] = [];
 
   #start(): Worker {
     if (this.#worker) return this.#worker;
     const w = new Worker(new URL("./use_worker.ts", import.meta.url).href, { type: "module" });
-    w.onmessage = (e: MessageEvent<EmbedReply>) => {
-      const p = this.#waiting.get(e.data.id);
-      if (!p) return;
-      this.#waiting.delete(e.data.id);
-      if (e.data.error !== undefined || !e.data.flat) {
-        p.fail(new Error(`embedder: ${e.data.error ?? "no vectors"}`));
-        return;
-      }
-      const flat = e.data.flat;
-      const n = flat.length / this.dimensions;
-      const out: Float32Array[] = [];
-      for (let i = 0; i < n; i++) {
-        out.push(normalize(flat.slice(i * this.dimensions, (i + 1) * this.dimensions)));
-      }
-      p.ok(out);
-    };
+    w.onmessage = (e: MessageEvent<EmbedReply>) => this.#reply(e.data);
     w.onerror = (e) => {
       e.preventDefault();
       this.#failAll(new Error(`embedder worker failed: ${e.message}`));
@@ -61,19 +49,75 @@ export class UseEmbedder implements Embedder {
     return w;
   }
 
-  #failAll(err: Error): void {
-    for (const p of this.#waiting.values()) p.fail(err);
-    this.#waiting.clear();
+  #reply(r: EmbedReply): void {
+    const flight = this.#inFlight;
+    if (!flight || flight.id !== r.id) return;
+    this.#inFlight = undefined;
+    if (r.error !== undefined || !r.flat) {
+      const err = new Error(`embedder: ${r.error ?? "no vectors"}`);
+      for (const { job } of flight.parts) job.fail(err);
+    } else {
+      let row = 0;
+      for (const { job, from, count } of flight.parts) {
+        for (let i = 0; i < count; i++, row++) {
+          job.out[from + i] = normalize(
+            r.flat.slice(row * this.dimensions, (row + 1) * this.dimensions),
+          );
+        }
+        job.left -= count;
+        if (job.left === 0) job.ok(job.out);
+      }
+    }
+    this.#pump();
   }
 
-  /** Embed texts in the worker (one batch per call). */
-  embed(texts: string[]): Promise<Float32Array[]> {
-    if (texts.length === 0) return Promise.resolve([]);
-    const w = this.#start();
+  /** Send the next message: every waiting query at once, else a few document texts. */
+  #pump(): void {
+    if (this.#inFlight) return;
+    const parts: { job: Job; from: number; count: number }[] = [];
+    if (this.#queries.length) {
+      for (const job of this.#queries.splice(0)) {
+        parts.push({ job, from: 0, count: job.texts.length });
+      }
+    } else {
+      const job = this.#documents[0];
+      if (!job) return;
+      const count = Math.min(DOC_CHUNK, job.texts.length - job.sent);
+      parts.push({ job, from: job.sent, count });
+      job.sent += count;
+      if (job.sent === job.texts.length) this.#documents.shift();
+    }
+    const texts = parts.flatMap((p) => p.job.texts.slice(p.from, p.from + p.count));
     const id = this.#next++;
+    this.#inFlight = { id, parts };
+    this.#start().postMessage({ id, texts } satisfies EmbedRequest);
+  }
+
+  #failAll(err: Error): void {
+    for (const { job } of this.#inFlight?.parts ?? []) job.fail(err);
+    for (const job of [...this.#queries, ...this.#documents]) job.fail(err);
+    this.#inFlight = undefined;
+    this.#queries = [];
+    this.#documents = [];
+  }
+
+  /**
+   * Embed texts in the worker. Queries go before documents and are sent together; documents
+   * go a few at a time, so a search never waits behind a long batch.
+   */
+  embed(texts: string[], kind: "query" | "document" = "document"): Promise<Float32Array[]> {
+    if (texts.length === 0) return Promise.resolve([]);
     return new Promise((ok, fail) => {
-      this.#waiting.set(id, { ok, fail });
-      w.postMessage({ id, texts } satisfies EmbedRequest);
+      const job: Job = {
+        texts,
+        out: new Array(texts.length),
+        left: texts.length,
+        sent: 0,
+        ok,
+        fail,
+      };
+      (kind === "query" ? this.#queries : this.#documents).push(job);
+      this.#pump();
     });
   }
 
@@ -83,4 +127,16 @@ export class UseEmbedder implements Embedder {
     this.#worker?.terminate();
     this.#worker = undefined;
   }
+}
+
+/** Texts sent to the worker in one message for document batches. */
+const DOC_CHUNK = 4;
+
+interface Job {
+  texts: string[];
+  out: Float32Array[];
+  left: number;
+  sent: number;
+  ok: (v: Float32Array[]) => void;
+  fail: (e: Error) => void;
 }

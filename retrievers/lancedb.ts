@@ -219,7 +219,7 @@ export class LanceRetriever implements Retriever {
     const text = queryText(q.text);
     await this.#ensure();
     if (!text || !this.#table) return [];
-    const [vector] = await this.#embedder.embed([text]);
+    const [vector] = await this.#embedder.embed([text], "query");
     if (!vector) return [];
     const floor = cosineScore(1 - (this.#embedder.minSimilarity ?? 0));
     return (await this.nearest(vector, q.limit, q.filters)).filter((h) => h.score >= floor);

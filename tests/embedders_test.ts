@@ -127,3 +127,24 @@ Deno.test(
     }
   },
 );
+
+Deno.test(
+  "remote embedders add the task prefixes their models were trained with",
+  opts,
+  async () => {
+    const s = startStandIn();
+    try {
+      const e = new OllamaEmbedder({ model: "nomic-embed-text", url: s.url });
+      await e.embed(["a cat"], "query");
+      await e.embed(["a cat"]);
+      assertEquals(s.requests.map((r) => r.body.input[0]), [
+        "search_query: a cat",
+        "search_document: a cat",
+      ]);
+      await new OllamaEmbedder({ model: "toy", url: s.url }).embed(["a cat"], "query");
+      assertEquals(s.requests[2]!.body.input[0], "a cat");
+    } finally {
+      await s.close();
+    }
+  },
+);
