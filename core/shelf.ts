@@ -119,10 +119,11 @@ export class Shelf {
     const timeoutMs = opts.fileTimeoutMs ??
       (limits.file_timeout_s ? limits.file_timeout_s * 1000 : undefined);
     this.#maxFileBytes = (limits.max_file_mb ?? 64) * 1024 * 1024;
-    if (workers > 0) this.pool = new ExtractPool({ workers, timeoutMs, plugins });
+    const ocrLanguages = config.ocr?.languages;
+    if (workers > 0) this.pool = new ExtractPool({ workers, timeoutMs, plugins, ocrLanguages });
     this.indexer = new Indexer(
       this.catalog,
-      this.pool?.extract ?? inProcess(this.registry),
+      this.pool?.extract ?? inProcess(this.registry, { ocrLanguages }),
       this.retrievers,
       workers + 1,
     );
