@@ -2,7 +2,9 @@
  * The image extractor: OCR of PNG, JPEG, BMP, WebP and TIFF files with tesseract.js, fully
  * offline. The wasm core comes from the `tesseract.js-core` npm package (tesseract.js loads
  * it with `require` under Node semantics, never from a CDN) and the language data from the
- * `@tesseract.js-data/eng` npm package in Deno's npm cache.
+ * `@tesseract.js-data/<lang>` npm packages in Deno's npm cache (`eng` ships with shelfmark;
+ * `image({ languages: ["eng", "deu"] })` reads more). A language whose package is missing is
+ * refused with reason `ocr_unavailable` and a message naming the package; nothing is fetched.
  *
  * One tesseract worker per language set is created lazily in each extraction thread and
  * reused for every file. Image dimensions are read from the file header before anything is
@@ -16,6 +18,9 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync } from "n
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import { imageSize } from "../core/image_size.ts";
+
+export { type ImageSize, imageSize } from "../core/image_size.ts";
 
 /** Largest image OCR accepts, in pixels (width × height). */
 export const MAX_PIXELS = 50_000_000;
@@ -30,16 +35,6 @@ export interface ImageOptions {
   languages?: string[];
   /** Folder holding `<lang>.traineddata.gz` for every language (instead of the packages). */
   langPath?: string;
-}
-
-/** Width and height read from an image header. */
-export interface ImageSize {
-  /** Container format: `png`, `jpeg`, `bmp`, `webp`, `tiff`. */
-  format: string;
-  /** Width in pixels. */
-  width: number;
-  /** Height in pixels. */
-  height: number;
 }
 
 /** Folder of the packaged `eng` data (best_int, LSTM only), inside Deno's npm cache. */
@@ -107,7 +102,7 @@ function missingLanguages(missing: string[], langPath?: string): ExtractError {
   return new ExtractError(
     "ocr_unavailable",
     `OCR language data not found ${where}: install the npm package ${pkgs} ` +
-      `(deno cache npm:${missing.map((l) => `@tesseract.js-data/${l}`)[0]}) ` +
+      `(deno cache ${missing.map((l) => `npm:@tesseract.js-data/${l}`).join(" ")}) ` +
       `or remove ${missing.map((l) => `"${l}"`).join(", ")} from ocr.languages`,
   );
 }
@@ -142,96 +137,6 @@ const ISO1: Record<string, string> = {
   chi_sim: "zh",
   chi_tra: "zh",
 };
-
-const u16be = (b: Uint8Array, o: number) => (b[o]! << 8) | b[o + 1]!;
-const u16le = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8);
-const u24le = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16);
-const u32be = (b: Uint8Array, o: number) =>
-  ((b[o]! << 24) | (b[o + 1]! << 16) | u16be(b, o + 2)) >>> 0;
-const u32le = (b: Uint8Array, o: number) =>
-  (u16le(b, o) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0;
-const ascii = (b: Uint8Array, o: number, n: number) =>
-  String.fromCharCode(...b.subarray(o, Math.min(b.length, o + n)));
-
-function jpegSize(b: Uint8Array): ImageSize | undefined {
-  let o = 2;
-  while (o + 4 <= b.length) {
-    if (b[o] !== 0xff) return undefined;
-    const m = b[o + 1]!;
-    if (m === 0xff) {
-      o++;
-      continue;
-    }
-    if (m === 0xd8 || m === 0x01 || (m >= 0xd0 && m <= 0xd7)) {
-      o += 2;
-      continue;
-    }
-    if (m === 0xd9 || m === 0xda) return undefined; // end of image / scan before any frame
-    const len = u16be(b, o + 2);
-    const sof = m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
-    if (sof) {
-      if (o + 9 > b.length) return undefined;
-      return { format: "jpeg", height: u16be(b, o + 5), width: u16be(b, o + 7) };
-    }
-    o += 2 + len;
-  }
-  return undefined;
-}
-
-function tiffSize(b: Uint8Array): ImageSize | undefined {
-  const le = b[0] === 0x49;
-  const r16 = (o: number) => (le ? u16le(b, o) : u16be(b, o));
-  const r32 = (o: number) => (le ? u32le(b, o) : u32be(b, o));
-  const ifd = r32(4);
-  if (ifd + 2 > b.length) return undefined;
-  const n = r16(ifd);
-  let width: number | undefined, height: number | undefined;
-  for (let i = 0; i < n; i++) {
-    const e = ifd + 2 + i * 12;
-    if (e + 12 > b.length) break;
-    const tag = r16(e), type = r16(e + 2);
-    const value = type === 3 ? r16(e + 8) : type === 4 ? r32(e + 8) : undefined;
-    if (tag === 256) width = value;
-    if (tag === 257) height = value;
-  }
-  return width !== undefined && height !== undefined
-    ? { format: "tiff", width, height }
-    : undefined;
-}
-
-/**
- * Width and height of an image from its header alone (PNG IHDR, JPEG SOF, BMP info header,
- * WebP VP8/VP8L/VP8X, first TIFF IFD), or undefined when the header is unknown or cut short.
- */
-export function imageSize(b: Uint8Array): ImageSize | undefined {
-  if (b.length >= 24 && u32be(b, 0) === 0x89504e47 && ascii(b, 12, 4) === "IHDR") {
-    return { format: "png", width: u32be(b, 16), height: u32be(b, 20) };
-  }
-  if (b.length >= 4 && b[0] === 0xff && b[1] === 0xd8) return jpegSize(b);
-  if (b.length >= 26 && b[0] === 0x42 && b[1] === 0x4d) {
-    if (u32le(b, 14) === 12) return { format: "bmp", width: u16le(b, 18), height: u16le(b, 20) };
-    const h = u32le(b, 22) | 0;
-    return { format: "bmp", width: u32le(b, 18) | 0, height: Math.abs(h) };
-  }
-  if (b.length >= 30 && ascii(b, 0, 4) === "RIFF" && ascii(b, 8, 4) === "WEBP") {
-    const kind = ascii(b, 12, 4);
-    if (kind === "VP8 ") {
-      return { format: "webp", width: u16le(b, 26) & 0x3fff, height: u16le(b, 28) & 0x3fff };
-    }
-    if (kind === "VP8L") {
-      const v = u32le(b, 21);
-      return { format: "webp", width: (v & 0x3fff) + 1, height: ((v >>> 14) & 0x3fff) + 1 };
-    }
-    if (kind === "VP8X") {
-      return { format: "webp", width: u24le(b, 24) + 1, height: u24le(b, 27) + 1 };
-    }
-    return undefined;
-  }
-  if (b.length >= 8 && (ascii(b, 0, 4) === "II*\0" || ascii(b, 0, 4) === "MM\0*")) {
-    return tiffSize(b);
-  }
-  return undefined;
-}
 
 type OcrWorker = Awaited<ReturnType<typeof Tesseract.createWorker>>;
 
