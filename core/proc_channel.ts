@@ -41,6 +41,8 @@ export class FrameReader {
   #start = 0;
   #end = 0;
   readonly #max: number;
+  /** Size of the frame being received (header included), once its header is in. */
+  #pending = 0;
 
   /** @param maxBytes largest frame accepted; a larger one throws `RangeError` */
   constructor(maxBytes = Infinity) {
@@ -51,8 +53,10 @@ export class FrameReader {
   push(chunk: Uint8Array): { msg: unknown; bin: Uint8Array }[] {
     if (this.#end + chunk.length > this.#buf.length) {
       const live = this.#end - this.#start;
-      if (live + chunk.length > this.#buf.length) {
-        const next = new Uint8Array((live + chunk.length) * 2);
+      // Room for the frame being received when its size is known, else twice what is live.
+      const want = Math.max(live + chunk.length, this.#pending);
+      if (want > this.#buf.length) {
+        const next = new Uint8Array(Math.max(want, Math.min(2 * want, want + (1 << 20))));
         next.set(this.#buf.subarray(this.#start, this.#end), 0);
         this.#buf = next;
       } else this.#buf.copyWithin(0, this.#start, this.#end);
@@ -71,7 +75,11 @@ export class FrameReader {
       const jl = v.getUint32(4, true);
       const bl = v.getUint32(8, true);
       if (jl + bl > this.#max) throw new RangeError(`a frame of ${jl + bl} bytes`);
-      if (this.#end - this.#start < HEAD + jl + bl) break;
+      if (this.#end - this.#start < HEAD + jl + bl) {
+        this.#pending = HEAD + jl + bl;
+        break;
+      }
+      this.#pending = 0;
       const j = this.#start + HEAD;
       const json = new TextDecoder().decode(this.#buf.subarray(j, j + jl));
       const bin = this.#buf.slice(j + jl, j + jl + bl);
