@@ -42,6 +42,16 @@ export function matchesAny(rel: string, globs: string[] | undefined): boolean {
   return !!globs?.some((g) => matchesGlob(rel, g) || matchesGlob(rel, `${g}/**`));
 }
 
+/** Whether a symlink that does not resolve is a loop (ELOOP) rather than dangling. */
+function isLoop(abs: string): boolean {
+  try {
+    Deno.statSync(abs);
+    return false;
+  } catch (e) {
+    return (e as { code?: string }).code === "ELOOP" || /os error 40\b/.test(String(e));
+  }
+}
+
 /** List every indexable file of a library. */
 export async function walkLibrary(lib: Library): Promise<WalkResult> {
   const files: FoundFile[] = [];
@@ -75,10 +85,11 @@ export async function walkLibrary(lib: Library): Promise<WalkResult> {
       if (e.isSymlink) {
         const target = realPath(abs);
         if (!target) {
+          const loop = isLoop(abs);
           refused.push({
             path: displayPath(lib, abs),
-            reason: "dangling_link",
-            message: "broken symlink",
+            reason: loop ? "symlink_loop" : "dangling_link",
+            message: loop ? "symlink loop (it resolves to itself)" : "broken symlink",
           });
           continue;
         }

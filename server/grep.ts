@@ -14,25 +14,56 @@ export class GrepRunner {
   #queue: Promise<unknown> = Promise.resolve();
   #next = 1;
   readonly timeoutMs: number;
+  /** Time a new worker gets to load. */
+  readonly startMs: number;
 
-  /** @param timeoutMs time limit of one job */
-  constructor(timeoutMs = 2000) {
+  /**
+   * @param timeoutMs time limit of one job
+   * @param startMs time a new worker gets to load
+   */
+  constructor(timeoutMs = 2000, startMs = 30_000) {
     this.timeoutMs = timeoutMs;
+    this.startMs = startMs;
   }
 
-  /** The worker, once it has loaded (its start-up does not count against a job's limit). */
+  /**
+   * The worker, once it has loaded (its start-up does not count against a job's limit).
+   * A worker that fails to load, or does not load within `startMs`, is dropped and the
+   * job fails; the next job starts a fresh worker, so one bad start never blocks grep.
+   */
   async #spawn(): Promise<Worker> {
     if (!this.#worker) {
       const w = new Worker(new URL("./grep_worker.ts", import.meta.url).href, { type: "module" });
       this.#worker = w;
-      this.#ready = new Promise((resolve) => {
+      this.#ready = new Promise<void>((resolve, reject) => {
+        const fail = (why: string) => {
+          clearTimeout(timer);
+          this.#drop(w);
+          reject(new Error(why));
+        };
+        const timer = setTimeout(() => fail("grep worker did not start"), this.startMs);
         w.onmessage = (e: MessageEvent<{ ready?: boolean }>) => {
-          if (e.data.ready) resolve();
+          if (e.data.ready) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        w.onerror = (e: ErrorEvent) => {
+          e.preventDefault();
+          fail(`grep worker failed to start: ${e.message}`);
         };
       });
     }
     await this.#ready;
-    return this.#worker;
+    return this.#worker!;
+  }
+
+  #drop(w: Worker): void {
+    w.terminate();
+    if (this.#worker === w) {
+      this.#worker = undefined;
+      this.#ready = undefined;
+    }
   }
 
   /** Run a job; throws `PATTERN_TIMEOUT` when it runs past the limit. */
@@ -43,12 +74,32 @@ export class GrepRunner {
   }
 
   async #run(job: GrepJob): Promise<GrepResult> {
-    const w = await this.#spawn();
+    let w: Worker;
+    try {
+      w = await this.#spawn();
+    } catch (e) {
+      throw new ToolError(
+        "INTERNAL",
+        (e as Error).message,
+        "Try again; the grep worker is restarted for the next request.",
+      );
+    }
     return await new Promise((resolve, reject) => {
+      // A worker that dies mid-job (out of memory on a huge text) fails the job at once.
+      w.onerror = (e: ErrorEvent) => {
+        e.preventDefault();
+        clearTimeout(timer);
+        this.#drop(w);
+        reject(
+          new ToolError(
+            "INTERNAL",
+            `grep worker stopped: ${e.message}`,
+            "Try again with a simpler pattern or a smaller limit.",
+          ),
+        );
+      };
       const timer = setTimeout(() => {
-        w.terminate();
-        this.#worker = undefined;
-        this.#ready = undefined;
+        this.#drop(w);
         reject(
           new ToolError(
             "PATTERN_TIMEOUT",

@@ -39,6 +39,43 @@ export interface HttpServer {
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\])$/i;
 
+/** Largest request body accepted (tool arguments are a few KB at most). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Sessions kept at most; beyond it the least recently used one is closed. */
+export const MAX_SESSIONS = 512;
+/** A session unused this long is closed. */
+export const SESSION_IDLE_MS = 30 * 60 * 1000;
+
+/** The body of a request, read up to `max` bytes; undefined when it is longer. */
+async function readBody(
+  req: Request,
+  max: number,
+): Promise<Uint8Array<ArrayBuffer> | undefined> {
+  const declared = Number(req.headers.get("content-length") ?? "0");
+  if (declared > max) return undefined;
+  if (!req.body) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.length;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
 /** True for loopback host names and addresses. */
 export function isLoopback(host: string): boolean {
   return LOOPBACK.test(host);
@@ -74,9 +111,47 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     );
   }
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  /** Last use of each session, oldest first (a Map keeps insertion order). */
+  const used = new Map<string, number>();
   const extra = opts.allowedOrigins ?? [];
+  const touch = (sid: string) => {
+    used.delete(sid);
+    used.set(sid, Date.now());
+  };
+  const closeSession = (sid: string) => {
+    const t = sessions.get(sid);
+    sessions.delete(sid);
+    used.delete(sid);
+    t?.close().catch(() => {});
+  };
+  /** Close idle sessions, and the least recently used ones beyond the cap. */
+  const evict = () => {
+    const now = Date.now();
+    for (const [sid, at] of used) {
+      if (now - at < SESSION_IDLE_MS && used.size < MAX_SESSIONS) break;
+      closeSession(sid);
+    }
+  };
+  const sweeper = setInterval(evict, 60_000);
+  Deno.unrefTimer(sweeper);
 
   const handler = async (req: Request): Promise<Response> => {
+    if (req.method === "POST" && req.body) {
+      const body = await readBody(req, MAX_BODY_BYTES);
+      if (!body) {
+        return json(413, "TOO_LARGE", `Request body over ${MAX_BODY_BYTES} bytes`);
+      }
+      req = new Request(req.url, {
+        method: req.method,
+        headers: req.headers,
+        body,
+        signal: req.signal,
+      });
+    }
+    return await route(req);
+  };
+
+  const route = async (req: Request): Promise<Response> => {
     const url = new URL(req.url);
     if (url.pathname === "/health") {
       return Response.json({ ok: true, state: shelf.status.state });
@@ -92,6 +167,7 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     if (sid) {
       const t = sessions.get(sid);
       if (!t) return json(404, "SESSION_NOT_FOUND", "Unknown session; initialize again");
+      touch(sid);
       return await t.handleRequest(req);
     }
     if (req.method !== "POST") return json(400, "BAD_REQUEST", "Initialize with a POST first");
@@ -107,11 +183,16 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (id: string) => {
+        evict();
         sessions.set(id, transport);
+        touch(id);
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
+      if (transport.sessionId) {
+        sessions.delete(transport.sessionId);
+        used.delete(transport.sessionId);
+      }
     };
     await createServer(shelf).connect(transport);
     return await transport.handleRequest(req, { parsedBody: body });
@@ -138,8 +219,10 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     port: taken,
     finished: server.finished,
     async shutdown() {
+      clearInterval(sweeper);
       for (const t of sessions.values()) await t.close().catch(() => {});
       sessions.clear();
+      used.clear();
       await server!.shutdown();
     },
   };

@@ -1,7 +1,8 @@
 /**
  * Hostile files (reduced for CI: the whole bad-inputs folder, built into a temp dir, next
  * to a few ordinary documents): indexing finishes, every file ends indexed or skipped with
- * a reason `status` lists, memory stays under 1.5 GiB, the ordinary documents are all
+ * a reason `status` lists, memory stays under 1.5 GiB, an extractor that never finishes is
+ * stopped at the per-file time limit, the ordinary documents are all
  * indexed, the catalog is consistent and a second run redoes nothing.
  */
 import { join } from "node:path";
@@ -40,6 +41,9 @@ Deno.test({
       });
       await t.step("ordinary documents all indexed", () => assertEquals(r.goodMissing, []));
       await t.step("text after a NUL byte survives", () => assert(r.nulTail));
+      await t.step("an extraction that never ends is stopped at the time limit", () => {
+        assert(r.timedOut.startsWith("timeout:"), r.timedOut);
+      });
       await t.step("catalog consistent", () => assertEquals(r.consistency, []));
       await t.step("second run redoes nothing", () => assertEquals(r.rerun.indexed, 0));
     } finally {

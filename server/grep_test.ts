@@ -1,0 +1,50 @@
+/**
+ * The grep runner: a runaway pattern is stopped with PATTERN_TIMEOUT and the next job
+ * runs; a worker that cannot start fails the job instead of blocking every later grep.
+ */
+import { assert, assertEquals } from "../tests/assert.ts";
+import { ToolError } from "../core/types.ts";
+import { GrepRunner } from "./grep.ts";
+
+const job = (source: string, text: string) => ({
+  source,
+  flags: "u",
+  text,
+  before: 0,
+  after: 0,
+  offset: 0,
+  limit: 10,
+  countOnly: false,
+});
+
+async function code(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return "ok";
+  } catch (e) {
+    assert(e instanceof ToolError, `not a ToolError: ${e}`);
+    return e.code;
+  }
+}
+
+Deno.test("grep runner: a runaway pattern times out, the next job still runs", async () => {
+  const g = new GrepRunner(300);
+  try {
+    const evil = g.run(job("(a+)+$", `${"a".repeat(40)}!`));
+    const next = g.run(job("b", "a\nb\nc"));
+    assertEquals(await code(evil), "PATTERN_TIMEOUT");
+    assertEquals((await next).matches.map((m) => m.line), [2]);
+  } finally {
+    g.close();
+  }
+});
+
+Deno.test("grep runner: a worker that does not start fails the job, no hang", async () => {
+  const g = new GrepRunner(300, 0);
+  try {
+    assertEquals(await code(g.run(job("a", "a"))), "INTERNAL");
+    assertEquals(await code(g.run(job("a", "a"))), "INTERNAL");
+  } finally {
+    g.close();
+  }
+});
