@@ -10,12 +10,13 @@ import { extractorsFrom } from "./plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
 import { Fts5Retriever } from "../retrievers/fts5.ts";
 import { LanceRetriever } from "../retrievers/lancedb.ts";
+import { SearchPool } from "../retrievers/fts5_pool.ts";
 import { Catalog } from "./catalog.ts";
 import { addFolders, type Config, configLibraries, loadConfig, saveConfig } from "./config.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "./registry.ts";
 import { ExtractPool, inProcess } from "./pool.ts";
-import type { Embedder, Extractor, Library, Retriever } from "./types.ts";
+import type { Embedder, Extractor, Hit, Library, Query, Retriever } from "./types.ts";
 import { VectorIndex } from "./vectors.ts";
 
 /** Options to open a shelf. */
@@ -41,6 +42,8 @@ export interface ShelfOptions {
   embedder?: string | Embedder;
   /** Save a named `embedder` to the configuration (given on the command line). */
   saveEmbedder?: boolean;
+  /** Worker threads for keyword searches (default 0: searches run on the caller's thread). */
+  searchWorkers?: number;
 }
 
 /** State of the index as answers report it. */
@@ -67,6 +70,8 @@ export class Shelf {
   readonly fts: Fts5Retriever;
   /** Every retriever, in fusion order. */
   readonly retrievers: Retriever[];
+  /** Keyword-search workers (undefined: searches run on this thread). */
+  readonly searchPool?: SearchPool;
   /** Document vectors (undefined when the embedder is `none`). */
   readonly vectors?: VectorIndex;
   /** The indexer. */
@@ -108,6 +113,9 @@ export class Shelf {
     for (const e of extractors) this.registry.register(e);
     this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
     this.retrievers = [this.fts];
+    if (opts.searchWorkers) {
+      this.searchPool = new SearchPool(join(opts.data, "catalog.db"), opts.searchWorkers);
+    }
     if (embedder) {
       const lance = new LanceRetriever(join(opts.data, "vectors"), this.catalog.db, embedder);
       this.vectors = new VectorIndex(this.catalog.db, lance, embedder, this.log);
@@ -157,6 +165,11 @@ export class Shelf {
       ? opts.embedder
       : createEmbedder(opts.embedder ?? config.embedder);
     return new Shelf(opts, config, extractors, plugins, embedder);
+  }
+
+  /** Keyword hits: on a search worker when there are some, else here. */
+  keywordSearch(q: Query): Promise<Hit[]> {
+    return this.searchPool ? this.searchPool.search(q) : this.fts.search(q);
   }
 
   /** The configured libraries. */
@@ -250,6 +263,7 @@ export class Shelf {
   async close(): Promise<void> {
     await this.idle();
     await this.vectors?.close();
+    this.searchPool?.close();
     this.pool?.close();
     this.catalog.close();
   }

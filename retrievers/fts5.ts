@@ -60,6 +60,8 @@ export interface Fts5Options {
   stats?: TermStats;
   /** Share of documents above which a word is common (default 0.25). */
   commonShare?: number;
+  /** The tables exist and the handle is read-only: do not create them (search workers). */
+  readOnly?: boolean;
 }
 
 const SCHEMA = `
@@ -249,7 +251,7 @@ export class Fts5Retriever implements Retriever {
     this.#weights = { ...DEFAULT_WEIGHTS, ...options.weights };
     this.#stats = options.stats;
     this.#commonShare = options.commonShare ?? 0.25;
-    db.exec(SCHEMA);
+    if (!options.readOnly) db.exec(SCHEMA);
   }
 
   /** A prepared statement, kept for reuse (indexing and search run these per document and per query). */

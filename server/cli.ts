@@ -165,8 +165,9 @@ function clean(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
 }
 
-async function openShelf(f: Flags, folders: string[]): Promise<Shelf> {
+async function openShelf(f: Flags, folders: string[], searchWorkers = 0): Promise<Shelf> {
   return await Shelf.open({
+    searchWorkers,
     data: dataDir(f.data),
     folders,
     extractors: f.extractor,
@@ -283,7 +284,8 @@ export async function main(argv: string[]): Promise<number> {
         `serve --http --host ${host}: listening beyond loopback needs --token (or SHELFMARK_TOKEN)`,
       );
     }
-    const shelf = await openShelf(f, pos);
+    // Keyword searches from many clients run on worker threads, one per core.
+    const shelf = await openShelf(f, pos, Math.min(4, navigator.hardwareConcurrency || 2));
     shelf.index().catch(() => {});
     const stop = new AbortController();
     if (!f["no-watch"]) watchLibraries(shelf, { signal: stop.signal }).catch(() => {});

@@ -124,14 +124,14 @@ export async function search(shelf: Shelf, a: ToolArgs<"search">) {
   const mode: "hybrid" | "keyword" | "semantic" = note ? "keyword" : a.mode;
   let hits: Hit[];
   if (mode === "keyword") {
-    hits = await shelf.fts.search({ text: a.query, limit: a.limit, filters });
+    hits = await shelf.keywordSearch({ text: a.query, limit: a.limit, filters });
   } else {
     const lance = shelf.vectors!.retriever;
     const depth = Math.max(a.limit, FUSION_DEPTH);
     // The query is embedded in the embedder's worker while BM25 runs here.
     const vectorHits = lance.search({ text: a.query, limit: depth, filters });
     const keyword = mode === "hybrid"
-      ? await shelf.fts.search({ text: a.query, limit: depth, filters, snippets: 0 }).catch(
+      ? await shelf.keywordSearch({ text: a.query, limit: depth, filters, snippets: 0 }).catch(
         async (e) => {
           await vectorHits.catch(() => {});
           throw e;

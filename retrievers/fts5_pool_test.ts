@@ -1,0 +1,48 @@
+import { join } from "node:path";
+import { Shelf } from "../core/shelf.ts";
+import { ToolError } from "../core/types.ts";
+import { assert, assertEquals } from "../tests/assert.ts";
+import { SearchPool } from "./fts5_pool.ts";
+
+const SAMPLES = new URL("../samples", import.meta.url).pathname;
+
+Deno.test({
+  name: "SearchPool: workers answer like the in-thread retriever, errors keep their code",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const data = await Deno.makeTempDir({ prefix: "shelfmark-pool-" });
+    const shelf = await Shelf.open({ data, folders: [SAMPLES], log: () => {}, embedder: "none" });
+    const pool = new SearchPool(join(data, "catalog.db"), 2);
+    try {
+      await shelf.index();
+      for (
+        const text of ["sqlite archive", "zstd compression", '"file format" -zstd', "large files"]
+      ) {
+        const q = { text, limit: 5, filters: {} };
+        const [here, there] = await Promise.all([shelf.fts.search(q), pool.search(q)]);
+        assert(here.length > 0, text);
+        assertEquals(there, here);
+      }
+      // Many at once, spread over both workers.
+      const many = await Promise.all(
+        Array.from({ length: 20 }, () => pool.search({ text: "sqlite", limit: 3, filters: {} })),
+      );
+      assert(
+        many.every((h) => h.length === many[0]!.length && h[0]!.doc_id === many[0]![0]!.doc_id),
+      );
+      let err: unknown;
+      try {
+        await pool.search({ text: "  ", limit: 5, filters: {} });
+      } catch (e) {
+        err = e;
+      }
+      assert(err instanceof ToolError, String(err));
+      assertEquals(err.code, "INVALID_ARGUMENT");
+    } finally {
+      pool.close();
+      await shelf.close();
+      await Deno.remove(data, { recursive: true });
+    }
+  },
+});
