@@ -114,3 +114,24 @@ Deno.test("ExtractPool in threads keeps its time limit", async () => {
     pool.close();
   }
 });
+
+Deno.test("ExtractPool gives up after three workers die before they are ready", async () => {
+  const dir = await Deno.makeTempDir();
+  const plugin = join(dir, "die.ts");
+  // Kills its worker (process, or thread) while the worker loads its extractors.
+  await Deno.writeTextFile(plugin, `Deno.exit(3);\nexport default {};`);
+  const pool = new ExtractPool({ workers: 1, plugins: [plugin] });
+  try {
+    const err = await assertRejects(() =>
+      pool.extract({ path: "l/a.txt", extension: ".txt", bytes: enc.encode("a\n") })
+    );
+    assertEquals((err as ExtractError).reason, "crashed");
+    const again = await assertRejects(() =>
+      pool.extract({ path: "l/b.txt", extension: ".txt", bytes: enc.encode("b\n") })
+    );
+    assert(/fail to start/.test((again as Error).message), (again as Error).message);
+  } finally {
+    pool.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

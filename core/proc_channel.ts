@@ -4,7 +4,7 @@
  *
  * A child runs `core/extract_proc.ts` under `deno run` with a V8 heap limit
  * (`--max-old-space-size`) and only read/env/sys permissions. On Linux the parent also reads
- * the child's resident set size (`/proc/<pid>/status`) every 50 ms and kills it past the limit,
+ * the child's resident set size (`/proc/<pid>/status`) every 25 ms and kills it past the limit,
  * which bounds what the heap limit does not see (typed arrays, wasm memory).
  *
  * @module
@@ -173,7 +173,7 @@ export class ProcChannel {
     this.#forwardStderr();
     this.#child.status.then((st) => this.#exited(st));
     if (Deno.build.os === "linux") {
-      const id = setInterval(() => this.#check(), 50) as unknown as number;
+      const id = setInterval(() => this.#check(), 25) as unknown as number;
       Deno.unrefTimer(id);
       this.#watch = id;
     }
@@ -202,10 +202,15 @@ export class ProcChannel {
 
   async #forwardStderr(): Promise<void> {
     const dec = new TextDecoder();
+    // V8's report of a heap out of memory (GC log, C stack) is not for the user's terminal:
+    // the pool reports the file as `out_of_memory`.
+    let quiet = false;
     try {
       for await (const chunk of this.#child.stderr) {
-        this.#stderrTail = (this.#stderrTail + dec.decode(chunk, { stream: true })).slice(-4096);
-        if (!this.#dead) await Deno.stderr.write(chunk).catch(() => {});
+        const text = dec.decode(chunk, { stream: true });
+        this.#stderrTail = (this.#stderrTail + text).slice(-4096);
+        quiet ||= /<--- Last few GCs|Fatal JavaScript out of memory|heap out of memory/.test(text);
+        if (!this.#dead && !quiet) await Deno.stderr.write(chunk).catch(() => {});
       }
     } catch {
       // ignore
