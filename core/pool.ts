@@ -90,7 +90,9 @@ export function inProcess(registry: ExtractorRegistry, opts: InProcessOptions = 
 
 /** A pool of extraction workers. */
 export class ExtractPool {
+  /** Number of workers. */
   readonly size: number;
+  /** Time limit of one file in ms. */
   readonly timeoutMs: number;
   /** Memory limit of one worker in MiB, when workers are processes. */
   readonly memoryMb?: number;
@@ -107,7 +109,7 @@ export class ExtractPool {
   /** Why the pool gave up starting workers. */
   #broken?: string;
 
-  /** @param opts pool size, time limit and plugins */
+  /** @param opts pool size, limits, plugins, OCR languages and isolation */
   constructor(opts: PoolOptions = {}) {
     this.size = Math.max(1, opts.workers ?? Math.min(4, navigator.hardwareConcurrency || 2));
     this.timeoutMs = opts.timeoutMs ?? 60_000;
@@ -116,8 +118,12 @@ export class ExtractPool {
     if (this.#ocrLanguages) {
       // Found here, where writing is allowed (languages from several packages are gathered
       // in one folder); a missing language is reported by the extractor for each image.
-      const found = ocrData(this.#ocrLanguages);
-      if ("langPath" in found) this.#ocrLangPath = found.langPath;
+      try {
+        const found = ocrData(this.#ocrLanguages);
+        if ("langPath" in found) this.#ocrLangPath = found.langPath;
+      } catch {
+        // Left to each worker, which says what is wrong for every image.
+      }
     }
     const isolation = opts.isolation ?? "auto";
     if (isolation !== "thread") {
@@ -143,12 +149,22 @@ export class ExtractPool {
       ocrLanguages: this.#ocrLanguages,
       ocrLangPath: this.#ocrLangPath,
     };
+    let ch: ProcChannel | undefined;
     if (this.#config) {
-      const ch = new ProcChannel(this.#config, this.memoryMb!, {
-        message: (m) => this.#done(slot, m as WorkerReply),
-        exit: (reason, message) => this.#fail(slot, new ExtractError(reason, message)),
-      });
-      slot.worker = { post: (m, b) => ch.send(m, b), terminate: () => ch.kill() };
+      try {
+        ch = new ProcChannel(this.#config, this.memoryMb!, {
+          message: (m) => this.#done(slot, m as WorkerReply),
+          exit: (reason, message) => this.#fail(slot, new ExtractError(reason, message)),
+        });
+      } catch (e) {
+        // The executable cannot be started after all: use threads from now on.
+        console.error(`shelfmark: extraction processes unavailable (${e}); using threads`);
+        this.#config = undefined;
+      }
+    }
+    if (ch) {
+      const proc = ch;
+      slot.worker = { post: (m, b) => proc.send(m, b), terminate: () => proc.kill() };
     } else {
       const worker = new Worker(new URL("./extract_worker.ts", import.meta.url).href, {
         type: "module",

@@ -108,16 +108,19 @@ export function rssOf(pid: number): number | undefined {
 
 /** `deno.json` of this checkout, when extraction can run in child processes; else undefined. */
 export function procConfig(): string | undefined {
-  if (!import.meta.url.startsWith("file:")) return undefined;
-  // A compiled binary cannot `run` a module: only a real `deno` executable can.
-  if (!/^deno(\.exe)?$/i.test(basename(Deno.execPath()))) return undefined;
   try {
-    if (Deno.permissions.querySync({ name: "run" }).state !== "granted") return undefined;
+    if (!import.meta.url.startsWith("file:")) return undefined;
+    // A compiled binary cannot `run` a module: only a real `deno` executable can.
+    const exe = Deno.execPath();
+    if (!/^deno(\.exe)?$/i.test(basename(exe))) return undefined;
+    if (Deno.permissions.querySync({ name: "run", command: exe }).state !== "granted") {
+      return undefined;
+    }
+    const config = join(dirname(dirname(fileURLToPath(import.meta.url))), "deno.json");
+    return existsSync(config) ? config : undefined;
   } catch {
-    return undefined;
+    return undefined; // no permission to read the executable's path or the checkout
   }
-  const config = join(dirname(dirname(fileURLToPath(import.meta.url))), "deno.json");
-  return existsSync(config) ? config : undefined;
 }
 
 /** What the parent sees of a child. */
