@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { ExtractError, type Extractor } from "../mod.ts";
+import { ExtractError, type Extractor } from "../plugin.ts";
 
 /** Split one CSV record (RFC 4180 quoting: `"a, b"` and `""` inside quotes). */
 export function splitCsv(line: string): string[] {

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import * as lancedb from "@lancedb/lancedb";
+import type * as lancedb from "@lancedb/lancedb";
 import type { DatabaseSync } from "node:sqlite";
 import { parseQuery, positiveTerms } from "../core/query.ts";
 import type {
@@ -39,6 +39,12 @@ const TABLE = "documents";
 const ID = /^[0-9a-f]{1,64}$/;
 /** Rows from which an ANN (IVF) index pays off over a flat scan. */
 export const ANN_MIN_ROWS = 5000;
+
+let lanceModule: Promise<typeof lancedb> | undefined;
+function loadLance(): Promise<typeof lancedb> {
+  lanceModule ??= import("@lancedb/lancedb");
+  return lanceModule;
+}
 
 /** Cosine distance (0-2) as a 0-1 score, higher is closer. */
 export function cosineScore(distance: number): number {
@@ -75,7 +81,9 @@ export class LanceRetriever implements Retriever {
   }
 
   #connect(): Promise<lancedb.Connection> {
-    this.#conn ??= lancedb.connect(this.#dir);
+    // Loaded on first use: the native addon stays out of processes that never touch vectors
+    // (extraction workers, plugins importing the package).
+    this.#conn ??= loadLance().then((m) => m.connect(this.#dir));
     return this.#conn;
   }
 
@@ -164,7 +172,7 @@ export class LanceRetriever implements Retriever {
     await this.#table.optimize({ cleanupOlderThan: new Date() });
     if (this.#rows >= ANN_MIN_ROWS && this.#rows >= 2 * this.#indexedRows) {
       await this.#table.createIndex("vector", {
-        config: lancedb.Index.ivfFlat({
+        config: (await loadLance()).Index.ivfFlat({
           numPartitions: Math.max(1, Math.round(Math.sqrt(this.#rows))),
           distanceType: "cosine",
         }),
