@@ -66,6 +66,7 @@ export class LanceRetriever implements Retriever {
   #table?: lancedb.Table;
   #rows = 0;
   #indexedRows = 0;
+  readonly #annMinRows: number;
   /** Called by `upsert` (the indexer's hook): new documents wait for the background embedder. */
   onChange?: () => void;
 
@@ -73,9 +74,11 @@ export class LanceRetriever implements Retriever {
    * @param dir folder of the LanceDB database
    * @param db the catalog (for filters)
    * @param embedder turns query texts into vectors
+   * @param annMinRows rows from which an ANN index is built
    */
-  constructor(dir: string, db: DatabaseSync, embedder: Embedder) {
+  constructor(dir: string, db: DatabaseSync, embedder: Embedder, annMinRows = ANN_MIN_ROWS) {
     this.#dir = dir;
+    this.#annMinRows = annMinRows;
     this.#db = db;
     this.#embedder = embedder;
   }
@@ -170,7 +173,7 @@ export class LanceRetriever implements Retriever {
   async optimize(): Promise<void> {
     if (!this.#table) return;
     await this.#table.optimize({ cleanupOlderThan: new Date() });
-    if (this.#rows >= ANN_MIN_ROWS && this.#rows >= 2 * this.#indexedRows) {
+    if (this.#rows >= this.#annMinRows && this.#rows >= 2 * this.#indexedRows) {
       await this.#table.createIndex("vector", {
         config: (await loadLance()).Index.ivfFlat({
           numPartitions: Math.max(1, Math.round(Math.sqrt(this.#rows))),

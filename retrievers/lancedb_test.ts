@@ -1,0 +1,89 @@
+import { DatabaseSync } from "node:sqlite";
+import { join } from "node:path";
+import { assert, assertEquals } from "../tests/assert.ts";
+import type { Embedder } from "../core/types.ts";
+import { normalize } from "../embedders/normalize.ts";
+import { cosineScore, LanceRetriever, queryText } from "./lancedb.ts";
+
+/** Vectors are given directly here; the retriever never calls the embedder in this test. */
+const noEmbedder: Embedder = {
+  model: "none",
+  dimensions: 32,
+  multilingual: false,
+  maxChars: 100,
+  embed: () => Promise.reject(new Error("not used")),
+};
+
+function randomUnit(seed: number): Float32Array {
+  let x = seed * 7919 + 1;
+  const v = new Float32Array(32);
+  for (let i = 0; i < 32; i++) {
+    x = (x * 48271) % 2147483647;
+    v[i] = x / 2147483647 - 0.5;
+  }
+  return normalize(v);
+}
+
+Deno.test({
+  name:
+    "LanceRetriever: real LanceDB table, filters from the catalog, ANN index past the threshold",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "shelfmark-lance-" });
+    const db = new DatabaseSync(":memory:");
+    db.exec(
+      "CREATE TABLE documents (doc_id TEXT PRIMARY KEY, library TEXT, path TEXT, doc_type TEXT, modified_at TEXT)",
+    );
+    const ins = db.prepare("INSERT INTO documents VALUES (?, ?, ?, ?, ?)");
+    const rows = Array.from({ length: 300 }, (_, i) => {
+      const doc_id = i.toString(16).padStart(12, "0");
+      const library = i % 2 ? "odd" : "even";
+      ins.run(doc_id, library, `${library}/${i}.md`, "markdown", "2024-01-01T00:00:00.000Z");
+      return {
+        doc_id,
+        vector: randomUnit(i),
+        library,
+        doc_type: "markdown",
+        path: `${library}/${i}.md`,
+        modified_at: "2024-01-01T00:00:00.000Z",
+      };
+    });
+    const lance = new LanceRetriever(join(dir, "v"), db, noEmbedder, 256);
+    try {
+      await lance.write(rows.slice(0, 100));
+      await lance.write(rows.slice(50)); // overlapping rows are replaced, not duplicated
+      assertEquals(lance.count(), 300);
+      const near = await lance.nearest(rows[42]!.vector, 3);
+      assertEquals(near[0]!.doc_id, rows[42]!.doc_id);
+      assert(near[0]!.score > 0.999 && near[1]!.score < near[0]!.score);
+      // Filters come from the catalog: only odd documents.
+      const odd = await lance.nearest(rows[42]!.vector, 5, { library: "odd" });
+      assertEquals(odd.length, 5);
+      assert(odd.every((h) => parseInt(h.doc_id, 16) % 2 === 1));
+      assertEquals(await lance.nearest(rows[42]!.vector, 5, { library: "none" }), []);
+      // `similar` leaves the document itself out.
+      const sim = await lance.nearest(rows[7]!.vector, 4, {}, rows[7]!.doc_id);
+      assertEquals(sim.length, 4);
+      assert(!sim.some((h) => h.doc_id === rows[7]!.doc_id));
+      assert(!(await lance.hasAnnIndex()));
+      await lance.optimize();
+      assert(await lance.hasAnnIndex(), "300 rows >= 256: an IVF index is built");
+      assertEquals((await lance.nearest(rows[123]!.vector, 1))[0]!.doc_id, rows[123]!.doc_id);
+      await lance.remove([rows[123]!.doc_id, "not-an-id'; DROP"]);
+      assertEquals(lance.count(), 299);
+      assert(!(await lance.ids()).includes(rows[123]!.doc_id));
+      const v = await lance.vectorOf(rows[5]!.doc_id);
+      assert(v && Math.abs(v[3]! - rows[5]!.vector[3]!) < 1e-6);
+      assertEquals(await lance.vectorOf("'; --"), undefined);
+    } finally {
+      db.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test("cosineScore() and queryText()", () => {
+  assertEquals([cosineScore(0), cosineScore(1), cosineScore(2)], [1, 0.5, 0]);
+  assertEquals(queryText('+nginx "reverse proxy" -apache the'), "nginx reverse proxy");
+});
