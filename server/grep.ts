@@ -17,13 +17,21 @@ export class GrepRunner {
   /** Time a new worker gets to load. */
   readonly startMs: number;
 
+  #url: string;
+
   /**
    * @param timeoutMs time limit of one job
    * @param startMs time a new worker gets to load
+   * @param workerUrl the worker module (tests replace it)
    */
-  constructor(timeoutMs = 2000, startMs = 30_000) {
+  constructor(
+    timeoutMs = 2000,
+    startMs = 30_000,
+    workerUrl = new URL("./grep_worker.ts", import.meta.url).href,
+  ) {
     this.timeoutMs = timeoutMs;
     this.startMs = startMs;
+    this.#url = workerUrl;
   }
 
   /**
@@ -33,7 +41,7 @@ export class GrepRunner {
    */
   async #spawn(): Promise<Worker> {
     if (!this.#worker) {
-      const w = new Worker(new URL("./grep_worker.ts", import.meta.url).href, { type: "module" });
+      const w = new Worker(this.#url, { type: "module" });
       this.#worker = w;
       this.#ready = new Promise<void>((resolve, reject) => {
         const fail = (why: string) => {

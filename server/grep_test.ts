@@ -1,7 +1,10 @@
 /**
  * The grep runner: a runaway pattern is stopped with PATTERN_TIMEOUT and the next job
- * runs; a worker that cannot start fails the job instead of blocking every later grep.
+ * runs; a worker that fails to load, or never starts, fails the job instead of blocking
+ * every later grep.
  */
+import { join } from "node:path";
+import { pathToFileURL as toFileUrl } from "node:url";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { ToolError } from "../core/types.ts";
 import { GrepRunner } from "./grep.ts";
@@ -39,12 +42,23 @@ Deno.test("grep runner: a runaway pattern times out, the next job still runs", a
   }
 });
 
-Deno.test("grep runner: a worker that does not start fails the job, no hang", async () => {
-  const g = new GrepRunner(300, 0);
+Deno.test("grep runner: a worker that fails to load or never starts fails the job, no hang", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "shelfmark-grep-" });
+  const broken = join(dir, "broken.ts");
+  const silent = join(dir, "silent.ts");
+  await Deno.writeTextFile(broken, 'throw new Error("cannot load");\n');
+  await Deno.writeTextFile(silent, "// never says it is ready\n");
   try {
-    assertEquals(await code(g.run(job("a", "a"))), "INTERNAL");
-    assertEquals(await code(g.run(job("a", "a"))), "INTERNAL");
+    for (const file of [broken, silent]) {
+      const g = new GrepRunner(300, 500, toFileUrl(file).href);
+      try {
+        assertEquals(await code(g.run(job("a", "a"))), "INTERNAL");
+        assertEquals(await code(g.run(job("a", "a"))), "INTERNAL");
+      } finally {
+        g.close();
+      }
+    }
   } finally {
-    g.close();
+    await Deno.remove(dir, { recursive: true });
   }
 });

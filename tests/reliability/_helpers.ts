@@ -129,9 +129,41 @@ export function memoryOf(pid: number): { rss: number; hwm: number } | undefined 
   }
 }
 
-/** Samples a process's memory every `everyMs` until stopped; `peak` is the highest seen. */
+/** The process and all its descendants (extraction and embedding child processes). */
+export function processTree(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  try {
+    for (const e of Deno.readDirSync("/proc")) {
+      if (!/^\d+$/.test(e.name)) continue;
+      try {
+        const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+        const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+        const list = children.get(ppid) ?? [];
+        list.push(Number(e.name));
+        children.set(ppid, list);
+      } catch { /* exited meanwhile */ }
+    }
+  } catch {
+    return [pid];
+  }
+  const out: number[] = [];
+  const stack = [pid];
+  while (stack.length) {
+    const p = stack.pop()!;
+    out.push(p);
+    stack.push(...(children.get(p) ?? []));
+  }
+  return out;
+}
+
+/**
+ * Samples the memory of a process and its descendants every `everyMs` until stopped:
+ * `peak` is the largest single process (RSS or VmHWM), `peakTree` the largest sum of
+ * the tree's resident memory at one sample.
+ */
 export class MemorySampler {
   peak = 0;
+  peakTree = 0;
   #timer: ReturnType<typeof setInterval>;
   /** @param pid process to watch @param everyMs sampling period */
   constructor(readonly pid: number, everyMs = 50) {
@@ -139,10 +171,16 @@ export class MemorySampler {
   }
   /** Take one sample now. */
   sample(): void {
-    const m = memoryOf(this.pid);
-    if (m) this.peak = Math.max(this.peak, m.rss, m.hwm);
+    let sum = 0;
+    for (const p of processTree(this.pid)) {
+      const m = memoryOf(p);
+      if (!m) continue;
+      sum += m.rss;
+      this.peak = Math.max(this.peak, m.rss, m.hwm);
+    }
+    this.peakTree = Math.max(this.peakTree, sum);
   }
-  /** Stop sampling; returns the peak in bytes. */
+  /** Stop sampling; returns the peak of a single process in bytes. */
   stop(): number {
     this.sample();
     clearInterval(this.#timer);

@@ -102,7 +102,10 @@ export interface HostileReport {
   verdicts: Verdict[];
   /** Ordinary documents that were not indexed. */
   goodMissing: string[];
+  /** Largest single process of the indexer's tree (RSS or high-water mark). */
   peakBytes: number;
+  /** Largest resident memory of the indexer and its child processes together. */
+  peakTreeBytes: number;
   exitCode: number;
   consistency: string[];
   /** Summary of a second run over the same files (nothing should be redone). */
@@ -225,6 +228,7 @@ export async function hostileRun(
     verdicts,
     goodMissing,
     peakBytes,
+    peakTreeBytes: mem.peakTree,
     exitCode: out.code,
     consistency: await checkCatalog(db),
     rerun,

@@ -37,6 +37,8 @@ export interface LoadReport {
   p95: number;
   p99: number;
   peakRss: number;
+  /** Largest resident memory of the server and its child processes together. */
+  peakTreeRss: number;
   /** File changes made during the run. */
   changes: number;
   /** Index runs that finished during the load (distinct `finished_at` seen by status). */
@@ -243,6 +245,7 @@ export async function loadRun(o: LoadOptions): Promise<LoadReport> {
     p95: 0,
     p99: 0,
     peakRss: 0,
+    peakTreeRss: 0,
     changes: 0,
     reindexes: 0,
   };
@@ -307,6 +310,7 @@ export async function loadRun(o: LoadOptions): Promise<LoadReport> {
   } finally {
     for (const c of clients) await c.close().catch(() => {});
     r.peakRss = mem.stop();
+    r.peakTreeRss = mem.peakTree;
     try {
       child.kill("SIGTERM");
     } catch { /* gone */ }
