@@ -14,8 +14,12 @@ import { catalogDigest, checkCatalog } from "./consistency.ts";
 /** Where a cached Debian package for the script may already be. */
 function debCache(): string | undefined {
   const home = Deno.env.get("HOME") ?? "/root";
+  const small = Deno.env.get("SHELFMARK_CORPUS_SMALL") ??
+    join(home, ".cache", "shelfmark", "corpus-small");
   const candidates = [
     Deno.env.get("CORPUS_CACHE"),
+    // The small corpus's build downloads the same package into its cache.
+    join(small, ".cache"),
     join(home, ".cache", "shelfmark", "bad-inputs"),
     "/work/bad/.cache",
     join(SHARED, "..", "bad", ".cache"),
