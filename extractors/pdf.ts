@@ -9,6 +9,7 @@
 import * as pdfjsWorker from "pdfjs-dist/legacy/build/pdf.worker.mjs";
 import { getDocument, PDFWorker } from "pdfjs-dist/legacy/build/pdf.mjs";
 import { fastPorts } from "./_pdf_port.ts";
+import { layoutLines, type PageLine, type Run } from "./_pdf_layout.ts";
 import { pdfHeadings, type PdfLine } from "../core/headings_pdf.ts";
 import {
   type DocMeta,
@@ -47,30 +48,13 @@ interface OutlineItem {
   items: OutlineItem[];
 }
 
-/** A text item reduced to what line building needs. */
-interface Run {
-  str: string;
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  bold: boolean;
-}
-
 const BOLD = /bold|black|heavy|semibold|demi/i;
-// Control characters (and Unicode line separators) must never reach a line.
-// deno-lint-ignore no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/;
+// Control characters (and Unicode line separators) must never reach a title.
 // deno-lint-ignore no-control-regex
 const CONTROL_ALL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
 
-/** Rebuild one page's text items into lines (top to bottom, left to right). */
-function pageLines(tc: TextContent, boldFonts: (name: string) => boolean): {
-  text: string;
-  size: number;
-  bold: boolean;
-  gapBefore: boolean;
-}[] {
+/** Rebuild one page's text items into lines in reading order (see `_pdf_layout.ts`). */
+function pageLines(tc: TextContent, boldFonts: (name: string) => boolean): PageLine[] {
   const runs: Run[] = [];
   for (const it of tc.items) {
     if (!("str" in it)) continue;
@@ -79,60 +63,7 @@ function pageLines(tc: TextContent, boldFonts: (name: string) => boolean): {
     const t = it.transform;
     runs.push({ str, x: t[4], y: t[5], w: it.width, h: it.height, bold: boldFonts(it.fontName) });
   }
-  runs.sort((a, b) => b.y - a.y || a.x - b.x);
-  const out: { text: string; size: number; bold: boolean; gapBefore: boolean }[] = [];
-  let i = 0;
-  let prevY = NaN;
-  let prevH = 0;
-  while (i < runs.length) {
-    const first = runs[i]!;
-    const tol = first.h * 0.4;
-    let j = i + 1;
-    while (j < runs.length && first.y - runs[j]!.y <= tol) j++;
-    const line = runs.slice(i, j).sort((a, b) => a.x - b.x);
-    i = j;
-    let text = "";
-    let end = -Infinity;
-    const sizes = new Map<number, number>();
-    let boldChars = 0;
-    let chars = 0;
-    let maxH = 0;
-    for (const r of line) {
-      if (text && r.x - end > r.h * 0.15 && !text.endsWith(" ") && !r.str.startsWith(" ")) {
-        text += " ";
-      }
-      text += r.str;
-      end = Math.max(end, r.x + r.w);
-      const n = r.str.length;
-      const s = Math.round(r.h * 10) / 10;
-      sizes.set(s, (sizes.get(s) ?? 0) + n);
-      chars += n;
-      if (r.bold) boldChars += n;
-      if (r.h > maxH) maxH = r.h;
-    }
-    if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ");
-    text = text.replace(/\s+/g, " ").trim();
-    if (!text) continue;
-    let size = 0;
-    let best = -1;
-    for (const [s, n] of sizes) if (n > best) [size, best] = [s, n];
-    const gap = prevY - first.y;
-    const gapBefore = out.length === 0 || gap > 1.45 * Math.max(prevH, maxH);
-    out.push({ text, size, bold: boldChars * 2 > chars, gapBefore });
-    prevY = first.y;
-    prevH = maxH;
-  }
-  // Join a word hyphenated at the end of a line: "man-" + "uals (e.g." -> "manuals" / "(e.g."
-  for (let k = 0; k + 1 < out.length; k++) {
-    const a = out[k]!;
-    const b = out[k + 1]!;
-    if (b.gapBefore || !/\p{Ll}-$/u.test(a.text)) continue;
-    const m = /^(\p{Ll}[\p{L}\p{N}]*[.,;:!?)]*)\s*/u.exec(b.text);
-    if (!m) continue;
-    a.text = a.text.slice(0, -1) + m[1];
-    b.text = b.text.slice(m[0].length);
-  }
-  return out.filter((l) => l.text);
+  return layoutLines(runs);
 }
 
 /** Lower-case letters and digits only, single spaces: for matching titles to lines. */

@@ -1,0 +1,212 @@
+/**
+ * Page layout for the PDF extractor: pdf.js text items rebuilt into lines in reading order.
+ * Pages set in two columns are read column by column (a full-width title or figure caption
+ * stays where it is). Pure functions over plain runs, so they can be tested without pdf.js.
+ *
+ * @module
+ */
+
+/** A text item reduced to what line building needs. */
+export interface Run {
+  /** The text. */
+  str: string;
+  /** Left edge. */
+  x: number;
+  /** Baseline. */
+  y: number;
+  /** Width. */
+  w: number;
+  /** Height (font size). */
+  h: number;
+  /** Whether its font is bold. */
+  bold: boolean;
+}
+
+/** One rebuilt line. */
+export interface PageLine {
+  /** The text, whitespace collapsed. */
+  text: string;
+  /** Dominant font size, weighted by characters. */
+  size: number;
+  /** Whether most characters are bold. */
+  bold: boolean;
+  /** Whether a large vertical gap (or a new column) precedes the line. */
+  gapBefore: boolean;
+}
+
+// Control characters (and Unicode line separators) must never reach a line.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/;
+// deno-lint-ignore no-control-regex
+const CONTROL_ALL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
+
+const BINS = 120;
+
+/**
+ * Split a page's runs into groups in reading order: `[runs]` for a one-column page; for two
+ * columns, bands between full-width lines, each band's left column before its right one.
+ */
+export function readingGroups(runs: Run[]): Run[][] {
+  if (runs.length < 40) return [runs];
+  let minX = Infinity;
+  let maxX = -Infinity;
+  for (const r of runs) {
+    if (r.x < minX) minX = r.x;
+    if (r.x + r.w > maxX) maxX = r.x + r.w;
+  }
+  const width = maxX - minX;
+  if (!(width > 100)) return [runs];
+  const scale = BINS / width;
+  const cover = new Int32Array(BINS);
+  for (const r of runs) {
+    const a = Math.max(0, Math.floor((r.x - minX) * scale));
+    const b = Math.min(BINS - 1, Math.floor((r.x + r.w - minX) * scale));
+    for (let i = a; i <= b; i++) cover[i]!++;
+  }
+  // The gutter: the widest stretch of nearly uncovered bins in the middle third of the page.
+  const allowed = Math.max(1, Math.floor(runs.length * 0.03));
+  let best = -1;
+  let bestLen = 0;
+  for (let i = Math.floor(BINS * 0.3); i < Math.ceil(BINS * 0.7); i++) {
+    if (cover[i]! > allowed) continue;
+    let j = i;
+    while (j + 1 < BINS && cover[j + 1]! <= allowed) j++;
+    if (j - i + 1 > bestLen) [best, bestLen] = [i, j - i + 1];
+    i = j;
+  }
+  if (best < 0) return [runs];
+  const gutterL = minX + best / scale;
+  const gutterR = minX + (best + bestLen) / scale;
+  const left: Run[] = [];
+  const right: Run[] = [];
+  const span: Run[] = [];
+  const spanY: number[] = [];
+  for (const r of runs) {
+    if (r.x + r.w > gutterL + 1 && r.x < gutterR - 1) spanY.push(r.y);
+  }
+  // A line crossing the gutter is full width as a whole: its other runs stay with it.
+  const crosses = (r: Run) => spanY.some((y) => Math.abs(y - r.y) <= r.h * 0.4);
+  for (const r of runs) {
+    if (spanY.length && crosses(r)) span.push(r);
+    else if (r.x + r.w <= gutterL + 1) left.push(r);
+    else if (r.x >= gutterR - 1) right.push(r);
+    else span.push(r);
+  }
+  // Both sides must read as text columns: many rows each, and most left rows running up to
+  // the gutter (a table's short cells do not).
+  const rows = (list: Run[]) => {
+    const byY = new Map<number, number>();
+    for (const r of list) {
+      const k = Math.round(r.y);
+      byY.set(k, Math.max(byY.get(k) ?? -Infinity, r.x + r.w));
+    }
+    return byY;
+  };
+  const lRows = rows(left);
+  const rRows = rows(right);
+  if (lRows.size < 8 || rRows.size < 8) return [runs];
+  let reach = 0;
+  for (const end of lRows.values()) if (end >= gutterL - width * 0.12) reach++;
+  if (reach < lRows.size * 0.5) return [runs];
+  const chars = (list: Run[]) => list.reduce((n, r) => n + r.str.length, 0);
+  const total = chars(runs);
+  const lChars = chars(left);
+  const rChars = chars(right);
+  if (lChars < total * 0.25 || rChars < total * 0.25) return [runs];
+  // Text columns are about as wide as each other and hold lines of words; the columns of a
+  // table are unequal or hold short cells, and are read row by row.
+  const lWidth = gutterL - minX;
+  const rWidth = maxX - gutterR;
+  if (Math.min(lWidth, rWidth) < Math.max(lWidth, rWidth) * 0.7) return [runs];
+  if (lChars / lRows.size < 18 || rChars / rRows.size < 18) return [runs];
+
+  // Bands: full-width lines cut the page; each band reads left column, then right.
+  // One cut per full-width line (its runs within 40 % of their height of each other).
+  const cuts: number[] = [];
+  for (const r of [...span].sort((a, b) => b.y - a.y)) {
+    const last = cuts[cuts.length - 1];
+    if (last === undefined || last - r.y > r.h * 0.4) cuts.push(r.y);
+  }
+  const band = (y: number) => {
+    let i = 0;
+    while (i < cuts.length && cuts[i]! > y) i++;
+    return i;
+  };
+  const cutOf = (y: number) => {
+    let i = 0;
+    while (i + 1 < cuts.length && cuts[i + 1]! >= y) i++;
+    return i;
+  };
+  const groups: Run[][] = [];
+  const at = (i: number) => (groups[i] ??= []);
+  // Group index per band: 3 * band + 0 (left), + 1 (right); spans sit at 3 * band + 2.
+  for (const r of left) at(3 * band(r.y)).push(r);
+  for (const r of right) at(3 * band(r.y) + 1).push(r);
+  for (const r of span) at(3 * cutOf(r.y) + 2).push(r);
+  return groups.filter((g) => g?.length);
+}
+
+/** Rebuild runs (of one reading group) into lines, top to bottom, left to right. */
+function groupLines(runs: Run[], out: PageLine[]): void {
+  runs.sort((a, b) => b.y - a.y || a.x - b.x);
+  let i = 0;
+  let prevY = NaN;
+  let prevH = 0;
+  let first = true;
+  while (i < runs.length) {
+    const head = runs[i]!;
+    const tol = head.h * 0.4;
+    let j = i + 1;
+    while (j < runs.length && head.y - runs[j]!.y <= tol) j++;
+    const line = runs.slice(i, j).sort((a, b) => a.x - b.x);
+    i = j;
+    let text = "";
+    let end = -Infinity;
+    const sizes = new Map<number, number>();
+    let boldChars = 0;
+    let chars = 0;
+    let maxH = 0;
+    for (const r of line) {
+      if (text && r.x - end > r.h * 0.15 && !text.endsWith(" ") && !r.str.startsWith(" ")) {
+        text += " ";
+      }
+      text += r.str;
+      end = Math.max(end, r.x + r.w);
+      const n = r.str.length;
+      const s = Math.round(r.h * 10) / 10;
+      sizes.set(s, (sizes.get(s) ?? 0) + n);
+      chars += n;
+      if (r.bold) boldChars += n;
+      if (r.h > maxH) maxH = r.h;
+    }
+    if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ");
+    text = text.replace(/\s+/g, " ").trim();
+    if (!text) continue;
+    let size = 0;
+    let best = -1;
+    for (const [s, n] of sizes) if (n > best) [size, best] = [s, n];
+    const gap = prevY - head.y;
+    const gapBefore = first || gap > 1.45 * Math.max(prevH, maxH);
+    out.push({ text, size, bold: boldChars * 2 > chars, gapBefore });
+    first = false;
+    prevY = head.y;
+    prevH = maxH;
+  }
+}
+
+/** Rebuild one page's runs into lines in reading order, joining words hyphenated at a break. */
+export function layoutLines(runs: Run[]): PageLine[] {
+  const out: PageLine[] = [];
+  for (const g of readingGroups(runs)) groupLines(g, out);
+  // Join a word hyphenated at the end of a line: "man-" + "uals (e.g." -> "manuals" / "(e.g."
+  for (let k = 0; k + 1 < out.length; k++) {
+    const a = out[k]!;
+    const b = out[k + 1]!;
+    if (b.gapBefore || !/\p{Ll}-$/u.test(a.text)) continue;
+    const m = /^(\p{Ll}[\p{L}\p{N}]*[.,;:!?)]*)\s*/u.exec(b.text);
+    if (!m) continue;
+    a.text = a.text.slice(0, -1) + m[1];
+    b.text = b.text.slice(m[0].length);
+  }
+  return out.filter((l) => l.text);
+}
