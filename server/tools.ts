@@ -34,7 +34,10 @@ export type SearchResult =
   & { relevance: number; snippet: string };
 
 const MAX_LINE_CHARS = 2000;
-const lineCache = new Map<string, string[]>();
+const lineCache = new Map<string, { lines: string[]; chars: number }>();
+let cachedChars = 0;
+/** Characters of text the line cache may hold (a few large documents, or many small ones). */
+const CACHE_CHARS = 32 * 1024 * 1024;
 
 /** The lines of a document version (a small cache keeps the last few, keyed by content hash). */
 export function docLines(shelf: Shelf, docId: string, hash: string): string[] {
@@ -43,12 +46,18 @@ export function docLines(shelf: Shelf, docId: string, hash: string): string[] {
   if (hit) {
     lineCache.delete(key);
     lineCache.set(key, hit);
-    return hit;
+    return hit.lines;
   }
   const text = shelf.catalog.text(docId) ?? "";
   const lines = text === "" ? [] : text.split("\n");
-  lineCache.set(key, lines);
-  if (lineCache.size > 16) lineCache.delete(lineCache.keys().next().value!);
+  if (text.length > CACHE_CHARS) return lines;
+  lineCache.set(key, { lines, chars: text.length });
+  cachedChars += text.length;
+  while (lineCache.size > 16 || cachedChars > CACHE_CHARS) {
+    const [oldest, entry] = lineCache.entries().next().value!;
+    lineCache.delete(oldest);
+    cachedChars -= entry.chars;
+  }
   return lines;
 }
 

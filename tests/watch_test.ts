@@ -44,3 +44,49 @@ Deno.test("watchLibraries() indexes created, changed and deleted files", async (
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("watchLibraries() indexes a file that keeps changing (runs at most maxWaitMs after the first change)", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-watch-" });
+  const lib = join(base, "Logs");
+  await Deno.mkdir(lib);
+  const log = join(lib, "app.log.txt");
+  await Deno.writeTextFile(log, "Log\n\nstarted\n");
+  const shelf = await Shelf.open({
+    data: join(base, "data"),
+    folders: [lib],
+    log: () => {},
+    embedder: "none",
+  });
+  await shelf.index();
+  const stop = new AbortController();
+  const watching = watchLibraries(shelf, {
+    debounceMs: 1000,
+    maxWaitMs: 1500,
+    signal: stop.signal,
+  });
+  // Append every 200 ms: a debounce alone would never fire.
+  let writing = true;
+  const writer = (async () => {
+    for (let i = 0; writing; i++) {
+      await Deno.writeTextFile(log, `line ${i} wombat\n`, { append: true });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  try {
+    await until("a run while the file keeps changing", async () => {
+      const r = await callTool(shelf, "search", {
+        query: "wombat",
+        mode: "keyword",
+        output_format: "json",
+      });
+      return (r.json.results as unknown[]).length > 0;
+    });
+  } finally {
+    writing = false;
+    await writer;
+    stop.abort();
+    await watching;
+    await shelf.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
