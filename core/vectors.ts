@@ -34,10 +34,13 @@ export interface VectorStatus {
   error?: string;
 }
 
-const SCHEMA =
-  `CREATE TABLE IF NOT EXISTS vectors (doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL) WITHOUT ROWID;`;
-const PENDING = `FROM documents d LEFT JOIN vectors v ON v.doc_id = d.doc_id
-  WHERE v.hash IS NULL OR v.hash != d.hash`;
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS vectors (doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS documents_doc_hash ON documents(doc_id, hash);`;
+/** How long counts shown by `status` and `_meta` may be reused (every answer carries them). */
+const COUNTS_TTL_MS = 1000;
+const PENDING = `FROM documents d
+  WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.doc_id = d.doc_id AND v.hash = d.hash)`;
 /** Documents per embedding batch. */
 export const BATCH = 16;
 
@@ -124,7 +127,9 @@ export class VectorIndex {
           .run(model);
       }
       await this.#sweep();
-      this.#complete = this.#pending() === 0 && this.#embedded() > 0;
+      this.#counts = undefined;
+      const c = this.#count();
+      this.#complete = c.pending === 0 && c.embedded > 0;
     })();
     return this.#opened;
   }
@@ -139,32 +144,41 @@ export class VectorIndex {
     if (orphans.length) await this.retriever.remove(orphans);
   }
 
-  #pending(): number {
-    return (this.#db.prepare(`SELECT count(*) AS n ${PENDING}`).get()?.n as number) ?? 0;
+  #counts?: { pending: number; embedded: number; at: number };
+
+  /** Documents waiting for a vector, and documents with an up-to-date one (cached briefly). */
+  #count(): { pending: number; embedded: number } {
+    const now = Date.now();
+    if (!this.#counts || now - this.#counts.at > COUNTS_TTL_MS) {
+      const total = (this.#db.prepare("SELECT count(*) AS n FROM documents").get()?.n as number) ??
+        0;
+      const pending = (this.#db.prepare(`SELECT count(*) AS n ${PENDING}`).get()?.n as number) ?? 0;
+      this.#counts = { pending, embedded: total - pending, at: now };
+    }
+    return this.#counts;
   }
 
-  #embedded(): number {
-    return (this.#db.prepare(
-      "SELECT count(*) AS n FROM vectors v JOIN documents d ON d.doc_id = v.doc_id AND d.hash = v.hash",
-    ).get()?.n as number) ?? 0;
+  #pending(): number {
+    this.#counts = undefined;
+    return this.#count().pending;
   }
 
   /** Whether searches can use vectors: every document had a vector once, or nearly all have one. */
   get ready(): boolean {
     if (this.#complete) return true;
-    const embedded = this.#embedded();
-    return embedded > 0 && this.#pending() <= embedded * 0.02;
+    const { embedded, pending } = this.#count();
+    return embedded > 0 && pending <= embedded * 0.02;
   }
 
   /** Progress for `status`. */
   status(): VectorStatus {
-    const pending = this.#pending();
+    const { pending, embedded } = this.#count();
     return {
       state: this.ready ? "ready" : this.#error && this.#failures >= 3 ? "failed" : "pending",
       model: this.embedder.model,
       multilingual: this.embedder.multilingual,
       dimensions: this.embedder.dimensions,
-      embedded: this.#embedded(),
+      embedded,
       pending,
       rate: this.#rate,
       error: this.#error,
@@ -174,6 +188,7 @@ export class VectorIndex {
   /** Embed what is pending, in the background (joins the run in progress). */
   kick(): void {
     if (this.#stopped) return;
+    this.#counts = undefined;
     if (this.#running) {
       this.#again = true;
       return;
@@ -253,6 +268,7 @@ export class VectorIndex {
       done += rows.length;
       this.embeddedCount += rows.length;
       this.#rate = done / ((performance.now() - started) / 1000);
+      this.#counts = undefined;
       this.onProgress?.(this.status());
     }
     if (wrote && !this.#stopped) await this.retriever.optimize();
