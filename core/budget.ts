@@ -78,13 +78,24 @@ function header(card: Card, withKeywords: boolean): string[] {
   return out;
 }
 
-function nodeLines(n: OutlineNode, depth: number, details: boolean): string[] {
+/** Characters of a summary in the default view; `expand` shows the whole sentence. */
+const SUMMARY_CHARS = 100;
+
+/** A summary cut at a word boundary to `max` characters, with `…` when cut. */
+export function clipSummary(s: string, max = SUMMARY_CHARS): string {
+  if (s.length <= max) return s;
+  const cut = s.slice(0, max);
+  const space = cut.lastIndexOf(" ");
+  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,;:.\-–—…]+$/, "")}…`;
+}
+
+function nodeLines(n: OutlineNode, depth: number, details: boolean, full: boolean): string[] {
   const indent = "  ".repeat(depth - 1);
   const page = n.page !== undefined ? `, p. ${n.page}` : "";
   const out = [
     `${indent}[${n.id}] ${n.title} [L${n.start_line}-${n.end_line}, ${n.line_count} lines${page}]`,
   ];
-  if (details && n.summary) out.push(`${indent}  > ${n.summary}`);
+  if (details && n.summary) out.push(`${indent}  > ${full ? n.summary : clipSummary(n.summary)}`);
   return out;
 }
 
@@ -222,7 +233,7 @@ export function renderOutline(
         if (depth > view.depth && !isForced) continue;
         const details = (view.details && depth <= (view.detailDepth ?? Infinity)) ||
           detailed.has(n.id);
-        const ls = nodeLines(n, depth, details);
+        const ls = nodeLines(n, depth, details, detailed.has(n.id));
         const c = ls.reduce((s, l) => s + rawTokens(l) + 0.25, 0);
         if (!isForced) {
           if (view.room !== undefined && (stopped || d.cost + c > view.room)) {

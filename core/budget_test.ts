@@ -1,5 +1,11 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { estimateTokens, NO_OUTLINE, renderOutline, type ShownNode } from "./budget.ts";
+import {
+  clipSummary,
+  estimateTokens,
+  NO_OUTLINE,
+  renderOutline,
+  type ShownNode,
+} from "./budget.ts";
 import { flattenOutline } from "./outline.ts";
 import type { Card, OutlineNode } from "./types.ts";
 
@@ -175,4 +181,14 @@ Deno.test("renderOutline() renders 5,000 nodes quickly", () => {
   assertEquals(small.budget, "depth_1");
   assert(small.tokens <= 2000);
   assertEquals([big.budget, count(big.nodes)], ["full", 5219]);
+});
+
+Deno.test("clipSummary() cuts at a word boundary with an ellipsis, leaves short ones alone", () => {
+  assertEquals(clipSummary("Short sentence."), "Short sentence.");
+  const long = "This sentence keeps going well past the limit of the default view, so it is cut, " +
+    "and the rest waits for expand.";
+  const c = clipSummary(long);
+  assert(c.length <= 101, c);
+  assert(c.endsWith("…") && !c.endsWith(" …") && !c.endsWith(",…"), c);
+  assert(long.startsWith(c.slice(0, -1)));
 });

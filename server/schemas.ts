@@ -46,8 +46,10 @@ const SCHEMAS = {
     expand: z.array(z.string().min(1).max(64)).max(50).default([]).describe(
       'Node ids shown in full even past the budget, e.g. ["2", "3.1"]',
     ),
-    max_tokens: z.number().int().min(50).max(50000).default(2000).describe(
-      "Token budget per document",
+    max_tokens: z.number().int().min(50).max(50000).optional().describe(
+      "Token budget per document. Default: a compact view of about 500 tokens (deeper levels " +
+        "and summaries hidden when they do not fit; expand shows them), up to 2000 when even " +
+        "the top level needs more",
     ),
     output_format: outputFormat,
   },

@@ -34,6 +34,10 @@ export type SearchResult =
   & { relevance: number; snippet: string };
 
 const MAX_LINE_CHARS = 2000;
+/** The default outline view: a glance at the structure, about 500 tokens. */
+const COMPACT_TOKENS = 500;
+/** The default budget when the top level alone needs more than the compact view. */
+const DEFAULT_TOKENS = 2000;
 const lineCache = new Map<string, { lines: string[]; chars: number }>();
 let cachedChars = 0;
 /** Characters of text the line cache may hold (a few large documents, or many small ones). */
@@ -269,11 +273,15 @@ export function outline(shelf: Shelf, a: ToolArgs<"outline">) {
     }
     const doc = shelf.catalog.get(id)!;
     const card = { ...doc.card, path: shownPath(shelf, doc.card.path) };
-    const r = renderOutline(
-      { ...card, path: escapeControl(card.path), title: escapeControl(card.title) },
-      doc.outline,
-      { maxTokens: a.max_tokens, expand: a.expand },
-    );
+    const shown = { ...card, path: escapeControl(card.path), title: escapeControl(card.title) };
+    let r = renderOutline(shown, doc.outline, {
+      maxTokens: a.max_tokens ?? COMPACT_TOKENS,
+      expand: a.expand,
+    });
+    // The compact default gives way when even the top level does not fit in it.
+    if (a.max_tokens === undefined && r.budget === "truncated") {
+      r = renderOutline(shown, doc.outline, { maxTokens: DEFAULT_TOKENS, expand: a.expand });
+    }
     documents.push({ ...card, budget: r.budget, nodes: r.nodes });
     markdown.push(r.markdown);
   }

@@ -116,3 +116,68 @@ Deno.test("outline and read: titles, line ranges, pages refused for text, offset
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("outline default: a compact view of about 500 tokens, the full tree on request", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-outline-" });
+  const lib = join(base, "Manuals");
+  await Deno.mkdir(lib);
+  // 12 chapters of 8 sections, each with a sentence: far more than 500 tokens in full.
+  const big = ["# Manual", ""];
+  for (let c = 1; c <= 12; c++) {
+    big.push(
+      `## Chapter ${c} on subject ${c}`,
+      "",
+      `Chapter ${c} explains subject ${c} at length.`,
+      "",
+    );
+    for (let s = 1; s <= 8; s++) {
+      big.push(
+        `### Section ${c}.${s} detail`,
+        "",
+        `Section ${c}.${s} covers one detail of it.`,
+        "",
+      );
+    }
+  }
+  await Deno.writeTextFile(join(lib, "big.md"), big.join("\n"));
+  // 80 top-level sections: even the top level needs more than 500 tokens.
+  const wide = Array.from(
+    { length: 80 },
+    (_, i) => `# Topic number ${i + 1} of the list\n\nText ${i}.\n`,
+  );
+  await Deno.writeTextFile(join(lib, "wide.md"), wide.join("\n"));
+  const shelf = await Shelf.open({
+    data: join(base, "data"),
+    folders: [lib],
+    log: () => {},
+    workers: 0,
+    embedder: "none",
+  });
+  try {
+    await shelf.index();
+    const id = (p: string) => shelf.catalog.idByPath(`Manuals/${p}`)!;
+    const tokens = (s: string) => Math.ceil(s.length / 4);
+    const compact = await callTool(shelf, "outline", {
+      doc_ids: [id("big.md")],
+      output_format: "json",
+    });
+    const doc = (compact.json.documents as { budget: string }[])[0]!;
+    assert(doc.budget !== "full", doc.budget);
+    const md = await callTool(shelf, "outline", { doc_ids: [id("big.md")] });
+    assert(tokens(md.text) < 600, `compact view of ${tokens(md.text)} tokens`);
+    assertMatch(md.text, /\[1\.12\] Chapter 12/);
+    assertMatch(md.text, /expand=/);
+    const full = await callTool(shelf, "outline", {
+      doc_ids: [id("big.md")],
+      max_tokens: 5000,
+      output_format: "json",
+    });
+    assertEquals((full.json.documents as { budget: string }[])[0]!.budget, "full");
+    // A wide top level gets the 2,000-token default rather than a cut list.
+    const w = await callTool(shelf, "outline", { doc_ids: [id("wide.md")] });
+    assertMatch(w.text, /\[80\] Topic number 80/);
+  } finally {
+    await shelf.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
