@@ -9,6 +9,7 @@
  * @module
  */
 import type { Card, OutlineNode } from "./types.ts";
+import { clipWords } from "./outline.ts";
 
 /** What the `outline` tool says when a document has no outline it can trust. */
 export const NO_OUTLINE =
@@ -83,10 +84,7 @@ const SUMMARY_CHARS = 100;
 
 /** A summary cut at a word boundary to `max` characters, with `…` when cut. */
 export function clipSummary(s: string, max = SUMMARY_CHARS): string {
-  if (s.length <= max) return s;
-  const cut = s.slice(0, max);
-  const space = cut.lastIndexOf(" ");
-  return `${(space > max * 0.6 ? cut.slice(0, space) : cut).replace(/[\s,;:.\-–—…]+$/, "")}…`;
+  return clipWords(s, max);
 }
 
 function nodeLines(n: OutlineNode, depth: number, details: boolean, full: boolean): string[] {

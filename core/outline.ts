@@ -129,11 +129,24 @@ export function firstSentence(text: string, max = 160): string {
     }
     return text.slice(0, end).trim();
   }
+  return clipWords(text, max);
+}
+
+/**
+ * A text cut to at most `max` characters at a word boundary (when one lies in the last
+ * 40 %), trailing punctuation dropped, ended with "…"; a text that fits is returned as is.
+ *
+ * @example
+ * ```ts
+ * clipWords("one two three", 9); // "one two…"
+ * ```
+ */
+export function clipWords(text: string, max: number): string {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
   const space = cut.lastIndexOf(" ");
   const head = space > max * 0.6 ? cut.slice(0, space) : cut;
-  return `${head.replace(/[\s,;:.\-–—]+$/, "")}…`;
+  return `${head.replace(/[\s,;:.\-–—…]+$/, "")}…`;
 }
 
 /** True when the word may be a keyword: long enough, not a URL or file-name-like token. */

@@ -5,6 +5,7 @@
  * @module
  */
 import { renderOutline } from "../core/budget.ts";
+import { clipWords } from "../core/outline.ts";
 import { confinePath } from "../core/paths.ts";
 import type { Shelf } from "../core/shelf.ts";
 import { type Card, type Hit, type SearchFilters, ToolError } from "../core/types.ts";
@@ -201,10 +202,7 @@ function toResults(shelf: Shelf, hits: Hit[]): SearchResult[] {
 }
 
 function abstractStart(abstract: string): string {
-  const flat = abstract.replace(/\s+/g, " ").trim();
-  if (flat.length <= 200) return flat;
-  const cut = flat.lastIndexOf(" ", 200);
-  return `${flat.slice(0, cut > 120 ? cut : 200)} …`;
+  return clipWords(abstract.replace(/\s+/g, " ").trim(), 200);
 }
 
 /** `similar`: the documents nearest to one document by their vectors. */
