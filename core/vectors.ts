@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { LanceRetriever, VectorRow } from "../retrievers/lancedb.ts";
 import type { Card, Embedder, OutlineNode } from "./types.ts";
 
@@ -81,6 +81,7 @@ export class VectorIndex {
   readonly embedder: Embedder;
   readonly #db: DatabaseSync;
   readonly #log: (m: string) => void;
+  readonly #q: Record<"total" | "pending" | "batch" | "hash" | "record", StatementSync>;
   #opened?: Promise<void>;
   #running?: Promise<void>;
   #again = false;
@@ -112,6 +113,15 @@ export class VectorIndex {
     this.embedder = embedder;
     this.#log = log;
     db.exec(SCHEMA);
+    this.#q = {
+      total: db.prepare("SELECT count(*) AS n FROM documents"),
+      pending: db.prepare(`SELECT count(*) AS n ${PENDING}`),
+      batch: db.prepare(
+        `SELECT d.doc_id, d.hash, d.card, d.outline ${PENDING} ORDER BY d.doc_id LIMIT ${BATCH}`,
+      ),
+      hash: db.prepare("SELECT hash FROM documents WHERE doc_id = ?"),
+      record: db.prepare("INSERT OR REPLACE INTO vectors (doc_id, hash) VALUES (?, ?)"),
+    };
   }
 
   /** Open the table; start over when the model changed; drop vectors of deleted documents. */
@@ -150,9 +160,8 @@ export class VectorIndex {
   #count(): { pending: number; embedded: number } {
     const now = Date.now();
     if (!this.#counts || now - this.#counts.at > COUNTS_TTL_MS) {
-      const total = (this.#db.prepare("SELECT count(*) AS n FROM documents").get()?.n as number) ??
-        0;
-      const pending = (this.#db.prepare(`SELECT count(*) AS n ${PENDING}`).get()?.n as number) ?? 0;
+      const total = (this.#q.total.get()?.n as number) ?? 0;
+      const pending = (this.#q.pending.get()?.n as number) ?? 0;
       this.#counts = { pending, embedded: total - pending, at: now };
     }
     return this.#counts;
@@ -211,16 +220,15 @@ export class VectorIndex {
   }
 
   async #run(): Promise<void> {
+    // Opening sweeps; later runs sweep what the indexer removed since.
+    const opened = this.#opened !== undefined;
     await this.open();
-    await this.#sweep();
-    const select = this.#db.prepare(
-      `SELECT d.doc_id, d.hash, d.card, d.outline ${PENDING} ORDER BY d.doc_id LIMIT ${BATCH}`,
-    );
+    if (opened) await this.#sweep();
     const started = performance.now();
     let done = 0;
     let wrote = false;
     while (!this.#stopped) {
-      const rows = select.all();
+      const rows = this.#q.batch.all();
       if (!rows.length) break;
       const cards = rows.map((r) => JSON.parse(r.card as string) as Card);
       const texts = rows.map((r, i) =>
@@ -254,16 +262,12 @@ export class VectorIndex {
       await this.retriever.write(out);
       wrote = true;
       // Record what each vector was made from; a document deleted meanwhile loses its vector.
-      const still = this.#db.prepare("SELECT hash FROM documents WHERE doc_id = ?");
-      const record = this.#db.prepare(
-        "INSERT OR REPLACE INTO vectors (doc_id, hash) VALUES (?, ?)",
-      );
       const gone: string[] = [];
-      rows.forEach((r) => {
+      for (const r of rows) {
         const id = r.doc_id as string;
-        if (still.get(id)) record.run(id, r.hash as string);
+        if (this.#q.hash.get(id)) this.#q.record.run(id, r.hash as string);
         else gone.push(id);
-      });
+      }
       if (gone.length) await this.retriever.remove(gone);
       done += rows.length;
       this.embeddedCount += rows.length;

@@ -67,8 +67,6 @@ export class LanceRetriever implements Retriever {
   #rows = 0;
   #indexedRows = 0;
   readonly #annMinRows: number;
-  /** Called by `upsert` (the indexer's hook): new documents wait for the background embedder. */
-  onChange?: () => void;
 
   /**
    * @param dir folder of the LanceDB database
@@ -92,14 +90,16 @@ export class LanceRetriever implements Retriever {
 
   #opened?: Promise<number>;
 
-  /** Open the table once (searches may come before the background sync opened it). */
-  #ensure(): Promise<number> {
-    this.#opened ??= this.open();
+  /**
+   * Open the table if it exists, once (searches may come before the background sync);
+   * returns its row count then (0 when there is none).
+   */
+  open(): Promise<number> {
+    this.#opened ??= this.#open();
     return this.#opened;
   }
 
-  /** Open the table if it exists; returns its row count (0 when there is none). */
-  async open(): Promise<number> {
+  async #open(): Promise<number> {
     const conn = await this.#connect();
     if (!this.#table && (await conn.tableNames()).includes(TABLE)) {
       this.#table = await conn.openTable(TABLE);
@@ -121,19 +121,14 @@ export class LanceRetriever implements Retriever {
   async write(rows: VectorRow[]): Promise<void> {
     if (!rows.length) return;
     const data = rows.map((r) => ({ ...r, vector: Array.from(r.vector) }));
+    await this.open();
     if (!this.#table) {
-      const conn = await this.#connect();
-      this.#table = await conn.createTable(TABLE, data, { mode: "create", existOk: true });
-      if ((await this.#table.countRows()) > data.length) await this.#merge(data);
+      this.#table = await (await this.#connect()).createTable(TABLE, data);
     } else {
-      await this.#merge(data);
+      await this.#table.mergeInsert("doc_id").whenMatchedUpdateAll().whenNotMatchedInsertAll()
+        .execute(data);
     }
     this.#rows = await this.#table.countRows();
-  }
-
-  async #merge(data: Record<string, unknown>[]): Promise<void> {
-    await this.#table!.mergeInsert("doc_id").whenMatchedUpdateAll().whenNotMatchedInsertAll()
-      .execute(data);
   }
 
   /** Every `doc_id` in the table. */
@@ -145,7 +140,7 @@ export class LanceRetriever implements Retriever {
 
   /** The stored vector of a document, if it has one. */
   async vectorOf(docId: string): Promise<Float32Array | undefined> {
-    await this.#ensure();
+    await this.open();
     if (!this.#table || !ID.test(docId)) return undefined;
     const rows = await this.#table.query().where(`doc_id = '${docId}'`).select(["vector"]).limit(1)
       .toArray();
@@ -153,9 +148,11 @@ export class LanceRetriever implements Retriever {
     return v ? Float32Array.from(v as ArrayLike<number>) : undefined;
   }
 
-  /** Add or replace documents: their vectors are computed later, in the background. */
+  /**
+   * The indexer's hook for new or changed documents: nothing to do here, their vectors are
+   * computed in the background after the run (`VectorIndex`) and written with `write`.
+   */
   upsert(): Promise<void> {
-    this.onChange?.();
     return Promise.resolve();
   }
 
@@ -198,7 +195,7 @@ export class LanceRetriever implements Retriever {
     filters: SearchFilters = {},
     exclude?: string,
   ): Promise<Hit[]> {
-    await this.#ensure();
+    await this.open();
     if (!this.#table || limit <= 0) return [];
     let q = this.#table.vectorSearch(Array.from(vector)).distanceType("cosine")
       .select(["doc_id", "_distance"]).limit(limit + (exclude ? 1 : 0));
@@ -228,7 +225,7 @@ export class LanceRetriever implements Retriever {
   /** Ranked hits for a query: the query's positive terms embedded, then the nearest vectors. */
   async search(q: Query): Promise<Hit[]> {
     const text = queryText(q.text);
-    await this.#ensure();
+    await this.open();
     if (!text || !this.#table) return [];
     const [vector] = await this.#embedder.embed([text], "query");
     if (!vector) return [];
