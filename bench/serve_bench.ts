@@ -6,6 +6,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { startHttpServer } from "../tests/cli_helper.ts";
+import { waitReady } from "../tests/reliability/_helpers.ts";
 
 const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
 
@@ -50,33 +52,10 @@ export async function coldStart(folders: string[], query: string) {
 
 /** A `serve --http` process on an existing data directory, once its index run is done. */
 async function httpServer(data: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const proc = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, "serve", "--http", "--port", "0", "--no-watch", "--data", data],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = proc.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let log = "";
-  let url = "";
-  while (!url) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${log}`);
-    log += value;
-    url = log.match(/Streamable HTTP at (\S+)/)?.[1] ?? "";
-  }
-  (async () => {
-    while (!(await reader.read()).done) { /* drain */ }
-  })();
+  const { child: proc, url } = await startHttpServer(["--no-watch", "--data", data]);
   const c = new Client({ name: "probe", version: "1" });
   await c.connect(new StreamableHTTPClientTransport(new URL(url)));
-  for (;;) {
-    const r = await c.callTool({ name: "status", arguments: { output_format: "json" } }) as {
-      structuredContent?: { state?: string };
-    };
-    if (r.structuredContent?.state === "ready") break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitReady(c);
   await c.close();
   return {
     url,

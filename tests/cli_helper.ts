@@ -18,3 +18,33 @@ export async function runCli(
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
+
+/**
+ * Start `shelfmark serve --http --port 0 ARGS...`; resolves once it printed its URL. Its
+ * stderr keeps being drained so the server never blocks on a full pipe.
+ */
+export async function startHttpServer(
+  args: string[],
+  env?: Record<string, string>,
+): Promise<{ child: Deno.ChildProcess; url: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", CLI, "serve", "--http", "--port", "0", ...args],
+    env,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  let url: string | undefined;
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${seen}`);
+    seen += value;
+    url = seen.match(/Streamable HTTP at (\S+)/)?.[1];
+  }
+  (async () => {
+    while (!(await reader.read()).done) { /* drain */ }
+  })().catch(() => {});
+  return { child, url };
+}

@@ -9,7 +9,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
-import { callTool, CHILD_ENV, CLI, MemorySampler, percentile, waitReady } from "./_helpers.ts";
+import { callTool, CHILD_ENV, MemorySampler, percentile, waitReady } from "./_helpers.ts";
+import { startHttpServer } from "../cli_helper.ts";
 
 /** Options of a load run. */
 export interface LoadOptions {
@@ -57,29 +58,9 @@ async function connect(url: string): Promise<Client> {
   return c;
 }
 
-/** Start the HTTP server; resolves once it printed its URL. */
-async function startServer(lib: string, data: string) {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", CLI, "serve", "--http", "--port", "0", "--data", data, lib],
-    env: CHILD_ENV,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  let url: string | undefined;
-  while (!url) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${seen}`);
-    seen += value;
-    url = seen.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp)/)?.[1];
-  }
-  // Keep draining stderr so the server never blocks on a full pipe.
-  (async () => {
-    while (!(await reader.read()).done) { /* drain */ }
-  })().catch(() => {});
-  return { child, url };
+/** Start the HTTP server on the library; resolves once it printed its URL. */
+function startServer(lib: string, data: string) {
+  return startHttpServer(["--data", data, lib], CHILD_ENV);
 }
 
 const rand = (n: number) => Math.floor(Math.random() * n);
