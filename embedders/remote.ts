@@ -44,18 +44,23 @@ abstract class RemoteEmbedder implements Embedder {
     this.multilingual = opts.multilingual ?? MULTILINGUAL.test(opts.model);
   }
 
-  protected abstract request(texts: string[]): { url: string; init: RequestInit };
+  /** Where to POST, the JSON body, and extra headers. */
+  protected abstract request(
+    texts: string[],
+  ): { url: string; body: unknown; headers?: Record<string, string> };
   protected abstract vectors(body: unknown): number[][] | undefined;
 
   async embed(texts: string[], kind: "query" | "document" = "document"): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
     const prefix = PREFIXES.find(([re]) => re.test(this.opts.model))?.[kind === "query" ? 1 : 2] ??
       "";
-    const { url, init } = this.request(texts.map((t) => prefix + t));
+    const { url, body: payload, headers } = this.request(texts.map((t) => prefix + t));
     let res: Response;
     try {
       res = await fetch(url, {
-        ...init,
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body: JSON.stringify(payload),
         signal: AbortSignal.timeout(this.opts.timeoutMs ?? 120_000),
       });
     } catch (e) {
@@ -99,11 +104,7 @@ export class OllamaEmbedder extends RemoteEmbedder {
       .replace(/\/+$/, "");
     return {
       url: `${/^https?:\/\//.test(base) ? base : `http://${base}`}/api/embed`,
-      init: {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ model: this.opts.model, input: texts, truncate: true }),
-      },
+      body: { model: this.opts.model, input: texts, truncate: true },
     };
   }
 
@@ -125,15 +126,10 @@ export class OpenAIEmbedder extends RemoteEmbedder {
 
   protected request(texts: string[]) {
     const base = (this.opts.url ?? "https://api.openai.com/v1").replace(/\/+$/, "");
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (this.opts.apiKey) headers.authorization = `Bearer ${this.opts.apiKey}`;
     return {
       url: `${base}/embeddings`,
-      init: {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ model: this.opts.model, input: texts }),
-      },
+      body: { model: this.opts.model, input: texts },
+      headers: this.opts.apiKey ? { authorization: `Bearer ${this.opts.apiKey}` } : undefined,
     };
   }
 
