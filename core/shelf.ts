@@ -149,21 +149,21 @@ export class Shelf {
       addFolders(config, opts.folders);
       if (JSON.stringify(config) !== before) saveConfig(opts.data, config);
     }
-    if (typeof opts.embedder === "string") {
-      createEmbedder(opts.embedder)?.close?.(); // refuse a bad name before anything changes
-      if (opts.saveEmbedder && config.embedder !== opts.embedder) {
-        config.embedder = opts.embedder;
-        saveConfig(opts.data, config);
-      }
+    // A bad embedder name throws here, before it is saved.
+    const embedder = typeof opts.embedder === "object"
+      ? opts.embedder
+      : createEmbedder(opts.embedder ?? config.embedder);
+    if (
+      typeof opts.embedder === "string" && opts.saveEmbedder && config.embedder !== opts.embedder
+    ) {
+      config.embedder = opts.embedder;
+      saveConfig(opts.data, config);
     }
     const log = opts.log ?? ((m: string) => console.error(m));
     const plugins = [...(config.extractors ?? []), ...(opts.extractors ?? [])].map((p) =>
       /^[a-z][a-z0-9+.-]*:/i.test(p) ? p : resolve(p)
     );
     const extractors = await extractorsFrom(plugins, log);
-    const embedder = typeof opts.embedder === "object"
-      ? opts.embedder
-      : createEmbedder(opts.embedder ?? config.embedder);
     return new Shelf(opts, config, extractors, plugins, embedder);
   }
 
