@@ -193,7 +193,7 @@ async function embedWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
       skipped: 0,
       removed: 0,
     });
-  v.kick();
+  // The index run started the embedding when it finished; wait for it.
   await v.idle();
   const s = v.status();
   bar?.done(
