@@ -386,12 +386,18 @@ export class Fts5Retriever implements Retriever {
     return tidySnippet(text);
   }
 
-  /** A snippet of one document for a query (empty when none of its terms occur). */
-  snippet(docId: string, text: string): string {
+  /** Snippets of documents for a query, by id (left out where none of its terms occur). */
+  snippets(docIds: string[], text: string): Map<string, string> {
+    const out = new Map<string, string>();
     const re = snippetMatcher(positiveTerms(parseQuery(text)));
-    const row = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?").get(docId);
-    if (!re || !row) return "";
-    return this.#snippet(BigInt(row.rowid as number), re);
+    if (!re) return out;
+    const rowid = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
+    for (const id of docIds) {
+      const row = rowid.get(id);
+      const snippet = row ? this.#snippet(BigInt(row.rowid as number), re) : "";
+      if (snippet) out.set(id, snippet);
+    }
+    return out;
   }
 
   /**

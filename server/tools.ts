@@ -161,10 +161,8 @@ export async function search(shelf: Shelf, a: ToolArgs<"search">) {
         shelf.vectors!.embedder.fusionWeight ?? 1,
       ])
       : vec.slice(0, a.limit);
-    for (const h of hits) {
-      const snippet = shelf.fts.snippet(h.doc_id, a.query);
-      if (snippet) h.snippet = snippet;
-    }
+    const snippets = shelf.fts.snippets(hits.map((h) => h.doc_id), a.query);
+    for (const h of hits) h.snippet = snippets.get(h.doc_id) ?? h.snippet;
   }
   const results = toResults(shelf, hits);
   if (a.time_sort !== "default") {
