@@ -76,6 +76,8 @@ CREATE INDEX IF NOT EXISTS fts_map_rowid ON fts_map(rowid);
 /** BM25 magnitude that maps to a score of 0.5. */
 const HALF_SCORE = 5;
 const SNIPPET_CHARS = 200;
+/** Characters of the body read first when making a snippet. */
+const SNIPPET_PREFIX = 32 * 1024;
 const CJK = "\\u3000-\\u30ff\\uff00-\\uffef\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff"; // not Hangul: Korean keeps its spaces
 const CJK_GAP = new RegExp(`([${CJK}])(\\*\\*)? (\\*\\*)?(?=[${CJK}])`, "g");
 
@@ -344,10 +346,14 @@ export class Fts5Retriever implements Retriever {
     // Without filters, rank straight from the FTS index (a top-N sort, several times
     // faster). With filters, the MATCH runs in a materialized CTE so the planner always
     // starts from the FTS index (a filter-first plan can turn milliseconds into seconds).
+    // The doc_id comes from fts_map after the LIMIT: read from docs_fts it would load the
+    // stored row (with its body) of every match, not just of the hits.
     const rows = f.params.length === 0
       ? this.#q(`
-      SELECT rowid AS rid, doc_id, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
-      FROM docs_fts WHERE docs_fts MATCH ? ORDER BY raw, rowid LIMIT ?`).all(
+      SELECT h.rid, m.doc_id, h.raw FROM (
+        SELECT rowid AS rid, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
+        FROM docs_fts WHERE docs_fts MATCH ? ORDER BY raw, rowid LIMIT ?
+      ) h JOIN fts_map m ON m.rowid = h.rid ORDER BY h.raw, h.rid`).all(
         ...weights,
         match,
         limit,
@@ -379,8 +385,17 @@ export class Fts5Retriever implements Retriever {
   }
 
   #snippet(rid: bigint, re: RegExp): string {
-    const cols = this.#q("SELECT body, title, headings FROM docs_fts WHERE rowid = ?").get(rid);
-    let text = makeSnippet((cols?.body as string) ?? "", re, SNIPPET_CHARS);
+    // Most matches are near the start: read a prefix first, the whole body only if needed.
+    const cols = this.#q(
+      "SELECT substr(body, 1, ?) AS body, title, headings FROM docs_fts WHERE rowid = ?",
+    ).get(SNIPPET_PREFIX, rid);
+    const head = (cols?.body as string) ?? "";
+    let text = makeSnippet(head, re, SNIPPET_CHARS);
+    // A prefix shorter than asked for is the whole body (JS counts UTF-16 units, SQLite characters).
+    if (!text && head.length >= SNIPPET_PREFIX) {
+      const body = this.#q("SELECT body FROM docs_fts WHERE rowid = ?").get(rid)?.body as string;
+      text = makeSnippet(body ?? "", re, SNIPPET_CHARS);
+    }
     if (!text) text = makeSnippet((cols?.headings as string) ?? "", re, SNIPPET_CHARS);
     if (!text) text = makeSnippet((cols?.title as string) ?? "", re, SNIPPET_CHARS);
     return tidySnippet(text);

@@ -339,3 +339,13 @@ Deno.test("Fts5Retriever.search() gives every hit the snippet of its own documen
   const own: Record<string, string> = { a: "wool", b: "Andes", c: "llamas" };
   for (const h of hits) assert(h.snippet?.includes(own[h.doc_id]!), `${h.doc_id}: ${h.snippet}`);
 });
+
+Deno.test("Fts5Retriever snippets find a match far into a long body", async () => {
+  const filler = "Plain filler words without the special term. ".repeat(2000); // ~90,000 chars
+  const { fts } = await setup([
+    { id: "long", path: "lib/long.md", body: `${filler}At the very end the quokka smiles.` },
+  ]);
+  const [hit] = await fts.search({ text: "quokka", limit: 1, filters: {} });
+  assert(hit?.snippet?.includes("**quokka** smiles"), hit?.snippet);
+  assertEquals(fts.snippets(["long"], "quokka").get("long"), hit?.snippet);
+});

@@ -7,9 +7,10 @@
  */
 import { hasCJK, segmentCJK } from "../core/tokenize.ts";
 
-const MAX_MATCHES = 400;
+/** Matches kept for choosing the window (more only cost time: the cost grows with them). */
+const MAX_MATCHES = 80;
 /** Text is scanned in chunks; the first chunk with a match decides (long PDFs stay cheap). */
-const CHUNK = 64 * 1024;
+const CHUNK = 8 * 1024;
 const WINDOW = 160;
 
 /** A word's search prefix: its stem-like beginning, so `downloaded` also finds `download`. */
@@ -33,7 +34,10 @@ export function snippetMatcher(terms: string[]): RegExp | undefined {
   ].filter((w) => w.length > 1 || hasCJK(w)).sort((a, b) => b.length - a.length);
   if (!words.length) return undefined;
   const alts = words.map(escape).join("|");
-  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alts})[\\p{L}\\p{N}_]*|(?:${alts})`, "giu");
+  // CJK is written without spaces: its words may match inside a run of characters.
+  const cjk = words.filter(hasCJK).map(escape).join("|");
+  const inner = cjk ? `|(?:${cjk})` : "";
+  return new RegExp(`(?<![\\p{L}\\p{N}_])(?:${alts})[\\p{L}\\p{N}_]*${inner}`, "giu");
 }
 
 /**

@@ -19,3 +19,9 @@ Deno.test("makeSnippet() finds nothing when no word matches", () => {
   assertEquals(makeSnippet("Nothing relevant here.", snippetMatcher(["zebra"])!), "");
   assertEquals(snippetMatcher(["", "-"]), undefined);
 });
+
+Deno.test("makeSnippet() matches latin words at word starts only, CJK words anywhere", () => {
+  const re = snippetMatcher(["id", "数据库"])!;
+  assertEquals(makeSnippet("We provide the id.", re), "We provide the **id**.");
+  assertEquals(makeSnippet("使用数据库备份", re), "使用**数据库**备份");
+});

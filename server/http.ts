@@ -182,6 +182,7 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     }
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
+      enableJsonResponse: true,
       onsessioninitialized: (id: string) => {
         evict();
         sessions.set(id, transport);
