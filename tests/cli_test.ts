@@ -79,3 +79,20 @@ Deno.test("cli: libraries add and remove edit shelfmark.json", async () => {
     await Deno.remove(data, { recursive: true });
   }
 });
+
+Deno.test("deno task install: the launcher runs this checkout's CLI from any folder", async () => {
+  const root = await Deno.makeTempDir({ prefix: "shelfmark-install-" });
+  try {
+    const script = new URL("../scripts/install.ts", import.meta.url).pathname;
+    const inst = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", script, "--root", root],
+    }).output();
+    assertEquals(inst.code, 0, new TextDecoder().decode(inst.stderr));
+    const shim = join(root, "bin", Deno.build.os === "windows" ? "shelfmark.cmd" : "shelfmark");
+    const out = await new Deno.Command(shim, { args: ["--help"], cwd: root }).output();
+    assertEquals(out.code, 0, new TextDecoder().decode(out.stderr));
+    assertMatch(new TextDecoder().decode(out.stdout), /Usage: shelfmark <command>/);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
