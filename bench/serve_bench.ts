@@ -68,7 +68,8 @@ async function httpServer(data: string): Promise<{ url: string; stop: () => Prom
 
 /**
  * Search latency over HTTP with `clients` concurrent clients, `perClient` requests each,
- * against a real `serve --http` process on the data directory (the clients run here).
+ * against a real `serve --http` process on the data directory (the clients run here),
+ * after one unmeasured pass over the queries.
  */
 export async function httpLoad(
   data: string,
@@ -85,6 +86,10 @@ export async function httpLoad(
       return c;
     }),
   );
+  // Warm up (JIT, SQLite and OS page caches): every query once, not measured.
+  for (const q of queries) {
+    await conns[0]!.callTool({ name: "search", arguments: { query: q, limit: 10, mode } });
+  }
   const lat: number[] = [];
   let errors = 0;
   const t0 = performance.now();
