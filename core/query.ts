@@ -118,8 +118,11 @@ function ftsString(text: string): string {
   return `"${segmentCJK(clean).trim().replace(/\s+/g, " ").replaceAll('"', '""')}"`;
 }
 
+/** A stop word, also with punctuation around it (`it?`, `¿Cómo`, `(the`). */
 function isStopWord(item: QueryItem): boolean {
-  return item.kind === "term" && STOP_WORDS.has(item.text.toLowerCase());
+  if (item.kind !== "term") return false;
+  const word = item.text.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+  return STOP_WORDS.has(word);
 }
 
 /**

@@ -66,7 +66,7 @@ Deno.test("toFtsMatch() returns undefined when nothing searchable remains", () =
 
 Deno.test("toFtsMatch() quotes FTS5 operators from user text", () => {
   assertEquals(match("NEAR(a b) c*"), '"NEAR(a" OR "b)" OR "c*"');
-  assertEquals(match("title:x ^y"), '"title:x" OR "^y"');
+  assertEquals(match("title:x ^zebra"), '"title:x" OR "^zebra"');
   assertEquals(match("cats AND dogs"), '"cats" OR "dogs"');
 });
 
@@ -133,4 +133,16 @@ Deno.test("parseQuery() reads --option and -1 as plain terms, not exclusions", (
   const q = parseQuery("default --window -1 -depth");
   assertEquals(q.optional.map((u) => u.alternatives[0]!.text), ["default", "window", "1"]);
   assertEquals(q.excluded.map((u) => u.alternatives[0]!.text), ["depth"]);
+});
+
+Deno.test("toFtsMatch() drops the function words of questions in German, Spanish and French", () => {
+  assertEquals(
+    toFtsMatch(parseQuery("Warum kann ich Tausende zlib Objekte haben?")),
+    '"Tausende" OR "zlib" OR "Objekte"',
+  );
+  assertEquals(
+    toFtsMatch(parseQuery("¿Cómo restauro un volcado de pg_dump?")),
+    '"restauro" OR "volcado" OR "pg_dump?"',
+  );
+  assertEquals(toFtsMatch(parseQuery("Pourquoi mon man page")), '"man" OR "page"');
 });

@@ -26,7 +26,19 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     "elle ils elles ne se sont par avec son sa ses leur leurs ou mais plus être été " +
     "der die das den dem des ein eine einer eines einem einen und ist im zu mit von auf für " +
     "nicht sich es sie er wird werden wie auch als bei nach aus oder wenn kann sind dass " +
-    "el los las y del por con para una es lo se su sus como más pero"
+    "el los las y del por con para una es lo se su sus como más pero " +
+    // Pronouns, question words and auxiliaries that questions in these languages are made of
+    // ("man", "sin", "so" are left out: they are also technical words).
+    "je nous vous moi mon ma mes ton ta tes notre votre comment pourquoi quand où quel quelle " +
+    "quels quelles peut peux puis dois doit faut faire fait avoir ai si non très sans sous " +
+    "ich du wir ihr mich mir dich dir uns euch mein meine meinen meinem meiner dein deine " +
+    "warum wieso weshalb was wo wer wann welche welcher welches welchen noch nur schon sehr " +
+    "haben hat habe hatte kein keine keinen können kann könnte muss müssen soll sollte will " +
+    "möchte darf doch aber dann denn über unter vor zwischen durch ohne um am vom zum zur beim " +
+    "ins ob geben gibt statt " +
+    "cómo qué cuál cuáles cuándo dónde porque yo mi mis me te tu tus nos al le les si no sí ya " +
+    "muy sobre entre hasta desde cuando donde hay ser estar son está están puedo puede puedes " +
+    "hacer tengo tiene quiero un unos unas este esta estos estas ese esa"
   ).split(" "),
 );
 
