@@ -22,7 +22,7 @@ import {
   type TermStats,
   ToolError,
 } from "../core/types.ts";
-import { segmentCJK } from "../core/tokenize.ts";
+import { segmentCJK, words } from "../core/tokenize.ts";
 import { parseQuery, positiveTerms, toFtsMatch } from "../core/query.ts";
 import { makeSnippet, snippetMatcher } from "./snippet.ts";
 
@@ -334,7 +334,11 @@ export class Fts5Retriever implements Retriever {
     const n = stats.docCount();
     if (n < 50) return undefined;
     const limit = n * this.#commonShare;
-    return (word) => stats.df(word.toLowerCase()) > limit;
+    // Counted as the catalog counts words: `pages?` is `pages`, `Node.js` stays one word.
+    return (word) => {
+      const ws = words(word, true);
+      return ws.length === 1 && stats.df(ws[0]!) > limit;
+    };
   }
 
   #search(q: Query): Hit[] {
