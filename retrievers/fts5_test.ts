@@ -349,3 +349,18 @@ Deno.test("Fts5Retriever snippets find a match far into a long body", async () =
   assert(hit?.snippet?.includes("**quokka** smiles"), hit?.snippet);
   assertEquals(fts.snippets(["long"], "quokka").get("long"), hit?.snippet);
 });
+
+Deno.test("Fts5Retriever leaves common words out of the match, punctuation around them or not", async () => {
+  const { db } = await setup([
+    { id: "a", path: "lib/a.md", body: "A widget on its own." },
+    { id: "b", path: "lib/b.md", body: "A widget next to a zebra and a giraffe." },
+  ]);
+  const stats = { docCount: () => 100, df: (t: string) => (t === "widget" ? 80 : 1) };
+  const fts = new Fts5Retriever(db, { stats, readOnly: true });
+  for (const text of ["widget zebra giraffe", "widget? zebra giraffe", "zebra (widget), giraffe"]) {
+    const hits = await fts.search({ text, limit: 10, filters: {} });
+    assertEquals(hits.map((h) => h.doc_id), ["b"], text);
+  }
+  // A common word alone is still searched.
+  assertEquals((await fts.search({ text: "widget?", limit: 10, filters: {} })).length, 2);
+});
