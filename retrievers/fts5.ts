@@ -241,6 +241,8 @@ export class Fts5Retriever implements Retriever {
   #stats?: TermStats;
   #stmts = new Map<string, StatementSync>();
   #commonShare: number;
+  #tokenDf = new Map<string, number>();
+  #tokenDfDocs = 0;
 
   /**
    * Create the retriever and its tables (`docs_fts`, `fts_map`) if they do not exist.
@@ -334,11 +336,28 @@ export class Fts5Retriever implements Retriever {
     const n = stats.docCount();
     if (n < 50) return undefined;
     const limit = n * this.#commonShare;
+    if (this.#tokenDf.size > 4096 || this.#tokenDfDocs !== n) this.#tokenDf.clear();
+    this.#tokenDfDocs = n;
     // Counted as the catalog counts words: `pages?` is `pages`, `Node.js` stays one word.
+    // The catalog does not count numbers and single letters (`2`, `C`); FTS5 does.
     return (word) => {
       const ws = words(word, true);
-      return ws.length === 1 && stats.df(ws[0]!) > limit;
+      if (ws.length === 1) return stats.df(ws[0]!) > limit;
+      const token = word.toLowerCase().match(/^[^\p{L}\p{N}]*([\p{L}\p{N}]+)[^\p{L}\p{N}]*$/u)?.[1];
+      return token !== undefined && this.#ftsDf(token) > limit;
     };
+  }
+
+  /** Documents holding one token, from the FTS5 index (cached until the count changes). */
+  #ftsDf(token: string): number {
+    let n = this.#tokenDf.get(token);
+    if (n === undefined) {
+      n = this.#q("SELECT count(*) AS n FROM docs_fts WHERE docs_fts MATCH ?").get(
+        `"${token}"`,
+      )?.n as number;
+      this.#tokenDf.set(token, n);
+    }
+    return n;
   }
 
   #search(q: Query): Hit[] {

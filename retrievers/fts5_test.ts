@@ -361,6 +361,21 @@ Deno.test("Fts5Retriever leaves common words out of the match, punctuation aroun
     const hits = await fts.search({ text, limit: 10, filters: {} });
     assertEquals(hits.map((h) => h.doc_id), ["b"], text);
   }
+  // Numbers and single letters are counted by FTS5 itself (the catalog does not count them).
+  const { db: db2 } = await setup(
+    Array.from({ length: 4 }, (_, i) => ({
+      id: `d${i}`,
+      path: `lib/d${i}.md`,
+      body: i === 0 ? "Version 2 of the zebra giraffe." : "Version 2 only.",
+    })),
+  );
+  const fts2 = new Fts5Retriever(db2, {
+    stats: { docCount: () => 100, df: () => 1 },
+    commonShare: 0.02,
+    readOnly: true,
+  });
+  const v2 = await fts2.search({ text: "2 zebra giraffe", limit: 10, filters: {} });
+  assertEquals(v2.map((h) => h.doc_id), ["d0"]);
   // A common word alone is still searched.
   assertEquals((await fts.search({ text: "widget?", limit: 10, filters: {} })).length, 2);
 });
