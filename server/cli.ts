@@ -58,6 +58,9 @@ const OPTIONS = {
   "after-context": { type: "string", short: "A" },
   "ignore-case": { type: "boolean", short: "i" },
   count: { type: "boolean" },
+  // status
+  "skipped-offset": { type: "string" },
+  "skipped-limit": { type: "string" },
   // index / serve
   watch: { type: "boolean" },
   "no-watch": { type: "boolean" },
@@ -151,7 +154,11 @@ function toolArgs(cmd: string, pos: string[], f: Flags): [ToolName, Record<strin
     case "explore":
       return ["explore", { library: f.library ?? pos[0], output_format: fmt }];
     case "status":
-      return ["status", { output_format: fmt }];
+      return ["status", {
+        skipped_offset: int(f["skipped-offset"], "skipped-offset"),
+        skipped_limit: int(f["skipped-limit"], "skipped-limit"),
+        output_format: fmt,
+      }];
     case "similar":
       need(1, "ID");
       return ["similar", { doc_id: pos[0], limit: int(f.limit, "limit"), output_format: fmt }];

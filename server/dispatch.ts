@@ -79,7 +79,7 @@ async function run(shelf: Shelf, name: ToolName, a: Record<string, unknown>) {
       return { json: r, md: findPathsMd(r) };
     }
     case "status": {
-      const r = status(shelf);
+      const r = status(shelf, a as ToolArgs<"status">);
       return { json: r, md: statusMd(r) };
     }
     case "similar": {

@@ -62,7 +62,7 @@ const USAGE: Record<string, string> = {
 shelfmark libraries add NAME PATH [--description TEXT]
 shelfmark libraries remove NAME`,
   explore: `shelfmark explore [LIBRARY] [--json]`,
-  status: `shelfmark status [--json]`,
+  status: `shelfmark status [--skipped-offset 0] [--skipped-limit 100] [--json]`,
   similar: `shelfmark similar ID [--limit 10] [--json]
   Documents nearest to ID by their document vectors (needs the vectors: see status).`,
   demo: `shelfmark demo

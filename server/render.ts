@@ -214,10 +214,18 @@ export function statusMd(r: ReturnType<typeof status>): string {
   for (const l of r.libraries) out.push(`- ${l.name}: ${n(l.documents)} documents`);
   if (r.skipped_count) {
     out.push(`Skipped ${n(r.skipped_count)} files:`);
-    for (const s of r.skipped.slice(0, 20)) {
+    const shown = r.skipped.slice(0, 20);
+    for (const s of shown) {
       out.push(`- ${escapeControl(s.path)}: ${s.reason} (${escapeControl(s.message)})`);
     }
-    if (r.skipped_count > 20) out.push(`  … ${r.skipped_count - 20} more (use output_format json)`);
+    const next = r.skipped_offset + shown.length;
+    if (next < r.skipped_count) {
+      out.push(
+        `  … ${
+          n(r.skipped_count - next)
+        } more (skipped_offset=${next}; output_format json lists up to skipped_limit)`,
+      );
+    }
   }
   if (r.last_error) out.push(`Last error: ${r.last_error}`);
   return out.join("\n");

@@ -84,7 +84,13 @@ const SCHEMAS = {
     limit: z.number().int().min(1).max(50).default(10).describe("Folders to return (max 50)"),
     output_format: outputFormat,
   },
-  status: { output_format: outputFormat },
+  status: {
+    skipped_offset: z.number().int().min(0).default(0).describe("Skipped files to pass over"),
+    skipped_limit: z.number().int().min(0).max(1000).default(100).describe(
+      "Skipped files to list (max 1000)",
+    ),
+    output_format: outputFormat,
+  },
   similar: {
     doc_id: docId,
     limit: z.number().int().min(1).max(50).default(10).describe("Maximum results (1-50)"),

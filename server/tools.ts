@@ -420,8 +420,14 @@ export function findPathsTool(shelf: Shelf, a: ToolArgs<"find_paths">) {
   return findPaths(shelf.catalog.db, { patterns: a.patterns, library: a.library, limit: a.limit });
 }
 
-/** `status`. */
-export function status(shelf: Shelf) {
+/** `status`: the skipped files are listed a page at a time (`skipped_offset`, `skipped_limit`). */
+export function status(
+  shelf: Shelf,
+  a: Pick<ToolArgs<"status">, "skipped_offset" | "skipped_limit"> = {
+    skipped_offset: 0,
+    skipped_limit: 100,
+  },
+) {
   const s = shelf.status;
   const skipped = shelf.catalog.skipped();
   const indexed = shelf.catalog.count();
@@ -439,7 +445,8 @@ export function status(shelf: Shelf) {
       documents: shelf.catalog.count(l.name),
     })),
     skipped_count: skipped.length,
-    skipped: skipped.slice(0, 100),
+    skipped_offset: a.skipped_offset,
+    skipped: skipped.slice(a.skipped_offset, a.skipped_offset + a.skipped_limit),
     started_at: s.started_at,
     finished_at: s.finished_at,
     last_error: s.last_error,

@@ -120,3 +120,26 @@ Deno.test("indexer: a reopened shelf keeps its index and doc_ids", async () => {
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("status lists skipped files a page at a time", async () => {
+  const { base, lib, shelf } = await setup();
+  try {
+    for (let i = 0; i < 24; i++) await Deno.writeFile(join(lib, `fake${i}.txt`), PNG);
+    await shelf.index();
+    const page = async (args: Record<string, unknown>) =>
+      (await callTool(shelf, "status", { ...args, output_format: "json" })).json as {
+        skipped_count: number;
+        skipped: { path: string }[];
+      };
+    const all = await page({ skipped_limit: 1000 });
+    assertEquals(all.skipped_count, 25);
+    assertEquals(all.skipped.length, 25);
+    const second = await page({ skipped_offset: 10, skipped_limit: 10 });
+    assertEquals(second.skipped.map((s) => s.path), all.skipped.slice(10, 20).map((s) => s.path));
+    const md = (await callTool(shelf, "status", {})).text;
+    assert(md.includes("… 5 more (skipped_offset=20"), md);
+  } finally {
+    await shelf.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
