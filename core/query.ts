@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { hasCJK, segmentCJK, STOP_WORDS } from "./tokenize.ts";
+import { bareWord, hasCJK, segmentCJK, STOP_WORDS } from "./tokenize.ts";
 
 /** One searchable item: a plain term or a quoted phrase, as the user wrote it. */
 export interface QueryItem {
@@ -120,9 +120,7 @@ function ftsString(text: string): string {
 
 /** A stop word, also with punctuation around it (`it?`, `¿Cómo`, `(the`). */
 function isStopWord(item: QueryItem): boolean {
-  if (item.kind !== "term") return false;
-  const word = item.text.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
-  return STOP_WORDS.has(word);
+  return item.kind === "term" && STOP_WORDS.has(bareWord(item.text));
 }
 
 /**

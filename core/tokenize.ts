@@ -67,6 +67,19 @@ export function segmentCJK(text: string): string {
   });
 }
 
+/**
+ * A query word without the punctuation around it, lower-cased (`¿Cómo` -> `cómo`,
+ * `pages?` -> `pages`); inner punctuation stays (`node.js`).
+ *
+ * @example
+ * ```ts
+ * bareWord("(Pages?)"); // "pages"
+ * ```
+ */
+export function bareWord(text: string): string {
+  return text.toLowerCase().replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, "");
+}
+
 const WORD = /[\p{L}\p{N}][\p{L}\p{N}_'’.-]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu;
 
 /**

@@ -33,13 +33,15 @@ const PREFIXES: [RegExp, string, string][] = [
 ];
 
 abstract class RemoteEmbedder implements Embedder {
-  abstract readonly model: string;
+  /** `<service>:<model>`, e.g. `ollama:nomic-embed-text`. */
+  readonly model: string;
   dimensions = 0;
   readonly multilingual: boolean;
   readonly maxChars = 6000;
   protected readonly opts: RemoteOptions;
 
-  constructor(opts: RemoteOptions) {
+  constructor(service: string, opts: RemoteOptions) {
+    this.model = `${service}:${opts.model}`;
     this.opts = opts;
     this.multilingual = opts.multilingual ?? MULTILINGUAL.test(opts.model);
   }
@@ -90,13 +92,9 @@ abstract class RemoteEmbedder implements Embedder {
 
 /** Ollama's embedding API (`/api/embed`, default `http://127.0.0.1:11434`). */
 export class OllamaEmbedder extends RemoteEmbedder {
-  /** `ollama:<model>`. */
-  readonly model: string;
-
   /** @param opts model, URL */
   constructor(opts: RemoteOptions) {
-    super(opts);
-    this.model = `ollama:${opts.model}`;
+    super("ollama", opts);
   }
 
   protected request(texts: string[]) {
@@ -115,13 +113,9 @@ export class OllamaEmbedder extends RemoteEmbedder {
 
 /** An OpenAI-compatible embeddings API (`<url>/embeddings`, default `https://api.openai.com/v1`). */
 export class OpenAIEmbedder extends RemoteEmbedder {
-  /** `openai:<model>`. */
-  readonly model: string;
-
   /** @param opts model, URL, API key */
   constructor(opts: RemoteOptions) {
-    super(opts);
-    this.model = `openai:${opts.model}`;
+    super("openai", opts);
   }
 
   protected request(texts: string[]) {

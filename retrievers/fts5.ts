@@ -22,7 +22,7 @@ import {
   type TermStats,
   ToolError,
 } from "../core/types.ts";
-import { segmentCJK, words } from "../core/tokenize.ts";
+import { bareWord, segmentCJK, words } from "../core/tokenize.ts";
 import { parseQuery, positiveTerms, toFtsMatch } from "../core/query.ts";
 import { makeSnippet, snippetMatcher } from "./snippet.ts";
 
@@ -343,8 +343,8 @@ export class Fts5Retriever implements Retriever {
     return (word) => {
       const ws = words(word, true);
       if (ws.length === 1) return stats.df(ws[0]!) > limit;
-      const token = word.toLowerCase().match(/^[^\p{L}\p{N}]*([\p{L}\p{N}]+)[^\p{L}\p{N}]*$/u)?.[1];
-      return token !== undefined && this.#ftsDf(token) > limit;
+      const token = bareWord(word);
+      return /^[\p{L}\p{N}]+$/u.test(token) && this.#ftsDf(token) > limit;
     };
   }
 

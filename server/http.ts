@@ -118,10 +118,13 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     used.delete(sid);
     used.set(sid, Date.now());
   };
-  const closeSession = (sid: string) => {
-    const t = sessions.get(sid);
+  const forget = (sid: string) => {
     sessions.delete(sid);
     used.delete(sid);
+  };
+  const closeSession = (sid: string) => {
+    const t = sessions.get(sid);
+    forget(sid);
     t?.close().catch(() => {});
   };
   /** Close idle sessions, and the least recently used ones beyond the cap. */
@@ -190,10 +193,7 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
       },
     });
     transport.onclose = () => {
-      if (transport.sessionId) {
-        sessions.delete(transport.sessionId);
-        used.delete(transport.sessionId);
-      }
+      if (transport.sessionId) forget(transport.sessionId);
     };
     await createServer(shelf).connect(transport);
     return await transport.handleRequest(req, { parsedBody: body });

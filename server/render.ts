@@ -18,6 +18,9 @@ import type {
 } from "./tools.ts";
 import { escapeControl } from "./tools.ts";
 
+/** The hint after a list of documents. */
+const NEXT_STEP = "Next: outline doc_ids=[...] to see sections with line ranges, then read.";
+
 type Answer<F extends (...args: never[]) => unknown> = Awaited<ReturnType<F>>;
 
 /** The `_meta` object of every answer. */
@@ -60,7 +63,7 @@ export function searchMd(r: Answer<typeof search>): string {
   );
   out.push(...resultsMd(r.results));
   out.push("");
-  out.push("Next: outline doc_ids=[...] to see sections with line ranges, then read.");
+  out.push(NEXT_STEP);
   return out.join("\n");
 }
 
@@ -71,7 +74,7 @@ export function similarMd(r: Answer<typeof similar>): string {
     `${r.results.length} documents similar to ${r.doc_id}:`,
     ...resultsMd(r.results),
     "",
-    "Next: outline doc_ids=[...] to see sections with line ranges, then read.",
+    NEXT_STEP,
   ].join("\n");
 }
 

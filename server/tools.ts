@@ -421,13 +421,7 @@ export function findPathsTool(shelf: Shelf, a: ToolArgs<"find_paths">) {
 }
 
 /** `status`: the skipped files are listed a page at a time (`skipped_offset`, `skipped_limit`). */
-export function status(
-  shelf: Shelf,
-  a: Pick<ToolArgs<"status">, "skipped_offset" | "skipped_limit"> = {
-    skipped_offset: 0,
-    skipped_limit: 100,
-  },
-) {
+export function status(shelf: Shelf, a: ToolArgs<"status">) {
   const s = shelf.status;
   const skipped = shelf.catalog.skipped();
   const indexed = shelf.catalog.count();
