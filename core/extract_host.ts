@@ -5,8 +5,7 @@
  *
  * @module
  */
-import { builtinExtractors } from "../extractors/mod.ts";
-import { image } from "../extractors/image.ts";
+import { image, isBuiltinImage } from "../extractors/image.ts";
 import { extractorsFrom } from "./plugins.ts";
 import { ExtractorRegistry } from "./registry.ts";
 import type { Extracted, ExtractInput, Extractor } from "./types.ts";
@@ -42,9 +41,8 @@ export async function hostExtractors(
 ): Promise<Extractor[]> {
   const list = await extractorsFrom(plugins, warn);
   if (!ocrLanguages?.length) return list;
-  const builtins = builtinExtractors().length;
   const ocr = image({ languages: ocrLanguages, langPath: ocrLangPath });
-  return list.map((ex, i) => i < builtins && ex.name === "image" ? ocr : ex);
+  return list.map((ex) => isBuiltinImage(ex) ? ocr : ex);
 }
 
 /**
