@@ -19,7 +19,7 @@
  * @module
  */
 export * from "./core/types.ts";
-export { type IndexStatus, Shelf, type ShelfOptions } from "./core/shelf.ts";
+export { type IndexStatus, Shelf, type ShelfOptions } from "./shelf/shelf.ts";
 export { type Config, ConfigError, dataDir, loadConfig } from "./core/config.ts";
 export { ExtractorRegistry } from "./core/registry.ts";
 export { builtinExtractors } from "./extractors/mod.ts";

@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DatabaseSync } from "node:sqlite";
-import { Shelf } from "../core/shelf.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { estimateTokens } from "../core/budget.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeGrep } from "../server/tools.ts";

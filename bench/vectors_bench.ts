@@ -6,7 +6,7 @@
  * Standalone on an index built before: `deno run -A bench/vectors_bench.ts DATA_DIR`.
  */
 import { join, resolve } from "node:path";
-import type { Shelf } from "../core/shelf.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 
 /** An evaluation question. */
@@ -125,7 +125,7 @@ export async function loadQuestions(shared: string, shelf: Shelf): Promise<Quest
 }
 
 if (import.meta.main) {
-  const { Shelf } = await import("../core/shelf.ts");
+  const { Shelf } = await import("../shelf/shelf.ts");
   const shelf = await Shelf.open({ data: resolve(Deno.args[0]!), log: () => {} });
   const shared = Deno.env.get("SHELFMARK_SHARED") ??
     resolve(new URL(".", import.meta.url).pathname, "..", "..", "shared");

@@ -12,7 +12,7 @@
  */
 import type { DocMeta, Extracted, ExtractInput, Extractor, Heading } from "../core/types.ts";
 import { ExtractError } from "../core/types.ts";
-import { decodeEntities } from "../core/headings_markdown.ts";
+import { decodeEntities } from "./_headings_markdown.ts";
 import { html } from "./html.ts";
 import { entryText, readZip, resolveHref } from "./_zip.ts";
 

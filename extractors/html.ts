@@ -10,7 +10,7 @@ import { NodeHtmlMarkdown, type TranslatorConfigObject } from "node-html-markdow
 import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
 import { ExtractError } from "../core/types.ts";
 import { decodeText } from "../core/sniff.ts";
-import { decodeEntities, markdownHeadings } from "../core/headings_markdown.ts";
+import { decodeEntities, markdownHeadings } from "./_headings_markdown.ts";
 
 /** Classes that mark navigation chrome (the corpus's definition of "outside navigation"). */
 const NAV_CLASSES = new Set([

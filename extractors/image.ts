@@ -18,9 +18,9 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync } from "n
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
-import { imageSize } from "../core/image_size.ts";
+import { imageSize } from "./_image_size.ts";
 
-export { type ImageSize, imageSize } from "../core/image_size.ts";
+export { type ImageSize, imageSize } from "./_image_size.ts";
 
 /** Largest image OCR accepts, in pixels (width × height). */
 export const MAX_PIXELS = 50_000_000;

@@ -185,7 +185,7 @@ Deno.test({
   name: "OCR languages reach the extractor in pool workers and in process; a missing one is named",
   ...sanitize,
   async fn() {
-    const { ExtractPool, inProcess } = await import("../core/pool.ts");
+    const { ExtractPool, inProcess } = await import("../extraction/pool.ts");
     const { ExtractorRegistry } = await import("../core/registry.ts");
     const dir = await smallCorpus();
     const name = [...Deno.readDirSync(join(dir, "scans"))].map((e) => e.name).sort()

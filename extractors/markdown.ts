@@ -8,7 +8,7 @@ import { parse } from "yaml";
 import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
 import { ExtractError } from "../core/types.ts";
 import { decodeText, splitLines } from "../core/sniff.ts";
-import { frontMatterLength, markdownHeadings } from "../core/headings_markdown.ts";
+import { frontMatterLength, markdownHeadings } from "./_headings_markdown.ts";
 
 /** A front-matter value as a trimmed string, or undefined. */
 function str(v: unknown): string | undefined {

@@ -10,7 +10,7 @@ import * as pdfjsWorker from "pdfjs-dist/legacy/build/pdf.worker.mjs";
 import { getDocument, PDFWorker } from "pdfjs-dist/legacy/build/pdf.mjs";
 import { fastPorts } from "./_pdf_port.ts";
 import { layoutLines, type PageLine, type Run } from "./_pdf_layout.ts";
-import { pdfHeadings, type PdfLine } from "../core/headings_pdf.ts";
+import { pdfHeadings, type PdfLine } from "./_headings_pdf.ts";
 import {
   type DocMeta,
   type Extracted,

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1, type Truth } from "../tests/corpus.ts";
 import { type Extracted, ExtractError } from "../core/types.ts";
-import { numberingDepth, pdfHeadings, type PdfLine } from "../core/headings_pdf.ts";
+import { numberingDepth, pdfHeadings, type PdfLine } from "./_headings_pdf.ts";
 import { cleanTitle, pdf } from "./pdf.ts";
 
 const ex = pdf();

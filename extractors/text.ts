@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { orgHeadings, textHeadings } from "../core/headings_text.ts";
+import { orgHeadings, textHeadings } from "./_headings_text.ts";
 import { decodeText, sniff, splitLines } from "../core/sniff.ts";
 import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
 

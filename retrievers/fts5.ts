@@ -23,7 +23,7 @@ import {
   ToolError,
 } from "../core/types.ts";
 import { bareWord, segmentCJK, words } from "../core/tokenize.ts";
-import { parseQuery, positiveTerms, toFtsMatch } from "../core/query.ts";
+import { parseQuery, positiveTerms, toFtsMatch } from "./query.ts";
 import { makeSnippet, snippetMatcher } from "./snippet.ts";
 
 /** BM25 weight of each indexed column. */

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { Shelf } from "../core/shelf.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { SearchPool } from "./fts5_pool.ts";

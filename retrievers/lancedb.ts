@@ -11,7 +11,7 @@
  */
 import type * as lancedb from "@lancedb/lancedb";
 import type { DatabaseSync } from "node:sqlite";
-import { parseQuery, positiveTerms } from "../core/query.ts";
+import { parseQuery, positiveTerms } from "./query.ts";
 import type {
   Embedder,
   Hit,

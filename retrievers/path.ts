@@ -13,7 +13,7 @@ import {
   type RetrieverState,
   ToolError,
 } from "../core/types.ts";
-import { parseQuery, positiveTerms } from "../core/query.ts";
+import { parseQuery, positiveTerms } from "./query.ts";
 import { filterSql } from "./fts5.ts";
 
 /** Answer of `find_paths`. */

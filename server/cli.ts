@@ -14,9 +14,9 @@
  */
 import { parseArgs } from "node:util";
 import { dataDir, loadConfig, saveConfig } from "../core/config.ts";
-import { Shelf } from "../core/shelf.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
-import { watchLibraries } from "../core/watch.ts";
+import { watchLibraries } from "../shelf/watch.ts";
 import { callTool, errorBody } from "./dispatch.ts";
 import { serveStdio } from "./mcp.ts";
 import { isLoopback, serveHttp } from "./http.ts";

@@ -6,7 +6,7 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Shelf } from "../core/shelf.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "./dispatch.ts";
 import type { ToolName } from "./schemas.ts";
 import { closeGrep } from "./tools.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import type { Shelf } from "../core/shelf.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
 import { explore } from "./explore.ts";
 import {

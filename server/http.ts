@@ -8,7 +8,7 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { Shelf } from "../core/shelf.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 import { createServer } from "./mcp.ts";
 
 /** Options of the HTTP server. */

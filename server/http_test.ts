@@ -5,7 +5,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
-import { Shelf } from "../core/shelf.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { assertEquals } from "../tests/assert.ts";
 import { MAX_BODY_BYTES, serveHttp } from "./http.ts";
 

@@ -7,7 +7,7 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import process from "node:process";
-import type { Shelf } from "../core/shelf.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 import { callTool, errorBody } from "./dispatch.ts";
 import { descriptions, schemas, type ToolName } from "./schemas.ts";
 

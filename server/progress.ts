@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { IndexProgress } from "../core/indexer.ts";
+import type { IndexProgress } from "../shelf/indexer.ts";
 
 const enc = new TextEncoder();
 const write = (s: string) => Deno.stderr.writeSync(enc.encode(s));

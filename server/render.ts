@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Shelf } from "../core/shelf.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 import type { explore } from "./explore.ts";
 import type {
   findPathsTool,

@@ -7,7 +7,7 @@
 import { renderOutline } from "../core/budget.ts";
 import { clipWords } from "../core/outline.ts";
 import { confinePath } from "../core/paths.ts";
-import type { Shelf } from "../core/shelf.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 import { type Card, type Hit, type SearchFilters, ToolError } from "../core/types.ts";
 import { rrf } from "../retrievers/fusion.ts";
 import { findPaths } from "../retrievers/path.ts";

@@ -5,7 +5,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
-import { Shelf } from "../core/shelf.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { serveHttp } from "../server/http.ts";
 import { assert, assertEquals } from "./assert.ts";
 

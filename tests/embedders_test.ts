@@ -4,7 +4,7 @@
  * these machines; see `embed_standin.ts`). LanceDB and the catalog are real.
  */
 import { join } from "node:path";
-import { Shelf } from "../core/shelf.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { OllamaEmbedder, OpenAIEmbedder } from "../embedders/mod.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";

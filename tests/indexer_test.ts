@@ -1,6 +1,6 @@
 /** Incremental indexing on a real temporary library with the real extractors and catalog. */
 import { join } from "node:path";
-import { Shelf } from "../core/shelf.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert, assertEquals } from "./assert.ts";
 

@@ -4,7 +4,7 @@
  * grep finds the phrase inside the page's line range.
  */
 import { join } from "node:path";
-import { Shelf } from "../core/shelf.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeGrep } from "../server/tools.ts";
 import { assert, assertEquals } from "./assert.ts";

@@ -1,6 +1,6 @@
 /** The tools through `callTool` on a real temporary library: search filters, outline, read, errors. */
 import { join } from "node:path";
-import { Shelf } from "../core/shelf.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 import type { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";

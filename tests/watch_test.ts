@@ -1,7 +1,7 @@
 /** Watching a real folder: a new, a changed and a deleted file reach search (polled with a deadline). */
 import { join } from "node:path";
-import { Shelf } from "../core/shelf.ts";
-import { watchLibraries } from "../core/watch.ts";
+import { Shelf } from "../shelf/shelf.ts";
+import { watchLibraries } from "../shelf/watch.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert } from "./assert.ts";
 

@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { Shelf } from "../../core/shelf.ts";
+import { Shelf } from "../../shelf/shelf.ts";
 import { serveHttp } from "../../server/http.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { callTool, cli, ERROR_CODES, startStdio, type ToolResult } from "./_helpers.ts";

@@ -7,8 +7,8 @@
  */
 import { image, isBuiltinImage } from "../extractors/image.ts";
 import { extractorsFrom } from "./plugins.ts";
-import { ExtractorRegistry } from "./registry.ts";
-import type { Extracted, ExtractInput, Extractor } from "./types.ts";
+import { ExtractorRegistry } from "../core/registry.ts";
+import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
 
 /** A message to an extraction worker or process. */
 export type WorkerRequest =

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Heading } from "./types.ts";
+import type { Heading } from "../core/types.ts";
 
 const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
 const FENCE_OPEN = /^( *)(`{3,}|~{3,})(.*)$/;

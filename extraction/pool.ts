@@ -12,11 +12,11 @@
  *
  * @module
  */
-import type { WorkerReply, WorkerRequest } from "./extract_host.ts";
+import type { WorkerReply, WorkerRequest } from "./host.ts";
 import { image, isBuiltinImage, ocrData } from "../extractors/image.ts";
 import { ProcChannel, procConfig } from "./proc_channel.ts";
-import type { ExtractorRegistry } from "./registry.ts";
-import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "./types.ts";
+import type { ExtractorRegistry } from "../core/registry.ts";
+import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
 
 /** What extraction gives back: the extractor's name and its result, or undefined (no extractor). */
 export type ExtractResult = { extractor: string; extracted: Extracted } | undefined;
@@ -166,7 +166,7 @@ export class ExtractPool {
       const proc = ch;
       slot.worker = { post: (m, b) => proc.send(m, b), terminate: () => proc.kill() };
     } else {
-      const worker = new Worker(new URL("./extract_worker.ts", import.meta.url).href, {
+      const worker = new Worker(new URL("./worker.ts", import.meta.url).href, {
         type: "module",
       });
       worker.onmessage = (e: MessageEvent<WorkerReply>) => this.#done(slot, e.data);

@@ -2,7 +2,7 @@
  * Extraction in a child process: the parent's end of the channel (spawn, framed messages over
  * stdin/stdout, memory watchdog) and the framing both ends share.
  *
- * A child runs `core/extract_proc.ts` under `deno run` with a V8 heap limit
+ * A child runs `extraction/proc.ts` under `deno run` with a V8 heap limit
  * (`--max-old-space-size`) and only read/env/sys permissions. On Linux the parent also reads
  * the child's resident set size (`/proc/<pid>/status`) every 25 ms and kills it past the limit,
  * which bounds what the heap limit does not see (typed arrays, wasm memory).
@@ -153,7 +153,7 @@ export class ProcChannel {
     this.#limit = memoryMb * 1024 * 1024;
     this.#handlers = handlers;
     const heap = Math.max(64, Math.floor(memoryMb * 0.75));
-    const entry = new URL("./extract_proc.ts", import.meta.url).href;
+    const entry = new URL("./proc.ts", import.meta.url).href;
     this.#child = new Deno.Command(Deno.execPath(), {
       args: [
         "run",

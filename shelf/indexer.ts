@@ -7,12 +7,12 @@
  */
 import { createHash } from "node:crypto";
 import { extname } from "node:path";
-import { buildCard, distinctTerms } from "./card.ts";
-import type { Catalog, FileState } from "./catalog.ts";
-import { buildOutline } from "./outline.ts";
-import { docIdFor } from "./paths.ts";
-import type { ExtractFn } from "./pool.ts";
-import { sniff } from "./sniff.ts";
+import { buildCard, distinctTerms } from "../core/card.ts";
+import type { Catalog, FileState } from "../core/catalog.ts";
+import { buildOutline } from "../core/outline.ts";
+import { docIdFor } from "../core/paths.ts";
+import type { ExtractFn } from "../extraction/pool.ts";
+import { sniff } from "../core/sniff.ts";
 import {
   ExtractError,
   type ExtractInput,
@@ -20,8 +20,8 @@ import {
   type Library,
   type Retriever,
   type Skipped,
-} from "./types.ts";
-import { type FoundFile, walkLibrary } from "./walk.ts";
+} from "../core/types.ts";
+import { type FoundFile, walkLibrary } from "../core/walk.ts";
 
 /** Progress of a run, reported after every file. */
 export interface IndexProgress {

@@ -1,5 +1,5 @@
 import { assertEquals } from "../tests/assert.ts";
-import { inlineText, markdownHeadings } from "./headings_markdown.ts";
+import { inlineText, markdownHeadings } from "./_headings_markdown.ts";
 
 const heads = (md: string) =>
   markdownHeadings(md.split("\n")).map((h) => [h.level, h.title, h.line]);

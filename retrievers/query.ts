@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { bareWord, hasCJK, segmentCJK, STOP_WORDS } from "./tokenize.ts";
+import { bareWord, hasCJK, segmentCJK, STOP_WORDS } from "../core/tokenize.ts";
 
 /** One searchable item: a plain term or a quoted phrase, as the user wrote it. */
 export interface QueryItem {

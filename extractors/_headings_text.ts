@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Heading, OutlineQuality } from "./types.ts";
-import { markdownHeadings } from "./headings_markdown.ts";
+import type { Heading, OutlineQuality } from "../core/types.ts";
+import { markdownHeadings } from "./_headings_markdown.ts";
 
 /** Headings found in plain text and how far to trust them. */
 export interface TextOutline {

@@ -1,5 +1,5 @@
 import { assertEquals } from "../tests/assert.ts";
-import { textHeadings } from "./headings_text.ts";
+import { textHeadings } from "./_headings_text.ts";
 
 const titles = (text: string) =>
   textHeadings(text.split("\n")).headings.map((h) => [h.level, h.title]);

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { extractHost, type WorkerReply } from "./extract_host.ts";
+import { extractHost, type WorkerReply } from "./host.ts";
 
-export type { WorkerReply, WorkerRequest } from "./extract_host.ts";
+export type { WorkerReply, WorkerRequest } from "./host.ts";
 
 // deno-lint-ignore no-explicit-any
 const scope = globalThis as any;

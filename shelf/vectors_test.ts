@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../tests/assert.ts";
-import type { Card, OutlineNode } from "./types.ts";
+import type { Card, OutlineNode } from "../core/types.ts";
 import { embedText } from "./vectors.ts";
 
 const node = (

@@ -6,17 +6,17 @@
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { extractorsFrom } from "./plugins.ts";
+import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
 import { Fts5Retriever } from "../retrievers/fts5.ts";
 import { LanceRetriever } from "../retrievers/lancedb.ts";
 import { SearchPool } from "../retrievers/fts5_pool.ts";
-import { Catalog } from "./catalog.ts";
-import { addFolders, type Config, configLibraries, loadConfig, saveConfig } from "./config.ts";
+import { Catalog } from "../core/catalog.ts";
+import { addFolders, type Config, configLibraries, loadConfig, saveConfig } from "../core/config.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
-import { ExtractorRegistry } from "./registry.ts";
-import { ExtractPool, inProcess } from "./pool.ts";
-import type { Embedder, Extractor, Hit, Library, Query, Retriever } from "./types.ts";
+import { ExtractorRegistry } from "../core/registry.ts";
+import { ExtractPool, inProcess } from "../extraction/pool.ts";
+import type { Embedder, Extractor, Hit, Library, Query, Retriever } from "../core/types.ts";
 import { VectorIndex } from "./vectors.ts";
 
 /** Options to open a shelf. */

@@ -9,7 +9,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { LanceRetriever, VectorRow } from "../retrievers/lancedb.ts";
-import type { Card, Embedder, OutlineNode } from "./types.ts";
+import type { Card, Embedder, OutlineNode } from "../core/types.ts";
 
 /** What `status` and `_meta` say about the vectors. */
 export type VectorState = "unavailable" | "pending" | "ready" | "failed";

@@ -3,11 +3,11 @@
  * bytes travel after each request's JSON), extracts with `extract_host.ts`, and writes framed
  * replies on stdout. Anything a library prints goes to stderr so stdout carries frames only.
  *
- * Run by `ProcChannel` as `deno run --v8-flags=--max-old-space-size=N core/extract_proc.ts`.
+ * Run by `ProcChannel` as `deno run --v8-flags=--max-old-space-size=N extraction/proc.ts`.
  *
  * @module
  */
-import type { WorkerReply, WorkerRequest } from "./extract_host.ts";
+import type { WorkerReply, WorkerRequest } from "./host.ts";
 import { encodeFrame, FrameReader } from "./proc_channel.ts";
 
 // Keep stdout for frames: console output of extractors and libraries goes to stderr, except
@@ -18,7 +18,7 @@ const toStderr = (...args: unknown[]) => {
 };
 for (const k of ["log", "info", "debug", "warn"] as const) console[k] = toStderr;
 // Loaded after the console is redirected: pdf.js prints while it loads.
-const { extractHost } = await import("./extract_host.ts");
+const { extractHost } = await import("./host.ts");
 
 const out = Deno.stdout.writable.getWriter();
 let writing: Promise<void> = Promise.resolve();

@@ -8,7 +8,7 @@
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { builtinExtractors } from "../extractors/mod.ts";
-import type { Extractor } from "./types.ts";
+import type { Extractor } from "../core/types.ts";
 
 function isExtractor(x: unknown): x is Extractor {
   const e = x as Extractor;

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Heading, OutlineQuality } from "./types.ts";
+import type { Heading, OutlineQuality } from "../core/types.ts";
 
 /** One rebuilt line of a PDF page, as the heading heuristic sees it. */
 export interface PdfLine {
