@@ -12,7 +12,13 @@ import { Fts5Retriever } from "../retrievers/fts5.ts";
 import { LanceRetriever } from "../retrievers/lancedb.ts";
 import { SearchPool } from "../retrievers/fts5_pool.ts";
 import { Catalog } from "../core/catalog.ts";
-import { addFolders, type Config, configLibraries, loadConfig, saveConfig } from "../core/config.ts";
+import {
+  addFolders,
+  type Config,
+  configLibraries,
+  loadConfig,
+  saveConfig,
+} from "../core/config.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
