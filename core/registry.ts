@@ -13,8 +13,11 @@ import { sniff } from "./sniff.ts";
  *
  * @example
  * ```ts
+ * import { builtinExtractors } from "../extractors/mod.ts";
+ *
  * const reg = new ExtractorRegistry();
  * for (const ex of builtinExtractors()) reg.register(ex);
+ * const bytes = new TextEncoder().encode("# Notes\n\nText.\n");
  * reg.select({ path: "lib/a.md", extension: ".md", bytes })?.name; // "markdown"
  * ```
  */

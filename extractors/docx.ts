@@ -166,6 +166,7 @@ function isXmlPart(e: ZipEntry): boolean {
  *   metadata from `docProps/core.xml`
  * @example
  * ```ts
+ * const bytes = await Deno.readFile("lib/a.docx");
  * const doc = await docx().extract({ path: "lib/a.docx", extension: ".docx", bytes });
  * ```
  */

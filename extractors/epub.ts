@@ -284,6 +284,7 @@ function titlePageFiles(
  *   of contents as headings (`outlineQuality: "high"`) and OPF metadata
  * @example
  * ```ts
+ * const bytes = await Deno.readFile("lib/b.epub");
  * const book = await epub().extract({ path: "lib/b.epub", extension: ".epub", bytes });
  * ```
  */

@@ -360,6 +360,7 @@ function wrapLong(lines: string[], max = 1000): string[] {
  * @returns an extractor producing Markdown lines and h1–h6 headings outside navigation
  * @example
  * ```ts
+ * const bytes = new TextEncoder().encode("<h1>Title</h1><p>Text.</p>");
  * const doc = await html().extract({ path: "lib/a.html", extension: ".html", bytes });
  * ```
  */

@@ -243,6 +243,7 @@ export function ocrLines(blocks: Block[] | null | undefined, text: string): stri
  *
  * @example
  * ```ts
+ * const bytes = await Deno.readFile("lib/scan.png");
  * const doc = await image().extract({ path: "lib/scan.png", extension: ".png", bytes });
  * ```
  */

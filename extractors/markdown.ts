@@ -81,6 +81,7 @@ export function frontMatterMeta(yaml: string, warnings: string[]): DocMeta {
  * @returns an extractor whose lines are the file's lines, headings from `#` and Setext
  * @example
  * ```ts
+ * const bytes = new TextEncoder().encode("# Title\n\nText.\n");
  * const doc = await markdown().extract({ path: "lib/a.md", extension: ".md", bytes });
  * ```
  */

@@ -222,6 +222,7 @@ function isPasswordError(e: unknown): boolean {
  *
  * @example
  * ```ts
+ * const bytes = await Deno.readFile("lib/a.pdf");
  * const doc = await pdf().extract({ path: "lib/a.pdf", extension: ".pdf", bytes });
  * doc.pages; // first line of each page
  * ```

@@ -35,6 +35,7 @@ export function manTitle(lines: string[]): string | undefined {
  *
  * @example
  * ```ts
+ * const bytes = new TextEncoder().encode("Plain words.\n");
  * const doc = await text().extract({ path: "lib/a.txt", extension: ".txt", bytes });
  * ```
  */
