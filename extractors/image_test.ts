@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { ExtractError } from "../core/types.ts";
-import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
+import { assert, assertEquals, assertRejects, withoutHang } from "../tests/assert.ts";
 import { groundTruth, smallCorpus } from "../tests/corpus.ts";
 import { closeImageWorkers, image, imageSize, ocrLines } from "./image.ts";
 
@@ -107,12 +107,12 @@ Deno.test("image refuses empty, huge and unknown files without decoding", async 
     ex.extract({ path: "l/e.png", extension: ".png", bytes: new Uint8Array() })
   );
   assert(empty instanceof ExtractError && empty.reason === "empty");
-  const t = performance.now();
+  // A bare header with no pixel data: decoding it would end in "corrupt", so "too_large"
+  // shows the size was refused from the header alone.
   const big = await assertRejects(() =>
     ex.extract({ path: "l/big.png", extension: ".png", bytes: pngHeader(20000, 20000) })
   );
   assert(big instanceof ExtractError && big.reason === "too_large", String(big));
-  assert(performance.now() - t < 200, "too_large must not decode");
   const junk = await assertRejects(() =>
     ex.extract({ path: "l/j.png", extension: ".png", bytes: new Uint8Array(64).fill(7) })
   );
@@ -159,14 +159,15 @@ Deno.test({
       // A PNG cut after 100 bytes: the header passes, decoding fails.
       const first = files.find((f) => f.endsWith(".png"))!;
       const cut = (await Deno.readFile(join(dir, "scans", first))).slice(0, 100);
-      const t = performance.now();
       try {
-        const doc = await ex.extract({ path: "l/cut.png", extension: ".png", bytes: cut });
+        const doc = await withoutHang(
+          ex.extract({ path: "l/cut.png", extension: ".png", bytes: cut }),
+          "truncated PNG",
+        );
         assertEquals(doc.lines, []);
       } catch (e) {
         assert(e instanceof ExtractError && e.reason === "corrupt", String(e));
       }
-      assert(performance.now() - t < 10_000, "truncated PNG took too long");
 
       // The worker survives the failure and still reads a good page.
       const again = await ex.extract({
