@@ -1,8 +1,9 @@
 /**
  * Load: `shelfmark serve --http` on loopback, N SDK clients issuing search / outline /
- * read / grep for a fixed time while files of the library change (new, appended, deleted,
- * touched) and the server re-indexes. Every answer is checked against reference lines
- * read before the load started: zero failed requests and zero wrong answers expected.
+ * read / grep for a fixed time (and, with `atLeast`, until enough has happened) while files
+ * of the library change (new, appended, deleted, touched) and the server re-indexes. Every
+ * answer is checked against reference lines read before the load started: zero failed
+ * requests and zero wrong answers expected.
  *
  * @module
  */
@@ -22,6 +23,13 @@ export interface LoadOptions {
   clients: number;
   /** Duration of the load, seconds. */
   seconds: number;
+  /**
+   * Keep the load going after `seconds` until this much has happened, so a slow machine
+   * does fewer things per second but never fails for it (counts, not speed, are checked).
+   */
+  atLeast?: { requests?: number; changes?: number; reindexes?: number };
+  /** Hang guard with `atLeast`: stop after this many seconds whatever the counts (600). */
+  maxSeconds?: number;
   /** Documents used for checked answers. */
   docs?: number;
 }
@@ -190,7 +198,11 @@ function request(d: RefDoc): [string, Record<string, unknown>, Check] {
 }
 
 /** Change files under `lib/churn` (and touch stable files) until `stop` is set. */
-async function churn(lib: string, touch: string[], stop: { done: boolean }): Promise<number> {
+async function churn(
+  lib: string,
+  touch: string[],
+  stop: { done: boolean; changes: number },
+): Promise<number> {
   const dir = join(lib, "churn");
   await Deno.mkdir(dir, { recursive: true });
   let n = 0;
@@ -208,6 +220,7 @@ async function churn(lib: string, touch: string[], stop: { done: boolean }): Pro
     if (t) await Deno.utime(t, new Date(), new Date()).catch(() => {});
     // Bursts with pauses longer than the watcher's debounce (1 s), or no run would start.
     await new Promise((r) => setTimeout(r, 1300));
+    stop.changes = n;
   }
   return n;
 }
@@ -240,14 +253,21 @@ export async function loadRun(o: LoadOptions): Promise<LoadReport> {
     for (let i = 1; i < o.clients; i++) clients.push(await connect(url));
     const touch: string[] = [];
     for await (const e of Deno.readDir(o.lib)) if (e.isFile) touch.push(join(o.lib, e.name));
-    const stop = { done: false };
+    const stop = { done: false, changes: 0 };
     const churning = churn(o.lib, touch, stop);
     const times: number[] = [];
     const deadline = Date.now() + o.seconds * 1000;
+    const guard = Date.now() + (o.maxSeconds ?? 600) * 1000;
+    // Each finished index run leaves a new `finished_at`.
+    const runs = new Set<string>();
+    const enough = () => {
+      const want = o.atLeast ?? {};
+      return r.requests >= (want.requests ?? 0) && stop.changes >= (want.changes ?? 0) &&
+        runs.size - 1 >= (want.reindexes ?? 0);
+    };
+    const going = () => Date.now() < guard && (Date.now() < deadline || !enough());
     const watcher = (async () => {
-      // Each finished index run leaves a new `finished_at`.
-      const runs = new Set<string>();
-      while (Date.now() < deadline) {
+      while (going()) {
         const s = await callTool(first, "status", { output_format: "json" }).catch(() => undefined);
         const at = s?.structuredContent?.finished_at;
         if (typeof at === "string") runs.add(at);
@@ -257,7 +277,7 @@ export async function loadRun(o: LoadOptions): Promise<LoadReport> {
     })();
     const note = (m: string) => r.problems.length < 10 && r.problems.push(m);
     await Promise.all(clients.map(async (c) => {
-      while (Date.now() < deadline) {
+      while (going()) {
         const d = docs[rand(docs.length)]!;
         const [tool, args, check] = request(d);
         const t0 = performance.now();
