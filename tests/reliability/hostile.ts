@@ -39,22 +39,34 @@ function which(cmd: string): boolean {
 }
 
 /**
- * Run `bad-inputs.sh OUT`. Resolves to undefined on success, else the reason it could
- * not run (missing tools, no cached package and no network).
+ * Why `bad-inputs.sh` cannot run on this machine (missing script or tools, no cached
+ * package and no permission to download it), or undefined when it can. Cheap: meant for
+ * `Deno.test({ ignore })` at module load.
  */
-export async function buildBadInputs(out: string): Promise<string | undefined> {
+export function badInputsUnavailable(): string | undefined {
   const script = join(SHARED, "corpus", "bad-inputs.sh");
   if (!existsSync(script)) return `${script} not found`;
   const missing = ["bash", "qpdf", "dpkg-deb", "gzip"].filter((c) => !which(c));
   if (!existsSync("/usr/bin/python3")) missing.push("/usr/bin/python3");
   if (missing.length) return `bad-inputs.sh needs ${missing.join(", ")}`;
-  const cache = debCache();
-  const env: Record<string, string> = { ...Deno.env.toObject() };
-  if (cache) env.CORPUS_CACHE = cache;
-  else if (Deno.env.get("SHELFMARK_BAD_INPUTS_FETCH") !== "1") {
+  if (!debCache() && Deno.env.get("SHELFMARK_BAD_INPUTS_FETCH") !== "1") {
     return "bad-inputs.sh needs the developers-reference .deb: no cache found (set " +
       "CORPUS_CACHE, or SHELFMARK_BAD_INPUTS_FETCH=1 to let it run apt-get download)";
   }
+  return undefined;
+}
+
+/**
+ * Run `bad-inputs.sh OUT`. Resolves to undefined on success, else why it could not run
+ * ({@linkcode badInputsUnavailable}) or how it failed.
+ */
+export async function buildBadInputs(out: string): Promise<string | undefined> {
+  const unavailable = badInputsUnavailable();
+  if (unavailable) return unavailable;
+  const script = join(SHARED, "corpus", "bad-inputs.sh");
+  const cache = debCache();
+  const env: Record<string, string> = { ...Deno.env.toObject() };
+  if (cache) env.CORPUS_CACHE = cache;
   const r = await new Deno.Command("bash", {
     args: [script, out],
     env,

@@ -8,23 +8,25 @@
 import { join } from "node:path";
 import { smallCorpus } from "../corpus.ts";
 import { assert, assertEquals } from "../assert.ts";
-import { buildBadInputs, hostileRun, removeTree } from "./hostile.ts";
+import { badInputsUnavailable, buildBadInputs, hostileRun, removeTree } from "./hostile.ts";
 
 const LIMIT = 1.5 * 1024 ** 3;
 
+/** Why the bad inputs cannot be built here (tools, cached package): the test is ignored. */
+const unavailable = badInputsUnavailable();
+if (unavailable) console.warn(`ignored: hostile files test: ${unavailable}`);
+
 Deno.test({
   name: "hostile files: all handled, memory bounded, the rest of the library indexed",
+  ignore: unavailable !== undefined,
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async (t) => {
     const work = await Deno.makeTempDir({ prefix: "shelfmark-hostile-" });
     try {
       const bad = join(work, "bad");
-      const why = await buildBadInputs(bad);
-      if (why) {
-        console.warn(`SKIPPED hostile files test: ${why}`);
-        return;
-      }
+      const failed = await buildBadInputs(bad);
+      assert(failed === undefined, `bad-inputs.sh: ${failed}`);
       const corpus = await smallCorpus();
       const r = await hostileRun(work, bad, [join(corpus, "markdown"), join(corpus, "word")]);
       await t.step("the run finishes", () => assertEquals(r.exitCode, 0));
