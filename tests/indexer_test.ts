@@ -1,8 +1,9 @@
 /** Incremental indexing on a real temporary library with the real extractors and catalog. */
 import { join } from "node:path";
-import { Shelf } from "../shelf/shelf.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert, assertEquals } from "./assert.ts";
+import { openTestShelf } from "./shelf_helper.ts";
 
 const PNG = new Uint8Array([
   0x89,
@@ -36,8 +37,9 @@ async function setup() {
   );
   await Deno.writeFile(join(lib, "fake.txt"), PNG);
   await Deno.writeTextFile(join(lib, "README"), "Plain file without extension about axolotls.\n");
-  const shelf = await Shelf.open({ data: join(base, "data"), folders: [lib], log: () => {} });
-  return { base, lib, shelf };
+  // Keyword search only: no test here needs vectors.
+  const t = await openTestShelf({ base, folders: [lib] });
+  return { t, lib, shelf: t.shelf };
 }
 
 async function paths(shelf: Shelf, query: string): Promise<string[]> {
@@ -46,7 +48,7 @@ async function paths(shelf: Shelf, query: string): Promise<string[]> {
 }
 
 Deno.test("indexer: indexes text formats, skips a binary .txt with a reason", async () => {
-  const { base, shelf } = await setup();
+  const { t, shelf } = await setup();
   try {
     const p = await shelf.index();
     assertEquals(p.indexed, 4);
@@ -61,13 +63,12 @@ Deno.test("indexer: indexes text formats, skips a binary .txt with a reason", as
     assertEquals(alpha.card.author, "Ada");
     assertEquals(alpha.card.doc_type, "markdown");
   } finally {
-    await shelf.close();
-    await Deno.remove(base, { recursive: true });
+    await t.close();
   }
 });
 
 Deno.test("indexer: unchanged files are not re-extracted; changes and deletions are picked up", async () => {
-  const { base, lib, shelf } = await setup();
+  const { t, lib, shelf } = await setup();
   try {
     await shelf.index();
     const betaId = shelf.catalog.idByPath("Notes/deep/beta.txt")!;
@@ -98,31 +99,28 @@ Deno.test("indexer: unchanged files are not re-extracted; changes and deletions 
     assertEquals(shelf.catalog.count(), 3);
     assert(!shelf.catalog.idByPath("Notes/deep/er/gamma.html"));
   } finally {
-    await shelf.close();
-    await Deno.remove(base, { recursive: true });
+    await t.close();
   }
 });
 
 Deno.test("indexer: a reopened shelf keeps its index and doc_ids", async () => {
-  const { base, shelf } = await setup();
-  await shelf.index();
-  const id = shelf.catalog.idByPath("Notes/alpha.md");
-  await shelf.close();
-  const again = await Shelf.open({ data: join(base, "data"), log: () => {} });
+  const { t, shelf } = await setup();
   try {
+    await shelf.index();
+    const id = shelf.catalog.idByPath("Notes/alpha.md");
+    const again = await t.reopen();
     assertEquals(again.libraries.map((l) => l.name), ["Notes"]);
     assertEquals(again.catalog.idByPath("Notes/alpha.md"), id);
     const p = await again.index();
     assertEquals(p.indexed, 0);
     assertEquals(await paths(again, "zebras"), ["Notes/alpha.md"]);
   } finally {
-    await again.close();
-    await Deno.remove(base, { recursive: true });
+    await t.close();
   }
 });
 
 Deno.test("status lists skipped files a page at a time", async () => {
-  const { base, lib, shelf } = await setup();
+  const { t, lib, shelf } = await setup();
   try {
     for (let i = 0; i < 24; i++) await Deno.writeFile(join(lib, `fake${i}.txt`), PNG);
     await shelf.index();
@@ -139,7 +137,6 @@ Deno.test("status lists skipped files a page at a time", async () => {
     const md = (await callTool(shelf, "status", {})).text;
     assert(md.includes("… 5 more (skipped_offset=20"), md);
   } finally {
-    await shelf.close();
-    await Deno.remove(base, { recursive: true });
+    await t.close();
   }
 });

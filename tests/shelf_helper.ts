@@ -1,0 +1,85 @@
+/**
+ * A shelf for tests: a temporary data folder, no embedder (keyword search only, no model
+ * to load) and extraction in the test's own thread, unless a test asks otherwise.
+ *
+ * ```ts
+ * import { openTestShelf } from "./shelf_helper.ts";
+ *
+ * const lib = await Deno.makeTempDir();
+ * await using t = await openTestShelf({ folders: [lib] });
+ * await t.shelf.index();
+ * ```
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { Shelf, type ShelfOptions } from "../shelf/shelf.ts";
+
+/** Options of {@linkcode openTestShelf}: those of `Shelf.open`, all optional. */
+export interface TestShelfOptions extends Partial<ShelfOptions> {
+  /**
+   * A temporary folder the test made (libraries in it, say); removed on close with the
+   * data folder. Default: a new one.
+   */
+  base?: string;
+}
+
+/** An open test shelf; closing it also removes its temporary folder. */
+export class TestShelf implements AsyncDisposable {
+  #closed = false;
+
+  constructor(
+    /** The shelf (replaced by {@linkcode TestShelf.reopen}). */
+    public shelf: Shelf,
+    /** The temporary folder, removed on close. */
+    readonly base: string,
+    /** The data folder (`base/data` unless given). */
+    readonly data: string,
+    readonly defaults: Partial<ShelfOptions>,
+  ) {}
+
+  /** Close the shelf and open it again on the same data folder (options as at first). */
+  async reopen(opts: Partial<ShelfOptions> = {}): Promise<Shelf> {
+    await this.shelf.close();
+    this.shelf = await Shelf.open({
+      ...this.defaults,
+      folders: undefined,
+      ...opts,
+      data: this.data,
+    });
+    return this.shelf;
+  }
+
+  /** Close the shelf and remove the temporary folder (once; later calls do nothing). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      await this.shelf.close();
+    } finally {
+      await Deno.remove(this.base, { recursive: true }).catch(() => {});
+    }
+  }
+
+  /** For `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+}
+
+/**
+ * Open a shelf in a temporary folder with `embedder: "none"`, `workers: 0` and a silent
+ * log; every option can be overridden.
+ */
+export async function openTestShelf(opts: TestShelfOptions = {}): Promise<TestShelf> {
+  const { base: given, ...rest } = opts;
+  const base = given ?? await Deno.makeTempDir({ prefix: "shelfmark-test-" });
+  const defaults: Partial<ShelfOptions> = { log: () => {}, workers: 0, embedder: "none", ...rest };
+  const data = rest.data ?? join(base, "data");
+  try {
+    return new TestShelf(await Shelf.open({ ...defaults, data }), base, data, defaults);
+  } catch (e) {
+    await Deno.remove(base, { recursive: true }).catch(() => {});
+    throw e;
+  }
+}
