@@ -4,10 +4,9 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { join } from "node:path";
-import { Shelf } from "../shelf/shelf.ts";
 import { serveHttp } from "../server/http.ts";
 import { assert, assertEquals } from "./assert.ts";
+import { openTestShelf } from "./shelf_helper.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
@@ -30,8 +29,8 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const data = await Deno.makeTempDir({ prefix: "shelfmark-http-" });
-    const shelf = await Shelf.open({ data: join(data, "db"), folders: [SAMPLES], log: () => {} });
+    const t = await openTestShelf({ folders: [SAMPLES] });
+    const shelf = t.shelf;
     await shelf.index();
     const http = serveHttp(shelf, { port: 0, token: "s3cret" });
     const [a, b] = await Promise.all([client(http.url, "s3cret"), client(http.url, "s3cret")]);
@@ -101,32 +100,25 @@ Deno.test({
       await a.close();
       await b.close();
       await http.shutdown();
-      await shelf.close();
-      await Deno.remove(data, { recursive: true });
+      await t.close();
     }
   },
 });
 
 Deno.test("serveHttp() refuses a non-loopback address without a token", async () => {
-  const data = await Deno.makeTempDir({ prefix: "shelfmark-http-" });
-  const shelf = await Shelf.open({ data, log: () => {}, workers: 0 });
+  await using t = await openTestShelf();
+  let message = "";
   try {
-    let message = "";
-    try {
-      serveHttp(shelf, { host: "0.0.0.0", port: 0 });
-    } catch (e) {
-      message = (e as Error).message;
-    }
-    assert(message.includes("without a token"), message);
-  } finally {
-    await shelf.close();
-    await Deno.remove(data, { recursive: true });
+    serveHttp(t.shelf, { host: "0.0.0.0", port: 0 });
+  } catch (e) {
+    message = (e as Error).message;
   }
+  assert(message.includes("without a token"), message);
 });
 
 Deno.test("serveHttp() takes the next port when the first is busy", async () => {
-  const data = await Deno.makeTempDir({ prefix: "shelfmark-http-" });
-  const shelf = await Shelf.open({ data, log: () => {}, workers: 0 });
+  const t = await openTestShelf();
+  const shelf = t.shelf;
   const first = serveHttp(shelf, { port: 0 });
   const second = serveHttp(shelf, { port: first.port });
   try {
@@ -134,7 +126,6 @@ Deno.test("serveHttp() takes the next port when the first is busy", async () => 
   } finally {
     await first.shutdown();
     await second.shutdown();
-    await shelf.close();
-    await Deno.remove(data, { recursive: true });
+    await t.close();
   }
 });

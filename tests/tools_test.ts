@@ -1,9 +1,10 @@
 /** The tools through `callTool` on a real temporary library: search filters, outline, read, errors. */
 import { join } from "node:path";
-import { Shelf } from "../shelf/shelf.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 import type { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
+import { openTestShelf } from "./shelf_helper.ts";
 
 async function setup() {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-tools-" });
@@ -23,14 +24,9 @@ async function setup() {
     await Deno.writeTextFile(join(lib, p), text);
     await Deno.utime(join(lib, p), new Date(when), new Date(when));
   }
-  const shelf = await Shelf.open({
-    data: join(base, "data"),
-    folders: [lib],
-    log: () => {},
-    workers: 0,
-  });
-  await shelf.index();
-  return { base, shelf };
+  const t = await openTestShelf({ base, folders: [lib] });
+  await t.shelf.index();
+  return { t, shelf: t.shelf };
 }
 
 async function paths(shelf: Shelf, args: Record<string, unknown>): Promise<string[]> {
@@ -39,7 +35,7 @@ async function paths(shelf: Shelf, args: Record<string, unknown>): Promise<strin
 }
 
 Deno.test("search filters: doc_types, library, path_glob, modified_after/before, time_sort", async () => {
-  const { base, shelf } = await setup();
+  const { t, shelf } = await setup();
   try {
     assertEquals((await paths(shelf, {})).length, 3);
     assertEquals(await paths(shelf, { doc_types: ["html"] }), ["Lab/2024/page.html"]);
@@ -77,13 +73,12 @@ Deno.test("search filters: doc_types, library, path_glob, modified_after/before,
     const none = await assertRejects(() => callTool(shelf, "search", { query: "-lemur" }));
     assertEquals((none as ToolError).code, "INVALID_ARGUMENT");
   } finally {
-    await shelf.close();
-    await Deno.remove(base, { recursive: true });
+    await t.close();
   }
 });
 
 Deno.test("outline and read: titles, line ranges, pages refused for text, offsets past the end", async () => {
-  const { base, shelf } = await setup();
+  const { t, shelf } = await setup();
   try {
     const r = await callTool(shelf, "outline", {
       doc_ids: ["Lab/2024/new.md"],
@@ -112,8 +107,7 @@ Deno.test("outline and read: titles, line ranges, pages refused for text, offset
     assertEquals(status.json.documents_indexed, 3);
     assert((status.json._meta as { now: string }).now.endsWith("Z"));
   } finally {
-    await shelf.close();
-    await Deno.remove(base, { recursive: true });
+    await t.close();
   }
 });
 
@@ -146,13 +140,8 @@ Deno.test("outline default: a compact view of about 500 tokens, the full tree on
     (_, i) => `# Topic number ${i + 1} of the list\n\nText ${i}.\n`,
   );
   await Deno.writeTextFile(join(lib, "wide.md"), wide.join("\n"));
-  const shelf = await Shelf.open({
-    data: join(base, "data"),
-    folders: [lib],
-    log: () => {},
-    workers: 0,
-    embedder: "none",
-  });
+  const t = await openTestShelf({ base, folders: [lib] });
+  const shelf = t.shelf;
   try {
     await shelf.index();
     const id = (p: string) => shelf.catalog.idByPath(`Manuals/${p}`)!;
@@ -177,7 +166,6 @@ Deno.test("outline default: a compact view of about 500 tokens, the full tree on
     const w = await callTool(shelf, "outline", { doc_ids: [id("wide.md")] });
     assertMatch(w.text, /\[80\] Topic number 80/);
   } finally {
-    await shelf.close();
-    await Deno.remove(base, { recursive: true });
+    await t.close();
   }
 });

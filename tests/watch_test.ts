@@ -1,11 +1,12 @@
 /** Watching a real folder: a new, a changed and a deleted file reach search (polled with a deadline). */
 import { join } from "node:path";
-import { Shelf } from "../shelf/shelf.ts";
 import { watchLibraries } from "../shelf/watch.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert } from "./assert.ts";
+import { openTestShelf } from "./shelf_helper.ts";
 
-async function until(what: string, fn: () => Promise<boolean>, ms = 20_000): Promise<void> {
+/** Poll `fn` until it holds; the deadline is a hang guard, far above the expected wait. */
+async function until(what: string, fn: () => Promise<boolean>, ms = 60_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (Date.now() < deadline) {
     if (await fn()) return;
@@ -19,7 +20,8 @@ Deno.test("watchLibraries() indexes created, changed and deleted files", async (
   const lib = join(base, "Notes");
   await Deno.mkdir(lib);
   await Deno.writeTextFile(join(lib, "a.md"), "# A\n\nFirst note.\n");
-  const shelf = await Shelf.open({ data: join(base, "data"), folders: [lib], log: () => {} });
+  const t = await openTestShelf({ base, folders: [lib] });
+  const shelf = t.shelf;
   await shelf.index();
   const stop = new AbortController();
   const watching = watchLibraries(shelf, { debounceMs: 200, signal: stop.signal });
@@ -40,8 +42,7 @@ Deno.test("watchLibraries() indexes created, changed and deleted files", async (
   } finally {
     stop.abort();
     await watching;
-    await shelf.close();
-    await Deno.remove(base, { recursive: true });
+    await t.close();
   }
 });
 
@@ -51,12 +52,8 @@ Deno.test("watchLibraries() indexes a file that keeps changing (runs at most max
   await Deno.mkdir(lib);
   const log = join(lib, "app.log.txt");
   await Deno.writeTextFile(log, "Log\n\nstarted\n");
-  const shelf = await Shelf.open({
-    data: join(base, "data"),
-    folders: [lib],
-    log: () => {},
-    embedder: "none",
-  });
+  const t = await openTestShelf({ base, folders: [lib] });
+  const shelf = t.shelf;
   await shelf.index();
   const stop = new AbortController();
   const watching = watchLibraries(shelf, {
@@ -86,7 +83,6 @@ Deno.test("watchLibraries() indexes a file that keeps changing (runs at most max
     await writer;
     stop.abort();
     await watching;
-    await shelf.close();
-    await Deno.remove(base, { recursive: true });
+    await t.close();
   }
 });
