@@ -5,8 +5,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
-import { Shelf } from "../shelf/shelf.ts";
 import { assertEquals } from "../tests/assert.ts";
+import { openTestShelf } from "../tests/shelf_helper.ts";
 import { MAX_BODY_BYTES, serveHttp } from "./http.ts";
 
 Deno.test({
@@ -14,17 +14,12 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const data = await Deno.makeTempDir({ prefix: "shelfmark-http-limits-" });
-    const lib = join(data, "lib");
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-http-limits-" });
+    const lib = join(base, "lib");
     await Deno.mkdir(lib);
     await Deno.writeTextFile(join(lib, "a.md"), "# A\n\nText.\n");
-    const shelf = await Shelf.open({
-      data: join(data, "db"),
-      folders: [lib],
-      log: () => {},
-      workers: 0,
-      embedder: "none",
-    });
+    const t = await openTestShelf({ base, folders: [lib] });
+    const shelf = t.shelf;
     await shelf.index();
     const http = serveHttp(shelf, { port: 0 });
     try {
@@ -58,8 +53,7 @@ Deno.test({
       await c.close();
     } finally {
       await http.shutdown();
-      await shelf.close();
-      await Deno.remove(data, { recursive: true }).catch(() => {});
+      await t.close();
     }
   },
 });
