@@ -6,12 +6,18 @@
 
 const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
 
-/** Run `shelfmark ARGS...`; resolves to the exit code and the decoded output. */
+/**
+ * Run `shelfmark ARGS...`; resolves to the exit code and the decoded output. Without an
+ * embedder (`SHELFMARK_EMBEDDER=none`: keyword search, no model to load) unless `env`
+ * names one.
+ */
 export async function runCli(
   args: string[],
+  env: Record<string, string> = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", CLI, ...args],
+    env: { SHELFMARK_EMBEDDER: "none", ...env },
     stdout: "piped",
     stderr: "piped",
   }).output();

@@ -29,6 +29,8 @@ async function connect(corpus: string, data: string, extra: string): Promise<Cli
       ...["markdown", "html", "text", "nested"].map((l) => join(corpus, l)),
       extra,
     ],
+    // Keyword search only: nothing here needs vectors, and the model costs minutes of CPU.
+    env: { SHELFMARK_EMBEDDER: "none" },
     stderr: "ignore",
   });
   const client = new Client({ name: "e2e", version: "1" });
