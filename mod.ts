@@ -26,4 +26,5 @@ export { builtinExtractors } from "./extractors/mod.ts";
 export { callTool, type ToolAnswer } from "./server/dispatch.ts";
 export { createServer, serveStdio } from "./server/mcp.ts";
 export { type HttpOptions, type HttpServer, serveHttp } from "./server/http.ts";
-export { schemas, type ToolName } from "./server/schemas.ts";
+export { schemas, type ToolName, TOOLS } from "./server/tools/mod.ts";
+export { defineTool, type ToolSpec } from "./server/tool.ts";

@@ -13,7 +13,7 @@ import { DatabaseSync } from "node:sqlite";
 import { Shelf } from "../shelf/shelf.ts";
 import { estimateTokens } from "../core/budget.ts";
 import { callTool } from "../server/dispatch.ts";
-import { closeGrep } from "../server/tools.ts";
+import { closeGrep } from "../server/tools/grep.ts";
 import { STOP_WORDS } from "../core/tokenize.ts";
 import { flattenOutline } from "../core/outline.ts";
 import { groundTruth, titleF1 } from "../tests/corpus.ts";
@@ -81,9 +81,7 @@ function baseline(shelf: Shelf) {
   db.exec("CREATE VIRTUAL TABLE t USING fts5(doc_id UNINDEXED, body)");
   const ins = db.prepare("INSERT INTO t (doc_id, body) VALUES (?, ?)");
   db.exec("BEGIN");
-  for (const r of shelf.catalog.db.prepare("SELECT doc_id, text FROM texts").iterate()) {
-    ins.run(r.doc_id as string, r.text as string);
-  }
+  for (const r of shelf.catalog.iterTexts()) ins.run(r.doc_id, r.text);
   db.exec("COMMIT");
   const q = db.prepare("SELECT doc_id FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10");
   return (question: string): string[] => {
@@ -216,9 +214,8 @@ async function main() {
   // every document.
   let under500 = 0;
   let total = 0;
-  const ids = shelf.catalog.db.prepare("SELECT doc_id FROM documents").all();
-  for (const r of ids) {
-    const o = await callTool(shelf, "outline", { doc_ids: [r.doc_id as string] });
+  for (const id of shelf.catalog.ids()) {
+    const o = await callTool(shelf, "outline", { doc_ids: [id] });
     total++;
     if (estimateTokens(o.text.split("\n\n[meta]")[0]!) < 500) under500++;
   }

@@ -1,13 +1,16 @@
 /**
  * The catalog: one SQLite database (built-in `node:sqlite`, WAL mode) holding every
- * document's card, outline, text and file state, the files that were skipped, and the
- * corpus's document frequencies. This module is the only owner of the database driver;
- * retrievers receive the handle and keep their own tables in it.
+ * document's card, outline, text and file state, the files that were skipped, the
+ * corpus's document frequencies, which documents have an up-to-date vector, and a small
+ * key-value `meta` table. This module is the only owner of the database driver and of
+ * every statement on these tables; a retriever receives the handle only to keep its own
+ * tables in the same file (FTS5 keeps `docs_fts` and `fts_map`), and joins `documents`
+ * only through {@link filterSql}.
  *
  * @module
  */
-import { DatabaseSync, type StatementSync } from "node:sqlite";
-import type { Card, OutlineNode, Skipped, TermCounts } from "./types.ts";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import type { Card, OutlineNode, SearchFilters, Skipped, TermCounts, TermStats } from "./types.ts";
 
 /** What the catalog remembers of a file to decide whether it changed. */
 export interface FileState {
@@ -54,7 +57,97 @@ CREATE TABLE IF NOT EXISTS skipped (
 );
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors (doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS documents_doc_hash ON documents(doc_id, hash);
 `;
+
+/** Documents whose vector is missing or was made from other content. */
+const VECTOR_PENDING = `FROM documents d
+  WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.doc_id = d.doc_id AND v.hash = d.hash)`;
+
+/** A document waiting for its vector. */
+export interface VectorTodo {
+  /** The document. */
+  doc_id: string;
+  /** The content its vector will be made from. */
+  hash: string;
+  /** Its card. */
+  card: Card;
+  /** Its outline. */
+  outline: OutlineNode[];
+}
+
+/**
+ * SQL conditions for the search filters, against the `documents` table under `alias`.
+ * Values are always bound, never interpolated; dates are expected normalised (the search
+ * path does that once, see `normalizeTime` in `retrievers/query.ts`).
+ *
+ * @param filters the search filters
+ * @param alias the alias of `documents` in the query
+ * @returns a `WHERE`-ready condition (`"1"` when there is none) and its parameters
+ * @example
+ * ```ts
+ * import { filterSql } from "./catalog.ts";
+ * filterSql({ library: "Papers" }, "d"); // { where: "d.library = ?", params: ["Papers"] }
+ * ```
+ */
+export function filterSql(
+  filters: SearchFilters,
+  alias = "d",
+): { where: string; params: SQLInputValue[] } {
+  const conds: string[] = [];
+  const params: SQLInputValue[] = [];
+  if (filters.doc_types?.length) {
+    conds.push(`${alias}.doc_type IN (${filters.doc_types.map(() => "?").join(", ")})`);
+    params.push(...filters.doc_types);
+  }
+  if (filters.library !== undefined) {
+    conds.push(`${alias}.library = ?`);
+    params.push(filters.library);
+  }
+  if (filters.path_glob) {
+    conds.push(`${alias}.path GLOB ?`);
+    params.push(filters.path_glob);
+  }
+  if (filters.modified_after) {
+    conds.push(`${alias}.modified_at >= ?`);
+    params.push(filters.modified_after);
+  }
+  if (filters.modified_before) {
+    conds.push(`${alias}.modified_at <= ?`);
+    params.push(filters.modified_before);
+  }
+  return { where: conds.length ? conds.join(" AND ") : "1", params };
+}
+
+/** Escape `%`, `_` and `\\` for a `LIKE ... ESCAPE '\\'` pattern. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Read-only term statistics of a catalog file, for search workers (their own connection;
+ * WAL lets them read beside the indexer's writes). The document count is reused for 2 s.
+ *
+ * @param file the catalog database file
+ * @returns the open handle (for the FTS5 retriever's own tables) and the statistics
+ */
+export function openReadOnly(file: string): { db: DatabaseSync; stats: TermStats } {
+  const db = new DatabaseSync(file, { readOnly: true });
+  db.exec("PRAGMA busy_timeout=5000;");
+  const df = db.prepare("SELECT n FROM df WHERE term = ?");
+  const count = db.prepare("SELECT count(*) AS n FROM documents");
+  let docs = { n: 0, at: 0 };
+  const stats: TermStats = {
+    df: (term: string) => (df.get(term)?.n as number) ?? 0,
+    docCount: () => {
+      const now = Date.now();
+      if (now - docs.at > 2000) docs = { n: count.get()?.n as number, at: now };
+      return docs.n;
+    },
+  };
+  return { db, stats };
+}
 
 /** The catalog database. */
 export class Catalog {
@@ -304,6 +397,108 @@ export class Catalog {
       }
     });
     this.#dfDirty.clear();
+  }
+
+  /** Every document's id and text, one at a time (for benchmarks and exports). */
+  *iterTexts(): Generator<{ doc_id: string; text: string }> {
+    for (const r of this.#q("SELECT doc_id, text FROM texts").iterate()) {
+      yield { doc_id: r.doc_id as string, text: r.text as string };
+    }
+  }
+
+  /** Every document id. */
+  ids(): string[] {
+    return this.#q("SELECT doc_id FROM documents").all().map((r) => r.doc_id as string);
+  }
+
+  /** Libraries that have documents or skipped files stored. */
+  storedLibraries(): string[] {
+    return this.#q("SELECT library FROM documents UNION SELECT library FROM skipped").all()
+      .map((r) => r.library as string);
+  }
+
+  /** Ids of every document of a library. */
+  idsOf(library: string): string[] {
+    return this.#q("SELECT doc_id FROM documents WHERE library = ?").all(library)
+      .map((r) => r.doc_id as string);
+  }
+
+  /** Forget the skipped files of a library (it left the configuration). */
+  forgetSkipped(library: string): void {
+    this.#q("DELETE FROM skipped WHERE library = ?").run(library);
+  }
+
+  /**
+   * Ids of the documents the filters allow, or `undefined` when there is no filter (all).
+   *
+   * @param filters the search filters (dates normalised)
+   */
+  idsMatching(filters: SearchFilters): string[] | undefined {
+    const f = filterSql(filters, "d");
+    if (!f.params.length) return undefined;
+    return this.#q(`SELECT doc_id FROM documents d WHERE ${f.where}`).all(...f.params)
+      .map((r) => r.doc_id as string);
+  }
+
+  /**
+   * Display paths of documents, in one library or all, narrowed by SQLite `LIKE` to those
+   * containing any of `contains` (ASCII case folded; pass none to get every path).
+   */
+  paths(library?: string, contains: string[] = []): string[] {
+    const conds: string[] = [];
+    const params: SQLInputValue[] = [];
+    if (library !== undefined) {
+      conds.push("library = ?");
+      params.push(library);
+    }
+    if (contains.length) {
+      conds.push(`(${contains.map(() => "path LIKE ? ESCAPE '\\'").join(" OR ")})`);
+      params.push(...contains.map((p) => `%${escapeLike(p)}%`));
+    }
+    const where = conds.length ? ` WHERE ${conds.join(" AND ")}` : "";
+    return this.#q(`SELECT path FROM documents${where}`).all(...params).map((r) =>
+      r.path as string
+    );
+  }
+
+  /** Documents waiting for a vector, and documents with an up-to-date one. */
+  vectorCounts(): { pending: number; embedded: number } {
+    const total = this.count();
+    const pending = (this.#q(`SELECT count(*) AS n ${VECTOR_PENDING}`).get()?.n as number) ?? 0;
+    return { pending, embedded: total - pending };
+  }
+
+  /** The next documents waiting for a vector, by id. */
+  vectorTodo(limit: number): VectorTodo[] {
+    return this.#q(
+      `SELECT d.doc_id, d.hash, d.card, d.outline ${VECTOR_PENDING} ORDER BY d.doc_id LIMIT ?`,
+    ).all(limit).map((r) => ({
+      doc_id: r.doc_id as string,
+      hash: r.hash as string,
+      card: JSON.parse(r.card as string) as Card,
+      outline: JSON.parse(r.outline as string) as OutlineNode[],
+    }));
+  }
+
+  /**
+   * Record that a document's vector was made from `hash`; false (nothing recorded) when the
+   * document was deleted meanwhile.
+   */
+  vectorDone(docId: string, hash: string): boolean {
+    if (!this.has(docId)) return false;
+    this.#q("INSERT OR REPLACE INTO vectors (doc_id, hash) VALUES (?, ?)").run(docId, hash);
+    return true;
+  }
+
+  /** Forget every vector record (the model changed). */
+  clearVectors(): void {
+    this.#q("DELETE FROM vectors").run();
+  }
+
+  /** Drop the records of vectors whose document left; returns the ids still recorded. */
+  pruneVectors(): Set<string> {
+    this.#q("DELETE FROM vectors WHERE doc_id NOT IN (SELECT doc_id FROM documents)").run();
+    return new Set(this.#q("SELECT doc_id FROM vectors").all().map((r) => r.doc_id as string));
   }
 
   /** A value of the meta table. */

@@ -185,7 +185,10 @@ export interface IndexedDoc {
   lines: string[];
 }
 
-/** Filters of `search`, applied by every retriever. */
+/**
+ * Filters of `search`, applied by every retriever. Dates are already normalised to the
+ * stored `modified_at` form (RFC 3339 in UTC, milliseconds): the search path parses them once.
+ */
 export interface SearchFilters {
   /** Only these `doc_type`s. */
   doc_types?: string[];
@@ -193,16 +196,42 @@ export interface SearchFilters {
   library?: string;
   /** SQLite GLOB against `path` (case-sensitive). */
   path_glob?: string;
-  /** Inclusive lower bound on `modified_at` (RFC 3339). */
+  /** Inclusive lower bound on `modified_at` (normalised RFC 3339). */
   modified_after?: string;
-  /** Inclusive upper bound on `modified_at` (RFC 3339). */
+  /** Inclusive upper bound on `modified_at` (normalised RFC 3339). */
   modified_before?: string;
 }
 
-/** A query as retrievers see it. */
+/** One searchable item of a query: a plain term or a quoted phrase, as the user wrote it. */
+export interface QueryItem {
+  /** `term` for a bare word, `phrase` for quoted text. */
+  kind: "term" | "phrase";
+  /** The text, without quotes or prefixes. */
+  text: string;
+}
+
+/** A unit of the query: one item, or several alternatives written `a|b`. */
+export interface QueryUnit {
+  /** The alternatives; a single item when the unit has no `|`. */
+  alternatives: QueryItem[];
+}
+
+/** A parsed query: what ranks, what must match, what must not. */
+export interface ParsedQuery {
+  /** Plain terms and unprefixed `a|b` groups: ranked, need not match. */
+  optional: QueryUnit[];
+  /** Quoted phrases and `+` units: all must match. */
+  required: QueryUnit[];
+  /** `-` units: documents matching any of them are left out. */
+  excluded: QueryUnit[];
+}
+
+/** A query as retrievers see it: parsed once by the search path, shared by every retriever. */
 export interface Query {
   /** The user's query text, in the search syntax of the spec. */
   text: string;
+  /** The same text, parsed (see `parseQuery` in `retrievers/query.ts`). */
+  parsed: ParsedQuery;
   /** Maximum number of hits wanted. */
   limit: number;
   /** Filters to apply. */
@@ -237,8 +266,17 @@ export interface RetrieverState {
 
 /** A retriever indexes documents and answers queries; several are fused. */
 export interface Retriever {
-  /** `"fts5"`, `"path"`, `"lancedb"`. */
+  /** `"fts5"`, `"lancedb"`, ... */
   name: string;
+  /**
+   * What its ranking rests on: `keyword` retrievers answer `mode: "keyword"`, `semantic`
+   * ones `mode: "semantic"`; `hybrid` fuses every retriever that is ready.
+   */
+  kind?: "keyword" | "semantic";
+  /** Weight of its ranking in fusion (weighted RRF; default 1). */
+  fusionWeight?: number;
+  /** How many of its hits take part in fusion (default: all it returned). */
+  fusionDepth?: number;
   /** Add or replace documents. */
   upsert(docs: IndexedDoc[]): Promise<void>;
   /** Remove documents by id. */

@@ -10,20 +10,21 @@
  *
  * @module
  */
-import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { filterSql } from "../core/catalog.ts";
 import {
   type Hit,
   type IndexedDoc,
   type OutlineNode,
+  type ParsedQuery,
   type Query,
   type Retriever,
   type RetrieverState,
-  type SearchFilters,
   type TermStats,
   ToolError,
 } from "../core/types.ts";
 import { bareWord, segmentCJK, words } from "../core/tokenize.ts";
-import { parseQuery, positiveTerms, toFtsMatch } from "./query.ts";
+import { positiveTerms, toFtsMatch } from "./query.ts";
 import { makeSnippet, snippetMatcher } from "./snippet.ts";
 
 /** BM25 weight of each indexed column. */
@@ -82,90 +83,16 @@ const CJK = "\\u3000-\\u30ff\\uff00-\\uffef\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900
 const CJK_GAP = new RegExp(`([${CJK}])(\\*\\*)? (\\*\\*)?(?=[${CJK}])`, "g");
 
 /**
- * Turn an ISO date (`2026-01-05`) or RFC 3339 timestamp into the stored `modified_at`
- * form (`2026-01-05T00:00:00.000Z`). A date alone means the start of that day UTC, or its
- * last millisecond when `endOfDay` is set; a time without offset is taken as UTC.
+ * The FTS5 MATCH expression of a query.
  *
- * @param value the date as given by the caller
- * @param endOfDay whether a date alone means the end of the day (upper bounds)
- * @returns the normalised timestamp
- * @throws {ToolError} `INVALID_ARGUMENT` when the value is not a date
- * @example
- * ```ts
- * normalizeTime("2026-01-05", true); // "2026-01-05T23:59:59.999Z"
- * ```
- */
-export function normalizeTime(value: string, endOfDay = false): string {
-  const v = value.trim();
-  let ms = NaN;
-  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
-    ms = Date.parse(`${v}T00:00:00.000Z`) + (endOfDay ? 86_400_000 - 1 : 0);
-  } else if (
-    /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(v)
-  ) {
-    const hasZone = /([Zz]|[+-]\d{2}:?\d{2})$/.test(v);
-    ms = Date.parse(v.replace(" ", "T") + (hasZone ? "" : "Z"));
-  }
-  if (Number.isNaN(ms)) {
-    throw new ToolError(
-      "INVALID_ARGUMENT",
-      `"${value}" is not a date`,
-      "Use an ISO date such as 2026-01-05 or an RFC 3339 time such as 2026-01-05T14:00:00Z.",
-    );
-  }
-  return new Date(ms).toISOString();
-}
-
-/**
- * SQL conditions for the search filters, against the `documents` table under `alias`.
- * Values are always bound, never interpolated.
- *
- * @param filters the search filters
- * @param alias the alias of `documents` in the query
- * @returns a `WHERE`-ready condition (`"1"` when there is none) and its parameters
- * @example
- * ```ts
- * filterSql({ library: "Papers" }, "d"); // { where: "d.library = ?", params: ["Papers"] }
- * ```
- */
-export function filterSql(
-  filters: SearchFilters,
-  alias = "d",
-): { where: string; params: SQLInputValue[] } {
-  const conds: string[] = [];
-  const params: SQLInputValue[] = [];
-  if (filters.doc_types?.length) {
-    conds.push(`${alias}.doc_type IN (${filters.doc_types.map(() => "?").join(", ")})`);
-    params.push(...filters.doc_types);
-  }
-  if (filters.library !== undefined) {
-    conds.push(`${alias}.library = ?`);
-    params.push(filters.library);
-  }
-  if (filters.path_glob) {
-    conds.push(`${alias}.path GLOB ?`);
-    params.push(filters.path_glob);
-  }
-  if (filters.modified_after) {
-    conds.push(`${alias}.modified_at >= ?`);
-    params.push(normalizeTime(filters.modified_after));
-  }
-  if (filters.modified_before) {
-    conds.push(`${alias}.modified_at <= ?`);
-    params.push(normalizeTime(filters.modified_before, true));
-  }
-  return { where: conds.length ? conds.join(" AND ") : "1", params };
-}
-
-/**
- * Parse a query into an FTS5 MATCH expression.
- *
- * @param text the query in the search syntax
+ * @param q the query (its parsed form)
+ * @param isCommon words too common to be worth matching, when rarer ones remain
  * @returns the MATCH expression
  * @throws {ToolError} `INVALID_ARGUMENT` when nothing searchable remains
  */
-export function matchExpression(text: string, isCommon?: (word: string) => boolean): string {
-  const match = toFtsMatch(parseQuery(text), isCommon);
+export function matchExpression(q: Query, isCommon?: (word: string) => boolean): string {
+  const text = q.text;
+  const match = toFtsMatch(q.parsed, isCommon);
   if (match === undefined) {
     throw new ToolError(
       "INVALID_ARGUMENT",
@@ -226,16 +153,19 @@ export function bm25Score(raw: number): number {
  *
  * @example
  * ```ts
- * import { DatabaseSync } from "node:sqlite";
- * const db = new DatabaseSync(":memory:");
- * db.exec("CREATE TABLE documents (doc_id TEXT PRIMARY KEY, library TEXT, path TEXT, doc_type TEXT, modified_at TEXT)");
- * const fts = new Fts5Retriever(db);
- * await fts.search({ text: "docker compose", limit: 10, filters: {} }); // []
+ * import { Catalog } from "../core/catalog.ts";
+ * import { Fts5Retriever } from "./fts5.ts";
+ * import { prepareQuery } from "./query.ts";
+ * const catalog = new Catalog(":memory:");
+ * const fts = new Fts5Retriever(catalog.db);
+ * await fts.search(prepareQuery("docker compose", 10)); // []
  * ```
  */
 export class Fts5Retriever implements Retriever {
   /** Retriever name, used to tag hits. */
   readonly name = "fts5";
+  /** It answers keyword searches. */
+  readonly kind = "keyword";
   #db: DatabaseSync;
   #weights: Fts5Weights;
   #stats?: TermStats;
@@ -361,7 +291,7 @@ export class Fts5Retriever implements Retriever {
   }
 
   #search(q: Query): Hit[] {
-    const match = matchExpression(q.text, this.#isCommon());
+    const match = matchExpression(q, this.#isCommon());
     const w = this.#weights;
     const f = filterSql(q.filters, "d");
     const limit = Math.max(0, Math.floor(q.limit));
@@ -390,7 +320,7 @@ export class Fts5Retriever implements Retriever {
       JOIN fts_map m ON m.rowid = h.rid JOIN documents d ON d.doc_id = m.doc_id
       WHERE ${f.where}
       ORDER BY h.raw, h.rid LIMIT ?`).all(...weights, match, ...f.params, limit);
-    const re = snippetMatcher(positiveTerms(parseQuery(q.text)));
+    const re = snippetMatcher(positiveTerms(q.parsed));
     const withSnippets = q.snippets ?? Infinity;
     return rows.map((row, i) => {
       const raw = row.raw as number;
@@ -425,9 +355,9 @@ export class Fts5Retriever implements Retriever {
   }
 
   /** Snippets of documents for a query, by id (left out where none of its terms occur). */
-  snippets(docIds: string[], text: string): Map<string, string> {
+  snippets(docIds: string[], parsed: ParsedQuery): Map<string, string> {
     const out = new Map<string, string>();
-    const re = snippetMatcher(positiveTerms(parseQuery(text)));
+    const re = snippetMatcher(positiveTerms(parsed));
     if (!re) return out;
     const rowid = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
     for (const id of docIds) {
@@ -443,8 +373,7 @@ export class Fts5Retriever implements Retriever {
    * quoted phrases and `+` units must match, its `-` units must not); for hits that came
    * from another retriever, such as vectors.
    */
-  constrain(ids: string[], text: string): string[] {
-    const parsed = parseQuery(text);
+  constrain(ids: string[], parsed: ParsedQuery): string[] {
     if (!ids.length || (!parsed.required.length && !parsed.excluded.length)) return ids;
     const matching = (units: typeof parsed.required, all: boolean): Set<string> => {
       const match = toFtsMatch(

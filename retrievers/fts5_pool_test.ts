@@ -3,6 +3,7 @@ import { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { SearchPool } from "./fts5_pool.ts";
+import { prepareQuery } from "./query.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
@@ -19,21 +20,21 @@ Deno.test({
       for (
         const text of ["sqlite archive", "zstd compression", '"file format" -zstd', "large files"]
       ) {
-        const q = { text, limit: 5, filters: {} };
+        const q = prepareQuery(text, 5);
         const [here, there] = await Promise.all([shelf.fts.search(q), pool.search(q)]);
         assert(here.length > 0, text);
         assertEquals(there, here);
       }
       // Many at once, spread over both workers.
       const many = await Promise.all(
-        Array.from({ length: 20 }, () => pool.search({ text: "sqlite", limit: 3, filters: {} })),
+        Array.from({ length: 20 }, () => pool.search(prepareQuery("sqlite", 3))),
       );
       assert(
         many.every((h) => h.length === many[0]!.length && h[0]!.doc_id === many[0]![0]!.doc_id),
       );
       let err: unknown;
       try {
-        await pool.search({ text: "  ", limit: 5, filters: {} });
+        await pool.search(prepareQuery("  ", 5));
       } catch (e) {
         err = e;
       }

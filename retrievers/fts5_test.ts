@@ -6,7 +6,9 @@ import {
 import { DatabaseSync } from "node:sqlite";
 import type { Card, IndexedDoc, OutlineNode, SearchFilters } from "../core/types.ts";
 import { ToolError } from "../core/types.ts";
-import { bm25Score, filterSql, Fts5Retriever, normalizeTime } from "./fts5.ts";
+import { filterSql } from "../core/catalog.ts";
+import { bm25Score, Fts5Retriever } from "./fts5.ts";
+import { normalizeTime, parseQuery, prepareQuery } from "./query.ts";
 
 const DOCUMENTS = `CREATE TABLE documents (
   doc_id TEXT PRIMARY KEY, rowid_fts INTEGER, library TEXT NOT NULL, path TEXT NOT NULL UNIQUE,
@@ -82,7 +84,7 @@ async function ids(
   text: string,
   filters: SearchFilters = {},
 ): Promise<string[]> {
-  return (await fts.search({ text, limit: 20, filters })).map((h) => h.doc_id);
+  return (await fts.search(prepareQuery(text, 20, filters))).map((h) => h.doc_id);
 }
 
 const CORPUS: DocSpec[] = [
@@ -128,7 +130,7 @@ const CORPUS: DocSpec[] = [
 
 Deno.test("Fts5Retriever.search() finds documents and tags them", async () => {
   const { db, fts } = await setup(CORPUS);
-  const hits = await fts.search({ text: "containers", limit: 10, filters: {} });
+  const hits = await fts.search(prepareQuery("containers", 10));
   assertEquals(hits.map((h) => h.doc_id), ["a"]);
   assertEquals(hits[0]!.retriever, "fts5");
   assert(hits[0]!.raw < 0);
@@ -138,7 +140,7 @@ Deno.test("Fts5Retriever.search() finds documents and tags them", async () => {
 
 Deno.test("Fts5Retriever.search() ranks a title match above a body match", async () => {
   const { db, fts } = await setup(CORPUS);
-  const hits = await fts.search({ text: "docker", limit: 10, filters: {} });
+  const hits = await fts.search(prepareQuery("docker", 10));
   assertEquals(hits.map((h) => h.doc_id), ["a", "b"]);
   assert(hits[0]!.score > hits[1]!.score);
   db.close();
@@ -171,7 +173,7 @@ Deno.test("Fts5Retriever.search() applies phrase, required and excluded terms", 
 Deno.test("Fts5Retriever.search() rejects a query with nothing to search", async () => {
   const { db, fts } = await setup(CORPUS);
   await assertRejects(
-    () => fts.search({ text: "-docker", limit: 5, filters: {} }),
+    () => fts.search(prepareQuery("-docker", 5)),
     (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENT",
   );
   db.close();
@@ -180,10 +182,10 @@ Deno.test("Fts5Retriever.search() rejects a query with nothing to search", async
 Deno.test("Fts5Retriever.search() survives FTS5 syntax in the query", async () => {
   const { db, fts } = await setup(CORPUS);
   for (const q of ['NEAR(docker "', "docker*", "^docker", "docker AND OR NOT", "a\0b"]) {
-    await fts.search({ text: q, limit: 5, filters: {} });
+    await fts.search(prepareQuery(q, 5));
   }
   await assertRejects(
-    () => fts.search({ text: "((( *", limit: 5, filters: {} }),
+    () => fts.search(prepareQuery("((( *", 5)),
     (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENT",
   );
   assertEquals(await ids(fts, "title:docker"), []);
@@ -198,7 +200,7 @@ Deno.test("Fts5Retriever.search() finds Chinese and Japanese text", async () => 
   assertEquals((await ids(fts, "全文検索"))[0], "ja");
   assertEquals(await ids(fts, '"全文検索"'), ["ja"]);
   assertEquals(await ids(fts, '"検索エンジン"'), ["ja"]);
-  const [hit] = await fts.search({ text: "検索エンジン", limit: 1, filters: {} });
+  const [hit] = await fts.search(prepareQuery("検索エンジン", 1));
   assertEquals(hit?.snippet, "このガイドでは全文**検索エンジン**の使い方を説明します。");
   db.close();
 });
@@ -207,12 +209,12 @@ Deno.test("Fts5Retriever.search() returns a one-line snippet around the match", 
   const body = Array.from({ length: 200 }, (_, i) => `filler line ${i} of text`).join("\n") +
     "\nthe quick brown fox jumps over the lazy dog\n" + "more filler ".repeat(300);
   const { db, fts } = await setup([{ id: "x", path: "L/x.md", title: "Animals", body }]);
-  const [hit] = await fts.search({ text: "fox", limit: 1, filters: {} });
+  const [hit] = await fts.search(prepareQuery("fox", 1));
   const snippet = hit?.snippet ?? "";
   assert(snippet.includes("**fox**"), snippet);
   assert(!snippet.includes("\n"));
   assert(snippet.length <= 200);
-  const [titleHit] = await fts.search({ text: "animals", limit: 1, filters: {} });
+  const [titleHit] = await fts.search(prepareQuery("animals", 1));
   assertEquals(titleHit?.snippet, "**Animals**");
   db.close();
 });
@@ -244,7 +246,7 @@ Deno.test("Fts5Retriever.search() applies each filter", async () => {
     ["a", "b"],
   );
   await assertRejects(
-    () => fts.search({ text: "docker", limit: 5, filters: { modified_after: "yesterday" } }),
+    async () => await fts.search(prepareQuery("docker", 5, { modified_after: "yesterday" })),
     (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENT",
   );
   db.close();
@@ -253,7 +255,7 @@ Deno.test("Fts5Retriever.search() applies each filter", async () => {
 Deno.test("Fts5Retriever.search() respects the limit", async () => {
   const { db, fts } = await setup(CORPUS);
   assertEquals(
-    await fts.search({ text: "docker", limit: 1, filters: {} }).then((h) => h.length),
+    await fts.search(prepareQuery("docker", 1)).then((h) => h.length),
     1,
   );
   db.close();
@@ -334,7 +336,7 @@ Deno.test("Fts5Retriever.search() gives every hit the snippet of its own documen
     { id: "b", path: "lib/b.md", body: "Another text: alpaca alpaca farming in the Andes." },
     { id: "c", path: "lib/c.md", body: "A third text where an alpaca appears near llamas." },
   ]);
-  const hits = await fts.search({ text: "alpaca", limit: 10, filters: {} });
+  const hits = await fts.search(prepareQuery("alpaca", 10));
   assertEquals(hits.length, 3);
   const own: Record<string, string> = { a: "wool", b: "Andes", c: "llamas" };
   for (const h of hits) assert(h.snippet?.includes(own[h.doc_id]!), `${h.doc_id}: ${h.snippet}`);
@@ -345,9 +347,9 @@ Deno.test("Fts5Retriever snippets find a match far into a long body", async () =
   const { fts } = await setup([
     { id: "long", path: "lib/long.md", body: `${filler}At the very end the quokka smiles.` },
   ]);
-  const [hit] = await fts.search({ text: "quokka", limit: 1, filters: {} });
+  const [hit] = await fts.search(prepareQuery("quokka", 1));
   assert(hit?.snippet?.includes("**quokka** smiles"), hit?.snippet);
-  assertEquals(fts.snippets(["long"], "quokka").get("long"), hit?.snippet);
+  assertEquals(fts.snippets(["long"], parseQuery("quokka")).get("long"), hit?.snippet);
 });
 
 Deno.test("Fts5Retriever leaves common words out of the match, punctuation around them or not", async () => {
@@ -358,7 +360,7 @@ Deno.test("Fts5Retriever leaves common words out of the match, punctuation aroun
   const stats = { docCount: () => 100, df: (t: string) => (t === "widget" ? 80 : 1) };
   const fts = new Fts5Retriever(db, { stats, readOnly: true });
   for (const text of ["widget zebra giraffe", "widget? zebra giraffe", "zebra (widget), giraffe"]) {
-    const hits = await fts.search({ text, limit: 10, filters: {} });
+    const hits = await fts.search(prepareQuery(text, 10));
     assertEquals(hits.map((h) => h.doc_id), ["b"], text);
   }
   // Numbers and single letters are counted by FTS5 itself (the catalog does not count them).
@@ -374,8 +376,8 @@ Deno.test("Fts5Retriever leaves common words out of the match, punctuation aroun
     commonShare: 0.02,
     readOnly: true,
   });
-  const v2 = await fts2.search({ text: "2 zebra giraffe", limit: 10, filters: {} });
+  const v2 = await fts2.search(prepareQuery("2 zebra giraffe", 10));
   assertEquals(v2.map((h) => h.doc_id), ["d0"]);
   // A common word alone is still searched.
-  assertEquals((await fts.search({ text: "widget?", limit: 10, filters: {} })).length, 2);
+  assertEquals((await fts.search(prepareQuery("widget?", 10))).length, 2);
 });

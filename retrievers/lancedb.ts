@@ -10,17 +10,22 @@
  * @module
  */
 import type * as lancedb from "@lancedb/lancedb";
-import type { DatabaseSync } from "node:sqlite";
-import { parseQuery, positiveTerms } from "./query.ts";
+import { positiveTerms } from "./query.ts";
 import type {
   Embedder,
   Hit,
+  ParsedQuery,
   Query,
   Retriever,
   RetrieverState,
   SearchFilters,
 } from "../core/types.ts";
-import { filterSql } from "./fts5.ts";
+
+/** Which documents the search filters allow (the catalog's `idsMatching`). */
+export interface FilterSource {
+  /** Ids the filters allow, or `undefined` when there is no filter. */
+  idsMatching(filters: SearchFilters): string[] | undefined;
+}
 
 /** A row of the vector table. */
 export interface VectorRow {
@@ -59,8 +64,12 @@ function inList(ids: string[]): string {
 export class LanceRetriever implements Retriever {
   /** Retriever name, used to tag hits. */
   readonly name = "lancedb";
+  /** It answers semantic searches. */
+  readonly kind = "semantic";
+  /** Vector hits fused: deeper ones are mostly unrelated and only add noise. */
+  readonly fusionDepth = 20;
   readonly #dir: string;
-  readonly #db: DatabaseSync;
+  readonly #catalog: FilterSource;
   readonly #embedder: Embedder;
   #conn?: Promise<lancedb.Connection>;
   #table?: lancedb.Table;
@@ -70,15 +79,25 @@ export class LanceRetriever implements Retriever {
 
   /**
    * @param dir folder of the LanceDB database
-   * @param db the catalog (for filters)
+   * @param catalog the catalog (for filters)
    * @param embedder turns query texts into vectors
    * @param annMinRows rows from which an ANN index is built
    */
-  constructor(dir: string, db: DatabaseSync, embedder: Embedder, annMinRows = ANN_MIN_ROWS) {
+  constructor(
+    dir: string,
+    catalog: FilterSource,
+    embedder: Embedder,
+    annMinRows = ANN_MIN_ROWS,
+  ) {
     this.#dir = dir;
     this.#annMinRows = annMinRows;
-    this.#db = db;
+    this.#catalog = catalog;
     this.#embedder = embedder;
+  }
+
+  /** Weight of the vector ranking in hybrid search: the embedder's (default 1). */
+  get fusionWeight(): number {
+    return this.#embedder.fusionWeight ?? 1;
   }
 
   #connect(): Promise<lancedb.Connection> {
@@ -214,17 +233,15 @@ export class LanceRetriever implements Retriever {
 
   /** A Lance filter for the documents the filters allow (`""`: none; `undefined`: all). */
   #allowed(filters: SearchFilters): string | undefined {
-    const f = filterSql(filters, "d");
-    if (!f.params.length) return undefined;
-    const ids = this.#db.prepare(`SELECT doc_id FROM documents d WHERE ${f.where}`).all(...f.params)
-      .map((r: Record<string, unknown>) => r.doc_id as string);
+    const ids = this.#catalog.idsMatching(filters);
+    if (!ids) return undefined;
     const list = inList(ids);
     return list ? `doc_id IN (${list})` : "";
   }
 
   /** Ranked hits for a query: the query's positive terms embedded, then the nearest vectors. */
   async search(q: Query): Promise<Hit[]> {
-    const text = queryText(q.text);
+    const text = queryText(q.parsed);
     await this.open();
     if (!text || !this.#table) return [];
     const [vector] = await this.#embedder.embed([text], "query");
@@ -245,6 +262,6 @@ export class LanceRetriever implements Retriever {
 }
 
 /** The text of a query to embed: its phrases and terms, without operators or excluded words. */
-export function queryText(text: string): string {
-  return positiveTerms(parseQuery(text)).join(" ").trim();
+export function queryText(parsed: ParsedQuery): string {
+  return positiveTerms(parsed).join(" ").trim();
 }

@@ -1,9 +1,10 @@
-import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
+import { Catalog } from "../core/catalog.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
 import type { Embedder } from "../core/types.ts";
 import { normalize } from "../embedders/normalize.ts";
 import { cosineScore, LanceRetriever, queryText } from "./lancedb.ts";
+import { parseQuery } from "./query.ts";
 
 /** Vectors are given directly here; the retriever never calls the embedder in this test. */
 const noEmbedder: Embedder = {
@@ -31,11 +32,12 @@ Deno.test({
   sanitizeOps: false,
   fn: async () => {
     const dir = await Deno.makeTempDir({ prefix: "shelfmark-lance-" });
-    const db = new DatabaseSync(":memory:");
-    db.exec(
-      "CREATE TABLE documents (doc_id TEXT PRIMARY KEY, library TEXT, path TEXT, doc_type TEXT, modified_at TEXT)",
+    // The catalog's own schema; rows are the minimum the filters read.
+    const catalog = new Catalog(":memory:");
+    const ins = catalog.db.prepare(
+      `INSERT INTO documents (doc_id, library, path, doc_type, modified_at, size, mtime_ms, hash,
+         word_count, card, outline, terms, indexed_at) VALUES (?, ?, ?, ?, ?, 0, 0, '', 0, '{}', '[]', '{}', '')`,
     );
-    const ins = db.prepare("INSERT INTO documents VALUES (?, ?, ?, ?, ?)");
     const rows = Array.from({ length: 300 }, (_, i) => {
       const doc_id = i.toString(16).padStart(12, "0");
       const library = i % 2 ? "odd" : "even";
@@ -49,7 +51,7 @@ Deno.test({
         modified_at: "2024-01-01T00:00:00.000Z",
       };
     });
-    const lance = new LanceRetriever(join(dir, "v"), db, noEmbedder, 256);
+    const lance = new LanceRetriever(join(dir, "v"), catalog, noEmbedder, 256);
     try {
       await lance.write(rows.slice(0, 100));
       await lance.write(rows.slice(50)); // overlapping rows are replaced, not duplicated
@@ -77,7 +79,7 @@ Deno.test({
       assert(v && Math.abs(v[3]! - rows[5]!.vector[3]!) < 1e-6);
       assertEquals(await lance.vectorOf("'; --"), undefined);
     } finally {
-      db.close();
+      catalog.close();
       await Deno.remove(dir, { recursive: true });
     }
   },
@@ -85,5 +87,5 @@ Deno.test({
 
 Deno.test("cosineScore() and queryText()", () => {
   assertEquals([cosineScore(0), cosineScore(1), cosineScore(2)], [1, 0.5, 0]);
-  assertEquals(queryText('+nginx "reverse proxy" -apache the'), "nginx reverse proxy");
+  assertEquals(queryText(parseQuery('+nginx "reverse proxy" -apache the')), "nginx reverse proxy");
 });

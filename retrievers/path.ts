@@ -1,20 +1,16 @@
 /**
- * Path matching: the `find_paths` aggregator (which folders hold files whose path
- * contains a keyword) and a small retriever that finds documents by words of their path.
+ * Path matching: the `find_paths` aggregator, which folders hold files whose path
+ * contains a keyword.
  *
  * @module
  */
-import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import {
-  type Hit,
-  type IndexedDoc,
-  type Query,
-  type Retriever,
-  type RetrieverState,
-  ToolError,
-} from "../core/types.ts";
-import { parseQuery, positiveTerms } from "./query.ts";
-import { filterSql } from "./fts5.ts";
+import { ToolError } from "../core/types.ts";
+
+/** Where the display paths come from (the catalog). */
+export interface PathSource {
+  /** Paths in one library or all, narrowed to those containing any of `contains` (ASCII case folded). */
+  paths(library?: string, contains?: string[]): string[];
+}
 
 /** Answer of `find_paths`. */
 export interface PathAggregate {
@@ -39,20 +35,6 @@ export interface FindPathsOptions {
   library?: string;
   /** Maximum number of folders returned. */
   limit: number;
-}
-
-/**
- * Escape a text for `LIKE ? ESCAPE '\'`: `%`, `_` and `\` lose their meaning.
- *
- * @param text the literal text
- * @returns the escaped text
- * @example
- * ```ts
- * escapeLike("100%_done"); // "100\\%\\_done"
- * ```
- */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
 /**
@@ -106,12 +88,12 @@ export function aggregatePaths(paths: string[], patterns: string[], limit: numbe
  * each file counted at the shallowest matching folder; matches only in the file name are
  * dropped.
  *
- * @param db the catalog database (`documents` table)
+ * @param catalog where the paths come from (the catalog)
  * @param options patterns, library and limit
  * @returns the folder aggregate
  * @throws {ToolError} `INVALID_ARGUMENT` when every pattern is blank
  */
-export function findPaths(db: DatabaseSync, options: FindPathsOptions): PathAggregate {
+export function findPaths(catalog: PathSource, options: FindPathsOptions): PathAggregate {
   const pats = options.patterns.map((p) => p.trim()).filter((p) => p.length > 0);
   if (!pats.length) {
     throw new ToolError(
@@ -120,88 +102,7 @@ export function findPaths(db: DatabaseSync, options: FindPathsOptions): PathAggr
       'Give at least one keyword, e.g. ["notion"].',
     );
   }
-  const conds: string[] = [];
-  const params: SQLInputValue[] = [];
-  if (options.library !== undefined) {
-    conds.push("library = ?");
-    params.push(options.library);
-  }
   // LIKE folds ASCII case only; with non-ASCII patterns the JS side does all the matching.
-  if (pats.every(isAscii)) {
-    conds.push(`(${pats.map(() => "path LIKE ? ESCAPE '\\'").join(" OR ")})`);
-    params.push(...pats.map((p) => `%${escapeLike(p)}%`));
-  }
-  const sql = `SELECT path FROM documents${conds.length ? ` WHERE ${conds.join(" AND ")}` : ""}`;
-  const paths = db.prepare(sql).all(...params).map((r) => r.path as string);
+  const paths = catalog.paths(options.library, pats.every(isAscii) ? pats : []);
   return aggregatePaths(paths, pats, options.limit);
-}
-
-/**
- * A minor retriever: documents whose path contains every positive term of the query
- * (case-insensitive), with the search filters. Score 0.5-1: higher the more terms match in
- * the file name rather than only in the folders; `raw` is the number of file-name matches.
- * It reads the catalog's `documents` table, so `upsert` and `remove` do nothing.
- */
-export class PathRetriever implements Retriever {
-  /** Retriever name, used to tag hits. */
-  readonly name = "path";
-  #db: DatabaseSync;
-
-  /**
-   * Create the retriever; it has no tables of its own.
-   *
-   * @param db the catalog database (`documents` table)
-   */
-  constructor(db: DatabaseSync) {
-    this.#db = db;
-  }
-
-  /** Nothing to do: paths live in the catalog. */
-  upsert(_docs: IndexedDoc[]): Promise<void> {
-    return Promise.resolve();
-  }
-
-  /** Nothing to do: paths live in the catalog. */
-  remove(_ids: string[]): Promise<void> {
-    return Promise.resolve();
-  }
-
-  /** Documents whose path contains all positive terms, file-name matches first. */
-  search(q: Query): Promise<Hit[]> {
-    const terms = positiveTerms(parseQuery(q.text)).map((t) => t.toLowerCase());
-    if (!terms.length) return Promise.resolve([]);
-    const f = filterSql(q.filters, "d");
-    const ascii = terms.filter(isAscii);
-    const like = ascii.map(() => "d.path LIKE ? ESCAPE '\\'");
-    const rows = this.#db.prepare(
-      `SELECT d.doc_id, d.path FROM documents d WHERE ${[f.where, ...like].join(" AND ")}`,
-    ).all(...f.params, ...ascii.map((t) => `%${escapeLike(t)}%`));
-    const hits: (Hit & { path: string })[] = [];
-    for (const row of rows) {
-      const path = row.path as string;
-      const lower = path.toLowerCase();
-      if (!terms.every((t) => lower.includes(t))) continue;
-      const file = lower.slice(lower.lastIndexOf("/") + 1);
-      const inName = terms.filter((t) => file.includes(t)).length;
-      hits.push({
-        doc_id: row.doc_id as string,
-        score: 0.5 + 0.5 * inName / terms.length,
-        raw: inName,
-        retriever: this.name,
-        path,
-      });
-    }
-    hits.sort((a, b) =>
-      b.score - a.score || a.path.length - b.path.length || (a.path < b.path ? -1 : 1)
-    );
-    return Promise.resolve(
-      hits.slice(0, Math.max(0, q.limit)).map(({ path: _p, ...hit }) => hit),
-    );
-  }
-
-  /** Always ready: it reads the catalog directly. */
-  ready(): RetrieverState {
-    const n = this.#db.prepare("SELECT count(*) AS n FROM documents").get()?.n as number;
-    return { state: n > 0 ? "ready" : "empty", documents: n };
-  }
 }

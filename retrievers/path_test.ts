@@ -1,7 +1,7 @@
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
+import { Catalog, escapeLike } from "../core/catalog.ts";
 import { ToolError } from "../core/types.ts";
-import { aggregatePaths, escapeLike, findPaths, PathRetriever } from "./path.ts";
+import { aggregatePaths, findPaths } from "./path.ts";
 
 const PATHS = [
   "Notes/Notion Export/2024/a.md",
@@ -15,12 +15,13 @@ const PATHS = [
   "Work/100x done/h.md",
 ];
 
-function setup(): DatabaseSync {
-  const db = new DatabaseSync(":memory:");
-  db.exec(`CREATE TABLE documents (
-    doc_id TEXT PRIMARY KEY, rowid_fts INTEGER, library TEXT NOT NULL, path TEXT NOT NULL UNIQUE,
-    doc_type TEXT NOT NULL, modified_at TEXT NOT NULL)`);
-  const ins = db.prepare("INSERT INTO documents VALUES (?, NULL, ?, ?, ?, ?)");
+/** A catalog with the catalog's own schema; rows hold what path matching reads. */
+function setup(): Catalog {
+  const db = new Catalog(":memory:");
+  const ins = db.db.prepare(
+    `INSERT INTO documents (doc_id, library, path, doc_type, modified_at, size, mtime_ms, hash,
+       word_count, card, outline, terms, indexed_at) VALUES (?, ?, ?, ?, ?, 0, 0, '', 0, '{}', '[]', '{}', '')`,
+  );
   PATHS.forEach((p, i) => {
     const type = p.endsWith(".md") ? "markdown" : "text";
     ins.run(`id${i}`, p.split("/")[0]!, p, type, `2026-01-0${1 + (i % 9)}T00:00:00.000Z`);
@@ -83,21 +84,5 @@ Deno.test("findPaths() matches case-insensitively with literal wildcards", () =>
     () => findPaths(db, { patterns: [" "], limit: 10 }),
     (e: unknown) => e instanceof ToolError && e.code === "INVALID_ARGUMENT",
   );
-  db.close();
-});
-
-Deno.test("PathRetriever.search() needs every term and ranks file-name matches first", async () => {
-  const db = setup();
-  const r = new PathRetriever(db);
-  const hits = await r.search({ text: "notion", limit: 10, filters: {} });
-  assertEquals(hits[0]?.doc_id, "id4"); // Notes/archive/notion.md: in the file name
-  assertEquals(hits.length, 6);
-  assertEquals(hits.every((h) => h.retriever === "path" && h.score >= 0.5 && h.score <= 1), true);
-  const both = await r.search({ text: "notion 2024 -ignored", limit: 10, filters: {} });
-  assertEquals(both.map((h) => h.doc_id).sort(), ["id0", "id1"]);
-  const filtered = await r.search({ text: "notion", limit: 10, filters: { library: "Work" } });
-  assertEquals(filtered.map((h) => h.doc_id), ["id6"]);
-  assertEquals(await r.search({ text: "-x", limit: 10, filters: {} }), []);
-  assertEquals(r.ready(), { state: "ready", documents: PATHS.length });
   db.close();
 });

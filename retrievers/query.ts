@@ -12,30 +12,14 @@
  * @module
  */
 import { bareWord, hasCJK, segmentCJK, STOP_WORDS } from "../core/tokenize.ts";
-
-/** One searchable item: a plain term or a quoted phrase, as the user wrote it. */
-export interface QueryItem {
-  /** `term` for a bare word, `phrase` for quoted text. */
-  kind: "term" | "phrase";
-  /** The text, without quotes or prefixes. */
-  text: string;
-}
-
-/** A unit of the query: one item, or several alternatives written `a|b`. */
-export interface QueryUnit {
-  /** The alternatives; a single item when the unit has no `|`. */
-  alternatives: QueryItem[];
-}
-
-/** A parsed query: what ranks, what must match, what must not. */
-export interface ParsedQuery {
-  /** Plain terms and unprefixed `a|b` groups: ranked, need not match. */
-  optional: QueryUnit[];
-  /** Quoted phrases and `+` units: all must match. */
-  required: QueryUnit[];
-  /** `-` units: documents matching any of them are left out. */
-  excluded: QueryUnit[];
-}
+import {
+  type ParsedQuery,
+  type Query,
+  type QueryItem,
+  type QueryUnit,
+  type SearchFilters,
+  ToolError,
+} from "../core/types.ts";
 
 /**
  * Parse a query in the search syntax. Never throws: stray quotes close at the end of
@@ -220,4 +204,80 @@ export function positiveTerms(parsed: ParsedQuery): string[] {
     .filter((item) => hasToken(item.text));
   const kept = all.filter((item) => !isStopWord(item));
   return [...new Set((kept.length ? kept : all).map((item) => item.text))];
+}
+
+/**
+ * Turn an ISO date (`2026-01-05`) or RFC 3339 timestamp into the stored `modified_at`
+ * form (`2026-01-05T00:00:00.000Z`). A date alone means the start of that day UTC, or its
+ * last millisecond when `endOfDay` is set; a time without offset is taken as UTC.
+ *
+ * @param value the date as given by the caller
+ * @param endOfDay whether a date alone means the end of the day (upper bounds)
+ * @param name the argument's name, for the error message
+ * @returns the normalised timestamp
+ * @throws {ToolError} `INVALID_ARGUMENT` when the value is not a date
+ * @example
+ * ```ts
+ * import { normalizeTime } from "./query.ts";
+ * normalizeTime("2026-01-05", true); // "2026-01-05T23:59:59.999Z"
+ * ```
+ */
+export function normalizeTime(value: string, endOfDay = false, name = "date"): string {
+  const v = value.trim();
+  let ms = NaN;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) {
+    ms = Date.parse(`${v}T00:00:00.000Z`) + (endOfDay ? 86_400_000 - 1 : 0);
+  } else if (
+    /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})?$/.test(v)
+  ) {
+    const hasZone = /([Zz]|[+-]\d{2}:?\d{2})$/.test(v);
+    ms = Date.parse(v.replace(" ", "T") + (hasZone ? "" : "Z"));
+  }
+  if (Number.isNaN(ms)) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      `${name} ${JSON.stringify(value)} is not an ISO date or RFC 3339 time`,
+      "Use an ISO date such as 2026-01-05 or an RFC 3339 time such as 2026-01-05T14:00:00Z.",
+    );
+  }
+  return new Date(ms).toISOString();
+}
+
+/**
+ * Build the query every retriever receives: the text parsed once, the filters' dates
+ * normalised once (a bare date as an upper bound means the end of that day) and the
+ * types lower-cased.
+ *
+ * @param text the query in the search syntax
+ * @param limit maximum number of hits wanted
+ * @param filters the filters as the caller gave them
+ * @param snippets how many of the top hits get a snippet (default: all)
+ * @returns the query
+ * @throws {ToolError} `INVALID_ARGUMENT` for a date that is not one
+ * @example
+ * ```ts
+ * import { prepareQuery } from "./query.ts";
+ * const q = prepareQuery("lemur -fruit", 5, { modified_before: "2024-01-31" });
+ * q.filters.modified_before; // "2024-01-31T23:59:59.999Z"
+ * ```
+ */
+export function prepareQuery(
+  text: string,
+  limit: number,
+  filters: SearchFilters = {},
+  snippets?: number,
+): Query {
+  const f: SearchFilters = {};
+  if (filters.doc_types?.length) f.doc_types = filters.doc_types.map((t) => t.toLowerCase());
+  if (filters.library !== undefined) f.library = filters.library;
+  if (filters.path_glob) f.path_glob = filters.path_glob;
+  if (filters.modified_after) {
+    f.modified_after = normalizeTime(filters.modified_after, false, "modified_after");
+  }
+  if (filters.modified_before) {
+    f.modified_before = normalizeTime(filters.modified_before, true, "modified_before");
+  }
+  const q: Query = { text, parsed: parseQuery(text), limit, filters: f };
+  if (snippets !== undefined) q.snippets = snippets;
+  return q;
 }

@@ -14,21 +14,21 @@
  */
 import { parseArgs } from "node:util";
 import { dataDir, loadConfig, saveConfig } from "../core/config.ts";
-import { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
+import { VERSION } from "../core/version.ts";
+import { Shelf } from "../shelf/shelf.ts";
 import { watchLibraries } from "../shelf/watch.ts";
 import { callTool, errorBody } from "./dispatch.ts";
-import { serveStdio } from "./mcp.ts";
+import { commandOf, HELP, usage } from "./help.ts";
 import { isLoopback, serveHttp } from "./http.ts";
+import { serveStdio } from "./mcp.ts";
 import { progressBar } from "./progress.ts";
-import type { ToolName } from "./schemas.ts";
-import { closeGrep } from "./tools.ts";
-import { HELP, usage } from "./help.ts";
+import { type Flag, type Flags, UsageError } from "./tool.ts";
+import { closeGrep } from "./tools/grep.ts";
+import { type ToolName, TOOLS } from "./tools/mod.ts";
 
-/** Bad usage: exit code 2. */
-class UsageError extends Error {}
-
-const OPTIONS = {
+/** Flags of every command, and of the commands that are not tools. */
+const COMMON: Record<string, Flag> = {
   data: { type: "string" },
   "full-paths": { type: "boolean" },
   extractor: { type: "string", multiple: true },
@@ -37,30 +37,6 @@ const OPTIONS = {
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
-  // search
-  limit: { type: "string", short: "n" },
-  type: { type: "string" },
-  library: { type: "string" },
-  glob: { type: "string" },
-  after: { type: "string" },
-  before: { type: "string" },
-  sort: { type: "string" },
-  mode: { type: "string" },
-  // outline
-  expand: { type: "string" },
-  "max-tokens": { type: "string" },
-  // read
-  offset: { type: "string" },
-  page: { type: "string" },
-  // grep
-  context: { type: "string", short: "C" },
-  "before-context": { type: "string", short: "B" },
-  "after-context": { type: "string", short: "A" },
-  "ignore-case": { type: "boolean", short: "i" },
-  count: { type: "boolean" },
-  // status
-  "skipped-offset": { type: "string" },
-  "skipped-limit": { type: "string" },
   // index / serve
   watch: { type: "boolean" },
   "no-watch": { type: "boolean" },
@@ -69,9 +45,41 @@ const OPTIONS = {
   host: { type: "string" },
   port: { type: "string" },
   token: { type: "string" },
+  // libraries add
   description: { type: "string" },
   quiet: { type: "boolean", short: "q" },
-} as const;
+};
+
+/** Every flag: the common ones and each tool's (tools that share a flag declare it alike). */
+const OPTIONS: Record<string, Flag> = Object.assign(
+  {},
+  ...TOOLS.map((t) => t.cli.flags ?? {}),
+  COMMON,
+);
+
+/** The common flags, typed. */
+interface CommonFlags {
+  data?: string;
+  "full-paths"?: boolean;
+  extractor?: string[];
+  embedder?: string;
+  "no-vectors"?: boolean;
+  json?: boolean;
+  help?: boolean;
+  version?: boolean;
+  watch?: boolean;
+  "no-watch"?: boolean;
+  stdio?: boolean;
+  http?: boolean;
+  host?: string;
+  port?: string;
+  token?: string;
+  description?: string;
+  quiet?: boolean;
+}
+
+/** Parsed flags: the common ones typed, each tool's read by the tool. */
+type CliFlags = CommonFlags & Flags;
 
 function int(v: string | undefined, name: string): number | undefined {
   if (v === undefined) return undefined;
@@ -79,100 +87,35 @@ function int(v: string | undefined, name: string): number | undefined {
   return Number(v);
 }
 
-const list = (v?: string) => v?.split(",").map((s) => s.trim()).filter(Boolean);
-
-type Flags = ReturnType<typeof parse>["values"];
-
-function parse(argv: string[]) {
+function parse(argv: string[]): { values: CliFlags; positionals: string[] } {
   try {
-    return parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    const r = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    return { values: r.values as CliFlags, positionals: r.positionals };
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
 }
 
-/** Tool arguments from command-line flags. */
-function toolArgs(cmd: string, pos: string[], f: Flags): [ToolName, Record<string, unknown>] {
-  const fmt = f.json ? "json" : "markdown";
-  const need = (n: number, what: string) => {
-    if (pos.length < n) throw new UsageError(`${cmd}: missing ${what}\n${usage(cmd)}`);
-  };
-  switch (cmd) {
-    case "search":
-      need(1, "QUERY");
-      return ["search", {
-        query: pos.join(" "),
-        limit: int(f.limit, "limit"),
-        doc_types: list(f.type),
-        library: f.library,
-        path_glob: f.glob,
-        modified_after: f.after,
-        modified_before: f.before,
-        time_sort: f.sort,
-        mode: f.mode,
-        output_format: fmt,
-      }];
-    case "outline":
-      need(1, "ID");
-      return ["outline", {
-        doc_ids: pos,
-        expand: list(f.expand),
-        max_tokens: int(f["max-tokens"], "max-tokens"),
-        output_format: fmt,
-      }];
-    case "read":
-      need(1, "ID");
-      return ["read", {
-        doc_id: pos[0],
-        offset: int(f.offset, "offset"),
-        limit: int(f.limit, "limit"),
-        page: int(f.page, "page"),
-        output_format: fmt,
-      }];
-    case "grep":
-      need(2, "PATTERN and ID");
-      return ["grep", {
-        pattern: pos[0],
-        doc_id: pos[1],
-        context: int(f.context, "context"),
-        before: int(f["before-context"], "before-context"),
-        after: int(f["after-context"], "after-context"),
-        case_insensitive: f["ignore-case"] ?? false,
-        output_mode: f.count ? "count" : "content",
-        limit: int(f.limit, "limit"),
-        offset: int(f.offset, "offset"),
-        output_format: fmt,
-      }];
-    case "find-paths":
-      need(1, "PATTERN");
-      return ["find_paths", {
-        patterns: pos,
-        library: f.library,
-        limit: int(f.limit, "limit"),
-        output_format: fmt,
-      }];
-    case "explore":
-      return ["explore", { library: f.library ?? pos[0], output_format: fmt }];
-    case "status":
-      return ["status", {
-        skipped_offset: int(f["skipped-offset"], "skipped-offset"),
-        skipped_limit: int(f["skipped-limit"], "skipped-limit"),
-        output_format: fmt,
-      }];
-    case "similar":
-      need(1, "ID");
-      return ["similar", { doc_id: pos[0], limit: int(f.limit, "limit"), output_format: fmt }];
-    case "libraries":
-      return ["list_libraries", { output_format: fmt }];
+/** The tool a command runs, with its arguments from the command line. */
+function toolArgs(cmd: string, pos: string[], f: Flags): [string, Record<string, unknown>] {
+  const tool = TOOLS.find((t) => commandOf(t) === cmd);
+  if (!tool) throw new UsageError(`Unknown command "${cmd}"\n\n${HELP}`);
+  let args: Record<string, unknown>;
+  try {
+    args = tool.cli.args(pos, f);
+  } catch (e) {
+    if (e instanceof UsageError) throw new UsageError(`${cmd}: ${e.message}`);
+    throw e;
   }
-  throw new UsageError(`Unknown command "${cmd}"\n\n${HELP}`);
+  args.output_format = f.json ? "json" : "markdown";
+  return [tool.name, clean(args)];
 }
 
 function clean(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
 }
 
-async function openShelf(f: Flags, folders: string[], searchWorkers = 0): Promise<Shelf> {
+async function openShelf(f: CliFlags, folders: string[], searchWorkers = 0): Promise<Shelf> {
   return await Shelf.open({
     searchWorkers,
     data: dataDir(f.data),
@@ -219,7 +162,7 @@ async function indexWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
   );
 }
 
-async function librariesCmd(pos: string[], f: Flags): Promise<number> {
+async function librariesCmd(pos: string[], f: CliFlags): Promise<number> {
   const dir = dataDir(f.data);
   const config = loadConfig(dir);
   const [sub, name, path] = pos;
@@ -253,7 +196,7 @@ export async function main(argv: string[]): Promise<number> {
   const { values: f, positionals } = parse(argv);
   const [cmd, ...pos] = positionals;
   if (f.version) {
-    console.log("shelfmark 0.1.0");
+    console.log(`shelfmark ${VERSION}`);
     return 0;
   }
   if (!cmd || cmd === "help") {
@@ -318,13 +261,13 @@ export async function main(argv: string[]): Promise<number> {
     const code = await librariesCmd(pos, f);
     if (code >= 0) return code;
   }
-  const [tool, rawArgs] = toolArgs(cmd, pos, f);
+  const [tool, args] = toolArgs(cmd, pos, f);
   const shelf = await openShelf(f, []);
   try {
     if (shelf.catalog.count() === 0 && shelf.libraries.length && tool !== "list_libraries") {
       await indexWithProgress(shelf, f.quiet ?? false);
     }
-    const r = await callTool(shelf, tool, clean(rawArgs));
+    const r = await callTool(shelf, tool as ToolName, args);
     console.log(r.format === "json" ? JSON.stringify(r.json, null, 2) : r.text);
     return 0;
   } catch (e) {

@@ -8,8 +8,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "./dispatch.ts";
-import type { ToolName } from "./schemas.ts";
-import { closeGrep } from "./tools.ts";
+import { closeGrep } from "./tools/grep.ts";
+import type { ToolName } from "./tools/mod.ts";
 
 /** Run the demo; resolves to an exit code. */
 export async function demo(): Promise<number> {

@@ -1,46 +1,24 @@
 /**
- * One entry point for every tool: validate the arguments, run the tool, and render
- * the answer as markdown or JSON with the index state. MCP and the CLI both call it.
+ * One entry point for every tool: validate the arguments once, run the tool, and render
+ * the answer in the format asked for, with the index state. MCP and the CLI both call it.
  *
  * @module
  */
 import { z } from "zod";
 import type { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
-import { explore } from "./explore.ts";
-import {
-  exploreMd,
-  findPathsMd,
-  footer,
-  grepMd,
-  librariesMd,
-  meta,
-  outlineMd,
-  readMd,
-  searchMd,
-  similarMd,
-  statusMd,
-} from "./render.ts";
-import { schemas, type ToolArgs, type ToolName } from "./schemas.ts";
-import {
-  findPathsTool,
-  grep,
-  listLibraries,
-  outline,
-  read,
-  search,
-  similar,
-  status,
-} from "./tools.ts";
+import { schemas, toolByName, type ToolName } from "./tools/mod.ts";
 
-/** A tool's answer in both forms. */
+export { schemas, type ToolName };
+
+/** A tool's answer; the markdown and the JSON form are each built when first read. */
 export interface ToolAnswer {
   /** Markdown with the `[meta]` footer. */
-  text: string;
+  readonly text: string;
   /** JSON with `_meta`. */
-  json: Record<string, unknown>;
+  readonly json: Record<string, unknown>;
   /** Which of the two the caller asked for. */
-  format: "markdown" | "json";
+  readonly format: "markdown" | "json";
 }
 
 /** The JSON body of an error answer. */
@@ -48,45 +26,28 @@ export interface ErrorBody {
   error: { code: string; message: string; hint?: string };
 }
 
-async function run(shelf: Shelf, name: ToolName, a: Record<string, unknown>) {
-  switch (name) {
-    case "search": {
-      const r = await search(shelf, a as ToolArgs<"search">);
-      return { json: r, md: searchMd(r) };
-    }
-    case "outline": {
-      const r = outline(shelf, a as ToolArgs<"outline">);
-      return { json: r.json, md: outlineMd(r) };
-    }
-    case "read": {
-      const r = read(shelf, a as ToolArgs<"read">);
-      return { json: r, md: readMd(r) };
-    }
-    case "grep": {
-      const r = await grep(shelf, a as ToolArgs<"grep">);
-      return { json: r, md: grepMd(r) };
-    }
-    case "list_libraries": {
-      const r = listLibraries(shelf);
-      return { json: r, md: librariesMd(r) };
-    }
-    case "explore": {
-      const r = explore(shelf, a as ToolArgs<"explore">);
-      return { json: r, md: exploreMd(r) };
-    }
-    case "find_paths": {
-      const r = findPathsTool(shelf, a as ToolArgs<"find_paths">);
-      return { json: r, md: findPathsMd(r) };
-    }
-    case "status": {
-      const r = status(shelf, a as ToolArgs<"status">);
-      return { json: r, md: statusMd(r) };
-    }
-    case "similar": {
-      const r = await similar(shelf, a as ToolArgs<"similar">);
-      return { json: r, md: similarMd(r) };
-    }
+/** The `_meta` object of every answer. */
+export function meta(shelf: Shelf) {
+  return {
+    now: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+    index: {
+      state: shelf.status.state,
+      vectors: shelf.vectors?.status().state ?? "unavailable",
+      stale: shelf.stale,
+    },
+  };
+}
+
+/** The markdown footer: `[meta] now=... index=building stale`. */
+export function footer(shelf: Shelf): string {
+  const m = meta(shelf);
+  let s = `[meta] now=${m.now}`;
+  if (m.index.state !== "ready") s += ` index=${m.index.state}`;
+  if (m.index.vectors === "pending" || m.index.vectors === "failed") {
+    s += ` vectors=${m.index.vectors}`;
   }
+  if (m.index.stale) s += " stale";
+  return s;
 }
 
 /** Validate arguments against a tool's schema; throws `INVALID_ARGUMENT` naming the field. */
@@ -105,16 +66,34 @@ export function parseArgs(name: ToolName, args: unknown): Record<string, unknown
   return r.data as Record<string, unknown>;
 }
 
-/** Run a tool; throws `ToolError` for failures the caller should see. */
+/**
+ * Run a tool; throws `ToolError` for failures the caller should see.
+ *
+ * @param shelf the shelf
+ * @param name the tool
+ * @param args its arguments, validated here
+ * @returns the answer
+ */
 export async function callTool(shelf: Shelf, name: ToolName, args: unknown): Promise<ToolAnswer> {
+  const tool = toolByName.get(name);
+  if (!tool) throw new ToolError("INVALID_ARGUMENT", `No tool named ${JSON.stringify(name)}`);
   const a = parseArgs(name, args);
-  const r = await run(shelf, name, a);
-  const json = JSON.parse(JSON.stringify(r.json)) as Record<string, unknown>;
-  json._meta = meta(shelf);
+  const answer = await tool.run(shelf, a);
+  let text: string | undefined;
+  let json: Record<string, unknown> | undefined;
   return {
-    text: `${r.md}\n\n${footer(shelf)}`,
-    json,
     format: a.output_format as "markdown" | "json",
+    get text() {
+      return text ??= `${tool.markdown(answer)}\n\n${footer(shelf)}`;
+    },
+    get json() {
+      if (!json) {
+        const body = tool.json ? tool.json(answer) : answer;
+        json = JSON.parse(JSON.stringify(body)) as Record<string, unknown>;
+        json._meta = meta(shelf);
+      }
+      return json;
+    },
   };
 }
 

@@ -5,21 +5,21 @@
  * @module
  */
 import { ToolError } from "../core/types.ts";
+import { threadChannel, WorkerError, WorkerPool } from "../core/workers.ts";
 import type { GrepJob, GrepResult } from "./grep_worker.ts";
 
 /** Runs grep jobs in a worker with a time limit. */
 export class GrepRunner {
-  #worker?: Worker;
-  #ready?: Promise<void>;
-  #queue: Promise<unknown> = Promise.resolve();
-  #next = 1;
   readonly timeoutMs: number;
   /** Time a new worker gets to load. */
   readonly startMs: number;
-
-  #url: string;
+  #pool: WorkerPool<GrepJob, GrepResult>;
 
   /**
+   * The worker's start-up does not count against a job's limit. A worker that fails to
+   * load, or does not load within `startMs`, is dropped and the job fails; the next job
+   * starts a fresh worker, so one bad start never blocks grep.
+   *
    * @param timeoutMs time limit of one job
    * @param startMs time a new worker gets to load
    * @param workerUrl the worker module (tests replace it)
@@ -31,105 +31,49 @@ export class GrepRunner {
   ) {
     this.timeoutMs = timeoutMs;
     this.startMs = startMs;
-    this.#url = workerUrl;
-  }
-
-  /**
-   * The worker, once it has loaded (its start-up does not count against a job's limit).
-   * A worker that fails to load, or does not load within `startMs`, is dropped and the
-   * job fails; the next job starts a fresh worker, so one bad start never blocks grep.
-   */
-  async #spawn(): Promise<Worker> {
-    if (!this.#worker) {
-      const w = new Worker(this.#url, { type: "module" });
-      this.#worker = w;
-      this.#ready = new Promise<void>((resolve, reject) => {
-        const fail = (why: string) => {
-          clearTimeout(timer);
-          this.#drop(w);
-          reject(new Error(why));
-        };
-        const timer = setTimeout(() => fail("grep worker did not start"), this.startMs);
-        w.onmessage = (e: MessageEvent<{ ready?: boolean }>) => {
-          if (e.data.ready) {
-            clearTimeout(timer);
-            resolve();
-          }
-        };
-        w.onerror = (e: ErrorEvent) => {
-          e.preventDefault();
-          fail(`grep worker failed to start: ${e.message}`);
-        };
-      });
-    }
-    await this.#ready;
-    return this.#worker!;
-  }
-
-  #drop(w: Worker): void {
-    w.terminate();
-    if (this.#worker === w) {
-      this.#worker = undefined;
-      this.#ready = undefined;
-    }
+    this.#pool = new WorkerPool({
+      name: "grep worker",
+      connect: threadChannel(workerUrl),
+      timeoutMs,
+      startMs,
+      error: (e) => grepError(e, timeoutMs),
+    });
   }
 
   /** Run a job; throws `PATTERN_TIMEOUT` when it runs past the limit. */
-  run(job: Omit<GrepJob, "id">): Promise<GrepResult> {
-    const result = this.#queue.then(() => this.#run({ ...job, id: this.#next++ }));
-    this.#queue = result.catch(() => {});
-    return result;
-  }
-
-  async #run(job: GrepJob): Promise<GrepResult> {
-    let w: Worker;
-    try {
-      w = await this.#spawn();
-    } catch (e) {
-      throw new ToolError(
-        "INTERNAL",
-        (e as Error).message,
-        "Try again; the grep worker is restarted for the next request.",
-      );
-    }
-    return await new Promise((resolve, reject) => {
-      // A worker that dies mid-job (out of memory on a huge text) fails the job at once.
-      w.onerror = (e: ErrorEvent) => {
-        e.preventDefault();
-        clearTimeout(timer);
-        this.#drop(w);
-        reject(
-          new ToolError(
-            "INTERNAL",
-            `grep worker stopped: ${e.message}`,
-            "Try again with a simpler pattern or a smaller limit.",
-          ),
-        );
-      };
-      const timer = setTimeout(() => {
-        this.#drop(w);
-        reject(
-          new ToolError(
-            "PATTERN_TIMEOUT",
-            `Pattern ran longer than ${this.timeoutMs} ms and was stopped`,
-            "Simplify the regular expression (avoid nested quantifiers such as (a+)+).",
-          ),
-        );
-      }, this.timeoutMs);
-      w.onmessage = (e: MessageEvent<GrepResult & { error?: string }>) => {
-        if (e.data.id !== job.id) return;
-        clearTimeout(timer);
-        if (e.data.error) reject(new ToolError("INVALID_PATTERN", e.data.error));
-        else resolve(e.data);
-      };
-      w.postMessage(job);
-    });
+  run(job: GrepJob): Promise<GrepResult> {
+    return this.#pool.request(job);
   }
 
   /** Stop the worker. */
   close(): void {
-    this.#worker?.terminate();
-    this.#worker = undefined;
-    this.#ready = undefined;
+    this.#pool.close();
+  }
+}
+
+/** The tool error of a grep job that did not finish. */
+function grepError(e: WorkerError, timeoutMs: number): ToolError {
+  switch (e.kind) {
+    case "failed":
+      return new ToolError("INVALID_PATTERN", e.detail);
+    case "timeout":
+      return new ToolError(
+        "PATTERN_TIMEOUT",
+        `Pattern ran longer than ${timeoutMs} ms and was stopped`,
+        "Simplify the regular expression (avoid nested quantifiers such as (a+)+).",
+      );
+    case "start":
+      return new ToolError(
+        "INTERNAL",
+        e.message,
+        "Try again; the grep worker is restarted for the next request.",
+      );
+    default:
+      // A worker that dies mid-job (out of memory on a huge text) fails the job at once.
+      return new ToolError(
+        "INTERNAL",
+        e.message,
+        "Try again with a simpler pattern or a smaller limit.",
+      );
   }
 }

@@ -4,10 +4,10 @@
  *
  * @module
  */
+import { serveThread } from "../core/workers.ts";
 
 /** A grep job. */
 export interface GrepJob {
-  id: number;
   source: string;
   flags: string;
   text: string;
@@ -28,7 +28,6 @@ export interface GrepMatch {
 
 /** A grep result. */
 export interface GrepResult {
-  id: number;
   total: number;
   matches: GrepMatch[];
 }
@@ -54,18 +53,7 @@ export function runGrep(job: GrepJob): GrepResult {
       after: lines.slice(i + 1, i + 1 + job.after).map(clip),
     });
   }
-  return { id: job.id, total, matches };
+  return { total, matches };
 }
 
-// deno-lint-ignore no-explicit-any
-const scope = globalThis as any;
-if (typeof scope.WorkerGlobalScope !== "undefined" && scope instanceof scope.WorkerGlobalScope) {
-  scope.onmessage = (e: MessageEvent<GrepJob>) => {
-    try {
-      scope.postMessage(runGrep(e.data));
-    } catch (err) {
-      scope.postMessage({ id: e.data.id, error: String((err as Error)?.message ?? err) });
-    }
-  };
-  scope.postMessage({ ready: true });
-}
+serveThread({ handle: runGrep });

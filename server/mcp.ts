@@ -8,11 +8,12 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import process from "node:process";
 import type { Shelf } from "../shelf/shelf.ts";
+import { VERSION } from "../core/version.ts";
 import { callTool, errorBody } from "./dispatch.ts";
-import { descriptions, schemas, type ToolName } from "./schemas.ts";
+import { schemas, TOOLS } from "./tools/mod.ts";
 
 /** Server name and version sent in `initialize`. */
-export const SERVER_INFO = { name: "shelfmark", version: "0.1.0" };
+export const SERVER_INFO = { name: "shelfmark", version: VERSION };
 
 const INSTRUCTIONS =
   "shelfmark indexes the user's local documents. Work like a researcher: search -> outline -> read. " +
@@ -52,18 +53,20 @@ export function createServer(shelf: Shelf): McpServer {
         hint: "Check the tool's input schema (tools/list).",
       },
     });
-  for (const name of Object.keys(schemas) as ToolName[]) {
+  for (const tool of TOOLS) {
+    const name = tool.name;
+    const readOnly = tool.readOnly ?? true;
     server.registerTool(
       name,
       {
-        title: descriptions[name].title,
-        description: descriptions[name].description,
+        title: tool.title,
+        description: tool.description,
         inputSchema: schemas[name],
         annotations: {
-          title: descriptions[name].title,
-          readOnlyHint: true,
+          title: tool.title,
+          readOnlyHint: readOnly,
           destructiveHint: false,
-          idempotentHint: true,
+          idempotentHint: readOnly,
           openWorldHint: false,
         },
       },

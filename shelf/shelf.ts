@@ -22,7 +22,7 @@ import {
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
-import type { Embedder, Extractor, Hit, Library, Query, Retriever } from "../core/types.ts";
+import type { Embedder, Extractor, Library, Retriever } from "../core/types.ts";
 import { VectorIndex } from "./vectors.ts";
 
 /** Options to open a shelf. */
@@ -72,9 +72,12 @@ export class Shelf {
   readonly catalog: Catalog;
   /** Extractors by extension and sniffed type. */
   readonly registry: ExtractorRegistry;
-  /** The full-text retriever. */
+  /** The full-text retriever (it also makes snippets and checks hard query constraints). */
   readonly fts: Fts5Retriever;
-  /** Every retriever, in fusion order. */
+  /**
+   * Every retriever, as the search path asks them: the keyword retriever (run on the
+   * search workers when there are some), then vectors when an embedder is configured.
+   */
   readonly retrievers: Retriever[];
   /** Keyword-search workers (undefined: searches run on this thread). */
   readonly searchPool?: SearchPool;
@@ -118,13 +121,13 @@ export class Shelf {
     this.registry = new ExtractorRegistry();
     for (const e of extractors) this.registry.register(e);
     this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
-    this.retrievers = [this.fts];
     if (opts.searchWorkers) {
       this.searchPool = new SearchPool(join(opts.data, "catalog.db"), opts.searchWorkers);
     }
+    this.retrievers = [this.searchPool ? pooled(this.fts, this.searchPool) : this.fts];
     if (embedder) {
-      const lance = new LanceRetriever(join(opts.data, "vectors"), this.catalog.db, embedder);
-      this.vectors = new VectorIndex(this.catalog.db, lance, embedder, this.log);
+      const lance = new LanceRetriever(join(opts.data, "vectors"), this.catalog, embedder);
+      this.vectors = new VectorIndex(this.catalog, lance, embedder, this.log);
       this.retrievers.push(lance);
     }
     const limits = config.limits ?? {};
@@ -171,11 +174,6 @@ export class Shelf {
     );
     const extractors = await extractorsFrom(plugins, log);
     return new Shelf(opts, config, extractors, plugins, embedder);
-  }
-
-  /** Keyword hits: on a search worker when there are some, else here. */
-  keywordSearch(q: Query): Promise<Hit[]> {
-    return this.searchPool ? this.searchPool.search(q) : this.fts.search(q);
   }
 
   /** The configured libraries. */
@@ -249,14 +247,10 @@ export class Shelf {
 
   async #purgeUnconfigured(): Promise<void> {
     const names = new Set(this.#libraries.map((l) => l.name));
-    const rows = this.catalog.db.prepare("SELECT DISTINCT library FROM documents").all();
-    for (const r of rows) {
-      const lib = r.library as string;
+    for (const lib of this.catalog.storedLibraries()) {
       if (names.has(lib)) continue;
-      const ids = this.catalog.db.prepare("SELECT doc_id FROM documents WHERE library = ?").all(lib)
-        .map((x) => x.doc_id as string);
-      await this.indexer.removeDocs(ids);
-      this.catalog.db.prepare("DELETE FROM skipped WHERE library = ?").run(lib);
+      await this.indexer.removeDocs(this.catalog.idsOf(lib));
+      this.catalog.forgetSkipped(lib);
     }
   }
 
@@ -273,4 +267,16 @@ export class Shelf {
     this.pool?.close();
     this.catalog.close();
   }
+}
+
+/** The keyword retriever with its searches sent to the search workers. */
+function pooled(fts: Fts5Retriever, pool: SearchPool): Retriever {
+  return {
+    name: fts.name,
+    kind: fts.kind,
+    upsert: (docs) => fts.upsert(docs),
+    remove: (ids) => fts.remove(ids),
+    search: (q) => pool.search(q),
+    ready: () => fts.ready(),
+  };
 }

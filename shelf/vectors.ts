@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Catalog } from "../core/catalog.ts";
 import type { LanceRetriever, VectorRow } from "../retrievers/lancedb.ts";
 import type { Card, Embedder, OutlineNode } from "../core/types.ts";
 
@@ -34,13 +34,8 @@ export interface VectorStatus {
   error?: string;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS vectors (doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS documents_doc_hash ON documents(doc_id, hash);`;
 /** How long counts shown by `status` and `_meta` may be reused (every answer carries them). */
 const COUNTS_TTL_MS = 1000;
-const PENDING = `FROM documents d
-  WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.doc_id = d.doc_id AND v.hash = d.hash)`;
 /** Documents per embedding batch. */
 export const BATCH = 16;
 
@@ -79,9 +74,8 @@ export class VectorIndex {
   readonly retriever: LanceRetriever;
   /** The embedder. */
   readonly embedder: Embedder;
-  readonly #db: DatabaseSync;
+  readonly #catalog: Catalog;
   readonly #log: (m: string) => void;
-  readonly #q: Record<"total" | "pending" | "batch" | "hash" | "record", StatementSync>;
   #opened?: Promise<void>;
   #running?: Promise<void>;
   #again = false;
@@ -97,44 +91,33 @@ export class VectorIndex {
   onProgress?: (s: VectorStatus) => void;
 
   /**
-   * @param db the catalog's database
+   * @param catalog the catalog (which documents have an up-to-date vector)
    * @param retriever the LanceDB retriever
    * @param embedder the embedder
    * @param log warnings
    */
   constructor(
-    db: DatabaseSync,
+    catalog: Catalog,
     retriever: LanceRetriever,
     embedder: Embedder,
     log: (m: string) => void,
   ) {
-    this.#db = db;
+    this.#catalog = catalog;
     this.retriever = retriever;
     this.embedder = embedder;
     this.#log = log;
-    db.exec(SCHEMA);
-    this.#q = {
-      total: db.prepare("SELECT count(*) AS n FROM documents"),
-      pending: db.prepare(`SELECT count(*) AS n ${PENDING}`),
-      batch: db.prepare(
-        `SELECT d.doc_id, d.hash, d.card, d.outline ${PENDING} ORDER BY d.doc_id LIMIT ${BATCH}`,
-      ),
-      hash: db.prepare("SELECT hash FROM documents WHERE doc_id = ?"),
-      record: db.prepare("INSERT OR REPLACE INTO vectors (doc_id, hash) VALUES (?, ?)"),
-    };
   }
 
   /** Open the table; start over when the model changed; drop vectors of deleted documents. */
   open(): Promise<void> {
     this.#opened ??= (async () => {
       const model = `${this.embedder.model}`;
-      const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'vectors_model'").get();
+      const stored = this.#catalog.getMeta("vectors_model");
       const rows = await this.retriever.open();
-      if (row?.value !== model) {
-        if (rows > 0 || row) await this.retriever.clear();
-        this.#db.exec("DELETE FROM vectors");
-        this.#db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('vectors_model', ?)")
-          .run(model);
+      if (stored !== model) {
+        if (rows > 0 || stored !== undefined) await this.retriever.clear();
+        this.#catalog.clearVectors();
+        this.#catalog.setMeta("vectors_model", model);
       }
       await this.#sweep();
       this.#counts = undefined;
@@ -146,10 +129,7 @@ export class VectorIndex {
 
   /** Remove vectors (and their records) of documents no longer in the catalog. */
   async #sweep(): Promise<void> {
-    this.#db.exec("DELETE FROM vectors WHERE doc_id NOT IN (SELECT doc_id FROM documents)");
-    const known = new Set(
-      this.#db.prepare("SELECT doc_id FROM vectors").all().map((r) => r.doc_id as string),
-    );
+    const known = this.#catalog.pruneVectors();
     const orphans = (await this.retriever.ids()).filter((id) => !known.has(id));
     if (orphans.length) await this.retriever.remove(orphans);
   }
@@ -160,9 +140,7 @@ export class VectorIndex {
   #count(): { pending: number; embedded: number } {
     const now = Date.now();
     if (!this.#counts || now - this.#counts.at > COUNTS_TTL_MS) {
-      const total = (this.#q.total.get()?.n as number) ?? 0;
-      const pending = (this.#q.pending.get()?.n as number) ?? 0;
-      this.#counts = { pending, embedded: total - pending, at: now };
+      this.#counts = { ...this.#catalog.vectorCounts(), at: now };
     }
     return this.#counts;
   }
@@ -228,12 +206,10 @@ export class VectorIndex {
     let done = 0;
     let wrote = false;
     while (!this.#stopped) {
-      const rows = this.#q.batch.all();
+      const rows = this.#catalog.vectorTodo(BATCH);
       if (!rows.length) break;
-      const cards = rows.map((r) => JSON.parse(r.card as string) as Card);
-      const texts = rows.map((r, i) =>
-        embedText(cards[i]!, JSON.parse(r.outline as string), this.embedder.maxChars)
-      );
+      const cards = rows.map((r) => r.card);
+      const texts = rows.map((r) => embedText(r.card, r.outline, this.embedder.maxChars));
       let vectors: Float32Array[];
       try {
         vectors = await this.embedder.embed(texts);
@@ -264,9 +240,7 @@ export class VectorIndex {
       // Record what each vector was made from; a document deleted meanwhile loses its vector.
       const gone: string[] = [];
       for (const r of rows) {
-        const id = r.doc_id as string;
-        if (this.#q.hash.get(id)) this.#q.record.run(id, r.hash as string);
-        else gone.push(id);
+        if (!this.#catalog.vectorDone(r.doc_id, r.hash)) gone.push(r.doc_id);
       }
       if (gone.length) await this.retriever.remove(gone);
       done += rows.length;

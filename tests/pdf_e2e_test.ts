@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
-import { closeGrep } from "../server/tools.ts";
+import { closeGrep } from "../server/tools/grep.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
 

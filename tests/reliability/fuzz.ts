@@ -10,7 +10,7 @@
 import fc from "fast-check";
 import { z } from "zod";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { schemas, type ToolName } from "../../server/schemas.ts";
+import { schemas, type ToolName } from "../../server/tools/mod.ts";
 import { callTool, ERROR_CODES, memoryOf, percentile } from "./_helpers.ts";
 
 /** Largest answer accepted: grep's worst case is 100 matches x 101 lines x 500 chars. */

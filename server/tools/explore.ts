@@ -1,12 +1,11 @@
 /**
- * The `explore` tool: what a library holds, at a glance — document types, folders with
- * file counts and median sizes, and the top keywords with the folders they come from.
+ * `explore`: what a library holds, at a glance — document types, folders with file counts
+ * and median sizes, and the top keywords with the folders they come from.
  *
  * @module
  */
-import type { Shelf } from "../shelf/shelf.ts";
-import { ToolError } from "../core/types.ts";
-import type { ToolArgs } from "./schemas.ts";
+import type { Shelf } from "../../shelf/shelf.ts";
+import { checkLibrary, defineTool, libraryArg, n } from "../tool.ts";
 
 const MAX_DIRS = 40;
 const MAX_DEPTH = 3;
@@ -18,15 +17,9 @@ function median(xs: number[]): number {
   return s.length % 2 ? s[m]! : Math.round((s[m - 1]! + s[m]!) / 2);
 }
 
-/** `explore`: an overview of one library (or of all when there is only one or none named). */
-export function explore(shelf: Shelf, a: ToolArgs<"explore">) {
-  if (a.library !== undefined && !shelf.libraries.some((l) => l.name === a.library)) {
-    throw new ToolError(
-      "LIBRARY_NOT_FOUND",
-      `No library named ${JSON.stringify(a.library)}`,
-      `Libraries: ${shelf.libraries.map((l) => l.name).join(", ") || "(none)"}`,
-    );
-  }
+/** An overview of one library (or of all). */
+function overview(shelf: Shelf, a: { library?: string }) {
+  checkLibrary(shelf, a.library);
   const types = new Map<string, number>();
   const dirs = new Map<string, number[]>();
   const kw = new Map<string, Map<string, number>>();
@@ -72,3 +65,44 @@ export function explore(shelf: Shelf, a: ToolArgs<"explore">) {
     top_keywords: keywords,
   };
 }
+
+/** The `explore` tool. */
+export const explore = defineTool({
+  name: "explore",
+  title: "Explore a library",
+  description:
+    "Overview of a library: document types, folder structure with counts and median sizes, top keywords and where they come from.",
+  input: { library: libraryArg.optional() },
+  run: overview,
+  markdown(r) {
+    const out = [`${r.library ?? "All libraries"}: ${n(r.document_count)} documents`];
+    out.push(
+      "Types: " + Object.entries(r.doc_types).map(([t, c]) => `${t} ${n(c)}`).join(", "),
+    );
+    out.push("", "Folders (files, median words):");
+    for (const d of r.directories) {
+      const depth = d.path.split("/").length - 1;
+      out.push(
+        `${"  ".repeat(depth)}${d.path.split("/").pop()}/ ${n(d.file_count)} files, ~${
+          n(d.median_words)
+        } words`,
+      );
+    }
+    if (r.directories.length < r.directories_total) {
+      out.push(`  … ${r.directories_total - r.directories.length} deeper folders (use find_paths)`);
+    }
+    if (r.top_keywords.length) {
+      out.push("", "Top keywords (documents; folders):");
+      for (const k of r.top_keywords) {
+        out.push(`- ${k.keyword} (${k.documents}; ${k.directories.join(", ")})`);
+      }
+    }
+    return out.join("\n");
+  },
+  cli: {
+    summary: "explore [LIBRARY]               what a library holds",
+    usage: `shelfmark explore [LIBRARY] [--json]`,
+    flags: { library: { type: "string" } },
+    args: (pos, f) => ({ library: f.library ?? pos[0] }),
+  },
+});

@@ -1,0 +1,57 @@
+/**
+ * `find_paths`: folders whose path contains any of the keywords, with file counts.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { findPaths as aggregate } from "../../retrievers/path.ts";
+import {
+  checkLibrary,
+  defineTool,
+  escapeControl,
+  intFlag,
+  libraryArg,
+  n,
+  needArgs,
+} from "../tool.ts";
+
+const USAGE = `shelfmark find-paths PATTERN... [--library NAME] [--limit 10] [--json]`;
+
+/** The `find_paths` tool. */
+export const findPaths = defineTool({
+  name: "find_paths",
+  title: "Find folders",
+  description:
+    "Folders whose path contains any of the keywords, with file counts: for questions that name a project, collection or folder.",
+  input: {
+    patterns: z.array(z.string().min(1).max(200)).min(1).max(20).describe(
+      "Keywords, OR-ed, each a case-insensitive %keyword% match on folder paths",
+    ),
+    library: libraryArg.optional(),
+    limit: z.number().int().min(1).max(50).default(10).describe("Folders to return (max 50)"),
+  },
+  run(shelf, a) {
+    checkLibrary(shelf, a.library);
+    return aggregate(shelf.catalog, { patterns: a.patterns, library: a.library, limit: a.limit });
+  },
+  markdown(r) {
+    if (!r.directories.length) return "No folders match.";
+    const out = [
+      `${n(r.total_files)} files in ${r.directories.length}${r.truncated ? "+" : ""} folders:`,
+    ];
+    for (const d of r.directories) {
+      out.push(`- ${escapeControl(d.path)}/ (${n(d.file_count)} files)`);
+    }
+    if (r.truncated) out.push("(more folders; raise limit or use narrower patterns)");
+    return out.join("\n");
+  },
+  cli: {
+    summary: "find-paths PATTERN...           folders whose path contains a keyword",
+    usage: USAGE,
+    flags: { library: { type: "string" }, limit: { type: "string", short: "n" } },
+    args(pos, f) {
+      needArgs(pos, 1, "PATTERN", USAGE);
+      return { patterns: pos, library: f.library, limit: intFlag(f.limit, "limit") };
+    },
+  },
+});

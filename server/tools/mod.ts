@@ -1,0 +1,49 @@
+/**
+ * The table of tools. The MCP server registers these, the dispatcher validates and runs
+ * them, the CLI maps its commands and help onto them: to add a tool, write its file and
+ * list it here.
+ *
+ * @module
+ */
+import type { z } from "zod";
+import { outputFormat, type ToolSpec } from "../tool.ts";
+import { explore } from "./explore.ts";
+import { findPaths } from "./find_paths.ts";
+import { grep } from "./grep.ts";
+import { listLibraries } from "./list_libraries.ts";
+import { outline } from "./outline.ts";
+import { read } from "./read.ts";
+import { search } from "./search.ts";
+import { similar } from "./similar.ts";
+import { status } from "./status.ts";
+
+const TABLE = [
+  search,
+  outline,
+  read,
+  grep,
+  listLibraries,
+  explore,
+  findPaths,
+  status,
+  similar,
+] as const;
+
+/** Tool names. */
+export type ToolName = (typeof TABLE)[number]["name"];
+
+/** Every tool, in the order clients list them. */
+// deno-lint-ignore no-explicit-any -- each entry keeps its own schema and answer types
+export const TOOLS: readonly ToolSpec<ToolName, z.ZodRawShape, any>[] = TABLE;
+
+/** A tool by name. */
+export const toolByName: ReadonlyMap<string, ToolSpec<ToolName, z.ZodRawShape, unknown>> = new Map(
+  TOOLS.map((t) => [t.name, t]),
+);
+
+/** Arguments of every tool (zod shapes, `output_format` included), by name. */
+export const schemas: Record<ToolName, z.ZodRawShape> = Object.fromEntries(
+  TOOLS.map((
+    t,
+  ): [ToolName, z.ZodRawShape] => [t.name, { ...t.input, output_format: outputFormat }]),
+) as Record<ToolName, z.ZodRawShape>;

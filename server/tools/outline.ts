@@ -1,0 +1,100 @@
+/**
+ * `outline`: the card and table of contents of each document, within a token budget.
+ *
+ * @module
+ */
+import { z } from "zod";
+import { renderOutline } from "../../core/budget.ts";
+import { ToolError } from "../../core/types.ts";
+import {
+  defineTool,
+  docIdArg,
+  escapeControl,
+  intFlag,
+  listFlag,
+  needArgs,
+  resolveDoc,
+  shownPath,
+} from "../tool.ts";
+
+/** The default outline view: a glance at the structure, about 500 tokens. */
+const COMPACT_TOKENS = 500;
+/** The default budget when the top level alone needs more than the compact view. */
+const DEFAULT_TOKENS = 2000;
+const USAGE = `shelfmark outline ID [ID...] [--expand 2,3.1] [--max-tokens 2000] [--json]`;
+
+/** The `outline` tool. */
+export const outline = defineTool({
+  name: "outline",
+  title: "Outline documents",
+  description:
+    "Table of contents of 1-20 documents with line ranges ([L120-180]), pages and one-sentence summaries, within a token budget. Use the ranges with read.",
+  input: {
+    doc_ids: z.array(docIdArg).min(1).max(20).describe("1-20 documents"),
+    expand: z.array(z.string().min(1).max(64)).max(50).default([]).describe(
+      'Node ids shown in full even past the budget, e.g. ["2", "3.1"]',
+    ),
+    max_tokens: z.number().int().min(50).max(50000).optional().describe(
+      "Token budget per document. Default: a compact view of about 500 tokens (deeper levels " +
+        "and summaries hidden when they do not fit; expand shows them), up to 2000 when even " +
+        "the top level needs more",
+    ),
+  },
+  run(shelf, a) {
+    const documents = [];
+    const markdown: string[] = [];
+    const missing: string[] = [];
+    for (const arg of a.doc_ids) {
+      let id: string;
+      try {
+        id = resolveDoc(shelf, arg);
+      } catch (e) {
+        if (e instanceof ToolError && e.code === "DOCUMENT_NOT_FOUND") {
+          missing.push(arg);
+          continue;
+        }
+        throw e;
+      }
+      const doc = shelf.catalog.get(id)!;
+      const card = { ...doc.card, path: shownPath(shelf, doc.card.path) };
+      const shown = { ...card, path: escapeControl(card.path), title: escapeControl(card.title) };
+      let r = renderOutline(shown, doc.outline, {
+        maxTokens: a.max_tokens ?? COMPACT_TOKENS,
+        expand: a.expand,
+      });
+      // The compact default gives way when even the top level does not fit in it.
+      if (a.max_tokens === undefined && r.budget === "truncated") {
+        r = renderOutline(shown, doc.outline, { maxTokens: DEFAULT_TOKENS, expand: a.expand });
+      }
+      documents.push({ ...card, budget: r.budget, nodes: r.nodes });
+      markdown.push(r.markdown);
+    }
+    if (documents.length === 0) {
+      throw new ToolError(
+        "DOCUMENT_NOT_FOUND",
+        `No document ${missing.map((m) => JSON.stringify(m)).join(", ")}`,
+        "Use doc_ids from search results.",
+      );
+    }
+    return { documents, missing: missing.length ? missing : undefined, markdown };
+  },
+  json: ({ documents, missing }) => ({ documents, missing }),
+  markdown(r) {
+    const parts = [...r.markdown];
+    if (r.missing) parts.push(`Not found: ${r.missing.join(", ")}`);
+    return parts.join("\n\n");
+  },
+  cli: {
+    summary: "outline ID [ID...]              table of contents with line ranges",
+    usage: USAGE,
+    flags: { expand: { type: "string" }, "max-tokens": { type: "string" } },
+    args(pos, f) {
+      needArgs(pos, 1, "ID", USAGE);
+      return {
+        doc_ids: pos,
+        expand: listFlag(f.expand),
+        max_tokens: intFlag(f["max-tokens"], "max-tokens"),
+      };
+    },
+  },
+});

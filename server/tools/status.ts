@@ -1,0 +1,97 @@
+/**
+ * `status`: indexing progress, document counts, vectors, and the files skipped with their
+ * reasons (a page at a time: `skipped_offset`, `skipped_limit`).
+ *
+ * @module
+ */
+import { z } from "zod";
+import { defineTool, escapeControl, intFlag, n } from "../tool.ts";
+
+/** The `status` tool. */
+export const status = defineTool({
+  name: "status",
+  title: "Index status",
+  description:
+    "Indexing progress, document counts, vector state, and files skipped with their reasons.",
+  input: {
+    skipped_offset: z.number().int().min(0).default(0).describe("Skipped files to pass over"),
+    skipped_limit: z.number().int().min(0).max(1000).default(100).describe(
+      "Skipped files to list (max 1000)",
+    ),
+  },
+  run(shelf, a) {
+    const s = shelf.status;
+    const skipped = shelf.catalog.skipped();
+    const indexed = shelf.catalog.count();
+    return {
+      state: s.state,
+      documents_indexed: indexed,
+      documents_total: s.state === "building" ? s.progress.total : indexed + skipped.length,
+      progress: s.state === "building"
+        ? { done: s.progress.done, total: s.progress.total, current: s.progress.current }
+        : undefined,
+      vectors: shelf.vectors?.status() ??
+        { state: "unavailable" as const, model: null, note: "no embedder configured" },
+      libraries: shelf.libraries.map((l) => ({
+        name: l.name,
+        documents: shelf.catalog.count(l.name),
+      })),
+      skipped_count: skipped.length,
+      skipped_offset: a.skipped_offset,
+      skipped: skipped.slice(a.skipped_offset, a.skipped_offset + a.skipped_limit),
+      started_at: s.started_at,
+      finished_at: s.finished_at,
+      last_error: s.last_error,
+      data_dir: shelf.fullPaths ? shelf.data : undefined,
+    };
+  },
+  markdown(r) {
+    const out = [
+      `Index: ${r.state}, ${n(r.documents_indexed)} of ${n(r.documents_total)} documents indexed`,
+    ];
+    if (r.progress) {
+      out.push(
+        `Progress: ${n(r.progress.done)}/${n(r.progress.total)} files` +
+          (r.progress.current ? ` (now: ${r.progress.current})` : ""),
+      );
+    }
+    const v = r.vectors;
+    out.push(
+      "note" in v
+        ? `Vectors: ${v.state} (${v.note})`
+        : `Vectors: ${v.state}, ${n(v.embedded)} embedded, ${
+          n(v.pending)
+        } pending, model ${v.model} (${v.dimensions} dimensions, ${
+          v.multilingual ? "multilingual" : "English only"
+        })` + (v.rate ? `, ${v.rate.toFixed(1)} docs/s` : "") +
+          (v.error ? `; last error: ${v.error}` : ""),
+    );
+    for (const l of r.libraries) out.push(`- ${l.name}: ${n(l.documents)} documents`);
+    if (r.skipped_count) {
+      out.push(`Skipped ${n(r.skipped_count)} files:`);
+      const shown = r.skipped.slice(0, 20);
+      for (const s of shown) {
+        out.push(`- ${escapeControl(s.path)}: ${s.reason} (${escapeControl(s.message)})`);
+      }
+      const next = r.skipped_offset + shown.length;
+      if (next < r.skipped_count) {
+        out.push(
+          `  … ${
+            n(r.skipped_count - next)
+          } more (skipped_offset=${next}; output_format json lists up to skipped_limit)`,
+        );
+      }
+    }
+    if (r.last_error) out.push(`Last error: ${r.last_error}`);
+    return out.join("\n");
+  },
+  cli: {
+    summary: "status                          index state, vectors and skipped files",
+    usage: `shelfmark status [--skipped-offset 0] [--skipped-limit 100] [--json]`,
+    flags: { "skipped-offset": { type: "string" }, "skipped-limit": { type: "string" } },
+    args: (_pos, f) => ({
+      skipped_offset: intFlag(f["skipped-offset"], "skipped-offset"),
+      skipped_limit: intFlag(f["skipped-limit"], "skipped-limit"),
+    }),
+  },
+});

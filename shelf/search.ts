@@ -1,0 +1,115 @@
+/**
+ * The one search path: a search request is parsed once (query text and dates), each
+ * retriever of the shelf that the mode calls for is asked with that parsed form, and their
+ * rankings are fused generically (weighted reciprocal-rank fusion). Tool handlers, the CLI
+ * and the benchmark call {@link searchShelf} and know nothing of retrievers or fusion.
+ *
+ * @module
+ */
+import type { Hit, Query, Retriever, SearchFilters } from "../core/types.ts";
+import { rrf } from "../retrievers/fusion.ts";
+import { prepareQuery } from "../retrievers/query.ts";
+import type { Shelf } from "./shelf.ts";
+
+/** Search modes. */
+export type SearchMode = "hybrid" | "keyword" | "semantic";
+
+/** What to search for. */
+export interface SearchRequest {
+  /** The query, in the search syntax. */
+  query: string;
+  /** Hits wanted. */
+  limit: number;
+  /** Filters as the caller gave them (dates not yet normalised). */
+  filters?: SearchFilters;
+  /** The mode asked for (default `hybrid`). */
+  mode?: SearchMode;
+}
+
+/** Ranked hits, and how they were found. */
+export interface SearchOutcome {
+  /** Hits, best first, each with a snippet when one of the query's terms occurs in it. */
+  hits: Hit[];
+  /** The mode that answered (keyword when vectors are not ready). */
+  mode: SearchMode;
+  /** Why the answer fell back to keyword mode, when it did. */
+  note?: string;
+}
+
+/** Hits each retriever contributes to fusion, at least. */
+const FUSION_DEPTH = 50;
+/** Rank constant of reciprocal-rank fusion. */
+const RRF_K = 60;
+
+/** Why the semantic side cannot answer, or `undefined` when it can. */
+function vectorsUnavailable(shelf: Shelf): string | undefined {
+  const v = shelf.vectors;
+  if (!v) return "no embedder configured, answered in keyword mode";
+  if (v.ready) return undefined;
+  const s = v.status();
+  return s.state === "failed"
+    ? `vectors failed (${s.error}), answered in keyword mode`
+    : `vectors pending (${s.embedded} of ${
+      s.embedded + s.pending
+    } documents), answered in keyword mode`;
+}
+
+/** The retrievers a mode asks. */
+function retrieversFor(shelf: Shelf, mode: SearchMode): Retriever[] {
+  if (mode === "hybrid") return shelf.retrievers;
+  return shelf.retrievers.filter((r) => (r.kind ?? "keyword") === mode);
+}
+
+/**
+ * Search a shelf: parse once, ask the retrievers the mode calls for, fuse.
+ *
+ * One retriever's ranking is taken as it is; several are fused with weighted RRF (k = 60),
+ * each contributing at most its `fusionDepth` hits. Hits of retrievers that cannot read the
+ * query syntax (vectors) are held to its hard constraints (quoted phrases, `+` and `-`
+ * units) by the keyword retriever, and snippets come from the keyword retriever.
+ *
+ * @param shelf the shelf
+ * @param req the request
+ * @returns the hits and the mode used
+ * @throws {ToolError} `INVALID_ARGUMENT` for a bad date or a query with nothing to search
+ */
+export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<SearchOutcome> {
+  const asked = req.mode ?? "hybrid";
+  const note = asked === "keyword" ? undefined : vectorsUnavailable(shelf);
+  const mode: SearchMode = note ? "keyword" : asked;
+  const used = retrieversFor(shelf, mode);
+  if (used.length === 1 && used[0]!.kind !== "semantic") {
+    const hits = await used[0]!.search(prepareQuery(req.query, req.limit, req.filters));
+    return { hits, mode, note };
+  }
+  const depth = Math.max(req.limit, FUSION_DEPTH);
+  // Snippets are made for the final hits only.
+  const q: Query = prepareQuery(req.query, depth, req.filters, 0);
+  const lists = await settleAll(used.map((r) => r.search(q)));
+  const ranked = lists.map((hits, j) =>
+    used[j]!.kind === "semantic" ? heldToSyntax(shelf, hits, q) : hits
+  );
+  const hits = used.length === 1 ? ranked[0]!.slice(0, req.limit) : rrf(
+    ranked.map((hits, j) => hits.slice(0, used[j]!.fusionDepth ?? hits.length)),
+    RRF_K,
+    req.limit,
+    used.map((r) => r.fusionWeight ?? 1),
+  );
+  const snippets = shelf.fts.snippets(hits.map((h) => h.doc_id), q.parsed);
+  for (const h of hits) h.snippet = snippets.get(h.doc_id) ?? h.snippet;
+  return { hits, mode, note };
+}
+
+/** Hits that satisfy the query's hard constraints, in order. */
+function heldToSyntax(shelf: Shelf, hits: Hit[], q: Query): Hit[] {
+  const allowed = new Set(shelf.fts.constrain(hits.map((h) => h.doc_id), q.parsed));
+  return hits.filter((h) => allowed.has(h.doc_id));
+}
+
+/** Wait for every promise; rethrow the first failure only after all have settled. */
+async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
