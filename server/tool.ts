@@ -15,15 +15,18 @@ import { ToolError } from "../core/types.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 
 /** The `output_format` argument every tool takes. */
-export const outputFormat = z.enum(["markdown", "json"]).default("markdown").describe(
-  "markdown (compact, for reading) or json (structured; also sent as structuredContent)",
-);
+export const outputFormat: z.ZodDefault<z.ZodEnum<{ markdown: "markdown"; json: "json" }>> = z
+  .enum(["markdown", "json"]).default("markdown").describe(
+    "markdown (compact, for reading) or json (structured; also sent as structuredContent)",
+  );
 /** A `doc_id` argument. */
-export const docIdArg = z.string().min(1).max(4096).describe(
+export const docIdArg: z.ZodString = z.string().min(1).max(4096).describe(
   "A doc_id from search (or a path <library>/<path inside it>)",
 );
 /** A `library` argument. */
-export const libraryArg = z.string().min(1).max(256).describe("Library name (see list_libraries)");
+export const libraryArg: z.ZodString = z.string().min(1).max(256).describe(
+  "Library name (see list_libraries)",
+);
 
 /** A command-line flag, as `node:util` `parseArgs` declares it. */
 export type Flag = { type: "string" | "boolean"; short?: string; multiple?: boolean };

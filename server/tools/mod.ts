@@ -30,7 +30,20 @@ const TABLE = [
 ] as const;
 
 /** Tool names. */
-export type ToolName = (typeof TABLE)[number]["name"];
+export type ToolName =
+  | "search"
+  | "outline"
+  | "read"
+  | "grep"
+  | "list_libraries"
+  | "explore"
+  | "find_paths"
+  | "status"
+  | "similar";
+
+// The names above are those of the table, no more and no fewer (a type error otherwise).
+type Names = (typeof TABLE)[number]["name"];
+const _same: [Names, ToolName] extends [ToolName, Names] ? true : never = true;
 
 /** Every tool, in the order clients list them. */
 // deno-lint-ignore no-explicit-any -- each entry keeps its own schema and answer types
