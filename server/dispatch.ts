@@ -4,10 +4,9 @@
  *
  * @module
  */
-import { z } from "zod";
 import type { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
-import { schemas, toolByName, type ToolName } from "./tools/mod.ts";
+import { argSchemas, schemas, toolByName, type ToolName } from "./tools/mod.ts";
 
 export { schemas, type ToolName };
 
@@ -52,7 +51,8 @@ export function footer(shelf: Shelf): string {
 
 /** Validate arguments against a tool's schema; throws `INVALID_ARGUMENT` naming the field. */
 export function parseArgs(name: ToolName, args: unknown): Record<string, unknown> {
-  const schema = z.object(schemas[name]).strict();
+  const schema = argSchemas[name];
+  if (!schema) throw new ToolError("INVALID_ARGUMENT", `No tool named ${JSON.stringify(name)}`);
   const r = schema.safeParse(args ?? {});
   if (!r.success) {
     const issue = r.error.issues[0];
@@ -67,7 +67,7 @@ export function parseArgs(name: ToolName, args: unknown): Record<string, unknown
 }
 
 /**
- * Run a tool; throws `ToolError` for failures the caller should see.
+ * Validate a tool's arguments and run it; throws `ToolError` for failures the caller should see.
  *
  * @param shelf the shelf
  * @param name the tool
@@ -75,9 +75,24 @@ export function parseArgs(name: ToolName, args: unknown): Record<string, unknown
  * @returns the answer
  */
 export async function callTool(shelf: Shelf, name: ToolName, args: unknown): Promise<ToolAnswer> {
-  const tool = toolByName.get(name);
-  if (!tool) throw new ToolError("INVALID_ARGUMENT", `No tool named ${JSON.stringify(name)}`);
-  const a = parseArgs(name, args);
+  return await runTool(shelf, name, parseArgs(name, args));
+}
+
+/**
+ * Run a tool on arguments already validated against its schema (the MCP server's SDK
+ * validates them with the same schema, so they are validated once).
+ *
+ * @param shelf the shelf
+ * @param name the tool
+ * @param a validated arguments, defaults applied
+ * @returns the answer
+ */
+export async function runTool(
+  shelf: Shelf,
+  name: ToolName,
+  a: Record<string, unknown>,
+): Promise<ToolAnswer> {
+  const tool = toolByName.get(name)!;
   const answer = await tool.run(shelf, a);
   let text: string | undefined;
   let json: Record<string, unknown> | undefined;

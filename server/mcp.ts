@@ -9,8 +9,8 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import process from "node:process";
 import type { Shelf } from "../shelf/shelf.ts";
 import { VERSION } from "../core/version.ts";
-import { callTool, errorBody } from "./dispatch.ts";
-import { schemas, TOOLS } from "./tools/mod.ts";
+import { errorBody, runTool } from "./dispatch.ts";
+import { argSchemas, TOOLS } from "./tools/mod.ts";
 
 /** Server name and version sent in `initialize`. */
 export const SERVER_INFO = { name: "shelfmark", version: VERSION };
@@ -61,7 +61,7 @@ export function createServer(shelf: Shelf): McpServer {
       {
         title: tool.title,
         description: tool.description,
-        inputSchema: schemas[name],
+        inputSchema: argSchemas[name],
         annotations: {
           title: tool.title,
           readOnlyHint: readOnly,
@@ -72,7 +72,7 @@ export function createServer(shelf: Shelf): McpServer {
       },
       async (args: Record<string, unknown>): Promise<ToolResult> => {
         try {
-          const r = await callTool(shelf, name, args);
+          const r = await runTool(shelf, name, args);
           return r.format === "json"
             ? {
               content: [{ type: "text", text: JSON.stringify(r.json) }],

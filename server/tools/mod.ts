@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { z } from "zod";
+import { z } from "zod";
 import { outputFormat, type ToolSpec } from "../tool.ts";
 import { explore } from "./explore.ts";
 import { findPaths } from "./find_paths.ts";
@@ -60,3 +60,8 @@ export const schemas: Record<ToolName, z.ZodRawShape> = Object.fromEntries(
     t,
   ): [ToolName, z.ZodRawShape] => [t.name, { ...t.input, output_format: outputFormat }]),
 ) as Record<ToolName, z.ZodRawShape>;
+
+/** Each tool's argument schema as one strict object (unknown arguments are refused). */
+export const argSchemas: Record<ToolName, z.ZodObject> = Object.fromEntries(
+  TOOLS.map((t): [ToolName, z.ZodObject] => [t.name, z.object(schemas[t.name]).strict()]),
+) as Record<ToolName, z.ZodObject>;
