@@ -3,16 +3,12 @@ import {
   ok as assert,
   rejects as assertRejects,
 } from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync } from "node:sqlite";
 import type { Card, IndexedDoc, OutlineNode, SearchFilters } from "../core/types.ts";
 import { ToolError } from "../core/types.ts";
-import { filterSql } from "../core/catalog.ts";
+import { Catalog, filterSql } from "../core/catalog.ts";
 import { bm25Score, Fts5Retriever } from "./fts5.ts";
 import { normalizeTime, parseQuery, prepareQuery } from "./query.ts";
-
-const DOCUMENTS = `CREATE TABLE documents (
-  doc_id TEXT PRIMARY KEY, rowid_fts INTEGER, library TEXT NOT NULL, path TEXT NOT NULL UNIQUE,
-  doc_type TEXT NOT NULL, modified_at TEXT NOT NULL)`;
 
 interface DocSpec {
   id: string;
@@ -58,17 +54,21 @@ function makeDoc(s: DocSpec): IndexedDoc {
   return { card, outline: (s.headings ?? []).map(node), lines: (s.body ?? "").split("\n") };
 }
 
-async function setup(specs: DocSpec[]): Promise<{ db: DatabaseSync; fts: Fts5Retriever }> {
-  const db = new DatabaseSync(":memory:");
-  db.exec(DOCUMENTS);
-  const fts = new Fts5Retriever(db);
-  const ins = db.prepare("INSERT OR REPLACE INTO documents VALUES (?, NULL, ?, ?, ?, ?)");
-  const docs = specs.map(makeDoc);
-  for (const { card } of docs) {
-    ins.run(card.doc_id, card.library, card.path, card.doc_type, card.modified_at);
+/** Store documents in the catalog (the rows the search filters join). */
+function put(catalog: Catalog, docs: IndexedDoc[]): void {
+  for (const { card, outline, lines } of docs) {
+    catalog.put({ card, outline, terms: {}, hash: card.doc_id, mtime_ms: 0 }, lines.join("\n"));
   }
+}
+
+/** A catalog with its own schema (in memory), the documents in it and in the index. */
+async function setup(specs: DocSpec[]): Promise<{ db: DatabaseSync; fts: Fts5Retriever }> {
+  const catalog = new Catalog(":memory:");
+  const fts = new Fts5Retriever(catalog.db);
+  const docs = specs.map(makeDoc);
+  put(catalog, docs);
   await fts.upsert(docs);
-  return { db, fts };
+  return { db: catalog.db, fts };
 }
 
 async function sortedIds(
@@ -279,10 +279,9 @@ Deno.test("Fts5Retriever.upsert() replaces a document and remove() deletes it", 
 });
 
 Deno.test("Fts5Retriever.ready() says empty when nothing is indexed", () => {
-  const db = new DatabaseSync(":memory:");
-  db.exec(DOCUMENTS);
-  assertEquals(new Fts5Retriever(db).ready(), { state: "empty", documents: 0 });
-  db.close();
+  const catalog = new Catalog(":memory:");
+  assertEquals(new Fts5Retriever(catalog.db).ready(), { state: "empty", documents: 0 });
+  catalog.close();
 });
 
 Deno.test("Fts5Retriever.upsert() joins the caller's transaction", async () => {
@@ -295,20 +294,16 @@ Deno.test("Fts5Retriever.upsert() joins the caller's transaction", async () => {
 });
 
 Deno.test("Fts5Retriever honours custom column weights", async () => {
-  const db = new DatabaseSync(":memory:");
-  db.exec(DOCUMENTS);
-  const fts = new Fts5Retriever(db, { weights: { title: 1, body: 50 } });
+  const catalog = new Catalog(":memory:");
+  const fts = new Fts5Retriever(catalog.db, { weights: { title: 1, body: 50 } });
   const docs = [
     makeDoc({ id: "t", path: "L/t.md", title: "zebra", body: "nothing" }),
     makeDoc({ id: "b", path: "L/b.md", title: "nothing", body: "zebra" }),
   ];
-  for (const { card } of docs) {
-    db.prepare("INSERT INTO documents VALUES (?, NULL, 'L', ?, 'text', ?)")
-      .run(card.doc_id, card.path, card.modified_at);
-  }
+  put(catalog, docs);
   await fts.upsert(docs);
   assertEquals(await ids(fts, "zebra"), ["b", "t"]);
-  db.close();
+  catalog.close();
 });
 
 Deno.test("normalizeTime() and filterSql() bind normalised bounds", () => {
