@@ -4,42 +4,44 @@
  * grep finds the phrase inside the page's line range.
  */
 import { join } from "node:path";
-import { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeGrep } from "../server/tools/grep.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
+import { hasCommand, noteMissing } from "./have.ts";
+import { openTestShelf } from "./shelf_helper.ts";
 
-async function pdftotextPage(file: string, page: number): Promise<string | undefined> {
-  try {
-    const out = await new Deno.Command("pdftotext", {
-      args: ["-f", String(page), "-l", String(page), file, "-"],
-      stdout: "piped",
-      stderr: "null",
-    }).output();
-    return out.success ? new TextDecoder().decode(out.stdout) : undefined;
-  } catch {
-    return undefined; // poppler-utils not installed
-  }
+/** The reference text comes from poppler's pdftotext: without it the test is ignored. */
+const noPdftotext = noteMissing(
+  !(await hasCommand("pdftotext")),
+  "pdftotext missing (apt-get install -y poppler-utils): PDF tools test not run",
+);
+
+async function pdftotextPage(file: string, page: number): Promise<string> {
+  const out = await new Deno.Command("pdftotext", {
+    args: ["-f", String(page), "-l", String(page), file, "-"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert(out.success, `pdftotext failed: ${new TextDecoder().decode(out.stderr)}`);
+  return new TextDecoder().decode(out.stdout);
 }
 
 Deno.test({
   name: "pdf: search, outline with pages, read by page and grep on a real manual",
+  ignore: noPdftotext,
   sanitizeResources: false,
   fn: async () => {
     const corpus = await smallCorpus();
     const file = join(corpus, "pdf-manuals", "bash-doc", "bashref.pdf");
     const pageText = await pdftotextPage(file, 40);
-    if (pageText === undefined) {
-      console.log("  pdftotext is not installed: test skipped (apt-get install poppler-utils)");
-      return;
-    }
     const phrase = pageText.split("\n").map((l) => l.trim())
       .filter((l) => /^[A-Za-z][A-Za-z ,]+$/.test(l) && l.split(/\s+/).length >= 6)
       .map((l) => l.split(/\s+/).slice(0, 6).join(" "))[0];
     assert(phrase, "no plain phrase on page 40");
-    const data = await Deno.makeTempDir({ prefix: "shelfmark-pdf-" });
-    const shelf = await Shelf.open({ data, folders: [join(corpus, "pdf-manuals")], log: () => {} });
+    // Keyword search only: the phrase is found by its words, no vectors needed.
+    const t = await openTestShelf({ folders: [join(corpus, "pdf-manuals")] });
+    const shelf = t.shelf;
     try {
       await shelf.index();
       const s = await callTool(shelf, "search", { query: `"${phrase}"`, output_format: "json" });
@@ -79,8 +81,7 @@ Deno.test({
       );
     } finally {
       closeGrep();
-      await shelf.close();
-      await Deno.remove(data, { recursive: true });
+      await t.close();
     }
   },
 });
