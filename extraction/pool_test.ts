@@ -78,9 +78,17 @@ Deno.test("ExtractPool bounds a worker's memory: typed arrays and JS heap, then 
       return { lines: [String(keep.length)] };
     } };`,
   );
-  const pool = new ExtractPool({ workers: 1, timeoutMs: 60_000, memoryMb: 400, plugins: [plugin] });
+  // Only processes have a memory bound (threads have none): ask for them, so a machine
+  // where they cannot run fails here with the reason instead of passing untested.
+  const pool = new ExtractPool({
+    workers: 1,
+    timeoutMs: 60_000,
+    memoryMb: 400,
+    plugins: [plugin],
+    isolation: "process",
+  });
   try {
-    if (pool.isolation !== "process") return; // threads have no memory bound
+    assertEquals(pool.isolation, "process");
     for (const ext of [".buf", ".heap"]) {
       const err = await assertRejects(() =>
         pool.extract({ path: `l/x${ext}`, extension: ext, bytes: enc.encode("x") })
