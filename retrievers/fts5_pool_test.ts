@@ -1,7 +1,7 @@
 import { join } from "node:path";
-import { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
+import { openTestShelf } from "../tests/shelf_helper.ts";
 import { SearchPool } from "./fts5_pool.ts";
 import { prepareQuery } from "./query.ts";
 
@@ -12,9 +12,9 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
-    const data = await Deno.makeTempDir({ prefix: "shelfmark-pool-" });
-    const shelf = await Shelf.open({ data, folders: [SAMPLES], log: () => {}, embedder: "none" });
-    const pool = new SearchPool(join(data, "catalog.db"), 2);
+    const t = await openTestShelf({ folders: [SAMPLES] });
+    const shelf = t.shelf;
+    const pool = new SearchPool(join(t.data, "catalog.db"), 2);
     try {
       await shelf.index();
       for (
@@ -42,8 +42,7 @@ Deno.test({
       assertEquals(err.code, "INVALID_ARGUMENT");
     } finally {
       pool.close();
-      await shelf.close();
-      await Deno.remove(data, { recursive: true });
+      await t.close();
     }
   },
 });
