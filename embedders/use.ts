@@ -7,7 +7,7 @@
  * @module
  */
 import type { Embedder } from "../core/types.ts";
-import type { EmbedReply, EmbedRequest } from "./use_worker.ts";
+import { threadChannel, type WorkerError, WorkerPool } from "../core/workers.ts";
 import { normalize } from "./normalize.ts";
 
 /** Universal Sentence Encoder lite, run in a Worker. */
@@ -28,40 +28,33 @@ export class UseEmbedder implements Embedder {
    * at 0.1 it adds documents without displacing good keyword hits (see the README).
    */
   readonly fusionWeight = 0.1;
-  #worker?: Worker;
-  #next = 1;
+  /** The model's worker: texts in, `texts.length * 512` floats out, row after row. */
+  #worker = new WorkerPool<string[], Float32Array>({
+    name: "embedder worker",
+    connect: threadChannel(new URL("./use_worker.ts", import.meta.url)),
+  });
   /** The message in the worker, with the jobs its texts belong to. */
-  #inFlight?: { id: number; parts: { job: Job; from: number; count: number }[] };
+  #inFlight?: Part[];
   #queries: Job[] = [];
   #documents: Job[] = [];
 
-  #start(): Worker {
-    if (this.#worker) return this.#worker;
-    const w = new Worker(new URL("./use_worker.ts", import.meta.url).href, { type: "module" });
-    w.onmessage = (e: MessageEvent<EmbedReply>) => this.#reply(e.data);
-    w.onerror = (e) => {
-      e.preventDefault();
-      this.#failAll(new Error(`embedder worker failed: ${e.message}`));
-      w.terminate();
-      this.#worker = undefined;
-    };
-    this.#worker = w;
-    return w;
-  }
-
-  #reply(r: EmbedReply): void {
-    const flight = this.#inFlight;
-    if (!flight || flight.id !== r.id) return;
+  /** The worker's answer to a message: vectors, or why there are none. */
+  #reply(flight: Part[], flat?: Float32Array, e?: WorkerError): void {
+    if (this.#inFlight !== flight) return;
+    if (e && e.kind !== "failed") {
+      // The worker died or cannot start: the waiting jobs would fail the same way.
+      return this.#failAll(new Error(`embedder worker failed: ${e.detail}`));
+    }
     this.#inFlight = undefined;
-    if (r.error !== undefined || !r.flat) {
-      const err = new Error(`embedder: ${r.error ?? "no vectors"}`);
-      for (const { job } of flight.parts) job.fail(err);
+    if (!flat) {
+      const err = new Error(`embedder: ${e?.detail ?? "no vectors"}`);
+      for (const { job } of flight) job.fail(err);
     } else {
       let row = 0;
-      for (const { job, from, count } of flight.parts) {
+      for (const { job, from, count } of flight) {
         for (let i = 0; i < count; i++, row++) {
           job.out[from + i] = normalize(
-            r.flat.slice(row * this.dimensions, (row + 1) * this.dimensions),
+            flat.slice(row * this.dimensions, (row + 1) * this.dimensions),
           );
         }
         job.left -= count;
@@ -74,7 +67,7 @@ export class UseEmbedder implements Embedder {
   /** Send the next message: every waiting query at once, else a few document texts. */
   #pump(): void {
     if (this.#inFlight) return;
-    const parts: { job: Job; from: number; count: number }[] = [];
+    const parts: Part[] = [];
     if (this.#queries.length) {
       for (const job of this.#queries.splice(0)) {
         parts.push({ job, from: 0, count: job.texts.length });
@@ -88,13 +81,15 @@ export class UseEmbedder implements Embedder {
       if (job.sent === job.texts.length) this.#documents.shift();
     }
     const texts = parts.flatMap((p) => p.job.texts.slice(p.from, p.from + p.count));
-    const id = this.#next++;
-    this.#inFlight = { id, parts };
-    this.#start().postMessage({ id, texts } satisfies EmbedRequest);
+    this.#inFlight = parts;
+    this.#worker.request(texts).then(
+      (flat) => this.#reply(parts, flat),
+      (e: WorkerError) => this.#reply(parts, undefined, e),
+    );
   }
 
   #failAll(err: Error): void {
-    for (const { job } of this.#inFlight?.parts ?? []) job.fail(err);
+    for (const { job } of this.#inFlight ?? []) job.fail(err);
     for (const job of [...this.#queries, ...this.#documents]) job.fail(err);
     this.#inFlight = undefined;
     this.#queries = [];
@@ -124,13 +119,19 @@ export class UseEmbedder implements Embedder {
   /** Stop the worker. */
   close(): void {
     this.#failAll(new Error("embedder closed"));
-    this.#worker?.terminate();
-    this.#worker = undefined;
+    this.#worker.close();
   }
 }
 
 /** Texts sent to the worker in one message for document batches. */
 const DOC_CHUNK = 4;
+
+/** Texts `from` .. `from + count` of a job, sent in one message. */
+interface Part {
+  job: Job;
+  from: number;
+  count: number;
+}
 
 interface Job {
   texts: string[];

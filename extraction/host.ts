@@ -1,33 +1,26 @@
 /**
- * The extraction side of the pool, shared by the worker thread (`extract_worker.ts`) and the
- * child process (`extract_proc.ts`): builds its own extractor registry (built-ins with the
- * configured OCR languages, plus plugins) and answers one request per message.
+ * The extraction side of the pool, shared by the worker thread (`worker.ts`) and the child
+ * process (`proc.ts`): builds its own extractor registry (built-ins with the configured OCR
+ * languages, plus plugins) and extracts one file per request (see `core/workers.ts`).
  *
  * @module
  */
 import { image, isBuiltinImage } from "../extractors/image.ts";
 import { extractorsFrom } from "./plugins.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
-import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
+import type { ExtractInput, Extractor } from "../core/types.ts";
+import type { WorkerBody } from "../core/workers.ts";
+import type { ExtractResult } from "./pool.ts";
 
-/** A message to an extraction worker or process. */
-export type WorkerRequest =
-  | {
-    type: "init";
-    plugins: string[];
-    softMs: number;
-    ocrLanguages?: string[];
-    /** Folder holding every OCR language's data, found by the pool (see `ocrData`). */
-    ocrLangPath?: string;
-  }
-  | { type: "extract"; id: number; input: ExtractInput };
-
-/** A message from an extraction worker or process. */
-export type WorkerReply =
-  | { id: 0; ready: true }
-  | { id: number; extractor: string; extracted: Extracted }
-  | { id: number; none: true }
-  | { id: number; error: { reason: string; message: string } };
+/** How the pool starts an extraction worker or process. */
+export interface ExtractInit {
+  plugins: string[];
+  /** Time after which extractors are asked to return what they have. */
+  softMs: number;
+  ocrLanguages?: string[];
+  /** Folder holding every OCR language's data, found by the pool (see `ocrData`). */
+  ocrLangPath?: string;
+}
 
 /**
  * Built-in extractors with the image extractor set to `ocrLanguages`, then the plugins that
@@ -58,50 +51,31 @@ function deadline(ms: number): AbortSignal {
 }
 
 /**
- * A message handler for the extraction side: `init` builds the registry and answers
- * `ready`; `extract` answers with the result, `none`, or the error's reason and message.
- *
- * @param post sends a reply to the pool
+ * The extraction side: `start` builds the registry; each request (a file) is answered with
+ * the extractor's name and result, or undefined when no extractor takes the file. An
+ * extractor's error crosses with its name, message and `reason`.
  */
-export function extractHost(
-  post: (reply: WorkerReply) => void,
-): (msg: WorkerRequest) => Promise<void> {
-  let registry: Promise<ExtractorRegistry> = Promise.resolve(new ExtractorRegistry());
+export function extractionWorker(): WorkerBody<ExtractInit, ExtractInput, ExtractResult> {
+  const registry = new ExtractorRegistry();
   let softMs = 50_000;
-  return async (msg) => {
-    if (msg.type === "init") {
-      softMs = msg.softMs;
-      registry = hostExtractors(
-        msg.plugins,
-        msg.ocrLanguages,
+  return {
+    async start(init) {
+      softMs = init.softMs;
+      const list = await hostExtractors(
+        init.plugins,
+        init.ocrLanguages,
         (m) => console.error(m),
-        msg.ocrLangPath,
-      ).then(
-        (list) => {
-          const r = new ExtractorRegistry();
-          for (const ex of list) r.register(ex);
-          return r;
-        },
+        init.ocrLangPath,
       );
-      await registry;
-      post({ id: 0, ready: true });
-      return;
-    }
-    const { id, input } = msg;
-    try {
-      const ex = (await registry).select(input);
-      if (!ex) {
-        post({ id, none: true });
-        return;
-      }
-      const extracted = await ex.extract({ ...input, signal: deadline(softMs) });
-      post({ id, extractor: ex.name, extracted });
-    } catch (err) {
-      const e = err as { name?: string; reason?: unknown; message?: string };
-      const reason = e?.name === "ExtractError" && typeof e.reason === "string"
-        ? e.reason
-        : "failed";
-      post({ id, error: { reason, message: String(e?.message ?? err) } });
-    }
+      for (const ex of list) registry.register(ex);
+    },
+    async handle(input) {
+      const ex = registry.select(input);
+      if (!ex) return undefined;
+      return {
+        extractor: ex.name,
+        extracted: await ex.extract({ ...input, signal: deadline(softMs) }),
+      };
+    },
   };
 }

@@ -12,11 +12,18 @@
  *
  * @module
  */
-import type { WorkerReply, WorkerRequest } from "./host.ts";
+import type { ExtractInit } from "./host.ts";
 import { image, isBuiltinImage, ocrData } from "../extractors/image.ts";
 import { ProcChannel, procConfig } from "./proc_channel.ts";
 import type { ExtractorRegistry } from "../core/registry.ts";
 import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import {
+  type Channel,
+  type ChannelEvents,
+  threadChannel,
+  type WorkerError,
+  WorkerPool,
+} from "../core/workers.ts";
 
 /** What extraction gives back: the extractor's name and its result, or undefined (no extractor). */
 export type ExtractResult = { extractor: string; extracted: Extracted } | undefined;
@@ -52,27 +59,6 @@ export interface InProcessOptions {
   ocrLanguages?: string[];
 }
 
-interface Job {
-  id: number;
-  input: ExtractInput;
-  resolve: (r: ExtractResult) => void;
-  reject: (e: unknown) => void;
-}
-
-/** One worker: a thread or a child process behind the same two calls. */
-interface Conn {
-  post(msg: WorkerRequest, bytes?: Uint8Array): void;
-  terminate(): void;
-}
-
-interface Slot {
-  worker: Conn;
-  /** Set once the worker has loaded its extractors. */
-  ready: boolean;
-  job?: Job;
-  timer?: ReturnType<typeof setTimeout>;
-}
-
 /**
  * Extraction in the current thread, through a registry (no isolation). With `ocrLanguages`,
  * the built-in image extractor reads those languages (a plugin that replaced it is kept).
@@ -96,16 +82,9 @@ export class ExtractPool {
   readonly timeoutMs: number;
   /** Memory limit of one worker in MiB, when workers are processes. */
   readonly memoryMb?: number;
-  #plugins: string[];
-  #ocrLanguages?: string[];
-  #ocrLangPath?: string;
   #config?: string;
-  #slots: Slot[] = [];
-  #queue: Job[] = [];
-  #next = 1;
+  #workers: WorkerPool<ExtractInput, ExtractResult, ExtractInit>;
   #closed = false;
-  /** Workers that died before they were ready, in a row. */
-  #startFailures = 0;
   /** Why the pool gave up starting workers. */
   #broken?: string;
 
@@ -113,14 +92,14 @@ export class ExtractPool {
   constructor(opts: PoolOptions = {}) {
     this.size = Math.max(1, opts.workers ?? Math.min(4, navigator.hardwareConcurrency || 2));
     this.timeoutMs = opts.timeoutMs ?? 60_000;
-    this.#plugins = opts.plugins ?? [];
-    this.#ocrLanguages = opts.ocrLanguages?.length ? [...opts.ocrLanguages] : undefined;
-    if (this.#ocrLanguages) {
+    const ocrLanguages = opts.ocrLanguages?.length ? [...opts.ocrLanguages] : undefined;
+    let ocrLangPath: string | undefined;
+    if (ocrLanguages) {
       // Found here, where writing is allowed (languages from several packages are gathered
       // in one folder); a missing language is reported by the extractor for each image.
       try {
-        const found = ocrData(this.#ocrLanguages);
-        if ("langPath" in found) this.#ocrLangPath = found.langPath;
+        const found = ocrData(ocrLanguages);
+        if ("langPath" in found) ocrLangPath = found.langPath;
       } catch {
         // Left to each worker, which says what is wrong for every image.
       }
@@ -133,6 +112,21 @@ export class ExtractPool {
       }
     }
     if (this.#config) this.memoryMb = Math.max(128, opts.memoryMb ?? 1024);
+    this.#workers = new WorkerPool({
+      name: "extraction",
+      connect: (events) => this.#connect(events),
+      size: this.size,
+      init: {
+        plugins: opts.plugins ?? [],
+        softMs: Math.floor(this.timeoutMs * 0.8),
+        ocrLanguages,
+        ocrLangPath,
+      },
+      timeoutMs: this.timeoutMs,
+      // Workers that cannot even start would be replaced forever: give up and say why.
+      startAttempts: 3,
+      error: (e) => this.#error(e),
+    });
   }
 
   /** `process` or `thread`: how this pool isolates extraction. */
@@ -140,112 +134,39 @@ export class ExtractPool {
     return this.#config ? "process" : "thread";
   }
 
-  #spawn(): Slot {
-    const slot = { ready: false } as Slot;
-    const init: WorkerRequest = {
-      type: "init",
-      plugins: this.#plugins,
-      softMs: Math.floor(this.timeoutMs * 0.8),
-      ocrLanguages: this.#ocrLanguages,
-      ocrLangPath: this.#ocrLangPath,
-    };
-    let ch: ProcChannel | undefined;
+  /** A child process where processes can run, else a worker thread. */
+  #connect(events: ChannelEvents): Channel {
     if (this.#config) {
       try {
-        ch = new ProcChannel(this.#config, this.memoryMb!, {
-          message: (m) => this.#done(slot, m as WorkerReply),
-          exit: (reason, message) => this.#fail(slot, new ExtractError(reason, message)),
-        });
+        return new ProcChannel(this.#config, this.memoryMb!, events);
       } catch (e) {
         // The executable cannot be started after all: use threads from now on.
         console.error(`shelfmark: extraction processes unavailable (${e}); using threads`);
         this.#config = undefined;
       }
     }
-    if (ch) {
-      const proc = ch;
-      slot.worker = { post: (m, b) => proc.send(m, b), terminate: () => proc.kill() };
-    } else {
-      const worker = new Worker(new URL("./worker.ts", import.meta.url).href, {
-        type: "module",
-      });
-      worker.onmessage = (e: MessageEvent<WorkerReply>) => this.#done(slot, e.data);
-      worker.onerror = (e: ErrorEvent) => {
-        e.preventDefault();
-        this.#fail(slot, new ExtractError("crashed", `extractor crashed: ${e.message}`));
-      };
-      slot.worker = {
-        post: (m, b) => {
-          if (m.type === "extract" && b) {
-            const whole = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
-            worker.postMessage(
-              { ...m, input: { ...m.input, bytes: b } },
-              whole ? [b.buffer as ArrayBuffer] : [],
-            );
-          } else worker.postMessage(m);
-        },
-        terminate: () => worker.terminate(),
-      };
-    }
-    slot.worker.post(init);
-    return slot;
+    return threadChannel(new URL("./worker.ts", import.meta.url))({
+      message: events.message,
+      exit: (kind, detail) => events.exit(kind, `extractor crashed: ${detail}`),
+    });
   }
 
-  #done(slot: Slot, reply: WorkerReply): void {
-    if ("ready" in reply) {
-      slot.ready = true;
-      this.#startFailures = 0;
-      this.#pump();
-      return;
-    }
-    const job = slot.job;
-    if (!job || job.id !== reply.id) return;
-    clearTimeout(slot.timer);
-    slot.job = undefined;
-    if ("none" in reply) job.resolve(undefined);
-    else if ("error" in reply) {
-      job.reject(new ExtractError(reply.error.reason, reply.error.message));
-    } else job.resolve({ extractor: reply.extractor, extracted: reply.extracted });
-    this.#pump();
-  }
-
-  #fail(slot: Slot, err: ExtractError): void {
-    clearTimeout(slot.timer);
-    slot.worker.terminate();
-    if (!slot.ready && ++this.#startFailures >= 3) {
-      // Workers that cannot even start would be replaced forever: give up and say why.
-      this.#broken = `extraction workers fail to start: ${err.message}`;
-      for (const j of this.#queue) j.reject(new ExtractError("crashed", this.#broken));
-      this.#queue = [];
-    }
-    const i = this.#slots.indexOf(slot);
-    if (i >= 0) this.#slots.splice(i, 1);
-    const job = slot.job;
-    slot.job = undefined;
-    job?.reject(err);
-    this.#pump();
-  }
-
-  #pump(): void {
-    if (this.#closed || this.#broken) return;
-    while (this.#queue.length) {
-      if (this.#slots.length < this.size && this.#slots.every((s) => s.job || s.ready)) {
-        // Start another worker while there is queued work; it takes jobs once ready.
-        this.#slots.push(this.#spawn());
+  /** The error of a file that was not extracted. */
+  #error(e: WorkerError): Error {
+    switch (e.kind) {
+      case "failed": {
+        const r = e.remote;
+        return new ExtractError(r?.name === "ExtractError" && r.reason || "failed", e.detail);
       }
-      const slot = this.#slots.find((s) => s.ready && !s.job);
-      if (!slot) return;
-      const job = this.#queue.shift()!;
-      slot.job = job;
-      slot.timer = setTimeout(() => {
-        this.#fail(
-          slot,
-          new ExtractError("timeout", `extraction ran longer than ${this.timeoutMs} ms`),
-        );
-      }, this.timeoutMs);
-      const { bytes, signal: _signal, ...rest } = job.input;
-      const input = { ...rest, bytes: new Uint8Array(0) };
-      slot.worker.post({ type: "extract", id: job.id, input }, bytes);
+      case "timeout":
+        return new ExtractError("timeout", `extraction ran longer than ${this.timeoutMs} ms`);
+      case "start":
+        this.#broken = `extraction workers fail to start: ${e.detail}`;
+        return new ExtractError("crashed", this.#broken);
+      case "closed":
+        return new Error("extraction pool closed");
+      default: // crashed, out_of_memory, too_large
+        return new ExtractError(e.kind, e.detail);
     }
   }
 
@@ -253,22 +174,15 @@ export class ExtractPool {
   extract: ExtractFn = (input) => {
     if (this.#closed) return Promise.reject(new Error("extraction pool is closed"));
     if (this.#broken) return Promise.reject(new ExtractError("crashed", this.#broken));
-    return new Promise((resolve, reject) => {
-      this.#queue.push({ id: this.#next++, input, resolve, reject });
-      this.#pump();
-    });
+    const { signal: _signal, ...data } = input;
+    const b = data.bytes;
+    const whole = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
+    return this.#workers.request(data, whole ? [b.buffer as ArrayBuffer] : []);
   };
 
   /** Stop every worker; queued jobs are rejected. */
   close(): void {
     this.#closed = true;
-    for (const s of this.#slots) {
-      clearTimeout(s.timer);
-      s.worker.terminate();
-      s.job?.reject(new Error("extraction pool closed"));
-    }
-    this.#slots = [];
-    for (const j of this.#queue) j.reject(new Error("extraction pool closed"));
-    this.#queue = [];
+    this.#workers.close();
   }
 }

@@ -1,14 +1,14 @@
 /**
  * Child-process side of the extraction pool: reads framed requests on stdin (the file's
- * bytes travel after each request's JSON), extracts with `extract_host.ts`, and writes framed
- * replies on stdout. Anything a library prints goes to stderr so stdout carries frames only.
+ * bytes travel after each request's JSON), extracts with `host.ts`, and writes framed
+ * answers on stdout. Anything a library prints goes to stderr so stdout carries frames only.
  *
  * Run by `ProcChannel` as `deno run --v8-flags=--max-old-space-size=N extraction/proc.ts`.
  *
  * @module
  */
-import type { WorkerReply, WorkerRequest } from "./host.ts";
 import { encodeFrame, FrameReader } from "./proc_channel.ts";
+import { answer, type WorkerAnswer, type WorkerMessage } from "../core/workers.ts";
 
 // Keep stdout for frames: console output of extractors and libraries goes to stderr, except
 // pdf.js's notice that its optional canvas (never used for text) cannot load without FFI.
@@ -18,23 +18,23 @@ const toStderr = (...args: unknown[]) => {
 };
 for (const k of ["log", "info", "debug", "warn"] as const) console[k] = toStderr;
 // Loaded after the console is redirected: pdf.js prints while it loads.
-const { extractHost } = await import("./host.ts");
+const { extractionWorker } = await import("./host.ts");
 
 const out = Deno.stdout.writable.getWriter();
 let writing: Promise<void> = Promise.resolve();
-const post = (reply: WorkerReply) => {
-  const frame = encodeFrame(reply);
+const post = (a: WorkerAnswer) => {
+  const frame = encodeFrame(a);
   writing = writing.then(() => out.write(frame)).catch(() => Deno.exit(1));
 };
-const handle = extractHost(post);
+const handle = answer(extractionWorker(), post);
 
 const frames = new FrameReader();
 for await (const chunk of Deno.stdin.readable) {
   for (const { msg, bin } of frames.push(chunk)) {
-    const req = msg as WorkerRequest;
-    if (req.type === "extract") req.input = { ...req.input, bytes: bin };
+    const m = msg as WorkerMessage<Record<string, unknown>>;
+    if (m.id !== 0) m.data = { ...m.data, bytes: bin };
     // Extractions are sent one at a time; do not wait here so the reader keeps draining.
-    handle(req);
+    handle(m);
   }
 }
 // The pool closed our stdin: finish what is being written and leave.

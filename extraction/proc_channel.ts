@@ -12,6 +12,7 @@
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
+import type { Channel, ChannelEvents, WorkerMessage } from "../core/workers.ts";
 
 const MAGIC = 0x31584d53; // "SMX1" little-endian
 const HEAD = 12;
@@ -123,20 +124,15 @@ export function procConfig(): string | undefined {
   }
 }
 
-/** What the parent sees of a child. */
-export interface ProcHandlers {
-  /** A decoded message from the child. */
-  message(msg: unknown): void;
-  /** The child died or was killed; `reason` is `out_of_memory` or `crashed`. */
-  exit(reason: string, message: string): void;
-}
-
-/** The parent's end of an extraction child process. */
-export class ProcChannel {
+/**
+ * The parent's end of an extraction child process, a {@link Channel} of `core/workers.ts`:
+ * it reports the child's death as `crashed`, `out_of_memory` or `too_large`.
+ */
+export class ProcChannel implements Channel {
   readonly #child: Deno.ChildProcess;
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #limit: number;
-  readonly #handlers: ProcHandlers;
+  readonly #handlers: ChannelEvents;
   #watch?: number;
   #dead = false;
   #overLimit = false;
@@ -149,7 +145,7 @@ export class ProcChannel {
    * @param memoryMb memory limit of the child in MiB
    * @param handlers message and exit callbacks
    */
-  constructor(config: string, memoryMb: number, handlers: ProcHandlers) {
+  constructor(config: string, memoryMb: number, handlers: ChannelEvents) {
     this.#limit = memoryMb * 1024 * 1024;
     this.#handlers = handlers;
     const heap = Math.max(64, Math.floor(memoryMb * 0.75));
@@ -196,7 +192,7 @@ export class ProcChannel {
     } catch (e) {
       if (e instanceof RangeError && !this.#dead) {
         // A result too large to take into this process: drop it with the child.
-        this.kill();
+        this.terminate();
         this.#handlers.exit("too_large", `extraction result over ${MAX_REPLY >> 20} MiB`);
       }
       // Otherwise the child is gone; #exited reports it.
@@ -225,7 +221,7 @@ export class ProcChannel {
     const rss = rssOf(this.#child.pid);
     if (rss !== undefined && rss > this.#limit) {
       this.#overLimit = true;
-      this.kill();
+      this.terminate();
     }
   }
 
@@ -244,14 +240,18 @@ export class ProcChannel {
     }
   }
 
-  /** Send a message, with binary data after it. */
-  send(msg: unknown, bin?: Uint8Array): void {
+  /** Send a message; a request's `data.bytes` (the file) travels after its JSON. */
+  post(msg: WorkerMessage): void {
     if (this.#dead) return;
-    this.#writer.write(encodeFrame(msg, bin)).catch(() => {});
+    const { bytes, ...data } = (msg.data ?? {}) as { bytes?: Uint8Array };
+    const frame = bytes instanceof Uint8Array
+      ? encodeFrame({ id: msg.id, data }, bytes)
+      : encodeFrame(msg);
+    this.#writer.write(frame).catch(() => {});
   }
 
   /** Kill the child (no exit callback unless it was over its memory limit). */
-  kill(): void {
+  terminate(): void {
     if (!this.#overLimit) this.#dead = true;
     clearInterval(this.#watch);
     try {

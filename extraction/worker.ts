@@ -1,15 +1,10 @@
 /**
  * Worker-thread side of the extraction pool: builds its own extractor registry (built-ins
- * plus plugins) and extracts one file per message (see `extract_host.ts`).
+ * plus plugins) and extracts one file per request (see `host.ts`).
  *
  * @module
  */
-import { extractHost, type WorkerReply } from "./host.ts";
+import { extractionWorker } from "./host.ts";
+import { serveThread } from "../core/workers.ts";
 
-export type { WorkerReply, WorkerRequest } from "./host.ts";
-
-// deno-lint-ignore no-explicit-any
-const scope = globalThis as any;
-const handle = extractHost((reply: WorkerReply) => scope.postMessage(reply));
-
-scope.onmessage = (e: MessageEvent) => handle(e.data);
+serveThread(extractionWorker());

@@ -7,19 +7,9 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { Fts5Retriever } from "./fts5.ts";
-import { type Hit, type Query, ToolError } from "../core/types.ts";
+import type { Query } from "../core/types.ts";
+import { serveThread } from "../core/workers.ts";
 
-/** A message to the worker: open a catalog, or run a query. */
-export type SearchRequest = { open: string } | { id: number; query: Query };
-
-/** The worker's answer. */
-export type SearchReply =
-  | { ready: true }
-  | { id: number; hits: Hit[] }
-  | { id: number; error: { code?: string; message: string; hint?: string } };
-
-// deno-lint-ignore no-explicit-any
-const scope = globalThis as any;
 let fts: Fts5Retriever | undefined;
 
 function open(file: string): void {
@@ -39,19 +29,5 @@ function open(file: string): void {
   fts = new Fts5Retriever(db, { stats, readOnly: true });
 }
 
-scope.onmessage = async (e: MessageEvent<SearchRequest>) => {
-  const m = e.data;
-  if ("open" in m) {
-    open(m.open);
-    scope.postMessage({ ready: true } satisfies SearchReply);
-    return;
-  }
-  try {
-    scope.postMessage({ id: m.id, hits: await fts!.search(m.query) } satisfies SearchReply);
-  } catch (err) {
-    const error = err instanceof ToolError
-      ? { code: err.code, message: err.message, hint: err.hint }
-      : { message: (err as Error)?.message ?? String(err) };
-    scope.postMessage({ id: m.id, error } satisfies SearchReply);
-  }
-};
+// Started with the catalog file; answers each query with its hits.
+serveThread({ start: open, handle: (query: Query) => fts!.search(query) });

@@ -5,7 +5,7 @@
  * @module
  */
 import { ToolError } from "../core/types.ts";
-import { threadChannel, WorkerError, WorkerPool } from "../core/workers.ts";
+import { threadChannel, type WorkerError, WorkerPool } from "../core/workers.ts";
 import type { GrepJob, GrepResult } from "./grep_worker.ts";
 
 /** Runs grep jobs in a worker with a time limit. */

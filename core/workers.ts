@@ -1,0 +1,397 @@
+/**
+ * One harness for the pools of workers (extraction, keyword search, grep, embedding): start a
+ * worker and wait until it is ready, send requests with ids and match the replies, a time
+ * limit per request, a replacement after a crash, the least busy of N workers, close.
+ *
+ * Both ends speak one shape of message. The pool sends `{ id: 0, data: init }` first, then
+ * `{ id, data }` for each request; the worker answers each with `{ id, data }` or
+ * `{ id, error }` (the ready signal is the answer to id 0). {@link serveThread} (or
+ * {@link answer}, for other transports) is the worker's side.
+ *
+ * A worker is reached through a {@link Channel}: a worker thread ({@link threadChannel}), or
+ * anything else that can post a message and be terminated, such as a child process.
+ *
+ * @module
+ */
+
+/** A message to a worker: id 0 starts it (`data` is the pool's `init`), any other a request. */
+export interface WorkerMessage<T = unknown> {
+  /** Request id, echoed in the answer; 0 for the start message. */
+  id: number;
+  /** The request, or the start data. */
+  data: T;
+}
+
+/** An error as it crosses from a worker: its name, message and string fields. */
+export interface ErrorInfo {
+  name: string;
+  message: string;
+  code?: string;
+  reason?: string;
+  hint?: string;
+}
+
+/** A worker's answer to the message with the same id: a result, or the error thrown. */
+export type WorkerAnswer<T = unknown> = { id: number; data: T } | { id: number; error: ErrorInfo };
+
+/**
+ * Why a request failed: `failed` (the worker threw; see `remote`), `timeout` (past the time
+ * limit; the worker was stopped), `start` (no worker could start), `crashed` (the worker died
+ * with the request), `closed` (the pool was closed), or a channel's own reason (a child
+ * process reports `out_of_memory`, `too_large`).
+ */
+export type WorkerFailure = "failed" | "timeout" | "start" | "crashed" | "closed" | string;
+
+/** A request that did not get its result; pools map it to their own errors. */
+export class WorkerError extends Error {
+  /** Why (see {@link WorkerFailure}). */
+  readonly kind: WorkerFailure;
+  /** What happened, without the worker's name (the worker's own message for `failed`). */
+  readonly detail: string;
+  /** With `failed`: the error the worker threw. */
+  readonly remote?: ErrorInfo;
+
+  /**
+   * @param kind why the request failed
+   * @param message the whole sentence
+   * @param detail what happened, without the worker's name
+   * @param remote the worker's error, for `failed`
+   */
+  constructor(kind: WorkerFailure, message: string, detail = message, remote?: ErrorInfo) {
+    super(message);
+    this.name = "WorkerError";
+    this.kind = kind;
+    this.detail = detail;
+    this.remote = remote;
+  }
+}
+
+/** One worker as the pool sees it. */
+export interface Channel {
+  /** Send a message; `transfer` lists buffers to move rather than copy (threads only). */
+  post(msg: WorkerMessage, transfer: Transferable[]): void;
+  /** Stop the worker at once (no `exit` event follows). */
+  terminate(): void;
+}
+
+/** What a channel reports to its pool. */
+export interface ChannelEvents {
+  /** An answer from the worker. */
+  message(msg: unknown): void;
+  /** The worker died: why (`crashed`, or the channel's own reason) and what happened. */
+  exit(kind: string, detail: string): void;
+}
+
+/** Starts one worker. */
+export type Connect = (events: ChannelEvents) => Channel;
+
+/**
+ * Workers as threads running the module at `url`.
+ *
+ * @example
+ * ```ts
+ * const pool = new WorkerPool({ name: "grep worker", connect: threadChannel(url) });
+ * ```
+ */
+export function threadChannel(url: string | URL): Connect {
+  return (events) => {
+    const w = new Worker(url, { type: "module" });
+    w.onmessage = (e: MessageEvent) => events.message(e.data);
+    w.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      events.exit("crashed", e.message);
+    };
+    return { post: (m, transfer) => w.postMessage(m, transfer), terminate: () => w.terminate() };
+  };
+}
+
+/** Options of a {@link WorkerPool}. */
+export interface WorkerPoolOptions<I> {
+  /** Name used in messages, e.g. `grep worker`. */
+  name: string;
+  /** Starts one worker. */
+  connect: Connect;
+  /** Workers at most (default 1). */
+  size?: number;
+  /** Requests one worker holds at a time (default 1); more wait in the pool. */
+  perWorker?: number;
+  /**
+   * Start every worker as soon as work comes (default: one more at a time, while work
+   * waits and no worker is starting).
+   */
+  startAll?: boolean;
+  /** Data of the start message. */
+  init?: I;
+  /** Time a worker gets to become ready (default: no limit). */
+  startMs?: number;
+  /** Time limit of one request (default: no limit); past it the worker is stopped. */
+  timeoutMs?: number;
+  /** Workers that fail to start in a row before the waiting requests fail (default 1). */
+  startAttempts?: number;
+  /** What a failed request throws (default: the {@link WorkerError} itself). */
+  error?: (e: WorkerError) => unknown;
+}
+
+interface Pending {
+  id: number;
+  data: unknown;
+  transfer: Transferable[];
+  ok: (r: never) => void;
+  fail: (e: unknown) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+interface Slot {
+  ch: Channel;
+  ready: boolean;
+  /** Settles when the worker is ready or fails to start. */
+  started: Promise<void>;
+  startedOk: () => void;
+  startFailed: (e: WorkerError) => void;
+  timer?: ReturnType<typeof setTimeout>;
+  pending: Map<number, Pending>;
+}
+
+/**
+ * Workers behind one call: `request(data)` runs on the least busy ready worker and resolves
+ * with its answer. A worker that crashes or runs past the time limit is stopped and replaced
+ * when work waits; requests it held fail with a {@link WorkerError}, never hang.
+ *
+ * @example
+ * ```ts
+ * const pool = new WorkerPool<string, number>({ name: "w", connect: threadChannel(url) });
+ * const n = await pool.request("text");
+ * pool.close();
+ * ```
+ */
+export class WorkerPool<Q, R, I = unknown> {
+  readonly #o: WorkerPoolOptions<I>;
+  readonly #size: number;
+  readonly #perWorker: number;
+  #slots: Slot[] = [];
+  #queue: Pending[] = [];
+  #next = 1;
+  /** Workers that failed to start, in a row. */
+  #startFailures = 0;
+
+  /** @param opts how to start a worker, how many, and their limits */
+  constructor(opts: WorkerPoolOptions<I>) {
+    this.#o = opts;
+    this.#size = Math.max(1, opts.size ?? 1);
+    this.#perWorker = Math.max(1, opts.perWorker ?? 1);
+  }
+
+  /** Run a request on a worker; `transfer` lists buffers of `data` to move to a thread. */
+  request(data: Q, transfer: Transferable[] = []): Promise<R> {
+    return new Promise<R>((ok, fail) => {
+      this.#queue.push({ id: this.#next++, data, transfer, ok: ok as (r: never) => void, fail });
+      this.#pump();
+    });
+  }
+
+  /** Start every worker and wait until all are ready; rejects when one fails to start. */
+  async start(): Promise<void> {
+    const started = this.#slots.map((s) => s.started);
+    while (this.#slots.length < this.#size) {
+      const slot = this.#spawn();
+      started.push(slot.started);
+      if (!this.#slots.includes(slot)) break;
+    }
+    await Promise.all(started);
+  }
+
+  /** Stop every worker; requests in flight or waiting fail with `closed`. */
+  close(): void {
+    const slots = this.#slots;
+    this.#slots = [];
+    for (const s of slots) {
+      clearTimeout(s.timer);
+      s.ch.terminate();
+      s.startFailed(this.#err("closed", `${this.#o.name} closed`));
+      this.#failAll(s.pending.values(), "closed", `${this.#o.name} closed`);
+    }
+    this.#failAll(this.#queue.splice(0), "closed", `${this.#o.name} closed`);
+    this.#startFailures = 0;
+  }
+
+  #err(kind: WorkerFailure, message: string, detail?: string, remote?: ErrorInfo): WorkerError {
+    return new WorkerError(kind, message, detail, remote);
+  }
+
+  #reject(p: Pending, e: WorkerError): void {
+    clearTimeout(p.timer);
+    p.fail(this.#o.error ? this.#o.error(e) : e);
+  }
+
+  #failAll(ps: Iterable<Pending>, kind: WorkerFailure, message: string, detail?: string): void {
+    for (const p of ps) this.#reject(p, this.#err(kind, message, detail));
+  }
+
+  /**
+   * Start a worker. One that cannot even be started fails the waiting requests and is left
+   * out of the pool (its `started` rejects).
+   */
+  #spawn(): Slot {
+    const slot = { ready: false, pending: new Map() } as Slot;
+    slot.started = new Promise<void>((ok, fail) => {
+      slot.startedOk = ok;
+      slot.startFailed = fail;
+    });
+    slot.started.catch(() => {});
+    try {
+      slot.ch = this.#o.connect({
+        message: (m) => this.#answer(slot, m as WorkerAnswer),
+        exit: (kind, detail) => this.#lost(slot, kind, detail),
+      });
+    } catch (e) {
+      // Nothing to start: the waiting requests fail now.
+      const detail = String((e as Error)?.message ?? e);
+      const err = this.#err("start", `${this.#o.name} failed to start: ${detail}`, detail);
+      slot.startFailed(err);
+      for (const p of this.#queue.splice(0)) this.#reject(p, err);
+      return slot;
+    }
+    this.#slots.push(slot);
+    const ms = this.#o.startMs;
+    if (ms !== undefined) {
+      slot.timer = setTimeout(() => this.#lost(slot, "start", `did not start within ${ms} ms`), ms);
+    }
+    slot.ch.post({ id: 0, data: this.#o.init }, []);
+    return slot;
+  }
+
+  #pump(): void {
+    while (this.#queue.length) {
+      if (this.#o.startAll) {
+        while (this.#slots.length < this.#size && this.#queue.length) this.#spawn();
+      } else if (this.#slots.length < this.#size && this.#slots.every((s) => s.ready)) {
+        // One more worker while work waits; it takes requests once ready.
+        this.#spawn();
+      }
+      let slot: Slot | undefined;
+      for (const s of this.#slots) {
+        if (s.ready && s.pending.size < this.#perWorker) {
+          if (!slot || s.pending.size < slot.pending.size) slot = s;
+        }
+      }
+      const p = slot && this.#queue.shift();
+      if (!slot || !p) return;
+      const s = slot;
+      s.pending.set(p.id, p);
+      const ms = this.#o.timeoutMs;
+      if (ms !== undefined) p.timer = setTimeout(() => this.#timeout(s, p, ms), ms);
+      s.ch.post({ id: p.id, data: p.data }, p.transfer);
+    }
+  }
+
+  #answer(slot: Slot, a: WorkerAnswer): void {
+    if (!this.#slots.includes(slot)) return;
+    if (a.id === 0) {
+      if (slot.ready) return;
+      if ("error" in a) return this.#lost(slot, "failed", a.error.message);
+      clearTimeout(slot.timer);
+      slot.ready = true;
+      this.#startFailures = 0;
+      slot.startedOk();
+      return this.#pump();
+    }
+    const p = slot.pending.get(a.id);
+    if (!p) return;
+    slot.pending.delete(a.id);
+    clearTimeout(p.timer);
+    if ("error" in a) {
+      this.#reject(p, this.#err("failed", a.error.message, a.error.message, a.error));
+    } else p.ok(a.data as never);
+    this.#pump();
+  }
+
+  #timeout(slot: Slot, p: Pending, ms: number): void {
+    slot.pending.delete(p.id);
+    this.#reject(p, this.#err("timeout", `${this.#o.name} ran longer than ${ms} ms`));
+    this.#lost(slot, "crashed", "another request ran past its time limit");
+  }
+
+  /** The worker is dead or must go: stop it, fail what it held, replace it if work waits. */
+  #lost(slot: Slot, kind: string, detail: string): void {
+    const i = this.#slots.indexOf(slot);
+    if (i < 0) return;
+    this.#slots.splice(i, 1);
+    clearTimeout(slot.timer);
+    slot.ch.terminate();
+    const name = this.#o.name;
+    this.#failAll(slot.pending.values(), kind, `${name} stopped: ${detail}`, detail);
+    if (!slot.ready) {
+      const message = kind === "start" ? `${name} ${detail}` : `${name} failed to start: ${detail}`;
+      const err = this.#err("start", message, detail);
+      slot.startFailed(err);
+      if (++this.#startFailures >= (this.#o.startAttempts ?? 1)) {
+        // Workers that cannot even start would be replaced forever: fail what waits.
+        this.#startFailures = 0;
+        for (const p of this.#queue.splice(0)) this.#reject(p, err);
+      }
+    }
+    this.#pump();
+  }
+}
+
+/** What a worker does: `start` once with the pool's `init`, then `handle` each request. */
+export interface WorkerBody<I, Q, R> {
+  /** Get ready (load a model, open a database); the pool waits for it. */
+  start?(init: I): void | Promise<void>;
+  /** Answer one request. */
+  handle(data: Q): R | Promise<R>;
+  /** Buffers of a result to move rather than copy. */
+  transfer?(result: R): Transferable[];
+}
+
+/** An error as plain data: name, message, and its string `code`, `reason` and `hint`. */
+export function errorInfo(err: unknown): ErrorInfo {
+  const e = err as Record<string, unknown> | undefined;
+  const info: ErrorInfo = {
+    name: typeof e?.name === "string" ? e.name : "Error",
+    message: String(e?.message ?? err),
+  };
+  for (const k of ["code", "reason", "hint"] as const) {
+    if (typeof e?.[k] === "string") info[k] = e[k] as string;
+  }
+  return info;
+}
+
+/**
+ * The worker's side: a handler of the pool's messages that answers each through `post`.
+ *
+ * @param body what the worker does
+ * @param post sends an answer to the pool
+ */
+export function answer<I, Q, R>(
+  body: WorkerBody<I, Q, R>,
+  post: (a: WorkerAnswer<R | undefined>, transfer: Transferable[]) => void,
+): (msg: WorkerMessage) => Promise<void> {
+  return async ({ id, data }) => {
+    try {
+      if (id === 0) {
+        await body.start?.(data as I);
+        post({ id, data: undefined }, []);
+        return;
+      }
+      const r = await body.handle(data as Q);
+      post({ id, data: r }, body.transfer?.(r) ?? []);
+    } catch (err) {
+      post({ id, error: errorInfo(err) }, []);
+    }
+  };
+}
+
+/**
+ * In a worker thread, answer the pool's messages with `body`; elsewhere (the module imported
+ * on the main thread, for its exports) do nothing.
+ */
+export function serveThread<I, Q, R>(body: WorkerBody<I, Q, R>): void {
+  // deno-lint-ignore no-explicit-any
+  const scope = globalThis as any;
+  const inWorker = typeof scope.WorkerGlobalScope !== "undefined" &&
+    scope instanceof scope.WorkerGlobalScope;
+  if (!inWorker) return;
+  const handle = answer(body, (a, transfer) => scope.postMessage(a, transfer));
+  scope.onmessage = (e: MessageEvent<WorkerMessage>) => handle(e.data);
+}
