@@ -90,6 +90,7 @@ export type Connect = (events: ChannelEvents) => Channel;
  *
  * @example
  * ```ts
+ * const url = new URL("./grep_worker.ts", import.meta.url);
  * const pool = new WorkerPool({ name: "grep worker", connect: threadChannel(url) });
  * ```
  */
@@ -159,6 +160,7 @@ interface Slot {
  *
  * @example
  * ```ts
+ * const url = new URL("./count_worker.ts", import.meta.url); // a module calling serveThread()
  * const pool = new WorkerPool<string, number>({ name: "w", connect: threadChannel(url) });
  * const n = await pool.request("text");
  * pool.close();
