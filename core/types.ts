@@ -240,6 +240,28 @@ export interface Query {
   snippets?: number;
 }
 
+/** A span of a document's lines: an outline section, a page, or a window. */
+export interface Passage {
+  /** The outline node it belongs to (`"3.2"`), when it comes from the outline. */
+  node_id?: string;
+  /** The node's title, `Page N`, or `Lines A-B`. */
+  title: string;
+  /** First line (1-based). */
+  start_line: number;
+  /** Last line. */
+  end_line: number;
+  /** Page of its first line, for paged documents. */
+  page?: number;
+}
+
+/** A passage chosen for a query, with its snippet. */
+export interface PassageHit extends Passage {
+  /** One or two sentences around the densest match, matches in `**bold**`. */
+  snippet: string;
+  /** BM25 score inside the document (orders passages; not comparable across documents). */
+  score: number;
+}
+
 /** One ranked answer of a retriever. */
 export interface Hit {
   /** The document. */
@@ -252,6 +274,8 @@ export interface Hit {
   retriever: string;
   /** A short passage around the match, when the retriever can make one. */
   snippet?: string;
+  /** The document's best passages for the query (added by the search path). */
+  passages?: PassageHit[];
 }
 
 /** Availability of a retriever while the index is built. */

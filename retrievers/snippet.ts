@@ -23,15 +23,28 @@ function escape(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-/** A matcher for the words of a query, or undefined when there are none. */
-export function snippetMatcher(terms: string[]): RegExp | undefined {
-  const words = [
+/**
+ * The search prefixes of a query's words, longest first: what {@link snippetMatcher} matches.
+ *
+ * @example
+ * ```ts
+ * import { matchWords } from "./snippet.ts";
+ * matchWords(["downloaded files"]); // ["downlo", "files"]
+ * ```
+ */
+export function matchWords(terms: string[]): string[] {
+  return [
     ...new Set(
       terms.flatMap((t) => segmentCJK(t).toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []).map(
         prefix,
       ),
     ),
   ].filter((w) => w.length > 1 || hasCJK(w)).sort((a, b) => b.length - a.length);
+}
+
+/** A matcher for the words of a query, or undefined when there are none. */
+export function snippetMatcher(terms: string[]): RegExp | undefined {
+  const words = matchWords(terms);
   if (!words.length) return undefined;
   const alts = words.map(escape).join("|");
   // CJK is written without spaces: its words may match inside a run of characters.

@@ -8,7 +8,9 @@
  */
 import type { Hit, Query, Retriever, SearchFilters } from "../core/types.ts";
 import { rrf } from "../retrievers/fusion.ts";
-import { prepareQuery } from "../retrievers/query.ts";
+import { bestPassages, passagesOf } from "../retrievers/passages.ts";
+import { positiveTerms, prepareQuery } from "../retrievers/query.ts";
+import { docLines } from "./lines.ts";
 import type { Shelf } from "./shelf.ts";
 
 /** Search modes. */
@@ -24,11 +26,16 @@ export interface SearchRequest {
   filters?: SearchFilters;
   /** The mode asked for (default `hybrid`). */
   mode?: SearchMode;
+  /** Best passages to attach to each hit (default 1; 0 for none). */
+  passages?: number;
 }
 
 /** Ranked hits, and how they were found. */
 export interface SearchOutcome {
-  /** Hits, best first, each with a snippet when one of the query's terms occurs in it. */
+  /**
+   * Hits, best first, each with its best passages (line range, page, snippet) and a snippet
+   * (the best passage's, else one from the title or headings) when a query word occurs.
+   */
   hits: Hit[];
   /** The mode that answered (keyword when vectors are not ready). */
   mode: SearchMode;
@@ -78,12 +85,8 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   const note = asked === "keyword" ? undefined : vectorsUnavailable(shelf);
   const mode: SearchMode = note ? "keyword" : asked;
   const used = retrieversFor(shelf, mode);
-  if (used.length === 1 && used[0]!.kind !== "semantic") {
-    const hits = await used[0]!.search(prepareQuery(req.query, req.limit, req.filters));
-    return { hits, mode, note };
-  }
-  const depth = Math.max(req.limit, FUSION_DEPTH);
-  // Snippets are made for the final hits only.
+  const depth = used.length === 1 ? req.limit : Math.max(req.limit, FUSION_DEPTH);
+  // Snippets are made for the final hits only, from their best passages.
   const q: Query = prepareQuery(req.query, depth, req.filters, 0);
   const lists = await settleAll(used.map((r) => r.search(q)));
   const ranked = lists.map((hits, j) =>
@@ -95,9 +98,39 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
     req.limit,
     used.map((r) => r.fusionWeight ?? 1),
   );
-  const snippets = shelf.fts.snippets(hits.map((h) => h.doc_id), q.parsed);
-  for (const h of hits) h.snippet = snippets.get(h.doc_id) ?? h.snippet;
+  attachPassages(shelf, hits, q, req.passages ?? 1);
   return { hits, mode, note };
+}
+
+/**
+ * Give each hit its best passages and a snippet: the best passage's, else (a match only
+ * in the title, path or headings) the keyword retriever's.
+ */
+function attachPassages(shelf: Shelf, hits: Hit[], q: Query, count: number): void {
+  const terms = positiveTerms(q.parsed);
+  const bare: string[] = [];
+  for (const h of hits) {
+    const doc = shelf.catalog.get(h.doc_id);
+    if (!doc) continue;
+    const lines = docLines(shelf.catalog, h.doc_id, doc.hash);
+    const passages = passagesOf({
+      outline: doc.outline,
+      quality: doc.card.outline_quality,
+      docType: doc.card.doc_type,
+      pages: doc.pages,
+      totalLines: lines.length,
+    });
+    const best = bestPassages(lines, passages, terms, Math.max(1, count));
+    if (best.length) {
+      h.snippet = best[0]!.snippet;
+      if (count > 0) h.passages = best.slice(0, count);
+    } else {
+      bare.push(h.doc_id);
+    }
+  }
+  if (!bare.length) return;
+  const snippets = shelf.fts.snippets(bare, q.parsed);
+  for (const h of hits) if (!h.snippet) h.snippet = snippets.get(h.doc_id) ?? h.snippet;
 }
 
 /** Hits that satisfy the query's hard constraints, in order. */

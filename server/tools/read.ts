@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ToolError } from "../../core/types.ts";
-import type { Shelf } from "../../shelf/shelf.ts";
+import { docLines } from "../../shelf/lines.ts";
 import {
   defineTool,
   docIdArg,
@@ -18,33 +18,6 @@ import {
 
 const MAX_LINE_CHARS = 2000;
 const USAGE = `shelfmark read ID [--offset 1] [--limit 200] [--page N] [--json]`;
-const lineCache = new Map<string, { lines: string[]; chars: number }>();
-let cachedChars = 0;
-/** Characters of text the line cache may hold (a few large documents, or many small ones). */
-const CACHE_CHARS = 32 * 1024 * 1024;
-
-/** The lines of a document version (a small cache keeps the last few, keyed by content hash). */
-export function docLines(shelf: Shelf, docId: string, hash: string): string[] {
-  const key = `${docId}:${hash}`;
-  const hit = lineCache.get(key);
-  if (hit) {
-    lineCache.delete(key);
-    lineCache.set(key, hit);
-    return hit.lines;
-  }
-  const text = shelf.catalog.text(docId) ?? "";
-  const lines = text === "" ? [] : text.split("\n");
-  if (text.length > CACHE_CHARS) return lines;
-  lineCache.set(key, { lines, chars: text.length });
-  cachedChars += text.length;
-  while (lineCache.size > 16 || cachedChars > CACHE_CHARS) {
-    const [oldest, entry] = lineCache.entries().next().value!;
-    lineCache.delete(oldest);
-    cachedChars -= entry.chars;
-  }
-  return lines;
-}
-
 /** The `read` tool. */
 export const read = defineTool({
   name: "read",
@@ -62,7 +35,7 @@ export const read = defineTool({
   run(shelf, a) {
     const id = resolveDoc(shelf, a.doc_id);
     const doc = shelf.catalog.get(id)!;
-    const lines = docLines(shelf, id, doc.hash);
+    const lines = docLines(shelf.catalog, id, doc.hash);
     let offset = a.offset;
     if (a.page !== undefined) {
       const pages = doc.pages;

@@ -1,0 +1,219 @@
+/**
+ * Passages: the sections of a document a search hit points into, and the best of them for
+ * a query.
+ *
+ * A document is cut into passages along its outline (each node's own text, before its
+ * first child); where the outline is missing or cannot be trusted (a PDF without
+ * bookmarks) along its pages; and otherwise into windows of a few dozen lines. Long
+ * sections are cut into windows too, so a passage always fits in one `read`.
+ *
+ * For a query, passages are scored with BM25 inside the document (a word found in every
+ * section of a manual tells less than one found in three), with a bonus for words in the
+ * section's title, and the best one shows a snippet from its densest match.
+ *
+ * @module
+ */
+import type { OutlineNode, OutlineQuality, Passage, PassageHit } from "../core/types.ts";
+import { hasCJK } from "../core/tokenize.ts";
+import { makeSnippet, matchWords, snippetMatcher } from "./snippet.ts";
+
+/** What passages are cut from. */
+export interface PassageSource {
+  /** The outline tree. */
+  outline: OutlineNode[];
+  /** How far the outline can be trusted. */
+  quality: OutlineQuality;
+  /** The document type (`pdf`, `image`, ...). */
+  docType: string;
+  /** First line of each page, for paged documents. */
+  pages?: number[];
+  /** Number of lines. */
+  totalLines: number;
+}
+
+/** Lines of a window where there is no better boundary. */
+export const WINDOW_LINES = 40;
+/** A section longer than this is cut into windows. */
+const MAX_LINES = 80;
+const K1 = 1.2;
+const B = 0.75;
+/** Weight of a query word found in the passage's title, relative to one in its text. */
+const TITLE_BOOST = 2;
+/** Matches read per document at most (a word on every line of a huge file adds nothing). */
+const MAX_MATCHES = 20_000;
+
+/** The page holding a line (1-based), by binary search over first lines of pages. */
+export function pageOf(pages: number[] | undefined, line: number): number | undefined {
+  if (!pages?.length) return undefined;
+  let lo = 0;
+  let hi = pages.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (pages[mid]! <= line) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo + 1;
+}
+
+/** Cut `[start, end]` into windows of at most `MAX_LINES`, each near `WINDOW_LINES`. */
+function windows(start: number, end: number, base: Omit<Passage, "start_line" | "end_line">) {
+  const out: Passage[] = [];
+  const len = end - start + 1;
+  if (len <= MAX_LINES) return [{ ...base, start_line: start, end_line: end }];
+  const parts = Math.ceil(len / WINDOW_LINES);
+  const size = Math.ceil(len / parts);
+  for (let s = start; s <= end; s += size) {
+    out.push({ ...base, start_line: s, end_line: Math.min(end, s + size - 1) });
+  }
+  return out;
+}
+
+/**
+ * The passages of a document, in line order, covering every line once.
+ *
+ * @param src outline, pages and size of the document
+ * @returns its passages
+ * @example
+ * ```ts
+ * import { passagesOf } from "./passages.ts";
+ * const ps = passagesOf({ outline: [], quality: "none", docType: "text", totalLines: 100 });
+ * ps.map((p) => [p.start_line, p.end_line]); // [[1, 34], [35, 68], [69, 100]]
+ * ```
+ */
+export function passagesOf(src: PassageSource): Passage[] {
+  const total = src.totalLines;
+  if (total <= 0) return [];
+  const trusted = src.quality === "high" ||
+    (src.quality === "medium" && src.docType !== "pdf" && src.docType !== "image");
+  const out: Passage[] = [];
+  const withPage = (p: Passage): Passage => {
+    const page = pageOf(src.pages, p.start_line);
+    return page === undefined ? p : { ...p, page };
+  };
+  if (trusted && src.outline.length) {
+    const first = src.outline[0]!.start_line;
+    if (first > 1) out.push(...windows(1, first - 1, { title: `Lines 1-${first - 1}` }));
+    const walk = (nodes: OutlineNode[], after: number) => {
+      nodes.forEach((n, i) => {
+        const next = nodes[i + 1]?.start_line ?? after + 1;
+        const end = Math.min(n.end_line, next - 1, total);
+        const own = n.children.length ? Math.min(n.children[0]!.start_line - 1, end) : end;
+        if (own >= n.start_line) {
+          out.push(...windows(n.start_line, own, { node_id: n.id, title: n.title }));
+        }
+        if (n.children.length) walk(n.children, end);
+      });
+    };
+    walk(src.outline, total);
+    const last = out.length ? Math.max(...out.map((p) => p.end_line)) : 0;
+    if (last < total) {
+      out.push(...windows(last + 1, total, { title: `Lines ${last + 1}-${total}` }));
+    }
+  } else if (src.pages?.length) {
+    src.pages.forEach((startLine, i) => {
+      const end = Math.min(total, (src.pages![i + 1] ?? total + 1) - 1);
+      if (end >= startLine) out.push(...windows(startLine, end, { title: `Page ${i + 1}` }));
+    });
+    if (src.pages[0]! > 1) out.unshift(...windows(1, src.pages[0]! - 1, { title: "Lines" }));
+  } else {
+    out.push(...windows(1, total, { title: "Lines" }));
+  }
+  out.sort((a, b) => a.start_line - b.start_line);
+  return out.map((p) =>
+    withPage(p.title === "Lines" ? { ...p, title: `Lines ${p.start_line}-${p.end_line}` } : p)
+  );
+}
+
+/** The query word a match belongs to: the longest word whose prefix it starts with. */
+function wordOf(match: string, words: string[]): number {
+  const m = match.toLowerCase();
+  for (let i = 0; i < words.length; i++) if (m.startsWith(words[i]!)) return i;
+  if (hasCJK(m)) return words.findIndex((w) => m.includes(w));
+  return -1;
+}
+
+/**
+ * The best passages of a document for a query, best first.
+ *
+ * @param lines the document's lines
+ * @param passages its passages ({@link passagesOf})
+ * @param terms the query's positive terms (`positiveTerms`)
+ * @param limit how many passages to return
+ * @param snippetChars length of each snippet
+ * @returns the passages that hold at least one query word, with snippets
+ * @example
+ * ```ts
+ * import { bestPassages, passagesOf } from "./passages.ts";
+ * const lines = ["# Intro", "hello", "# Setup", "install the zebra driver", "zebra zebra"];
+ * const passages = passagesOf({
+ *   outline: [
+ *     { id: "1", title: "Intro", level: 1, start_line: 1, end_line: 2, line_count: 2, children: [] },
+ *     { id: "2", title: "Setup", level: 1, start_line: 3, end_line: 5, line_count: 3, children: [] },
+ *   ],
+ *   quality: "high",
+ *   docType: "markdown",
+ *   totalLines: lines.length,
+ * });
+ * bestPassages(lines, passages, ["zebra"])[0]?.node_id; // "2"
+ * ```
+ */
+export function bestPassages(
+  lines: string[],
+  passages: Passage[],
+  terms: string[],
+  limit = 1,
+  snippetChars = 160,
+): PassageHit[] {
+  const re = snippetMatcher(terms);
+  if (!re || !passages.length || limit <= 0) return [];
+  const words = matchWords(terms);
+  // Count each word's matches per passage, in one pass over the lines.
+  const counts = passages.map(() => new Map<number, number>());
+  let p = 0;
+  let seen = 0;
+  for (let n = 1; n <= lines.length && seen < MAX_MATCHES; n++) {
+    while (p < passages.length - 1 && n > passages[p]!.end_line) p++;
+    const line = lines[n - 1]!;
+    re.lastIndex = 0;
+    for (let m = re.exec(line); m; m = re.exec(line)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      const w = wordOf(m[0], words);
+      if (w >= 0) counts[p]!.set(w, (counts[p]!.get(w) ?? 0) + 1);
+      if (++seen >= MAX_MATCHES) break;
+    }
+  }
+  // BM25 inside the document: passages are the collection.
+  const df = new Map<number, number>();
+  for (const c of counts) for (const w of c.keys()) df.set(w, (df.get(w) ?? 0) + 1);
+  const N = passages.length;
+  const idf = (w: number) => {
+    const d = df.get(w) ?? 0;
+    return Math.log(1 + (N - d + 0.5) / (d + 0.5));
+  };
+  const avg = passages.reduce((s, x) => s + (x.end_line - x.start_line + 1), 0) / N;
+  const scored: { i: number; score: number }[] = [];
+  passages.forEach((ps, i) => {
+    const c = counts[i]!;
+    if (!c.size) return;
+    const len = ps.end_line - ps.start_line + 1;
+    let score = 0;
+    for (const [w, tf] of c) {
+      score += idf(w) * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * len / avg));
+    }
+    re.lastIndex = 0;
+    const inTitle = new Set<number>();
+    for (const m of ps.title.matchAll(re)) inTitle.add(wordOf(m[0], words));
+    for (const w of inTitle) if (w >= 0) score += TITLE_BOOST * idf(w);
+    scored.push({ i, score });
+  });
+  scored.sort((a, b) => b.score - a.score || a.i - b.i);
+  return scored.slice(0, limit).map(({ i, score }) => {
+    const ps = passages[i]!;
+    const text = lines.slice(ps.start_line - 1, ps.end_line).join("\n");
+    const snippet = makeSnippet(text, re, snippetChars);
+    return { ...ps, snippet, score: Math.round(score * 1000) / 1000 };
+  });
+}
