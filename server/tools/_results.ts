@@ -4,7 +4,7 @@
  * @module
  */
 import { clipWords } from "../../core/outline.ts";
-import type { Card, Hit } from "../../core/types.ts";
+import type { Card, Hit, PassageHit } from "../../core/types.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, shownPath } from "../tool.ts";
 
@@ -25,10 +25,16 @@ export type SearchResult =
     | "modified_at"
     | "keywords"
   >
-  & { relevance: number; snippet: string };
+  & {
+    relevance: number;
+    snippet: string;
+    /** The document's best passages for the query (line ranges, pages, snippets). */
+    passages?: Omit<PassageHit, "score">[];
+  };
 
 /** The hint after a list of documents. */
-export const NEXT_STEP = "Next: outline doc_ids=[...] to see sections with line ranges, then read.";
+export const NEXT_STEP =
+  "Next: read doc_id with section=<§id> or offset=<L start>; outline doc_ids=[...] for the map.";
 
 /** Cards of hits as search results (a hit without a snippet shows the abstract's start). */
 export function toResults(shelf: Shelf, hits: Hit[]): SearchResult[] {
@@ -52,6 +58,7 @@ export function toResults(shelf: Shelf, hits: Hit[]): SearchResult[] {
       modified_at: c.modified_at,
       keywords: c.keywords,
       snippet: h.snippet ?? abstractStart(c.abstract),
+      passages: h.passages?.map(({ score: _, ...p }) => p),
     });
   }
   return results;
@@ -61,8 +68,60 @@ function abstractStart(abstract: string): string {
   return clipWords(abstract.replace(/\s+/g, " ").trim(), 200);
 }
 
-/** Results as numbered markdown cards. */
-export function resultsMd(results: SearchResult[]): string[] {
+/** Characters of a snippet in the compact markdown. */
+const COMPACT_SNIPPET = 110;
+
+/** The file name without its extension, as words. */
+function fileStem(path: string): string {
+  const file = path.slice(path.lastIndexOf("/") + 1).replace(/\.[A-Za-z0-9]{1,5}$/, "");
+  return file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
+
+/** `L120-160 p.633 §3.2 Title`: where a passage is. */
+function where(p: Omit<PassageHit, "score">): string {
+  const parts = [`L${p.start_line}-${p.end_line}`];
+  if (p.page !== undefined) parts.push(`p.${p.page}`);
+  if (p.node_id) parts.push(`§${p.node_id} ${escapeControl(clipWords(p.title, 60))}`);
+  return parts.join(" ");
+}
+
+/** A snippet cut for the compact view, at a word boundary. */
+function shortSnippet(s: string): string {
+  if (s.length <= COMPACT_SNIPPET) return s;
+  const cut = clipWords(s, COMPACT_SNIPPET).replace(/…$/, "");
+  // A cut inside a bold run would leave it open.
+  const open = (cut.match(/\*\*/g) ?? []).length % 2 === 1;
+  return `${cut}${open ? "**" : ""}…`;
+}
+
+/**
+ * Results as numbered markdown cards. Compact (the default): title (when the file name
+ * does not already say it), doc id, path, type and size on one line, then each passage's
+ * line range, page, section and snippet. Verbose: the whole card, keywords included.
+ */
+export function resultsMd(results: SearchResult[], verbose = false): string[] {
+  if (verbose) return verboseMd(results);
+  const out: string[] = [];
+  results.forEach((h, i) => {
+    const title = escapeControl(h.title);
+    const showTitle = title.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim() !==
+      fileStem(h.path);
+    out.push(
+      `${i + 1}. ${showTitle ? `${title} ` : ""}[${h.doc_id}] ${
+        escapeControl(h.path)
+      } · ${h.doc_type} · ${n(h.total_lines)} lines`,
+    );
+    if (h.passages?.length) {
+      for (const p of h.passages) out.push(`   ${where(p)}: ${shortSnippet(p.snippet)}`);
+    } else if (h.snippet) {
+      out.push(`   > ${shortSnippet(h.snippet)}`);
+    }
+  });
+  return out;
+}
+
+/** The whole card of each result. */
+function verboseMd(results: SearchResult[]): string[] {
   const out: string[] = [];
   results.forEach((h, i) => {
     out.push("");
@@ -78,7 +137,9 @@ export function resultsMd(results: SearchResult[]): string[] {
     ];
     out.push(`   ${parts.join(" · ")}`);
     if (h.keywords.length) out.push(`   keywords: ${h.keywords.join(", ")}`);
-    if (h.snippet) out.push(`   > ${h.snippet}`);
+    if (h.passages?.length) {
+      for (const p of h.passages) out.push(`   ${where(p)}: ${p.snippet}`);
+    } else if (h.snippet) out.push(`   > ${h.snippet}`);
   });
   return out;
 }

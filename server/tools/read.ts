@@ -4,7 +4,8 @@
  * @module
  */
 import { z } from "zod";
-import { ToolError } from "../../core/types.ts";
+import { findNode, flattenOutline } from "../../core/outline.ts";
+import { type OutlineNode, ToolError } from "../../core/types.ts";
 import { docLines } from "../../shelf/lines.ts";
 import {
   defineTool,
@@ -17,7 +18,38 @@ import {
 } from "../tool.ts";
 
 const MAX_LINE_CHARS = 2000;
-const USAGE = `shelfmark read ID [--offset 1] [--limit 200] [--page N] [--json]`;
+const USAGE =
+  `shelfmark read ID [--offset 1] [--limit 200] [--page N] [--section 3.2|TITLE] [--json]
+  --section reads one section of the outline (its id, or its heading's text); --page one page.`;
+/** Lines returned when neither a limit nor a section or page bounds the answer. */
+const DEFAULT_LIMIT = 200;
+const MAX_LIMIT = 500;
+
+/** Text compared loosely: case and runs of white space ignored, a leading section mark dropped. */
+function loose(s: string): string {
+  return s.toLowerCase().replace(/\s+/g, " ").trim();
+}
+
+/** The outline node a `section` argument names: its id (`3.2`, `§3.2`) or its heading text. */
+function findSection(outline: OutlineNode[], section: string): OutlineNode | undefined {
+  const id = section.trim().replace(/^§\s*/, "");
+  if (/^\d+(\.\d+)*$/.test(id)) {
+    const node = findNode(outline, id);
+    if (node) return node;
+  }
+  const want = loose(section);
+  const all = flattenOutline(outline);
+  return all.find((n) => loose(n.title) === want) ??
+    all.find((n) => loose(n.title).replace(/^[\d.]+\s+/, "") === want.replace(/^[\d.]+\s+/, ""));
+}
+
+/** The headings of a document, for a miss: ids and titles, the first levels first. */
+function headingList(outline: OutlineNode[]): string {
+  const all = flattenOutline(outline).filter((n) => n.level <= 2).slice(0, 30);
+  if (!all.length) return "This document has no outline; use offset and limit.";
+  return `Sections: ${all.map((n) => `${n.id} ${n.title}`).join("; ")}` +
+    (flattenOutline(outline).length > all.length ? "; … (see outline)" : "");
+}
 /** The `read` tool. */
 export const read = defineTool({
   name: "read",
@@ -27,9 +59,14 @@ export const read = defineTool({
   input: {
     doc_id: docIdArg,
     offset: z.number().int().min(1).default(1).describe("First line (1-based)"),
-    limit: z.number().int().min(1).max(500).default(200).describe("Lines to return (max 500)"),
+    limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(
+      "Lines to return (default 200, or the whole section or page; max 500)",
+    ),
     page: z.number().int().min(1).optional().describe(
-      "Paged documents (PDF, OCR): start at this page",
+      "Paged documents (PDF, OCR): read this page",
+    ),
+    section: z.string().min(1).max(500).optional().describe(
+      'An outline section: its id ("3.2") or its heading text (case and spacing ignored)',
     ),
   },
   run(shelf, a) {
@@ -37,7 +74,20 @@ export const read = defineTool({
     const doc = shelf.catalog.get(id)!;
     const lines = docLines(shelf.catalog, id, doc.hash);
     let offset = a.offset;
-    if (a.page !== undefined) {
+    /** The last line the section or page asked for. */
+    let last: number | undefined;
+    if (a.section !== undefined) {
+      const node = findSection(doc.outline, a.section);
+      if (!node) {
+        throw new ToolError(
+          "INVALID_ARGUMENT",
+          `No section ${JSON.stringify(a.section)} in ${id}`,
+          headingList(doc.outline),
+        );
+      }
+      offset = node.start_line;
+      last = node.end_line;
+    } else if (a.page !== undefined) {
       const pages = doc.pages;
       if (!pages?.length) {
         throw new ToolError(
@@ -54,6 +104,7 @@ export const read = defineTool({
         );
       }
       offset = pages[a.page - 1]!;
+      last = (pages[a.page] ?? lines.length + 1) - 1;
     }
     const total = lines.length;
     if (offset > Math.max(total, 1)) {
@@ -63,7 +114,8 @@ export const read = defineTool({
         `Use an offset from 1 to ${total}.`,
       );
     }
-    const end = Math.min(total, offset + a.limit - 1);
+    const limit = a.limit ?? (last !== undefined ? last - offset + 1 : DEFAULT_LIMIT);
+    const end = Math.min(total, last ?? total, offset + Math.min(limit, MAX_LIMIT) - 1);
     const out = [];
     for (let n = offset; n <= end; n++) {
       const t = lines[n - 1]!;
@@ -103,6 +155,7 @@ export const read = defineTool({
     flags: {
       offset: { type: "string" },
       page: { type: "string" },
+      section: { type: "string" },
       limit: { type: "string", short: "n" },
     },
     args(pos, f) {
@@ -112,6 +165,7 @@ export const read = defineTool({
         offset: intFlag(f.offset, "offset"),
         limit: intFlag(f.limit, "limit"),
         page: intFlag(f.page, "page"),
+        section: f.section,
       };
     },
   },

@@ -9,9 +9,9 @@ import { checkLibrary, defineTool, intFlag, libraryArg, listFlag, needArgs } fro
 import { NEXT_STEP, resultsMd, toResults } from "./_results.ts";
 
 const USAGE =
-  `shelfmark search QUERY [--limit 20] [--type pdf,docx] [--library NAME] [--glob 'Lib/dir/*']
+  `shelfmark search QUERY [--limit 20] [--type pdf,docx] [--library NAME] [--path-glob 'Lib/dir/*']
                  [--after 2024-01-01] [--before 2024-12-31] [--sort default|newest|oldest]
-                 [--mode hybrid|keyword|semantic] [--json]
+                 [--mode hybrid|keyword|semantic] [--passages 1] [--verbose] [--json]
   Query syntax: words (ranked, need not all match), "a phrase" (must match), -word (exclude),
   +word (require), a|b (alternatives).`;
 
@@ -45,6 +45,12 @@ export const search = defineTool({
     mode: z.enum(["hybrid", "keyword", "semantic"]).default("hybrid").describe(
       "hybrid (default), keyword or semantic; keyword while vectors are not ready",
     ),
+    limit_passages: z.number().int().min(0).max(5).default(1).describe(
+      "Best passages per hit (line range, page, snippet), 0-5",
+    ),
+    verbose: z.boolean().default(false).describe(
+      "Markdown: the whole card (keywords, words, outline quality, relevance, date)",
+    ),
   },
   async run(shelf, a) {
     checkLibrary(shelf, a.library);
@@ -52,6 +58,7 @@ export const search = defineTool({
       query: a.query,
       limit: a.limit,
       mode: a.mode,
+      passages: a.limit_passages,
       filters: {
         doc_types: a.doc_types,
         library: a.library,
@@ -65,8 +72,9 @@ export const search = defineTool({
       const dir = a.time_sort === "newest" ? -1 : 1;
       results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
     }
-    return { query: a.query, mode_used: mode, note, results };
+    return { query: a.query, mode_used: mode, note, results, verbose: a.verbose };
   },
+  json: ({ verbose: _, ...r }) => r,
   markdown(r) {
     const out: string[] = [];
     const mode = r.note ? ` (${r.note})` : "";
@@ -78,8 +86,7 @@ export const search = defineTool({
     out.push(
       `${r.results.length} documents for ${JSON.stringify(r.query)}, mode ${r.mode_used}${mode}:`,
     );
-    out.push(...resultsMd(r.results));
-    out.push("");
+    out.push(...resultsMd(r.results, r.verbose));
     out.push(NEXT_STEP);
     return out.join("\n");
   },
@@ -95,6 +102,9 @@ export const search = defineTool({
       before: { type: "string" },
       sort: { type: "string" },
       mode: { type: "string" },
+      "path-glob": { type: "string" },
+      passages: { type: "string" },
+      verbose: { type: "boolean", short: "v" },
     },
     args(pos, f) {
       needArgs(pos, 1, "QUERY", USAGE);
@@ -103,11 +113,13 @@ export const search = defineTool({
         limit: intFlag(f.limit, "limit"),
         doc_types: listFlag(f.type),
         library: f.library,
-        path_glob: f.glob,
+        path_glob: f["path-glob"] ?? f.glob,
         modified_after: f.after,
         modified_before: f.before,
         time_sort: f.sort,
         mode: f.mode,
+        limit_passages: intFlag(f.passages, "passages"),
+        verbose: f.verbose,
       };
     },
   },
