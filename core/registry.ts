@@ -13,12 +13,16 @@ import { sniff } from "./sniff.ts";
  *
  * @example
  * ```ts
- * import { builtinExtractors } from "../extractors/mod.ts";
+ * import { ExtractorRegistry } from "./registry.ts";
  *
  * const reg = new ExtractorRegistry();
- * for (const ex of builtinExtractors()) reg.register(ex);
+ * reg.register({
+ *   name: "notes",
+ *   extensions: [".md"],
+ *   extract: ({ bytes }) => Promise.resolve({ lines: new TextDecoder().decode(bytes).split("\n") }),
+ * });
  * const bytes = new TextEncoder().encode("# Notes\n\nText.\n");
- * reg.select({ path: "lib/a.md", extension: ".md", bytes })?.name; // "markdown"
+ * reg.select({ path: "lib/a.md", extension: ".md", bytes })?.name; // "notes"
  * ```
  */
 export class ExtractorRegistry {

@@ -1,7 +1,7 @@
 import { assertEquals, assertMatch } from "../tests/assert.ts";
-import { ExtractorRegistry } from "./registry.ts";
-import { builtinExtractors } from "../extractors/mod.ts";
-import type { ExtractInput, Extractor } from "./types.ts";
+import { ExtractorRegistry } from "../core/registry.ts";
+import { builtinExtractors } from "./mod.ts";
+import type { ExtractInput, Extractor } from "../core/types.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const input = (path: string, bytes: Uint8Array): ExtractInput => {
