@@ -7,9 +7,10 @@
  * ```ts
  * import { Shelf, callTool } from "@shelfmark/shelfmark";
  *
- * const shelf = await Shelf.open({ data: "/tmp/shelf", folders: ["./samples"] });
+ * const data = await Deno.makeTempDir();
+ * const shelf = await Shelf.open({ data, folders: ["./samples"], embedder: "none" });
  * await shelf.index();
- * const answer = await callTool(shelf, "search", { query: "rowid" });
+ * const answer = await callTool(shelf, "search", { query: "sqlite archive" });
  * console.log(answer.text);
  * await shelf.close();
  * ```
@@ -20,11 +21,19 @@
  */
 export * from "./core/types.ts";
 export { type IndexStatus, Shelf, type ShelfOptions } from "./shelf/shelf.ts";
-export { type Config, ConfigError, dataDir, loadConfig } from "./core/config.ts";
+export type { IndexProgress } from "./shelf/indexer.ts";
+export {
+  type Config,
+  ConfigError,
+  dataDir,
+  type EmbedderConfig,
+  type Limits,
+  loadConfig,
+  type OcrConfig,
+} from "./core/config.ts";
 export { ExtractorRegistry } from "./core/registry.ts";
 export { builtinExtractors } from "./extractors/mod.ts";
 export { callTool, type ToolAnswer } from "./server/dispatch.ts";
 export { createServer, serveStdio } from "./server/mcp.ts";
 export { type HttpOptions, type HttpServer, serveHttp } from "./server/http.ts";
-export { schemas, type ToolName, TOOLS } from "./server/tools/mod.ts";
-export { defineTool, type ToolSpec } from "./server/tool.ts";
+export type { ToolName } from "./server/tools/mod.ts";

@@ -98,7 +98,11 @@ export function dataDir(flag?: string): string {
 
 /** An error in the configuration file, naming the bad key or value. */
 export class ConfigError extends Error {
-  /** @param message what is wrong, quoting the key */
+  /**
+   * Create a configuration error.
+   *
+   * @param message what is wrong, quoting the key
+   */
   constructor(message: string) {
     super(message);
     this.name = "ConfigError";

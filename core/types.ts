@@ -91,6 +91,8 @@ export class ExtractError extends Error {
   /** Short machine-readable reason such as `binary`, `encrypted`, `empty`, `corrupt`. */
   readonly reason: string;
   /**
+   * Create an extraction error.
+   *
    * @param reason short machine-readable reason
    * @param message human-readable detail
    * @param options standard error options (`cause`)
@@ -353,6 +355,8 @@ export class ToolError extends Error {
   /** What to do about it. */
   readonly hint?: string;
   /**
+   * Create a tool error.
+   *
    * @param code stable error code
    * @param message what went wrong, quoting the bad value
    * @param hint what to try instead

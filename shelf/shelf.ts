@@ -68,24 +68,48 @@ export interface IndexStatus {
 
 /** The libraries, catalog, extractors, retrievers and index state. */
 export class Shelf {
-  /** The catalog. */
+  /**
+   * The catalog.
+   *
+   * @ignore internal: the tools and the search path use it
+   */
   readonly catalog: Catalog;
   /** Extractors by extension and sniffed type. */
   readonly registry: ExtractorRegistry;
-  /** The full-text retriever (it also makes snippets and checks hard query constraints). */
+  /**
+   * The full-text retriever (it also makes snippets and checks hard query constraints).
+   *
+   * @ignore internal: the tools and the search path use it
+   */
   readonly fts: Fts5Retriever;
   /**
    * Every retriever, as the search path asks them: the keyword retriever (run on the
    * search workers when there are some), then vectors when an embedder is configured.
    */
   readonly retrievers: Retriever[];
-  /** Keyword-search workers (undefined: searches run on this thread). */
+  /**
+   * Keyword-search workers (undefined: searches run on this thread).
+   *
+   * @ignore internal: the tools and the search path use it
+   */
   readonly searchPool?: SearchPool;
-  /** Document vectors (undefined when the embedder is `none`). */
+  /**
+   * Document vectors (undefined when the embedder is `none`).
+   *
+   * @ignore internal: the tools and the search path use it
+   */
   readonly vectors?: VectorIndex;
-  /** The indexer. */
+  /**
+   * The indexer.
+   *
+   * @ignore internal: the tools and the search path use it
+   */
   readonly indexer: Indexer;
-  /** The extraction workers (undefined when extracting in this thread). */
+  /**
+   * The extraction workers (undefined when extracting in this thread).
+   *
+   * @ignore internal: the tools and the search path use it
+   */
   readonly pool?: ExtractPool;
   /** The data directory. */
   readonly data: string;
