@@ -5,6 +5,7 @@
  * @module
  */
 import type { Heading } from "../core/types.ts";
+import { decodeEntities } from "./_xml.ts";
 
 const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
 const FENCE_OPEN = /^( *)(`{3,}|~{3,})(.*)$/;
@@ -35,47 +36,6 @@ export function frontMatterLength(lines: string[]): number {
     if (l === first || (first === "---" && l === "...")) return i + 1;
   }
   return 0;
-}
-
-const ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-  ndash: "–",
-  mdash: "—",
-  para: "¶",
-  shy: "",
-  lsquo: "‘",
-  rsquo: "’",
-  ldquo: "“",
-  rdquo: "”",
-  rarr: "→",
-  larr: "←",
-  hellip: "…",
-  copy: "©",
-  reg: "®",
-  laquo: "«",
-  raquo: "»",
-};
-
-/**
- * Decode HTML character references: numeric ones and the common named ones.
- *
- * @param s text with `&amp;`, `&#8212;`, ...
- * @returns the decoded text
- */
-export function decodeEntities(s: string): string {
-  if (!s.includes("&")) return s;
-  return s.replace(/&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z]{2,8});/g, (m, e: string) => {
-    if (e[0] === "#") {
-      const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1));
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
-    }
-    return ENTITIES[e] ?? m;
-  });
 }
 
 /**

@@ -23,8 +23,8 @@
  */
 import type { DocMeta, Extracted, ExtractInput, Extractor, Heading } from "../core/types.ts";
 import { ExtractError } from "../core/types.ts";
-import { decodeEntities } from "./_headings_markdown.ts";
 import { html } from "./html.ts";
+import { decodeEntities, textOf, xmlValue } from "./_xml.ts";
 import { entryText, readZip, type ZipEntry } from "./_zip.ts";
 
 /** The part of mammoth's API used here. */
@@ -105,16 +105,9 @@ const STYLE_MAP = [
 /** Images are dropped: no base64 data in the text. */
 const NO_IMAGES = () => Promise.resolve([]);
 
-function textOf(s: string): string {
-  return decodeEntities(s.replace(/<br\s*\/?>/gi, " ").replace(/<[^>]*>/g, ""))
-    .replace(/\s+/g, " ").trim();
-}
-
-/** First `<tag>` element's text of an XML document (namespace prefix included in `tag`). */
-function xmlValue(xml: string, tag: string): string | undefined {
-  const m = new RegExp(`<${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</${tag}>`).exec(xml);
-  const v = m ? textOf(m[1]!) : "";
-  return v || undefined;
+/** The text of mammoth's HTML, a line break read as a space. */
+function htmlText(s: string): string {
+  return textOf(s.replace(/<br\s*\/?>/gi, " "));
 }
 
 /** Metadata from `docProps/core.xml`. */
@@ -145,7 +138,7 @@ function promoteBoldParagraphs(body: string): { html: string; count: number } {
     if (!inner.includes("<strong>") || /<br\b/.test(inner)) return m;
     const rest = inner.replace(/<strong>[\s\S]*?<\/strong>/g, "").replace(/<[^>]*>/g, "");
     if (decodeEntities(rest).trim()) return m;
-    const t = textOf(inner);
+    const t = htmlText(inner);
     if (!t || t.length > 120 || /[.!?,;]$/.test(t) || !/\p{L}/u.test(t)) return m;
     count++;
     return `<h2>${inner.replace(/<\/?strong>/g, "")}</h2>`;
@@ -215,7 +208,7 @@ export function docx(): Extractor {
       const meta = coreMeta(core ? entryText(core) : undefined);
       const titleMatch = /<p class="docx-title">([\s\S]*?)<\/p>/.exec(converted);
       if (!meta.title && titleMatch) {
-        const t = textOf(titleMatch[1]!);
+        const t = htmlText(titleMatch[1]!);
         if (t) meta.title = t;
       }
       let quality: "high" | "medium" = "high";

@@ -12,8 +12,8 @@
  */
 import type { DocMeta, Extracted, ExtractInput, Extractor, Heading } from "../core/types.ts";
 import { ExtractError } from "../core/types.ts";
-import { decodeEntities } from "./_headings_markdown.ts";
 import { html } from "./html.ts";
+import { attr, elements, tags, textOf, xmlValue } from "./_xml.ts";
 import { entryText, readZip, resolveHref } from "./_zip.ts";
 
 /** A table-of-contents entry: label, nesting depth (1 = top), target entry and fragment. */
@@ -38,27 +38,10 @@ interface Chapter {
   headings: Heading[];
 }
 
-function textOf(s: string): string {
-  return decodeEntities(s.replace(/<[^>]*>/g, " ")).replace(/\s+/g, " ").trim();
-}
-
-function attr(tag: string, name: string): string | undefined {
-  const m = new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, "i").exec(tag);
-  return m ? decodeEntities(m[1] ?? m[2] ?? "") : undefined;
-}
-
 /** Normalise a title for matching: case, whitespace, section numbers, trailing punctuation. */
 function norm(t: string): string {
   return t.toLowerCase().replace(/[¶#*`_]/g, "").replace(/\s+/g, " ").trim()
     .replace(/[.:]$/, "");
-}
-
-/** First element `tag` (with optional namespace prefix) of an XML document. */
-function xmlValue(xml: string, tag: string): string | undefined {
-  const m = new RegExp(`<(?:[\\w-]+:)?${tag}(?:\\s[^>]*)?>([\\s\\S]*?)</(?:[\\w-]+:)?${tag}>`)
-    .exec(xml);
-  const v = m ? textOf(m[1]!) : "";
-  return v || undefined;
 }
 
 /** Metadata from the OPF `<metadata>` block. */
@@ -72,7 +55,7 @@ function opfMeta(opf: string): DocMeta {
     ["created", "dc:date"],
   ];
   for (const [key, tag] of fields) {
-    const v = xmlValue(block, tag);
+    const v = xmlValue(block, tag, " ");
     if (v) (meta as Record<string, string>)[key] = v;
   }
   return meta;
@@ -83,11 +66,10 @@ function ncxToc(ncx: string, base: string): TocEntry[] {
   const out: TocEntry[] = [];
   let depth = 0;
   const pending: { title?: string; level: number }[] = [];
-  const re = /<(\/?)(navPoint|navLabel|text|content)\b([^>]*?)\/?>|<\/text>/g;
   let label = false;
-  for (const m of ncx.matchAll(re)) {
-    const [whole, close, name, attrs] = m;
-    if (name === "navPoint") {
+  for (const { kind, name, attrs, end: after } of tags(ncx)) {
+    const close = kind === "close";
+    if (name === "navpoint") {
       if (close) {
         depth--;
         pending.pop();
@@ -95,15 +77,13 @@ function ncxToc(ncx: string, base: string): TocEntry[] {
         depth++;
         pending.push({ level: depth });
       }
-    } else if (name === "navLabel") label = !close;
+    } else if (name === "navlabel") label = !close;
     else if (name === "text" && !close && label && pending.length) {
-      const end = ncx.indexOf("</text>", m.index! + whole.length);
+      const end = ncx.indexOf("</text>", after);
       const top = pending[pending.length - 1]!;
-      if (end > 0 && top.title === undefined) {
-        top.title = textOf(ncx.slice(m.index! + whole.length, end));
-      }
+      if (end > 0 && top.title === undefined) top.title = textOf(ncx.slice(after, end), " ");
     } else if (name === "content" && pending.length) {
-      const src = attr(" " + attrs!, "src");
+      const src = attr(attrs, "src");
       const top = pending[pending.length - 1]!;
       if (src && top.title) {
         const hash = src.indexOf("#");
@@ -127,16 +107,15 @@ function navToc(nav: string, base: string): TocEntry[] {
   const body = nav.slice(start.index, end < 0 ? nav.length : end);
   const out: TocEntry[] = [];
   let depth = 0;
-  for (const m of body.matchAll(/<(\/?)(ol|a)\b([^>]*)>/gi)) {
-    const [whole, close, name, attrs] = m;
-    if (name!.toLowerCase() === "ol") {
-      depth += close ? -1 : 1;
+  for (const { kind, name, attrs, end } of tags(body)) {
+    if (name === "ol") {
+      depth += kind === "close" ? -1 : 1;
       continue;
     }
-    if (close) continue;
-    const href = attr(" " + attrs!, "href");
-    const stop = body.indexOf("</a>", m.index! + whole.length);
-    const title = textOf(body.slice(m.index! + whole.length, stop < 0 ? undefined : stop));
+    if (name !== "a" || kind !== "open") continue;
+    const href = attr(attrs, "href");
+    const stop = body.indexOf("</a>", end);
+    const title = textOf(body.slice(end, stop < 0 ? undefined : stop), " ");
     if (!href || !title) continue;
     const hash = href.indexOf("#");
     out.push({
@@ -159,7 +138,7 @@ function headingAfterId(source: string, id: string): string | undefined {
   h.lastIndex = open < 0 ? at.index : open;
   const m = h.exec(source);
   if (!m || m.index - at.index > 4000) return undefined;
-  return textOf(m[2]!.replace(/<a\b[^>]*class=["'][^"']*headerlink[\s\S]*?<\/a>/gi, ""));
+  return textOf(m[2]!.replace(/<a\b[^>]*class=["'][^"']*headerlink[\s\S]*?<\/a>/gi, ""), " ");
 }
 
 /** Whether heading title `h` is the TOC label `label`, perhaps with a section number before it. */
@@ -252,17 +231,17 @@ function titlePageFiles(
   chapters: Map<string, Chapter>,
 ): Set<string> {
   const out = new Set<string>();
-  for (const m of opf.matchAll(/<(?:\w+:)?reference\b([^>]*)>/g)) {
-    const type = attr(m[1]!, "type")?.toLowerCase();
-    const href = attr(m[1]!, "href");
+  for (const { attrs } of elements(opf, "reference")) {
+    const type = attr(attrs, "type")?.toLowerCase();
+    const href = attr(attrs, "href");
     if (href && (type === "title-page" || type === "titlepage")) {
       out.add(resolveHref(opfPath, href));
     }
   }
   if (nav && navPath) {
-    for (const m of nav.matchAll(/<a\b([^>]*)>/g)) {
-      const type = attr(m[1]!, "epub:type");
-      const href = attr(m[1]!, "href");
+    for (const { attrs } of elements(nav, "a")) {
+      const type = attr(attrs, "epub:type");
+      const href = attr(attrs, "href");
       if (href && type && /\btitlepage\b/.test(type)) out.add(resolveHref(navPath, href));
     }
   }
@@ -304,9 +283,8 @@ export function epub(): Extractor {
         return data ? entryText(data) : undefined;
       };
       const container = text("META-INF/container.xml");
-      let opfPath = container
-        ? /<rootfile\b[^>]*full-path\s*=\s*["']([^"']+)["']/i.exec(container)?.[1]
-        : undefined;
+      const rootfile = container ? elements(container, "rootfile").next().value : undefined;
+      let opfPath = rootfile && attr(rootfile.attrs, "full-path");
       if (!opfPath || !zip.files.has(opfPath)) {
         opfPath = [...zip.files.keys()].find((n) => n.toLowerCase().endsWith(".opf"));
       }
@@ -316,19 +294,19 @@ export function epub(): Extractor {
       }
       const meta = opfMeta(opf);
       const manifest = new Map<string, { href: string; type: string; props: string }>();
-      for (const m of opf.matchAll(/<(?:\w+:)?item\b([^>]*)>/g)) {
-        const id = attr(m[1]!, "id");
-        const href = attr(m[1]!, "href");
+      for (const { attrs } of elements(opf, "item")) {
+        const id = attr(attrs, "id");
+        const href = attr(attrs, "href");
         if (!id || !href) continue;
         manifest.set(id, {
           href: resolveHref(opfPath, href),
-          type: attr(m[1]!, "media-type") ?? "",
-          props: attr(m[1]!, "properties") ?? "",
+          type: attr(attrs, "media-type") ?? "",
+          props: attr(attrs, "properties") ?? "",
         });
       }
       const spine: string[] = [];
-      for (const m of opf.matchAll(/<(?:\w+:)?itemref\b([^>]*)>/g)) {
-        const item = manifest.get(attr(m[1]!, "idref") ?? "");
+      for (const { attrs } of elements(opf, "itemref")) {
+        const item = manifest.get(attr(attrs, "idref") ?? "");
         if (item && /html|xml/i.test(item.type) && !spine.includes(item.href)) {
           spine.push(item.href);
         }

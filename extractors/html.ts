@@ -10,7 +10,8 @@ import { NodeHtmlMarkdown, type TranslatorConfigObject } from "node-html-markdow
 import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
 import { ExtractError } from "../core/types.ts";
 import { decodeText } from "../core/sniff.ts";
-import { decodeEntities, markdownHeadings } from "./_headings_markdown.ts";
+import { markdownHeadings } from "./_headings_markdown.ts";
+import { attr, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
 
 /** Classes that mark navigation chrome (the corpus's definition of "outside navigation"). */
 const NAV_CLASSES = new Set([
@@ -28,8 +29,6 @@ const NAV_CLASSES = new Set([
 const ANCHOR_CLASSES = new Set(["headerlink", "permalink"]);
 /** Elements removed with their content. */
 const DROP_TAGS = new Set(["script", "style", "noscript", "head", "template", "nav", "svg"]);
-/** Elements whose content is raw text (no tags inside). */
-const RAW_TEXT = new Set(["script", "style", "textarea", "title"]);
 const VOID = new Set([
   "area",
   "base",
@@ -46,14 +45,6 @@ const VOID = new Set([
   "wbr",
 ]);
 
-const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)([^>]*)>/y;
-
-function attr(attrs: string, name: string): string | undefined {
-  const m = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, "i")
-    .exec(attrs);
-  return m ? decodeEntities(m[1] ?? m[2] ?? m[3] ?? "") : undefined;
-}
-
 function isChrome(name: string, attrs: string): boolean {
   if (DROP_TAGS.has(name)) return true;
   if (!attrs) return false;
@@ -67,50 +58,17 @@ function isChrome(name: string, attrs: string): boolean {
   return false;
 }
 
-/** Index just past the end of the comment starting at `at`. */
-function commentEnd(html: string, at: number): number {
-  const end = html.indexOf("-->", at + 4);
-  return end < 0 ? html.length : end + 3;
-}
-
-/** Index just past the closing tag of raw-text element `name`, searching from `from`. */
-function rawEnd(html: string, name: string, from: number): number {
-  const re = new RegExp(`</${name}\\s*>`, "gi");
-  re.lastIndex = from;
-  const m = re.exec(html);
-  return m ? m.index + m[0].length : html.length;
-}
-
 /**
  * Find the end of the element `name` opened before `from` by counting nested tags of
  * the same name; -1 when it is never closed.
  */
 function elementEnd(html: string, name: string, from: number): number {
   let depth = 1;
-  let pos = from;
-  while (pos < html.length) {
-    const lt = html.indexOf("<", pos);
-    if (lt < 0) return -1;
-    if (html.startsWith("<!--", lt)) {
-      pos = commentEnd(html, lt);
-      continue;
-    }
-    TAG.lastIndex = lt;
-    const m = TAG.exec(html);
-    if (!m) {
-      pos = lt + 1;
-      continue;
-    }
-    pos = TAG.lastIndex;
-    const tag = m[2]!.toLowerCase();
-    if (!m[1] && RAW_TEXT.has(tag) && tag !== name) {
-      pos = rawEnd(html, tag, pos);
-      continue;
-    }
-    if (tag !== name) continue;
-    if (m[1]) depth--;
-    else if (!m[3]!.endsWith("/")) depth++;
-    if (depth === 0) return pos;
+  for (const t of tags(html, from)) {
+    if (t.name !== name) continue;
+    if (t.kind === "close") depth--;
+    else if (!t.attrs.endsWith("/")) depth++;
+    if (depth === 0) return t.end;
   }
   return -1;
 }
@@ -127,59 +85,30 @@ export function stripChrome(html: string): string {
   const unclosed = new Set<string>();
   let pos = 0;
   let copied = 0;
-  while (pos < html.length) {
-    const lt = html.indexOf("<", pos);
-    if (lt < 0) break;
-    if (html.startsWith("<!--", lt)) {
-      out.push(html.slice(copied, lt));
-      pos = copied = commentEnd(html, lt);
+  for (let t = nextTag(html, 0); t; t = nextTag(html, pos)) {
+    pos = t.next;
+    if (t.kind === "close") continue;
+    const { name, attrs } = t;
+    if (t.kind !== "open" || (name === "img" && !attr(attrs, "alt")?.trim())) {
+      // comments, declarations and decorative images without alt text: nothing to read
+      out.push(html.slice(copied, t.start));
+      copied = t.end;
       continue;
     }
-    const next = html[lt + 1];
-    if (next === "!" || next === "?") {
-      // <!DOCTYPE>, <?xml?>, <![CDATA[: declarations are not content
-      const gt = html.indexOf(">", lt);
-      out.push(html.slice(copied, lt));
-      pos = copied = gt < 0 ? html.length : gt + 1;
-      continue;
-    }
-    TAG.lastIndex = lt;
-    const m = TAG.exec(html);
-    if (!m) {
-      pos = lt + 1;
-      continue;
-    }
-    pos = TAG.lastIndex;
-    if (m[1]) continue;
-    const name = m[2]!.toLowerCase();
-    if (name === "img" && !attr(m[3]!, "alt")?.trim()) {
-      // decorative image without alt text: nothing to read
-      out.push(html.slice(copied, lt));
-      copied = pos;
-      continue;
-    }
-    if (VOID.has(name)) continue;
-    if (!isChrome(name, m[3]!)) {
-      if (RAW_TEXT.has(name)) pos = rawEnd(html, name, pos);
-      continue;
-    }
+    if (VOID.has(name) || !isChrome(name, attrs)) continue;
     let end: number;
-    if (RAW_TEXT.has(name)) end = rawEnd(html, name, pos);
-    else if (m[3]!.endsWith("/") || unclosed.has(name)) end = -1;
-    else end = elementEnd(html, name, pos);
+    if (RAW_TEXT.has(name)) end = t.next;
+    else if (attrs.endsWith("/") || unclosed.has(name)) end = -1;
+    else end = elementEnd(html, name, t.end);
     if (end < 0) {
       unclosed.add(name);
       continue;
     }
-    out.push(html.slice(copied, lt), " ");
+    out.push(html.slice(copied, t.start), " ");
     pos = copied = end;
   }
   out.push(html.slice(copied));
   return out.join("");
-}
-
-function textOf(s: string): string {
-  return decodeEntities(s.replace(/<[^>]*>/g, "")).replace(/\s+/g, " ").trim();
 }
 
 /** Metadata from the page head: `<title>`, `<meta name=author|keywords|date>`, `<html lang>`. */
@@ -253,25 +182,12 @@ export function splitBlocks(html: string, size = 64_000): string[] {
   const pieces: string[] = [];
   let depth = 0;
   let start = 0;
-  let pos = 0;
   let container: { name: string; open: string } | undefined;
   let prefix = "";
-  while (pos < html.length) {
-    const lt = html.indexOf("<", pos);
-    if (lt < 0) break;
-    if (html.startsWith("<!--", lt)) {
-      pos = commentEnd(html, lt);
-      continue;
-    }
-    TAG.lastIndex = lt;
-    const m = TAG.exec(html);
-    if (!m) {
-      pos = lt + 1;
-      continue;
-    }
-    pos = TAG.lastIndex;
-    const name = m[2]!.toLowerCase();
-    if (m[1]) {
+  for (const t of tags(html)) {
+    const { name, start: lt } = t;
+    if (t.kind === "comment" || t.kind === "decl") continue;
+    if (t.kind === "close") {
       if (KEEP_WHOLE.has(name) && depth > 0) depth--;
       if (depth === 0) container = undefined;
       continue;
@@ -292,9 +208,8 @@ export function splitBlocks(html: string, size = 64_000): string[] {
       start = lt;
       prefix = container.open;
     }
-    if (RAW_TEXT.has(name)) pos = rawEnd(html, name, pos);
-    else if (KEEP_WHOLE.has(name) && !m[3]!.endsWith("/")) {
-      if (depth++ === 0) container = { name, open: m[0] };
+    if (KEEP_WHOLE.has(name) && !t.attrs.endsWith("/")) {
+      if (depth++ === 0) container = { name, open: html.slice(lt, t.end) };
     }
   }
   pieces.push(prefix + html.slice(start));
