@@ -6,8 +6,33 @@
  * @module
  */
 
-const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]/;
-const CJK_RUN = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\u30fc]+/g;
+/** Kana: Hiragana and Katakana, with the prolonged sound mark ー. */
+const KANA = "\\u3040-\\u30ff";
+/** Han: CJK Unified Ideographs, Extension A and the Compatibility Ideographs. */
+const HAN = "\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff";
+/** Hangul syllables. */
+const HANGUL = "\\uac00-\\ud7af";
+
+/**
+ * The one definition of CJK: the characters of Chinese, Japanese and Korean words (kana,
+ * Han, Hangul syllables), as the inside of a regular expression character class.
+ *
+ * @example
+ * ```ts
+ * new RegExp(`[${CJK_CHARS}]+`, "g"); // runs of CJK
+ * ```
+ */
+export const CJK_CHARS: string = KANA + HAN + HANGUL;
+
+/**
+ * CJK written without spaces between words, derived from {@link CJK_CHARS}: without Hangul
+ * (Korean keeps its spaces), with CJK punctuation (U+3000–303F) and full-width forms
+ * (U+FF00–FFEF), which stand between words without spaces too.
+ */
+export const CJK_UNSPACED_CHARS: string = "\\u3000-\\u303f" + KANA + HAN + "\\uff00-\\uffef";
+
+const CJK = new RegExp(`[${CJK_CHARS}]`);
+const CJK_RUN = new RegExp(`[${CJK_CHARS}]+`, "g");
 const wordSegmenter = new Intl.Segmenter("ja", { granularity: "word" });
 
 /** English, French, German and Spanish function words, left out of keywords and queries. */

@@ -23,7 +23,7 @@ import {
   type TermStats,
   ToolError,
 } from "../core/types.ts";
-import { bareWord, segmentCJK, words } from "../core/tokenize.ts";
+import { bareWord, CJK_UNSPACED_CHARS, segmentCJK, words } from "../core/tokenize.ts";
 import { positiveTerms, toFtsMatch } from "./query.ts";
 import { makeSnippet, snippetMatcher } from "./snippet.ts";
 
@@ -79,7 +79,7 @@ const HALF_SCORE = 5;
 const SNIPPET_CHARS = 200;
 /** Characters of the body read first when making a snippet. */
 const SNIPPET_PREFIX = 32 * 1024;
-const CJK = "\\u3000-\\u30ff\\uff00-\\uffef\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff"; // not Hangul: Korean keeps its spaces
+const CJK = CJK_UNSPACED_CHARS; // not Hangul: Korean keeps its spaces
 const CJK_GAP = new RegExp(`([${CJK}])(\\*\\*)? (\\*\\*)?(?=[${CJK}])`, "g");
 
 /**
