@@ -10,6 +10,7 @@
  * @module
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { type Fingerprint, fingerprint } from "./fingerprint.ts";
 import type { Card, OutlineNode, SearchFilters, Skipped, TermCounts, TermStats } from "./types.ts";
 
 /** What the catalog remembers of a file to decide whether it changed. */
@@ -167,6 +168,33 @@ export class Catalog {
     this.db = new DatabaseSync(file);
     this.db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
     this.db.exec(SCHEMA);
+    this.#migrate();
+  }
+
+  /** Bring a catalog written by an earlier version up to this schema. */
+  #migrate(): void {
+    const cols = new Set(
+      this.db.prepare("PRAGMA table_info(documents)").all().map((r) => r.name as string),
+    );
+    if (!cols.has("text_key")) {
+      this.db.exec(`ALTER TABLE documents ADD COLUMN text_key TEXT;
+        ALTER TABLE documents ADD COLUMN minhash BLOB;`);
+      // Fingerprints of the documents already stored, from their stored text.
+      this.transaction(() => {
+        const set = this.db.prepare(
+          "UPDATE documents SET text_key = ?, minhash = ? WHERE doc_id = ?",
+        );
+        for (const r of this.db.prepare("SELECT doc_id, text FROM texts").iterate()) {
+          const fp = fingerprint(r.text as string);
+          set.run(
+            fp.key,
+            fp.minhash ? new Uint8Array(fp.minhash.buffer) : null,
+            r.doc_id as string,
+          );
+        }
+      });
+    }
+    this.db.exec("CREATE INDEX IF NOT EXISTS documents_text_key ON documents(text_key)");
   }
 
   /** Document frequencies, loaded on first use (they can run to a million terms). */
@@ -266,6 +294,12 @@ export class Catalog {
     );
     // SQLite returns text only up to a NUL byte: never store one.
     const safe = text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text;
+    const fp = fingerprint(safe);
+    this.#q("UPDATE documents SET text_key = ?, minhash = ? WHERE doc_id = ?").run(
+      fp.key,
+      fp.minhash ? new Uint8Array(fp.minhash.buffer) : null,
+      c.doc_id,
+    );
     this.#q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(c.doc_id, safe);
     this.#q("DELETE FROM skipped WHERE path = ?").run(c.path);
   }
@@ -397,6 +431,49 @@ export class Catalog {
       }
     });
     this.#dfDirty.clear();
+  }
+
+  /** The fingerprints of documents, by id (documents without one are left out). */
+  fingerprints(ids: string[]): Map<string, Fingerprint> {
+    const out = new Map<string, Fingerprint>();
+    const q = this.#q("SELECT text_key, minhash FROM documents WHERE doc_id = ?");
+    for (const id of ids) {
+      const r = q.get(id);
+      if (!r?.text_key) continue;
+      const blob = r.minhash as Uint8Array | null;
+      out.set(id, {
+        key: r.text_key as string,
+        minhash: blob ? new Uint32Array(blob.slice().buffer) : undefined,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Documents with exactly the same text as each key, among those the filters allow.
+   *
+   * @param keys text keys (see `fingerprint`)
+   * @param filters the search filters (dates normalised)
+   * @returns the documents of each key, by path
+   */
+  sameText(
+    keys: string[],
+    filters: SearchFilters,
+  ): Map<string, { doc_id: string; path: string }[]> {
+    const out = new Map<string, { doc_id: string; path: string }[]>();
+    if (!keys.length) return out;
+    const f = filterSql(filters, "d");
+    const rows = this.db.prepare(
+      `SELECT d.text_key, d.doc_id, d.path FROM documents d
+       WHERE d.text_key IN (${keys.map(() => "?").join(", ")}) AND ${f.where} ORDER BY d.path`,
+    ).all(...keys, ...f.params);
+    for (const r of rows) {
+      const key = r.text_key as string;
+      const list = out.get(key) ?? [];
+      list.push({ doc_id: r.doc_id as string, path: r.path as string });
+      out.set(key, list);
+    }
+    return out;
   }
 
   /** Every document's id and text, one at a time (for benchmarks and exports). */

@@ -278,6 +278,8 @@ export interface Hit {
   snippet?: string;
   /** The document's best passages for the query (added by the search path). */
   passages?: PassageHit[];
+  /** Other documents with the same text, collapsed into this hit (added by the search path). */
+  copies?: { doc_id: string; path: string }[];
 }
 
 /** Availability of a retriever while the index is built. */

@@ -10,6 +10,7 @@ import type { Hit, Query, Retriever, SearchFilters } from "../core/types.ts";
 import { rrf } from "../retrievers/fusion.ts";
 import { bestPassages, passagesOf } from "../retrievers/passages.ts";
 import { positiveTerms, prepareQuery } from "../retrievers/query.ts";
+import { collapseCopies } from "./copies.ts";
 import { docLines } from "./lines.ts";
 import type { Shelf } from "./shelf.ts";
 
@@ -45,6 +46,8 @@ export interface SearchOutcome {
 
 /** Hits each retriever contributes to fusion, at least. */
 const FUSION_DEPTH = 50;
+/** Candidates ranked before copies are collapsed, at most. */
+const MAX_CANDIDATES = 100;
 /** Rank constant of reciprocal-rank fusion. */
 const RRF_K = 60;
 
@@ -85,19 +88,22 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   const note = asked === "keyword" ? undefined : vectorsUnavailable(shelf);
   const mode: SearchMode = note ? "keyword" : asked;
   const used = retrieversFor(shelf, mode);
-  const depth = used.length === 1 ? req.limit : Math.max(req.limit, FUSION_DEPTH);
+  // Copies are collapsed after ranking: ask for more hits than will be shown.
+  const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);
+  const depth = used.length === 1 ? wanted : Math.max(wanted, FUSION_DEPTH);
   // Snippets are made for the final hits only, from their best passages.
   const q: Query = prepareQuery(req.query, depth, req.filters, 0);
   const lists = await settleAll(used.map((r) => r.search(q)));
   const ranked = lists.map((hits, j) =>
     used[j]!.kind === "semantic" ? heldToSyntax(shelf, hits, q) : hits
   );
-  const hits = used.length === 1 ? ranked[0]!.slice(0, req.limit) : rrf(
+  const fused = used.length === 1 ? ranked[0]!.slice(0, wanted) : rrf(
     ranked.map((hits, j) => hits.slice(0, used[j]!.fusionDepth ?? hits.length)),
     RRF_K,
-    req.limit,
+    wanted,
     used.map((r) => r.fusionWeight ?? 1),
   );
+  const hits = collapseCopies(shelf, fused, q.filters, req.limit);
   attachPassages(shelf, hits, q, req.passages ?? 1);
   return { hits, mode, note };
 }

@@ -30,6 +30,8 @@ export type SearchResult =
     snippet: string;
     /** The document's best passages for the query (line ranges, pages, snippets). */
     passages?: Omit<PassageHit, "score">[];
+    /** Other documents with the same text, collapsed into this one. */
+    copies?: { doc_id: string; path: string }[];
   };
 
 /** The hint after a list of documents. */
@@ -59,6 +61,7 @@ export function toResults(shelf: Shelf, hits: Hit[]): SearchResult[] {
       keywords: c.keywords,
       snippet: h.snippet ?? abstractStart(c.abstract),
       passages: h.passages?.map(({ score: _, ...p }) => p),
+      copies: h.copies?.map((c) => ({ doc_id: c.doc_id, path: shownPath(shelf, c.path) })),
     });
   }
   return results;
@@ -109,7 +112,7 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
     out.push(
       `${i + 1}. ${showTitle ? `${title} ` : ""}[${h.doc_id}] ${
         escapeControl(h.path)
-      } · ${h.doc_type} · ${n(h.total_lines)} lines`,
+      } · ${h.doc_type} · ${n(h.total_lines)} lines${copies(h)}`,
     );
     if (h.passages?.length) {
       for (const p of h.passages) out.push(`   ${where(p)}: ${shortSnippet(p.snippet)}`);
@@ -118,6 +121,12 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
     }
   });
   return out;
+}
+
+/** ` · +2 copies` */
+function copies(h: SearchResult): string {
+  const k = h.copies?.length ?? 0;
+  return k ? ` · +${k} ${k === 1 ? "copy" : "copies"}` : "";
 }
 
 /** The whole card of each result. */
@@ -135,6 +144,9 @@ function verboseMd(results: SearchResult[]): string[] {
       `rel ${h.relevance.toFixed(2)}`,
       h.modified_at.slice(0, 10),
     ];
+    if (h.copies?.length) {
+      parts.push(`copies: ${h.copies.map((c) => escapeControl(c.path)).join(", ")}`);
+    }
     out.push(`   ${parts.join(" · ")}`);
     if (h.keywords.length) out.push(`   keywords: ${h.keywords.join(", ")}`);
     if (h.passages?.length) {
