@@ -209,15 +209,11 @@ export class WorkerPool<Q, R, I = unknown> {
     for (const s of slots) {
       clearTimeout(s.timer);
       s.ch.terminate();
-      s.startFailed(this.#err("closed", `${this.#o.name} closed`));
+      s.startFailed(new WorkerError("closed", `${this.#o.name} closed`));
       this.#failAll(s.pending.values(), "closed", `${this.#o.name} closed`);
     }
     this.#failAll(this.#queue.splice(0), "closed", `${this.#o.name} closed`);
     this.#startFailures = 0;
-  }
-
-  #err(kind: WorkerFailure, message: string, detail?: string, remote?: ErrorInfo): WorkerError {
-    return new WorkerError(kind, message, detail, remote);
   }
 
   #reject(p: Pending, e: WorkerError): void {
@@ -226,7 +222,7 @@ export class WorkerPool<Q, R, I = unknown> {
   }
 
   #failAll(ps: Iterable<Pending>, kind: WorkerFailure, message: string, detail?: string): void {
-    for (const p of ps) this.#reject(p, this.#err(kind, message, detail));
+    for (const p of ps) this.#reject(p, new WorkerError(kind, message, detail));
   }
 
   /**
@@ -248,7 +244,7 @@ export class WorkerPool<Q, R, I = unknown> {
     } catch (e) {
       // Nothing to start: the waiting requests fail now.
       const detail = String((e as Error)?.message ?? e);
-      const err = this.#err("start", `${this.#o.name} failed to start: ${detail}`, detail);
+      const err = new WorkerError("start", `${this.#o.name} failed to start: ${detail}`, detail);
       slot.startFailed(err);
       for (const p of this.#queue.splice(0)) this.#reject(p, err);
       return slot;
@@ -270,20 +266,24 @@ export class WorkerPool<Q, R, I = unknown> {
         // One more worker while work waits; it takes requests once ready.
         this.#spawn();
       }
-      let slot: Slot | undefined;
-      for (const s of this.#slots) {
-        if (s.ready && s.pending.size < this.#perWorker) {
-          if (!slot || s.pending.size < slot.pending.size) slot = s;
-        }
-      }
-      const p = slot && this.#queue.shift();
-      if (!slot || !p) return;
-      const s = slot;
-      s.pending.set(p.id, p);
+      const slot = this.#leastBusy();
+      if (!slot || !this.#queue.length) return;
+      const p = this.#queue.shift()!;
+      slot.pending.set(p.id, p);
       const ms = this.#o.timeoutMs;
-      if (ms !== undefined) p.timer = setTimeout(() => this.#timeout(s, p, ms), ms);
-      s.ch.post({ id: p.id, data: p.data }, p.transfer);
+      if (ms !== undefined) p.timer = setTimeout(() => this.#timeout(slot, p, ms), ms);
+      slot.ch.post({ id: p.id, data: p.data }, p.transfer);
     }
+  }
+
+  /** The ready worker holding the fewest requests, if one has room for another. */
+  #leastBusy(): Slot | undefined {
+    let best: Slot | undefined;
+    for (const s of this.#slots) {
+      if (!s.ready || s.pending.size >= this.#perWorker) continue;
+      if (!best || s.pending.size < best.pending.size) best = s;
+    }
+    return best;
   }
 
   #answer(slot: Slot, a: WorkerAnswer): void {
@@ -302,14 +302,14 @@ export class WorkerPool<Q, R, I = unknown> {
     slot.pending.delete(a.id);
     clearTimeout(p.timer);
     if ("error" in a) {
-      this.#reject(p, this.#err("failed", a.error.message, a.error.message, a.error));
+      this.#reject(p, new WorkerError("failed", a.error.message, a.error.message, a.error));
     } else p.ok(a.data as never);
     this.#pump();
   }
 
   #timeout(slot: Slot, p: Pending, ms: number): void {
     slot.pending.delete(p.id);
-    this.#reject(p, this.#err("timeout", `${this.#o.name} ran longer than ${ms} ms`));
+    this.#reject(p, new WorkerError("timeout", `${this.#o.name} ran longer than ${ms} ms`));
     this.#lost(slot, "crashed", "another request ran past its time limit");
   }
 
@@ -324,7 +324,7 @@ export class WorkerPool<Q, R, I = unknown> {
     this.#failAll(slot.pending.values(), kind, `${name} stopped: ${detail}`, detail);
     if (!slot.ready) {
       const message = kind === "start" ? `${name} ${detail}` : `${name} failed to start: ${detail}`;
-      const err = this.#err("start", message, detail);
+      const err = new WorkerError("start", message, detail);
       slot.startFailed(err);
       if (++this.#startFailures >= (this.#o.startAttempts ?? 1)) {
         // Workers that cannot even start would be replaced forever: fail what waits.

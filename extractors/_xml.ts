@@ -135,7 +135,8 @@ function rawEnd(html: string, name: string, from: number): number {
  * @param pos where to look from
  * @example
  * ```ts
- * for (let t = nextTag(page, 0); t; t = nextTag(page, t.next)) if (t.kind === "open") …
+ * const page = "<p>a<br>b</p>";
+ * for (let t = nextTag(page, 0); t; t = nextTag(page, t.next)) console.log(t.kind, t.name);
  * ```
  */
 export function nextTag(html: string, pos: number): Tag | undefined {
