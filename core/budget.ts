@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { CJK_CHARS } from "./tokenize.ts";
 import type { Card, OutlineNode } from "./types.ts";
 import { clipWords } from "./outline.ts";
 
@@ -40,7 +41,8 @@ export interface RenderedOutline {
   hidden_nodes: number;
 }
 
-const CJK_G = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff00-\uffef]/g;
+/** CJK characters and full-width forms: each about one token. */
+const CJK_G = new RegExp(`[${CJK_CHARS}\\uff00-\\uffef]`, "g");
 
 function rawTokens(text: string): number {
   const cjk = text.match(CJK_G)?.length ?? 0;

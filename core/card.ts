@@ -18,7 +18,13 @@ import type {
   TermCounts,
   TermStats,
 } from "./types.ts";
-import { countWords, words } from "./tokenize.ts";
+import { CJK_CHARS, countWords, HAN, HANGUL, KANA, words } from "./tokenize.ts";
+
+const KANA_G = new RegExp(`[${KANA}]`, "g");
+const HAN_G = new RegExp(`[${HAN}]`, "g");
+/** Hangul syllables and the conjoining jamo (U+1100–11FF), which only Korean uses. */
+const HANGUL_G = new RegExp(`[${HANGUL}\\u1100-\\u11ff]`, "g");
+const CJK_G = new RegExp(`[${CJK_CHARS}]`, "g");
 import { byScore, idfOf, keywordCandidate, ProseScanner, stemKey } from "./outline.ts";
 
 /** Characters of prose tokenised for keywords and document frequencies (about 250k words). */
@@ -175,9 +181,9 @@ export function detectLanguage(text: string): string {
   const sample = text.slice(0, 4000);
   const letters = sample.match(/\p{L}/gu)?.length ?? 0;
   if (letters === 0) return "und";
-  const kana = sample.match(/[\u3040-\u30ff]/g)?.length ?? 0;
-  const han = sample.match(/[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/g)?.length ?? 0;
-  const hangul = sample.match(/[\uac00-\ud7af\u1100-\u11ff]/g)?.length ?? 0;
+  const kana = sample.match(KANA_G)?.length ?? 0;
+  const han = sample.match(HAN_G)?.length ?? 0;
+  const hangul = sample.match(HANGUL_G)?.length ?? 0;
   // Each CJK character weighs like a short word of Latin letters.
   if ((kana + han + hangul) * 3 >= letters - kana - han - hangul) {
     if (kana >= 3 && kana * 20 >= han) return "ja";
@@ -239,7 +245,7 @@ function abstractOf(text: string, max = 200): string {
   let n = 0;
   for (const token of text.slice(0, 20_000).split(/\s+/)) {
     if (!token) continue;
-    const cjk = token.match(/[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]/g)?.length ?? 0;
+    const cjk = token.match(CJK_G)?.length ?? 0;
     const cost = cjk ? Math.ceil(cjk / 2) : 1;
     if (n + cost > max) {
       if (cjk && n < max) out.push(`${[...token].slice(0, (max - n) * 2).join("")}`);

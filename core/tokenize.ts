@@ -7,11 +7,11 @@
  */
 
 /** Kana: Hiragana and Katakana, with the prolonged sound mark ー. */
-const KANA = "\\u3040-\\u30ff";
+export const KANA: string = "\\u3040-\\u30ff";
 /** Han: CJK Unified Ideographs, Extension A and the Compatibility Ideographs. */
-const HAN = "\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff";
+export const HAN: string = "\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff";
 /** Hangul syllables. */
-const HANGUL = "\\uac00-\\ud7af";
+export const HANGUL: string = "\\uac00-\\ud7af";
 
 /**
  * The one definition of CJK: the characters of Chinese, Japanese and Korean words (kana,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { DatabaseSync } from "node:sqlite";
+import { openReadOnly } from "../core/catalog.ts";
 import { Fts5Retriever } from "./fts5.ts";
 import type { Query } from "../core/types.ts";
 import { serveThread } from "../core/workers.ts";
@@ -13,19 +13,7 @@ import { serveThread } from "../core/workers.ts";
 let fts: Fts5Retriever | undefined;
 
 function open(file: string): void {
-  const db = new DatabaseSync(file, { readOnly: true });
-  db.exec("PRAGMA busy_timeout=5000;");
-  const df = db.prepare("SELECT n FROM df WHERE term = ?");
-  const count = db.prepare("SELECT count(*) AS n FROM documents");
-  let docs = { n: 0, at: 0 };
-  const stats = {
-    df: (term: string) => (df.get(term)?.n as number) ?? 0,
-    docCount: () => {
-      const now = Date.now();
-      if (now - docs.at > 2000) docs = { n: count.get()?.n as number, at: now };
-      return docs.n;
-    },
-  };
+  const { db, stats } = openReadOnly(file);
   fts = new Fts5Retriever(db, { stats, readOnly: true });
 }
 
