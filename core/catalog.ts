@@ -48,7 +48,9 @@ CREATE TABLE IF NOT EXISTS documents (
   outline TEXT NOT NULL,
   pages TEXT,
   terms TEXT NOT NULL,
-  indexed_at TEXT NOT NULL
+  indexed_at TEXT NOT NULL,
+  text_key TEXT,
+  minhash BLOB
 );
 CREATE INDEX IF NOT EXISTS documents_library ON documents(library);
 CREATE TABLE IF NOT EXISTS texts (doc_id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
@@ -61,6 +63,12 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS vectors (doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS documents_doc_hash ON documents(doc_id, hash);
 `;
+
+/**
+ * The catalog's format: a catalog of another format is emptied and indexed again. 2: doc
+ * ids as 15 decimal digits, text fingerprints.
+ */
+const FORMAT = "2";
 
 /** Documents whose vector is missing or was made from other content. */
 const VECTOR_PENDING = `FROM documents d
@@ -169,32 +177,30 @@ export class Catalog {
     this.db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
     this.db.exec(SCHEMA);
     this.#migrate();
+    this.db.exec("CREATE INDEX IF NOT EXISTS documents_text_key ON documents(text_key)");
   }
 
-  /** Bring a catalog written by an earlier version up to this schema. */
+  /**
+   * A catalog written by another format (document ids, stored fields) is emptied, every
+   * table of the file included (the retrievers' too), so the next run indexes afresh.
+   */
   #migrate(): void {
-    const cols = new Set(
-      this.db.prepare("PRAGMA table_info(documents)").all().map((r) => r.name as string),
-    );
-    if (!cols.has("text_key")) {
-      this.db.exec(`ALTER TABLE documents ADD COLUMN text_key TEXT;
-        ALTER TABLE documents ADD COLUMN minhash BLOB;`);
-      // Fingerprints of the documents already stored, from their stored text.
-      this.transaction(() => {
-        const set = this.db.prepare(
-          "UPDATE documents SET text_key = ?, minhash = ? WHERE doc_id = ?",
-        );
-        for (const r of this.db.prepare("SELECT doc_id, text FROM texts").iterate()) {
-          const fp = fingerprint(r.text as string);
-          set.run(
-            fp.key,
-            fp.minhash ? new Uint8Array(fp.minhash.buffer) : null,
-            r.doc_id as string,
-          );
-        }
-      });
+    const format = this.getMeta("format");
+    if (format === FORMAT) return;
+    const stored = format !== undefined ||
+      (this.db.prepare("SELECT count(*) AS n FROM documents").get()?.n as number) > 0;
+    if (stored) {
+      const tables = (virtual: boolean) =>
+        this.db.prepare(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+           AND sql ${virtual ? "" : "NOT "}LIKE 'CREATE VIRTUAL TABLE%'`,
+        ).all().map((r) => `"${(r.name as string).replaceAll('"', '""')}"`);
+      // Virtual tables first: dropping one drops its shadow tables.
+      for (const t of tables(true)) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+      for (const t of tables(false)) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
+      this.db.exec(SCHEMA);
     }
-    this.db.exec("CREATE INDEX IF NOT EXISTS documents_text_key ON documents(text_key)");
+    this.setMeta("format", FORMAT);
   }
 
   /** Document frequencies, loaded on first use (they can run to a million terms). */

@@ -19,7 +19,9 @@ Deno.test("libraryFromPath() names a library after the folder", () => {
 Deno.test("docIdFor() is short and stable for a path", () => {
   assertEquals(docIdFor("Papers/a.md"), docIdFor("Papers/a.md"));
   assert(docIdFor("Papers/a.md") !== docIdFor("Papers/b.md"));
-  assertEquals(docIdFor("Papers/a.md").length, 12);
+  // 48 bits as 15 decimal digits (12 hex characters before: the same bits, fewer tokens).
+  assertEquals(docIdFor("Papers/a.md").length, 15);
+  assert(/^\d{15}$/.test(docIdFor("Papers/a.md")));
 });
 
 Deno.test("confinePath() refuses everything that leaves the library roots", async () => {

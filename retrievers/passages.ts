@@ -212,8 +212,57 @@ export function bestPassages(
   scored.sort((a, b) => b.score - a.score || a.i - b.i);
   return scored.slice(0, limit).map(({ i, score }) => {
     const ps = passages[i]!;
-    const text = lines.slice(ps.start_line - 1, ps.end_line).join("\n");
-    const snippet = makeSnippet(text, re, snippetChars);
+    const text = lines.slice(ps.start_line - 1, ps.end_line);
+    const snippet = bestSentence(text, re, words, idf, snippetChars) ||
+      makeSnippet(text.join("\n"), re, snippetChars);
     return { ...ps, snippet, score: Math.round(score * 1000) / 1000 };
   });
+}
+
+/** Sentence ends inside a line: `.`, `!` or `?` before white space and a likely sentence start. */
+const SENTENCE_END = /(?<=[.!?])\s+(?=["'(\[*`]?[\p{Lu}\p{N}])/u;
+/** Markdown line prefixes that are not text: headings, list bullets, quotes, table pipes. */
+const LINE_PREFIX = /^\s*(?:#{1,6}\s+|[*+-]\s+|\d+[.)]\s+|>\s*|\|\s*)/;
+
+/**
+ * The sentence of a passage that holds the rarest query words (each distinct word weighs
+ * its idf inside the document), completed by the next one when short, cut around its
+ * matches when long; matches in `**bold**`.
+ */
+function bestSentence(
+  lines: string[],
+  re: RegExp,
+  words: string[],
+  idf: (w: number) => number,
+  maxChars: number,
+): string {
+  const sentences: string[] = [];
+  for (const line of lines) {
+    const text = line.replace(LINE_PREFIX, "").trim();
+    if (text) sentences.push(...text.split(SENTENCE_END).filter((x) => x.trim()));
+  }
+  let best = -1;
+  let bestScore = 0;
+  sentences.forEach((sentence, i) => {
+    const found = new Set<number>();
+    let count = 0;
+    re.lastIndex = 0;
+    for (const m of sentence.matchAll(re)) {
+      const w = wordOf(m[0], words);
+      if (w >= 0) found.add(w);
+      count++;
+    }
+    let score = 0.05 * Math.min(count, 10);
+    for (const w of found) score += idf(w);
+    if (found.size && score > bestScore) {
+      bestScore = score;
+      best = i;
+    }
+  });
+  if (best < 0) return "";
+  let text = sentences[best]!.trim();
+  for (let j = best + 1; j < sentences.length && text.length < maxChars * 0.6; j++) {
+    text += " " + sentences[j]!.trim();
+  }
+  return makeSnippet(text, re, maxChars, true);
 }

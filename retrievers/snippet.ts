@@ -55,9 +55,15 @@ export function snippetMatcher(terms: string[]): RegExp | undefined {
 
 /**
  * The best window of `text` for the matcher: the one holding the most distinct words,
- * earliest on ties, cut at word boundaries, matches in `**bold**`, on one line.
+ * earliest on ties, cut at word boundaries, matches in `**bold**`, on one line. With
+ * `fromStart`, a text that fits in `maxChars` is shown whole.
  */
-export function makeSnippet(text: string, re: RegExp, maxChars = 200): string {
+export function makeSnippet(
+  text: string,
+  re: RegExp,
+  maxChars = 200,
+  fromStart = false,
+): string {
   const hits: { at: number; end: number; key: string }[] = [];
   for (let from = 0; from < text.length && hits.length === 0; from += CHUNK) {
     const part = text.slice(from, from + CHUNK + 256);
@@ -84,7 +90,8 @@ export function makeSnippet(text: string, re: RegExp, maxChars = 200): string {
     }
   }
   const first = hits[best]!;
-  let start = Math.max(0, first.at - 40);
+  // A whole sentence that fits is shown from its start.
+  let start = fromStart && text.length <= maxChars ? 0 : Math.max(0, first.at - 40);
   let end = Math.min(text.length, start + maxChars);
   if (start > 0) {
     const sp = text.lastIndexOf(" ", first.at);

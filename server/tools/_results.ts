@@ -84,17 +84,39 @@ function fileStem(path: string): string {
 function where(p: Omit<PassageHit, "score">): string {
   const parts = [`L${p.start_line}-${p.end_line}`];
   if (p.page !== undefined) parts.push(`p.${p.page}`);
-  if (p.node_id) parts.push(`§${p.node_id} ${escapeControl(clipWords(p.title, 60))}`);
+  if (p.node_id) parts.push(`§${p.node_id} ${escapeControl(clipWords(p.title, 40))}`);
   return parts.join(" ");
 }
 
-/** A snippet cut for the compact view, at a word boundary. */
+/** A snippet for the compact view: plain text (no bold marks), cut at a word boundary. */
 function shortSnippet(s: string): string {
-  if (s.length <= COMPACT_SNIPPET) return s;
-  const cut = clipWords(s, COMPACT_SNIPPET).replace(/…$/, "");
-  // A cut inside a bold run would leave it open.
-  const open = (cut.match(/\*\*/g) ?? []).length % 2 === 1;
-  return `${cut}${open ? "**" : ""}…`;
+  const plain = s.replaceAll("**", "");
+  return plain.length <= COMPACT_SNIPPET ? plain : clipWords(plain, COMPACT_SNIPPET);
+}
+
+/** Characters of a title in the compact view. */
+const COMPACT_TITLE = 60;
+/** File extensions that already say a document's type. */
+const TYPE_OF_EXTENSION: Record<string, string> = {
+  md: "markdown",
+  markdown: "markdown",
+  html: "html",
+  htm: "html",
+  txt: "text",
+  pdf: "pdf",
+  docx: "docx",
+  epub: "epub",
+  png: "image",
+  jpg: "image",
+  jpeg: "image",
+  tif: "image",
+  tiff: "image",
+};
+
+/** ` · pdf` unless the path's extension says it. */
+function typeNote(path: string, type: string): string {
+  const ext = /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase() ?? "";
+  return TYPE_OF_EXTENSION[ext] === type ? "" : ` · ${type}`;
 }
 
 /**
