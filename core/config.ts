@@ -57,6 +57,11 @@ export interface Limits {
   file_timeout_s?: number;
   /** Extraction workers (default: cores, at most 4; 0 = in the main thread). */
   workers?: number;
+  /**
+   * How long a tool call waits, in seconds, for the first index of a library that is still
+   * being built before it answers from what is indexed so far (default 20; 0 never waits).
+   */
+  first_index_wait_s?: number;
 }
 
 const KEYS = new Set(["$schema", "libraries", "extractors", "limits", "embedder", "ocr"]);
@@ -67,6 +72,7 @@ const LIMIT_KEYS: Record<string, [number, number]> = {
   max_file_mb: [1, 4096],
   file_timeout_s: [1, 3600],
   workers: [0, 64],
+  first_index_wait_s: [0, 600],
 };
 
 function globs(file: string, where: string, v: unknown): string[] | undefined {

@@ -93,6 +93,7 @@ export async function runTool(
   a: Record<string, unknown>,
 ): Promise<ToolAnswer> {
   const tool = toolByName.get(name)!;
+  if (tool.waitsForIndex ?? true) await shelf.waitForFirstIndex();
   const answer = await tool.run(shelf, a);
   let text: string | undefined;
   let json: Record<string, unknown> | undefined;

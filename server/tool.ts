@@ -67,6 +67,11 @@ export interface ToolSpec<
   input: S;
   /** Whether the tool only reads (default true): MCP's read-only annotations. */
   readOnly?: boolean;
+  /**
+   * Whether a call waits (bounded) for a first index still being built (default true;
+   * `status` answers at once).
+   */
+  waitsForIndex?: boolean;
   /** The handler: validated arguments in, the answer out (its JSON form unless `json` says). */
   run(shelf: Shelf, args: z.infer<z.ZodObject<S>>): R | Promise<R>;
   /** The answer as compact markdown. */

@@ -50,6 +50,11 @@ export interface ShelfOptions {
   saveEmbedder?: boolean;
   /** Worker threads for keyword searches (default 0: searches run on the caller's thread). */
   searchWorkers?: number;
+  /**
+   * How long tool calls wait for a first index still being built, in ms (default: the
+   * config's `limits.first_index_wait_s`, else 20 s).
+   */
+  firstIndexWaitMs?: number;
 }
 
 /** State of the index as answers report it. */
@@ -127,6 +132,9 @@ export class Shelf {
   #pending = false;
   #stale = false;
   #maxFileBytes: number;
+  #firstIndexWaitMs: number;
+  /** The run in progress is the first of a library (it had no document when it started). */
+  #first = false;
 
   private constructor(
     opts: ShelfOptions,
@@ -160,6 +168,7 @@ export class Shelf {
     const timeoutMs = opts.fileTimeoutMs ??
       (limits.file_timeout_s ? limits.file_timeout_s * 1000 : undefined);
     this.#maxFileBytes = (limits.max_file_mb ?? 64) * 1024 * 1024;
+    this.#firstIndexWaitMs = opts.firstIndexWaitMs ?? (limits.first_index_wait_s ?? 20) * 1000;
     const ocrLanguages = config.ocr?.languages;
     if (workers > 0) this.pool = new ExtractPool({ workers, timeoutMs, plugins, ocrLanguages });
     this.indexer = new Indexer(
@@ -240,6 +249,7 @@ export class Shelf {
       started_at: new Date().toISOString(),
     };
     this.#stale = false;
+    this.#first = this.#libraries.some((l) => this.catalog.count(l.name) === 0);
     this.#running = (async () => {
       try {
         await this.#purgeUnconfigured();
@@ -276,6 +286,26 @@ export class Shelf {
       await this.indexer.removeDocs(this.catalog.idsOf(lib));
       this.catalog.forgetSkipped(lib);
     }
+  }
+
+  /**
+   * Wait (bounded) while the first index of a library is being built, so that the first
+   * calls of a client that starts the server see the library, not an empty catalog. Later
+   * runs (changes to an indexed library) never make a call wait.
+   *
+   * @param ms the longest wait (default: the configured one)
+   * @returns whether the index was complete when the wait ended
+   */
+  async waitForFirstIndex(ms = this.#firstIndexWaitMs): Promise<boolean> {
+    const running = this.#running;
+    if (!running || !this.#first || ms <= 0) return !running;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = await Promise.race([
+      running.then(() => true, () => true),
+      new Promise<boolean>((r) => timer = setTimeout(() => r(false), ms)),
+    ]);
+    clearTimeout(timer);
+    return done;
   }
 
   /** Wait for the run in progress, if any. */

@@ -9,6 +9,7 @@ import { defineTool, n } from "../tool.ts";
 export const listLibraries = defineTool({
   name: "list_libraries",
   title: "List libraries",
+  waitsForIndex: false,
   description: "The libraries (named folders) shelfmark indexes, with document counts.",
   input: {},
   run(shelf) {

@@ -11,6 +11,7 @@ import { defineTool, escapeControl, intFlag, n } from "../tool.ts";
 export const status = defineTool({
   name: "status",
   title: "Index status",
+  waitsForIndex: false,
   description:
     "Indexing progress, document counts, vector state, and files skipped with their reasons.",
   input: {
