@@ -176,10 +176,16 @@ export function agentCostRows(c: AgentCost, label: string): string {
   return [
     `| ${label}: search hit tokens (o200k, markdown, limit 5) p50 / p90 | ${c.hitTokensP50} / ${c.hitTokensP90} |`,
     `| ${label}: search answer tokens p50 (5 hits) | ${c.answerTokensP50} |`,
-    `| ${label}: evidence already shown in the top-5 answer | ${f(c.evidenceShown)} of ${c.questions} questions |`,
-    `| ${label}: best passage holds the evidence line | ${f(c.passageHolds)} of ${c.passageHits} target hits |`,
+    `| ${label}: evidence already shown in the top-5 answer | ${
+      f(c.evidenceShown)
+    } of ${c.questions} questions |`,
+    `| ${label}: best passage holds the evidence line | ${
+      f(c.passageHolds)
+    } of ${c.passageHits} target hits |`,
     `| ${label}: search -> read(section) tokens p50 | ${c.pathTokensP50} |`,
-    `| ${label}: Recall@1 / @5 / @10 / MRR | ${f(c.recall1)} / ${f(c.recall5)} / ${f(c.recall10)} / ${f(c.mrr)} |`,
+    `| ${label}: Recall@1 / @5 / @10 / MRR | ${f(c.recall1)} / ${f(c.recall5)} / ${
+      f(c.recall10)
+    } / ${f(c.mrr)} |`,
   ].join("\n");
 }
 

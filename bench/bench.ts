@@ -14,6 +14,7 @@ import { Shelf } from "../shelf/shelf.ts";
 import { estimateTokens } from "../core/budget.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeGrep } from "../server/tools/grep.ts";
+import { agentCost, agentCostRows, devQuestions } from "./agent_cost.ts";
 import { STOP_WORDS } from "../core/tokenize.ts";
 import { flattenOutline } from "../core/outline.ts";
 import { groundTruth, titleF1 } from "../tests/corpus.ts";
@@ -151,6 +152,11 @@ async function main() {
     kinds.set(kind, k);
   };
   const modes = await modeStats(shelf, questions);
+  const cost = await agentCost(
+    shelf,
+    (await devQuestions(SHARED)).filter((q) => questions.some((x) => x.id === q.id)),
+    "keyword",
+  );
   const searchMs: number[] = [];
   const outlineMs: number[] = [];
   const readMs: number[] = [];
@@ -332,6 +338,8 @@ async function main() {
     } | | ${f(baseAll.mrr / Math.max(baseAll.n, 1))} |`,
   );
   console.log(`\n${modeTable(modes)}`);
+  console.log(`\n| what an agent spends (dev questions) | value |\n| --- | --- |`);
+  console.log(agentCostRows(cost, "keyword"));
 }
 
 if (import.meta.main) await main();
