@@ -84,14 +84,42 @@ function fileStem(path: string): string {
 function where(p: Omit<PassageHit, "score">): string {
   const parts = [`L${p.start_line}-${p.end_line}`];
   if (p.page !== undefined) parts.push(`p.${p.page}`);
-  if (p.node_id) parts.push(`§${p.node_id} ${escapeControl(clipWords(p.title, 40))}`);
+  if (p.node_id) parts.push(`§${p.node_id} ${escapeControl(clipWords(p.title, 32))}`);
   return parts.join(" ");
 }
 
-/** A snippet for the compact view: plain text (no bold marks), cut at a word boundary. */
+/**
+ * A snippet for the compact view: plain text (no bold marks), and when too long, the
+ * window of `COMPACT_SNIPPET` characters holding the most distinct matched words (the bold
+ * ones), cut at word boundaries.
+ */
 function shortSnippet(s: string): string {
   const plain = s.replaceAll("**", "");
-  return plain.length <= COMPACT_SNIPPET ? plain : clipWords(plain, COMPACT_SNIPPET);
+  if (plain.length <= COMPACT_SNIPPET) return plain;
+  // Matches, at their offsets in the plain text.
+  const marks: { at: number; word: string }[] = [];
+  let removed = 0;
+  for (const m of s.matchAll(/\*\*(.+?)\*\*/g)) {
+    marks.push({ at: m.index - removed, word: m[1]!.toLowerCase() });
+    removed += 4;
+  }
+  let start = 0;
+  let best = -1;
+  for (let i = 0; i < marks.length; i++) {
+    const from = Math.max(0, marks[i]!.at - 20);
+    const inside = marks.filter((m) => m.at >= from && m.at < from + COMPACT_SNIPPET);
+    const score = new Set(inside.map((m) => m.word)).size;
+    if (score > best) {
+      best = score;
+      start = from;
+    }
+  }
+  if (start > 0) {
+    const sp = plain.indexOf(" ", start);
+    start = sp >= 0 && sp < start + 20 ? sp + 1 : start;
+  }
+  const cut = clipWords(plain.slice(start), COMPACT_SNIPPET);
+  return (start > 0 && !plain.startsWith("…", start) ? "…" : "") + cut;
 }
 
 /** Characters of a title in the compact view. */
@@ -132,9 +160,9 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
     const showTitle = title.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim() !==
       fileStem(h.path);
     out.push(
-      `${i + 1}. ${showTitle ? `${title} ` : ""}[${h.doc_id}] ${
+      `${i + 1}. ${showTitle ? `${clipWords(title, COMPACT_TITLE)} ` : ""}[${h.doc_id}] ${
         escapeControl(h.path)
-      } · ${h.doc_type} · ${n(h.total_lines)} lines${copies(h)}`,
+      }${typeNote(h.path, h.doc_type)} · ${n(h.total_lines)} lines${copies(h)}`,
     );
     if (h.passages?.length) {
       for (const p of h.passages) out.push(`   ${where(p)}: ${shortSnippet(p.snippet)}`);
