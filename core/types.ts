@@ -51,6 +51,20 @@ export interface Heading {
   page?: number;
 }
 
+/**
+ * A link of a document: where it points, the text it shows and the line that text
+ * stands on. HTML, EPUB and DOCX lines keep the text only; Markdown lines keep the link
+ * as written.
+ */
+export interface Link {
+  /** The target as written: a relative href with its `#anchor`, a URL, a wiki link's note. */
+  target: string;
+  /** The link's text as plain text (an image's alt text, a wiki link's alias). */
+  text: string;
+  /** 1-based line in `Extracted.lines` where the link's text starts. */
+  line: number;
+}
+
 /** The result of an extractor: numbered lines plus whatever structure the format carries. */
 export interface Extracted {
   /** The document as lines (Markdown-flavoured where the format has structure). */
@@ -65,6 +79,8 @@ export interface Extracted {
   meta?: DocMeta;
   /** Non-fatal problems worth recording (e.g. "decoded as Latin-1"). */
   warnings?: string[];
+  /** The document's links, in document order (the catalog keeps them for the link graph). */
+  links?: Link[];
 }
 
 /**
