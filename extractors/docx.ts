@@ -1,8 +1,9 @@
 /**
  * The DOCX extractor: mammoth turns the document into HTML (Heading 1–9 styles become
  * h1–h6, the `Title` paragraph stays a paragraph, tables stay tables, images are dropped),
- * then the HTML extractor turns that into Markdown lines and headings. Metadata comes
- * from `docProps/core.xml`.
+ * then the HTML extractor turns that into Markdown lines, headings and links (hyperlinks
+ * keep their text in the lines, their targets go to `links`). Metadata comes from
+ * `docProps/core.xml`.
  *
  * The archive is read with fflate, never with mammoth's JSZip: the declared sizes of the
  * XML parts are checked before anything is inflated (a zip bomb is refused with
@@ -237,6 +238,7 @@ export function docx(): Extractor {
         outlineQuality: headings.length ? quality : "none",
         meta,
         warnings: doc.warnings?.length ? doc.warnings : undefined,
+        links: doc.links,
       };
     },
   };

@@ -4,6 +4,7 @@ import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
 import { ExtractError } from "../core/types.ts";
 import { docx } from "./docx.ts";
+import { corpusLinks } from "./_links_check.ts";
 
 const run = (bytes: Uint8Array, path = "l/a.docx") =>
   docx().extract({ path, extension: ".docx", bytes });
@@ -127,4 +128,13 @@ Deno.test("docx() refuses a zip that is not a Word document with corrupt", async
   const err = await assertRejects(() => run(zip));
   assert(err instanceof ExtractError);
   assertEquals(err.reason, "corrupt");
+});
+
+Deno.test("docx() keeps hyperlink text in the lines and the links apart", async () => {
+  const links = await corpusLinks(docx(), (p) => p.endsWith(".docx"));
+  assert(links > 300, `${links} links`);
+  const doc = await run(await corpusFile("word/from-html/python3.11-doc/library_2to3.docx"));
+  const print = doc.links?.find((l) => l.target === "functions.html#print");
+  assertEquals(print?.text, "print()");
+  assert(doc.lines[print!.line - 1]!.includes("grammar to interpret print() as a function."));
 });

@@ -1,7 +1,7 @@
 /**
  * The EPUB extractor: `META-INF/container.xml` -> OPF (metadata, manifest, spine) ->
  * every spine item's XHTML converted by the HTML extractor and concatenated in spine
- * order. The outline is the book's table of contents (the NCX `navMap`, else the EPUB 3
+ * order, with its links (targets as written in the chapter, relative to its file). The outline is the book's table of contents (the NCX `navMap`, else the EPUB 3
  * nav document), each entry mapped to the line of its target; without a table of
  * contents, the headings the HTML extractor found.
  *
@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { DocMeta, Extracted, ExtractInput, Extractor, Heading } from "../core/types.ts";
+import type { DocMeta, Extracted, ExtractInput, Extractor, Heading, Link } from "../core/types.ts";
 import { ExtractError } from "../core/types.ts";
 import { html } from "./html.ts";
 import { attr, elements, tags, textOf, xmlValue } from "./_xml.ts";
@@ -313,6 +313,7 @@ export function epub(): Extractor {
       }
       const warnings: string[] = [];
       const lines: string[] = [];
+      const links: Link[] = [];
       const chapters = new Map<string, Chapter>();
       for (const file of spine) {
         if (input.signal?.aborted) {
@@ -337,14 +338,15 @@ export function epub(): Extractor {
         const own = doc.lines.slice(skipped);
         if (lines.length && own.length) lines.push("");
         const start = lines.length + 1;
-        const shift = start - 1;
+        const shift = start - 1 - skipped;
         lines.push(...own);
+        for (const l of doc.links ?? []) links.push({ ...l, line: l.line + shift });
         chapters.set(file, {
           file,
           source: entryText(data),
           start,
           count: own.length,
-          headings: (doc.headings ?? []).map((h) => ({ ...h, line: h.line + shift - skipped })),
+          headings: (doc.headings ?? []).map((h) => ({ ...h, line: h.line + shift })),
         });
         if (doc.warnings?.length) warnings.push(...doc.warnings);
       }
@@ -366,6 +368,7 @@ export function epub(): Extractor {
         outlineQuality: headings.length ? "high" : "none",
         meta,
         warnings: warnings.length ? warnings : undefined,
+        links,
       };
     },
   };

@@ -4,6 +4,7 @@ import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
 import { ExtractError } from "../core/types.ts";
 import { epub } from "./epub.ts";
+import { corpusLinks } from "./_links_check.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const run = (bytes: Uint8Array, path = "l/b.epub") =>
@@ -140,4 +141,16 @@ Deno.test("epub() refuses a zip bomb, a non-zip and an empty file", async () => 
   const err4 = await assertRejects(() => run(zipSync({ "x.txt": enc("x") })));
   assert(err4 instanceof ExtractError);
   assertEquals(err4.reason, "corrupt");
+});
+
+Deno.test("epub() keeps link text in the lines and the links apart, on book lines", async () => {
+  const links = await corpusLinks(epub(), (p) => p.endsWith(".epub"));
+  assert(links > 1000, `${links} links`);
+  const book = await run(await corpusFile("ebooks/shipped/debian-policy.epub"));
+  const link = book.links?.find((l) => l.target === "ch-controlfields.xhtml#s-f-dm-upload-allowed");
+  assert(link, "a table-of-contents link of a later chapter");
+  assert(book.lines[link.line - 1]!.includes("DM-Upload-Allowed"), book.lines[link.line - 1]);
+  // a link in the last chapter lands on its line of the book, not of the chapter
+  const last = book.links!.at(-1)!;
+  assert(book.lines[last.line - 1]!.includes(last.text.split(" ")[0]!), JSON.stringify(last));
 });

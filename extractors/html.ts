@@ -4,13 +4,23 @@
  * anchors in one linear pass over the tags, converts the rest to Markdown with
  * node-html-markdown, and takes headings from the Markdown.
  *
+ * Links and images keep only their text in the lines (`[shelve](#module-shelve "…")`
+ * becomes `shelve`, an image its alt text): their targets are returned apart as
+ * `links`, with the line of their text (see `_links.ts`). EPUB and DOCX are converted
+ * through this extractor, so the same holds for them.
+ *
  * @module
  */
-import { NodeHtmlMarkdown, type TranslatorConfigObject } from "node-html-markdown";
+import {
+  NodeHtmlMarkdown,
+  type TranslatorConfigFactory,
+  type TranslatorConfigObject,
+} from "node-html-markdown";
 import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
 import { ExtractError } from "../core/types.ts";
 import { decodeText } from "../core/sniff.ts";
 import { markdownHeadings } from "./_headings_markdown.ts";
+import { LinkSink } from "./_links.ts";
 import { attr, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
 
 /** Classes that mark navigation chrome (the corpus's definition of "outside navigation"). */
@@ -247,6 +257,46 @@ const TRANSLATORS: TranslatorConfigObject = {
   },
 };
 
+/**
+ * A converter whose links and images write their text only, each target going to `sink`
+ * (in table cells and inside links too, where node-html-markdown has its own translators).
+ * Links inside code blocks keep their text and nothing else, as before.
+ */
+function converter(sink: LinkSink): NodeHtmlMarkdown {
+  const a: TranslatorConfigFactory = ({ node, visitor }) => {
+    const href = node.getAttribute("href");
+    if (!href?.trim() || /^\s*javascript:/i.test(href)) return {};
+    return {
+      childTranslators: visitor.instance.aTagTranslators,
+      postprocess: ({ content }) => sink.mark(href, content.replace(/(?:\r?\n)+/g, " ")),
+    };
+  };
+  const img: TranslatorConfigFactory = ({ node }) => {
+    const alt = (node.getAttribute("alt") ?? "").replace(/\s+/g, " ").trim();
+    if (!alt) return { ignore: true };
+    const src = node.getAttribute("src") ?? "";
+    return { content: /^data:/i.test(src) ? alt : sink.mark(src, alt), recurse: false };
+  };
+  const nhm = new NodeHtmlMarkdown({ maxConsecutiveNewlines: 2 }, { ...TRANSLATORS, a, img });
+  nhm.tableCellTranslators.set("a", a);
+  nhm.tableCellTranslators.set("img", img);
+  nhm.aTagTranslators.set("img", img);
+  return nhm;
+}
+
+/** The end of an inline element (or an image) followed by a line break. */
+const INLINE_END =
+  /(<\/(?:a|abbr|b|big|cite|code|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|span|strong|sub|sup|time|tt|u|var)\s*>|<img\b[^>]*>)(?=[ \t]*\r?\n)/gi;
+
+/**
+ * node-html-markdown drops the space of a text that starts with a line break after an
+ * inline element (`<a>shelve</a>\n  and` would read `shelveand`): a space before the break
+ * keeps it. In `<pre>` that space ends a line and is trimmed with the others.
+ */
+function keepSpaceAfterInline(html: string): string {
+  return html.replace(INLINE_END, "$1 ");
+}
+
 /** Break very long prose lines at spaces so `read` stays usable; tables and code stay. */
 function wrapLong(lines: string[], max = 1000): string[] {
   const out: string[] = [];
@@ -272,7 +322,8 @@ function wrapLong(lines: string[], max = 1000): string[] {
 /**
  * The HTML extractor (`.html`, `.htm`, `.xhtml`, sniffed `text/html`).
  *
- * @returns an extractor producing Markdown lines and h1–h6 headings outside navigation
+ * @returns an extractor producing Markdown lines without link targets, h1–h6 headings
+ *   outside navigation, and the links
  * @example
  * ```ts
  * const bytes = new TextEncoder().encode("<h1>Title</h1><p>Text.</p>");
@@ -291,7 +342,9 @@ export function html(): Extractor {
       }
       const { text, warnings } = decodeHtml(input.bytes);
       const meta = headMeta(text);
-      const body = stripChrome(text);
+      const body = LinkSink.clean(keepSpaceAfterInline(stripChrome(text)));
+      const sink = new LinkSink();
+      const toMarkdown = converter(sink);
       const raw: string[] = [];
       const pieces = splitBlocks(body);
       for (let i = 0; i < pieces.length; i++) {
@@ -299,18 +352,14 @@ export function html(): Extractor {
           warnings.push(`time limit reached: converted ${i} of ${pieces.length} parts of the page`);
           break;
         }
-        const md = NodeHtmlMarkdown.translate(
-          pieces[i]!,
-          { maxConsecutiveNewlines: 2 },
-          TRANSLATORS,
-        );
+        const md = toMarkdown.translate(pieces[i]!);
         if (raw.length && md.trim()) raw.push("");
         for (const l of md.replace(/\r\n?/g, "\n").replace(/^\n+|\s+$/g, "").split("\n")) {
           raw.push(l.trimEnd());
         }
       }
       while (raw.length && raw[raw.length - 1] === "") raw.pop();
-      const lines = wrapLong(raw);
+      const { lines, links } = sink.take(wrapLong(raw));
       const headings = markdownHeadings(lines);
       return Promise.resolve({
         lines,
@@ -318,6 +367,7 @@ export function html(): Extractor {
         outlineQuality: headings.length ? "high" : "none",
         meta,
         warnings,
+        links,
       });
     },
   };

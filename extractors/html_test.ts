@@ -3,6 +3,7 @@ import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
 import { ExtractError } from "../core/types.ts";
 import { html, splitBlocks, stripChrome } from "./html.ts";
+import { corpusLinks } from "./_links_check.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const run = (s: string | Uint8Array) =>
@@ -89,4 +90,54 @@ Deno.test("splitBlocks() cuts one very long list between items and reopens it", 
     assert(p.startsWith('<ol start="1">') || p.startsWith("<li>"), p.slice(0, 30));
   }
   assertEquals(pieces.join("").replaceAll('</ol><ol start="1">', ""), page);
+});
+
+Deno.test("html() keeps the text of links and images in the lines, their targets apart", async () => {
+  const doc = await run(`<h1>Intro <a href="#x" title="T">anchor</a></h1>
+    <p>See <a href="exceptions.html#FileExistsError" title="FileExistsError">FileExistsError</a>
+    and <img src="images/x.png" alt="A diagram"> <img src="data:image/png;base64,AA" alt="dot">
+    <img src="deco.png"> <a href="big.png"><img src="small.png" alt="Figure 1"></a>.</p>
+    <p><code>[x](y)</code> and <a href="https://e.org/?a=1&amp;b=2"><code>coded</code></a>,
+    <a href="https://x.org">https://x.org</a>, <a href="javascript:go()">js</a><a href="#e"></a></p>
+    <pre>[kept](as-is.md) <a href="f.html">in code</a></pre>
+    <table><tr><th>Name</th><th>What</th></tr><tr><td><a href="a.html">Alpha</a></td><td>1</td></tr>
+    </table>`);
+  assertEquals(doc.lines.slice(0, 6), [
+    "# Intro anchor",
+    "",
+    "See FileExistsError and A diagram dot Figure 1.",
+    "",
+    "`[x](y)` and coded, https://x.org, js",
+    "",
+  ]);
+  assert(doc.lines.includes("[kept](as-is.md) in code"), "a code block stays as it was");
+  const [head, rule, row] = doc.lines.slice(-3) as [string, string, string];
+  assertEquals([head, row].map((l) => l.replace(/ +/g, " ")), ["| Name | What |", "| Alpha | 1 |"]);
+  assert(/^\| -+ \| -+ \|$/.test(rule), rule);
+  const columns = (l: string) => `${l.length} ${l.indexOf("|", 1)}`;
+  assertEquals(columns(head), columns(row), "columns stay aligned");
+  assertEquals(columns(rule), columns(row), "columns stay aligned");
+  assertEquals(doc.headings, [{ level: 1, title: "Intro anchor", line: 1 }]);
+  assertEquals(doc.links, [
+    { target: "#x", text: "anchor", line: 1 },
+    { target: "exceptions.html#FileExistsError", text: "FileExistsError", line: 3 },
+    { target: "images/x.png", text: "A diagram", line: 3 },
+    { target: "big.png", text: "Figure 1", line: 3 },
+    { target: "small.png", text: "Figure 1", line: 3 },
+    { target: "https://e.org/?a=1&b=2", text: "coded", line: 5 },
+    { target: "https://x.org", text: "https://x.org", line: 5 },
+    { target: "a.html", text: "Alpha", line: 13 },
+  ]);
+});
+
+Deno.test("html() leaves no link targets in the small corpus's pages, links on their lines", async () => {
+  const links = await corpusLinks(html(), (p) => p.startsWith("html/"));
+  assert(links > 1000, `${links} links`);
+  const dir = await smallCorpus();
+  const path = "html/python3.11-doc/library/warnings.html";
+  const doc = await run(await Deno.readFile(join(dir, path)));
+  assertEquals(doc.lines[0], "# warnings — Warning control");
+  assertEquals(doc.links?.[0], { target: "#module-warnings", text: "warnings", line: 1 });
+  const stderr = doc.links?.find((l) => l.target === "sys.html#sys.stderr");
+  assert(stderr && doc.lines[stderr.line - 1]!.includes("written to sys.stderr, but"));
 });

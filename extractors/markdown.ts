@@ -1,6 +1,7 @@
 /**
- * The Markdown extractor: the file's lines unchanged, ATX/Setext headings, and metadata
- * from YAML front matter.
+ * The Markdown extractor: the file's lines unchanged, ATX/Setext headings, metadata
+ * from YAML front matter, and the links (inline, reference, autolinks, wiki links and
+ * embeds), which stay in the text as the author wrote them.
  *
  * @module
  */
@@ -9,6 +10,7 @@ import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.
 import { ExtractError } from "../core/types.ts";
 import { decodeText, splitLines } from "../core/sniff.ts";
 import { frontMatterLength, markdownHeadings } from "./_headings_markdown.ts";
+import { markdownLinks } from "./_links.ts";
 
 /** A front-matter value as a trimmed string, or undefined. */
 function str(v: unknown): string | undefined {
@@ -78,7 +80,8 @@ export function frontMatterMeta(yaml: string, warnings: string[]): DocMeta {
 /**
  * The Markdown extractor (`.md`, `.mdx`, `.markdown`).
  *
- * @returns an extractor whose lines are the file's lines, headings from `#` and Setext
+ * @returns an extractor whose lines are the file's lines, headings from `#` and Setext,
+ *   and the links
  * @example
  * ```ts
  * const bytes = new TextEncoder().encode("# Title\n\nText.\n");
@@ -108,6 +111,7 @@ export function markdown(): Extractor {
         outlineQuality: headings.length ? "high" : "none",
         meta,
         warnings,
+        links: markdownLinks(lines),
       });
     },
   };

@@ -3,6 +3,7 @@ import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
 import { ExtractError } from "../core/types.ts";
 import { markdown } from "./markdown.ts";
+import { corpusLinks } from "./_links_check.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const run = (s: string) => markdown().extract({ path: "l/a.md", extension: ".md", bytes: enc(s) });
@@ -51,4 +52,37 @@ Deno.test("markdown() finds the headings of the small corpus (mean title F1 >= 0
   console.log(`markdown/: ${scores.length} docs, mean title F1 ${mean.toFixed(3)}`);
   assert(scores.length > 10, "expected the markdown library in the small corpus");
   assert(mean >= 0.95, `mean F1 ${mean}`);
+});
+
+Deno.test("markdown() keeps its text verbatim and returns its links apart", async () => {
+  const md = [
+    "# Notes on [the setup](setup.md#install)",
+    "",
+    "See [Other Note](x.md), [[Wiki Link|alias]] and ![[diagram.png]].",
+    "Code keeps its brackets: `[not](a-link.md)` and `[[not a wiki]]`.",
+    "",
+    "```",
+    "[also](code.md)",
+    "```",
+  ].join("\n") + "\n";
+  const doc = await run(md);
+  assertEquals(doc.lines.join("\n"), md.slice(0, -1));
+  assertEquals(doc.headings?.[0]?.title, "Notes on the setup");
+  assertEquals(doc.links, [
+    { target: "setup.md#install", text: "the setup", line: 1 },
+    { target: "x.md", text: "Other Note", line: 3 },
+    { target: "Wiki Link", text: "alias", line: 3 },
+    { target: "diagram.png", text: "diagram.png", line: 3 },
+  ]);
+});
+
+Deno.test("markdown() finds the links of the small corpus on their lines", async () => {
+  const links = await corpusLinks(markdown(), (p) => p.startsWith("markdown/"), (doc, path) => {
+    for (const l of doc.links ?? []) {
+      const line = doc.lines[l.line - 1]!;
+      assert(line.includes("[") || line.includes("<"), `${path}:${l.line} ${JSON.stringify(l)}`);
+    }
+    return doc.links?.length ?? 0;
+  });
+  assert(links > 100, `${links} links`);
 });
