@@ -1,6 +1,6 @@
 /**
  * The catalog: one SQLite database (built-in `node:sqlite`, WAL mode) holding every
- * document's card, outline, text and file state, the files that were skipped, the
+ * document's card, outline, text, links and file state, the files that were skipped, the
  * corpus's document frequencies, which documents have an up-to-date vector, and a small
  * key-value `meta` table. This module is the only owner of the database driver and of
  * every statement on these tables; a retriever receives the handle only to keep its own
@@ -11,7 +11,15 @@
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { type Fingerprint, fingerprint } from "./fingerprint.ts";
-import type { Card, OutlineNode, SearchFilters, Skipped, TermCounts, TermStats } from "./types.ts";
+import type {
+  Card,
+  Link,
+  OutlineNode,
+  SearchFilters,
+  Skipped,
+  TermCounts,
+  TermStats,
+} from "./types.ts";
 
 /** What the catalog remembers of a file to decide whether it changed. */
 export interface FileState {
@@ -62,6 +70,11 @@ CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOU
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS vectors (doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS documents_doc_hash ON documents(doc_id, hash);
+CREATE TABLE IF NOT EXISTS links (
+  doc_id TEXT NOT NULL, line INTEGER NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS links_doc ON links(doc_id);
+CREATE INDEX IF NOT EXISTS links_target ON links(target);
 `;
 
 /**
@@ -270,8 +283,8 @@ export class Catalog {
     return out;
   }
 
-  /** Store (insert or replace) a document with its text. */
-  put(doc: StoredDoc, text: string): void {
+  /** Store (insert or replace) a document with its text and links (they replace its old ones). */
+  put(doc: StoredDoc, text: string, links: Link[] = []): void {
     const c = doc.card;
     this.#q(
       `INSERT INTO documents (doc_id, library, path, doc_type, modified_at, size, mtime_ms, hash,
@@ -308,6 +321,23 @@ export class Catalog {
     );
     this.#q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(c.doc_id, safe);
     this.#q("DELETE FROM skipped WHERE path = ?").run(c.path);
+    this.#q("DELETE FROM links WHERE doc_id = ?").run(c.doc_id);
+    const link = this.#q("INSERT INTO links (doc_id, line, target, text) VALUES (?, ?, ?, ?)");
+    for (const l of links) {
+      // plugins' links are not trusted to be well formed
+      if (typeof l?.target !== "string" || !l.target || !Number.isInteger(l.line)) continue;
+      link.run(c.doc_id, l.line, l.target, typeof l.text === "string" ? l.text : "");
+    }
+  }
+
+  /** The links of a document, in document order. */
+  links(docId: string): Link[] {
+    return this.#q("SELECT line, target, text FROM links WHERE doc_id = ? ORDER BY rowid")
+      .all(docId).map((r) => ({
+        target: r.target as string,
+        text: r.text as string,
+        line: r.line as number,
+      }));
   }
 
   /** Record that an unchanged file was touched (new mtime, same content). */
@@ -325,6 +355,7 @@ export class Catalog {
     for (const id of ids) {
       this.#q("DELETE FROM documents WHERE doc_id = ?").run(id);
       this.#q("DELETE FROM texts WHERE doc_id = ?").run(id);
+      this.#q("DELETE FROM links WHERE doc_id = ?").run(id);
     }
   }
 

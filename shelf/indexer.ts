@@ -265,6 +265,7 @@ export class Indexer {
       this.#catalog.put(
         { card, outline, pages: extracted.pages, terms, hash, mtime_ms: f.mtime_ms },
         text,
+        extracted.links,
       );
       const doc: IndexedDoc = { card, outline, lines };
       for (const r of this.#retrievers) await r.upsert([doc]);
