@@ -79,9 +79,9 @@ CREATE INDEX IF NOT EXISTS links_target ON links(target);
 
 /**
  * The catalog's format: a catalog of another format is emptied and indexed again. 2: doc
- * ids as 15 decimal digits, text fingerprints.
+ * ids as 15 decimal digits, text fingerprints. 3: lines without link targets, links kept apart.
  */
-const FORMAT = "2";
+const FORMAT = "3";
 
 /** Documents whose vector is missing or was made from other content. */
 const VECTOR_PENDING = `FROM documents d
@@ -387,6 +387,32 @@ export class Catalog {
       "SELECT card, outline, pages, terms, hash, mtime_ms FROM documents WHERE doc_id = ?",
     ).get(docId);
     return r ? parseRow(r) : undefined;
+  }
+
+  /**
+   * What a document's sections are cut from: its outline, outline quality, type, pages and
+   * content hash (without parsing its card's other fields or its term counts).
+   */
+  sections(docId: string):
+    | {
+      outline: OutlineNode[];
+      quality: Card["outline_quality"];
+      docType: string;
+      pages?: number[];
+      hash: string;
+    }
+    | undefined {
+    const r = this.#q(
+      "SELECT outline, pages, hash, doc_type, json_extract(card, '$.outline_quality') AS quality FROM documents WHERE doc_id = ?",
+    ).get(docId);
+    if (!r) return undefined;
+    return {
+      outline: JSON.parse(r.outline as string),
+      quality: r.quality as Card["outline_quality"],
+      docType: r.doc_type as string,
+      pages: r.pages ? JSON.parse(r.pages as string) : undefined,
+      hash: r.hash as string,
+    };
   }
 
   /** Whether a document is stored (without reading its card or outline). */

@@ -15,7 +15,39 @@
  */
 import type { OutlineNode, OutlineQuality, Passage, PassageHit } from "../core/types.ts";
 import { hasCJK } from "../core/tokenize.ts";
-import { makeSnippet, matchWords, snippetMatcher } from "./snippet.ts";
+import { atWordStart, makeSnippet, matchWords, snippetMatcher, wordScanner } from "./snippet.ts";
+
+/** A document's text with the offset where each line starts. */
+export interface LinedText {
+  /** The whole text, lines joined by `\n`. */
+  text: string;
+  /** `starts[i]` is where line `i + 1` starts; `starts[lineCount]` is `text.length + 1`. */
+  starts: Int32Array;
+}
+
+/**
+ * Line offsets of a text (lines split at `\n`).
+ *
+ * @example
+ * ```ts
+ * import { linedText } from "./passages.ts";
+ * linedText("a\nbc").starts; // Int32Array [0, 2, 5]
+ * ```
+ */
+export function linedText(text: string): LinedText {
+  let n = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) n++;
+  const starts = new Int32Array(n + 1);
+  let line = 1;
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts[line++] = i + 1;
+  starts[n] = text.length + 1;
+  return { text, starts };
+}
+
+/** Lines `from`..`to` (1-based, inclusive) of a lined text. */
+function linesOf(doc: LinedText, from: number, to: number): string[] {
+  return doc.text.slice(doc.starts[from - 1]!, doc.starts[to]! - 1).split("\n");
+}
 
 /** What passages are cut from. */
 export interface PassageSource {
@@ -135,7 +167,7 @@ function wordOf(match: string, words: string[]): number {
 /**
  * The best passages of a document for a query, best first.
  *
- * @param lines the document's lines
+ * @param doc the document's text and line offsets ({@link linedText})
  * @param passages its passages ({@link passagesOf})
  * @param terms the query's positive terms (`positiveTerms`)
  * @param limit how many passages to return
@@ -143,7 +175,7 @@ function wordOf(match: string, words: string[]): number {
  * @returns the passages that hold at least one query word, with snippets
  * @example
  * ```ts
- * import { bestPassages, passagesOf } from "./passages.ts";
+ * import { bestPassages, linedText, passagesOf } from "./passages.ts";
  * const lines = ["# Intro", "hello", "# Setup", "install the zebra driver", "zebra zebra"];
  * const passages = passagesOf({
  *   outline: [
@@ -154,11 +186,11 @@ function wordOf(match: string, words: string[]): number {
  *   docType: "markdown",
  *   totalLines: lines.length,
  * });
- * bestPassages(lines, passages, ["zebra"])[0]?.node_id; // "2"
+ * bestPassages(linedText(lines.join("\n")), passages, ["zebra"])[0]?.node_id; // "2"
  * ```
  */
 export function bestPassages(
-  lines: string[],
+  doc: LinedText,
   passages: Passage[],
   terms: string[],
   limit = 1,
@@ -167,23 +199,22 @@ export function bestPassages(
   const re = snippetMatcher(terms);
   if (!re || !passages.length || limit <= 0) return [];
   const words = matchWords(terms);
-  // Count each word's matches per passage, in one pass over the lines.
+  // Count each word's matches per passage, in one regex pass over the whole text (one
+  // call per match, not one per line: a long manual has tens of thousands of lines).
   const counts = passages.map(() => new Map<number, number>());
+  const { text, starts } = doc;
+  const lineCount = starts.length - 1;
+  let line = 1;
   let p = 0;
   let seen = 0;
-  for (let n = 1; n <= lines.length && seen < MAX_MATCHES; n++) {
-    while (p < passages.length - 1 && n > passages[p]!.end_line) p++;
-    const line = lines[n - 1]!;
-    re.lastIndex = 0;
-    for (let m = re.exec(line); m; m = re.exec(line)) {
-      if (m[0].length === 0) {
-        re.lastIndex++;
-        continue;
-      }
-      const w = wordOf(m[0], words);
-      if (w >= 0) counts[p]!.set(w, (counts[p]!.get(w) ?? 0) + 1);
-      if (++seen >= MAX_MATCHES) break;
-    }
+  const scan = wordScanner(terms)!;
+  for (let m = scan.exec(text); m && seen < MAX_MATCHES; m = scan.exec(text)) {
+    if (!atWordStart(text, m.index, m[0])) continue;
+    while (line < lineCount && starts[line]! <= m.index) line++;
+    while (p < passages.length - 1 && line > passages[p]!.end_line) p++;
+    const w = wordOf(m[0], words);
+    if (w >= 0) counts[p]!.set(w, (counts[p]!.get(w) ?? 0) + 1);
+    seen++;
   }
   // BM25 inside the document: passages are the collection.
   const df = new Map<number, number>();
@@ -212,9 +243,9 @@ export function bestPassages(
   scored.sort((a, b) => b.score - a.score || a.i - b.i);
   return scored.slice(0, limit).map(({ i, score }) => {
     const ps = passages[i]!;
-    const text = lines.slice(ps.start_line - 1, ps.end_line);
-    const snippet = bestSentence(text, re, words, idf, snippetChars) ||
-      makeSnippet(text.join("\n"), re, snippetChars);
+    const own = linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount));
+    const snippet = bestSentence(own, re, words, idf, snippetChars) ||
+      makeSnippet(own.join("\n"), re, snippetChars);
     return { ...ps, snippet, score: Math.round(score * 1000) / 1000 };
   });
 }

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../tests/assert.ts";
 import type { OutlineNode } from "../core/types.ts";
-import { bestPassages, pageOf, passagesOf } from "./passages.ts";
+import { bestPassages, linedText, pageOf, passagesOf } from "./passages.ts";
 
 function node(id: string, title: string, start: number, end: number, children: OutlineNode[] = []) {
   return {
@@ -89,10 +89,16 @@ Deno.test("bestPassages() prefers the section where the rare words are dense, no
     docType: "markdown",
     totalLines: lines.length,
   });
-  const best = bestPassages(lines, ps, ["compression", "levels"], 2);
+  const doc = linedText(lines.join("\n"));
+  const best = bestPassages(doc, ps, ["compression", "levels"], 2);
   assertEquals(best[0]!.node_id, "3");
   assertEquals([best[0]!.start_line, best[0]!.end_line], [5, 7]);
   assert(/levels\*\*/.test(best[0]!.snippet), best[0]!.snippet);
   assertEquals(best[1]!.node_id, "1");
-  assertEquals(bestPassages(lines, ps, ["zebra"]), []);
+  assertEquals(bestPassages(doc, ps, ["zebra"]), []);
+});
+
+Deno.test("linedText() finds where each line starts", () => {
+  assertEquals([...linedText("a\nbc\n").starts], [0, 2, 5, 6]);
+  assertEquals([...linedText("").starts], [0, 1]);
 });

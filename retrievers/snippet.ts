@@ -54,6 +54,27 @@ export function snippetMatcher(terms: string[]): RegExp | undefined {
 }
 
 /**
+ * The same words as {@link snippetMatcher} without its look-behind, for scanning long
+ * texts (about five times faster): a match inside a word must be passed over with
+ * {@link atWordStart}.
+ */
+export function wordScanner(terms: string[]): RegExp | undefined {
+  const words = matchWords(terms);
+  if (!words.length) return undefined;
+  return new RegExp(`(?:${words.map(escape).join("|")})[\\p{L}\\p{N}_]*`, "giu");
+}
+
+const WORD_CHAR = /[\p{L}\p{N}_]/u;
+
+/**
+ * Whether a match of {@link wordScanner} at `index` starts a word (CJK matches always do:
+ * CJK is written without spaces).
+ */
+export function atWordStart(text: string, index: number, match: string): boolean {
+  return index === 0 || hasCJK(match[0]!) || !WORD_CHAR.test(text[index - 1]!);
+}
+
+/**
  * The best window of `text` for the matcher: the one holding the most distinct words,
  * earliest on ties, cut at word boundaries, matches in `**bold**`, on one line. With
  * `fromStart`, a text that fits in `maxChars` is shown whole.

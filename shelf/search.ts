@@ -11,7 +11,7 @@ import { rrf } from "../retrievers/fusion.ts";
 import { bestPassages, passagesOf } from "../retrievers/passages.ts";
 import { positiveTerms, prepareQuery } from "../retrievers/query.ts";
 import { collapseCopies } from "./copies.ts";
-import { docLines } from "./lines.ts";
+import { docText } from "./lines.ts";
 import type { Shelf } from "./shelf.ts";
 
 /** Search modes. */
@@ -116,17 +116,11 @@ function attachPassages(shelf: Shelf, hits: Hit[], q: Query, count: number): voi
   const terms = positiveTerms(q.parsed);
   const bare: string[] = [];
   for (const h of hits) {
-    const doc = shelf.catalog.get(h.doc_id);
+    const doc = shelf.catalog.sections(h.doc_id);
     if (!doc) continue;
-    const lines = docLines(shelf.catalog, h.doc_id, doc.hash);
-    const passages = passagesOf({
-      outline: doc.outline,
-      quality: doc.card.outline_quality,
-      docType: doc.card.doc_type,
-      pages: doc.pages,
-      totalLines: lines.length,
-    });
-    const best = bestPassages(lines, passages, terms, Math.max(1, count));
+    const text = docText(shelf.catalog, h.doc_id, doc.hash);
+    const passages = passagesOf({ ...doc, totalLines: text.text ? text.starts.length - 1 : 0 });
+    const best = bestPassages(text, passages, terms, Math.max(1, count));
     if (best.length) {
       h.snippet = best[0]!.snippet;
       if (count > 0) h.passages = best.slice(0, count);
