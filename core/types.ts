@@ -268,7 +268,7 @@ export interface Passage {
   start_line: number;
   /** Last line. */
   end_line: number;
-  /** Page of its first line, for paged documents. */
+  /** Page of its first line, for paged documents (in a search hit: the page of its snippet). */
   page?: number;
 }
 
@@ -276,6 +276,8 @@ export interface Passage {
 export interface PassageHit extends Passage {
   /** One or two sentences around the densest match, matches in `**bold**`. */
   snippet: string;
+  /** The line of the snippet's sentence. */
+  line?: number;
   /** BM25 score inside the document (orders passages; not comparable across documents). */
   score: number;
 }

@@ -172,6 +172,8 @@ function wordOf(match: string, words: string[]): number {
  * @param terms the query's positive terms (`positiveTerms`)
  * @param limit how many passages to return
  * @param snippetChars length of each snippet
+ * @param pages first line of each page (paged documents): a passage's `page` is then the
+ *   page of its snippet
  * @returns the passages that hold at least one query word, with snippets
  * @example
  * ```ts
@@ -195,6 +197,7 @@ export function bestPassages(
   terms: string[],
   limit = 1,
   snippetChars = 160,
+  pages?: number[],
 ): PassageHit[] {
   const re = snippetMatcher(terms);
   if (!re || !passages.length || limit <= 0) return [];
@@ -244,9 +247,19 @@ export function bestPassages(
   return scored.slice(0, limit).map(({ i, score }) => {
     const ps = passages[i]!;
     const own = linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount));
-    const snippet = bestSentence(own, re, words, idf, snippetChars) ||
-      makeSnippet(own.join("\n"), re, snippetChars);
-    return { ...ps, snippet, score: Math.round(score * 1000) / 1000 };
+    const found = bestSentence(own, re, words, idf, snippetChars);
+    const hit: PassageHit = {
+      ...ps,
+      snippet: found?.snippet || makeSnippet(own.join("\n"), re, snippetChars),
+      score: Math.round(score * 1000) / 1000,
+    };
+    if (found) {
+      hit.line = ps.start_line + found.line;
+      // The page an agent should read: the snippet's, when the passage spans pages.
+      const page = pageOf(pages, hit.line);
+      if (page !== undefined) hit.page = page;
+    }
+    return hit;
   });
 }
 
@@ -266,12 +279,19 @@ function bestSentence(
   words: string[],
   idf: (w: number) => number,
   maxChars: number,
-): string {
+): { snippet: string; line: number } | undefined {
   const sentences: string[] = [];
-  for (const line of lines) {
+  /** The index in `lines` of each sentence's line. */
+  const lineOf: number[] = [];
+  lines.forEach((line, n) => {
     const text = line.replace(LINE_PREFIX, "").trim();
-    if (text) sentences.push(...text.split(SENTENCE_END).filter((x) => x.trim()));
-  }
+    if (!text) return;
+    for (const x of text.split(SENTENCE_END)) {
+      if (!x.trim()) continue;
+      sentences.push(x);
+      lineOf.push(n);
+    }
+  });
   let best = -1;
   let bestScore = 0;
   sentences.forEach((sentence, i) => {
@@ -290,10 +310,10 @@ function bestSentence(
       best = i;
     }
   });
-  if (best < 0) return "";
+  if (best < 0) return undefined;
   let text = sentences[best]!.trim();
   for (let j = best + 1; j < sentences.length && text.length < maxChars * 0.6; j++) {
     text += " " + sentences[j]!.trim();
   }
-  return makeSnippet(text, re, maxChars, true);
+  return { snippet: makeSnippet(text, re, maxChars, true), line: lineOf[best]! };
 }

@@ -120,7 +120,7 @@ function attachPassages(shelf: Shelf, hits: Hit[], q: Query, count: number): voi
     if (!doc) continue;
     const text = docText(shelf.catalog, h.doc_id, doc.hash);
     const passages = passagesOf({ ...doc, totalLines: text.text ? text.starts.length - 1 : 0 });
-    const best = bestPassages(text, passages, terms, Math.max(1, count));
+    const best = bestPassages(text, passages, terms, Math.max(1, count), 160, doc.pages);
     if (best.length) {
       h.snippet = best[0]!.snippet;
       if (count > 0) h.passages = best.slice(0, count);

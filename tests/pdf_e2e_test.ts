@@ -85,3 +85,36 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "pdf: a question answered deep in a long manual gets a passage on the right page",
+  ignore: noPdftotext,
+  sanitizeResources: false,
+  fn: async () => {
+    const corpus = await smallCorpus();
+    const file = join(corpus, "pdf-manuals", "bash-doc", "bashref.pdf");
+    const page = 120;
+    const pageText = await pdftotextPage(file, page);
+    const sentence = pageText.split("\n").map((l) => l.trim())
+      .filter((l) => /^[A-Za-z][A-Za-z ,]+$/.test(l) && l.split(/\s+/).length >= 7)[0];
+    assert(sentence, `no plain sentence on page ${page}`);
+    await using t = await openTestShelf({ folders: [join(corpus, "pdf-manuals")] });
+    await t.shelf.index();
+    // The words of the sentence, unquoted, as an agent would ask.
+    const s = await callTool(t.shelf, "search", {
+      query: sentence,
+      limit: 5,
+      output_format: "json",
+    });
+    const hit = (s.json.results as {
+      path: string;
+      passages?: { page?: number; start_line: number; end_line: number }[];
+    }[]).find((r) => r.path === "pdf-manuals/bash-doc/bashref.pdf");
+    assert(hit, `bashref.pdf not found for "${sentence}"`);
+    const best = hit.passages?.[0];
+    assert(best, "the hit carries its best passage");
+    assertEquals(best.page, page, `passage ${JSON.stringify(best)} for "${sentence}"`);
+    const md = await callTool(t.shelf, "search", { query: sentence, limit: 5 });
+    assert(md.text.includes(`p.${page}`), md.text);
+  },
+});
