@@ -276,7 +276,9 @@ export async function main(argv: string[]): Promise<number> {
     else {console.error(
         `error: ${body.error.message}${body.error.hint ? `\nhint: ${body.error.hint}` : ""}`,
       );}
-    return e instanceof ToolError && e.code === "INVALID_ARGUMENT" ? 2 : 1;
+    return e instanceof ToolError && (e.code === "INVALID_ARGUMENT" || e.code === "INVALID_PATTERN")
+      ? 2
+      : 1;
   } finally {
     closeGrep();
     await shelf.close();
