@@ -155,10 +155,18 @@ async function embedWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
 
 async function indexWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
   const bar = quiet ? undefined : progressBar("indexing");
-  const p = await shelf.index(bar?.update);
+  const started = performance.now();
+  let searchable: number | undefined;
+  const p = await shelf.index((p) => {
+    // Keyword search answers from the first document indexed on.
+    if (searchable === undefined && p.indexed > 0) searchable = performance.now() - started;
+    bar?.update(p);
+  });
+  const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   bar?.done(
     `indexed ${p.indexed}, unchanged ${p.unchanged}, skipped ${p.skipped}, removed ${p.removed}; ` +
-      `${shelf.catalog.count()} documents in ${shelf.libraries.length} libraries`,
+      `${shelf.catalog.count()} documents in ${shelf.libraries.length} libraries` +
+      (searchable !== undefined ? `; keyword search answered from ${secs(searchable)} on` : ""),
   );
 }
 
