@@ -63,16 +63,21 @@ function evidenceKeys(evidence: string): string[] {
   return [w.slice(0, 5).join(" "), w.slice(-5).join(" ")];
 }
 
-/** Markdown without the `[meta]` footer and markup that is not text (bold marks, ellipses). */
+/** Markdown markup that is not text: emphasis marks, code ticks, backslash escapes. */
+function unmark(s: string): string {
+  return s.replace(/\\([\\`*_{}\[\]()#+\-.!=<>|])/g, "$1").replace(/[*`]|(?<!\w)_|_(?!\w)/g, "");
+}
+
+/** Markdown without the `[meta]` footer and markup that is not text (emphasis, ellipses). */
 function plain(md: string): string {
-  return norm(md.replace(/\n\n\[meta\].*$/s, "").replaceAll("**", "").replaceAll("…", " "));
+  return norm(unmark(md.replace(/\n\n\[meta\].*$/s, "")).replaceAll("…", " "));
 }
 
 /** The line (1-based) of a document holding the evidence, if one does. */
 function evidenceLine(lines: string[], evidence: string): number | undefined {
   const [head, tail] = evidenceKeys(evidence);
   const i = lines.findIndex((l) => {
-    const t = norm(l.replaceAll("**", "").replace(/[*_`]/g, ""));
+    const t = norm(unmark(l));
     return t.includes(head!) || t.includes(tail!);
   });
   return i >= 0 ? i + 1 : undefined;

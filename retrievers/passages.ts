@@ -281,17 +281,36 @@ function bestSentence(
   maxChars: number,
 ): { snippet: string; line: number } | undefined {
   const sentences: string[] = [];
-  /** The index in `lines` of each sentence's line. */
+  /** The index in `lines` of each sentence's first line. */
   const lineOf: number[] = [];
-  lines.forEach((line, n) => {
-    const text = line.replace(LINE_PREFIX, "").trim();
-    if (!text) return;
-    for (const x of text.split(SENTENCE_END)) {
+  // Lines wrapped inside a paragraph (PDF, plain text) are joined first, so a sentence is
+  // whole; headings, list items, quotes and table rows start blocks of their own.
+  let para = "";
+  let paraLines: { at: number; n: number }[] = [];
+  const flush = () => {
+    let from = 0;
+    for (const x of para.split(SENTENCE_END)) {
+      const at = para.indexOf(x, from);
+      from = at + x.length;
       if (!x.trim()) continue;
       sentences.push(x);
+      let n = paraLines[0]!.n;
+      for (const l of paraLines) if (l.at <= at) n = l.n;
       lineOf.push(n);
     }
+    para = "";
+    paraLines = [];
+  };
+  lines.forEach((line, n) => {
+    const block = LINE_PREFIX.test(line);
+    const text = line.replace(LINE_PREFIX, "").trim();
+    if (para && (!text || block)) flush();
+    if (!text) return;
+    paraLines.push({ at: para ? para.length + 1 : 0, n });
+    para = para ? `${para} ${text}` : text;
+    if (block) flush();
   });
+  if (para) flush();
   let best = -1;
   let bestScore = 0;
   sentences.forEach((sentence, i) => {
