@@ -655,6 +655,15 @@ export class Catalog {
   close(): void {
     this.db.close();
   }
+
+  /**
+   * A reader of document texts through another handle on a catalog file (a worker's own
+   * read-only connection, see {@link openReadOnly}): the text of an id, or undefined.
+   */
+  static textReader(db: DatabaseSync): (docId: string) => string | undefined {
+    const q = db.prepare("SELECT text FROM texts WHERE doc_id = ?");
+    return (docId) => q.get(docId)?.text as string | undefined;
+  }
 }
 
 function parseRow(r: Record<string, unknown>): StoredDoc {

@@ -393,6 +393,21 @@ export class Fts5Retriever implements Retriever {
     return ids.filter((id) => (!ok || ok.has(id)) && !bad.has(id));
   }
 
+  /**
+   * Ids of the documents, among those the filters allow, whose body holds every one of
+   * `words` (each matched as a whole word, stemmed and case-folded like the index: a
+   * superset of the documents where the exact words occur). For grep across documents.
+   */
+  candidates(words: string[], filters: Query["filters"]): string[] {
+    const match = `body : (${words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" AND ")})`;
+    const f = filterSql(filters, "d");
+    return this.#q(`
+      WITH hits AS MATERIALIZED (SELECT rowid AS rid FROM docs_fts WHERE docs_fts MATCH ?)
+      SELECT m.doc_id FROM hits h JOIN fts_map m ON m.rowid = h.rid
+      JOIN documents d ON d.doc_id = m.doc_id WHERE ${f.where}`).all(match, ...f.params)
+      .map((r) => r.doc_id as string);
+  }
+
   /** Number of documents indexed. */
   count(): number {
     return this.#q("SELECT count(*) AS n FROM fts_map").get()?.n as number;
