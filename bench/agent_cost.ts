@@ -148,13 +148,12 @@ export async function agentCost(
       if (p && p.start_line <= line && line <= p.end_line) holds++;
       if (!pathDone && p) {
         pathDone = true;
-        const sect = await callTool(
-          shelf,
-          "read",
-          p.node_id && p.end_line - p.start_line < 500
-            ? { doc_id: r.doc_id, section: p.node_id }
-            : { doc_id: r.doc_id, offset: p.start_line, limit: p.end_line - p.start_line + 1 },
-        );
+        // The passage's own line range, as the hit shows it (L120-160).
+        const sect = await callTool(shelf, "read", {
+          doc_id: r.doc_id,
+          offset: p.start_line,
+          limit: Math.min(500, p.end_line - p.start_line + 1),
+        });
         paths.push(tokens(body) + tokens(sect.text.replace(/\n\n\[meta\].*$/s, "")));
       }
     }
@@ -187,7 +186,7 @@ export function agentCostRows(c: AgentCost, label: string): string {
     `| ${label}: best passage holds the evidence line | ${
       f(c.passageHolds)
     } of ${c.passageHits} target hits |`,
-    `| ${label}: search -> read(section) tokens p50 | ${c.pathTokensP50} |`,
+    `| ${label}: search -> read(passage) tokens p50 | ${c.pathTokensP50} |`,
     `| ${label}: Recall@1 / @5 / @10 / MRR | ${f(c.recall1)} / ${f(c.recall5)} / ${
       f(c.recall10)
     } / ${f(c.mrr)} |`,

@@ -36,7 +36,7 @@ export type SearchResult =
 
 /** The hint after a list of documents. */
 export const NEXT_STEP =
-  "Next: read doc_id with section=<§id> or offset=<L start>; outline doc_ids=[...] for the map.";
+  "Next: read a passage (doc_id, offset=L start, limit=its lines) or a section (section=§id); outline for the map.";
 
 /** Cards of hits as search results (a hit without a snippet shows the abstract's start). */
 export function toResults(shelf: Shelf, hits: Hit[]): SearchResult[] {
