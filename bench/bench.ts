@@ -14,7 +14,7 @@ import { Shelf } from "../shelf/shelf.ts";
 import { estimateTokens } from "../core/budget.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeGrep } from "../server/tools/grep.ts";
-import { agentCost, agentCostRows, devQuestions } from "./agent_cost.ts";
+import { agentCost, agentCostRows, devQuestions, type Question } from "./agent_cost.ts";
 import { STOP_WORDS } from "../core/tokenize.ts";
 import { flattenOutline } from "../core/outline.ts";
 import { groundTruth, titleF1 } from "../tests/corpus.ts";
@@ -39,14 +39,6 @@ const LIBRARIES = [
   "ebooks",
   "scans",
 ];
-
-interface Question {
-  id: string;
-  question: string;
-  kind: string;
-  target: string;
-  alt_targets: string[];
-}
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);

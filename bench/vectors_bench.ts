@@ -9,14 +9,7 @@ import { join, resolve } from "node:path";
 import type { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 
-/** An evaluation question. */
-export interface Question {
-  id: string;
-  question: string;
-  kind: string;
-  target: string;
-  alt_targets: string[];
-}
+import type { Question } from "./agent_cost.ts";
 
 /** Quality and latency of one search mode. */
 export interface ModeStats {
