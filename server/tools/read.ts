@@ -55,7 +55,7 @@ export const read = defineTool({
   name: "read",
   title: "Read lines",
   description:
-    "Numbered lines of a document: offset (1-based) and limit (max 500), or page for PDFs and scans.",
+    "Numbered lines of a document: offset (1-based) and limit (max 500), a section of its outline (id like 3.2, or heading text), or a page (PDFs, scans).",
   input: {
     doc_id: docIdArg,
     offset: z.number().int().min(1).default(1).describe("First line (1-based)"),

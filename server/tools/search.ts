@@ -20,7 +20,7 @@ export const search = defineTool({
   name: "search",
   title: "Search documents",
   description:
-    "Find documents in the user's local libraries. Returns one card per document (~50 tokens): doc_id, title, path, type, size, outline quality, keywords and a snippet. Next step: outline the promising doc_ids, then read the lines you need.",
+    "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, size, and its best passages with line range, page, section and the sentence that matches. Next: read those lines (offset/limit, or section), or outline the document.",
   input: {
     query: z.string().min(1).max(2000).describe(
       'Words ranked by BM25 (need not all match); "quoted phrase" must match; -term excludes; +term requires; a|b alternatives',
