@@ -411,6 +411,12 @@ export interface Embedder {
    */
   readonly fusionWeight?: number;
   /**
+   * The search mode this model serves best, as measured (default `hybrid`): a weak model
+   * whose hybrid ranking loses to keyword ranking on Recall@1 and MRR says `keyword`, and
+   * search then uses vectors only when asked (`mode: "hybrid"` or `"semantic"`).
+   */
+  readonly defaultMode?: "hybrid" | "keyword";
+  /**
    * One vector per text, in order. `kind` says whether the texts are search queries (short,
    * wanted now) or documents (background work); models with query and document prefixes
    * use it, and local models serve queries first.

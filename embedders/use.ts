@@ -28,6 +28,12 @@ export class UseEmbedder implements Embedder {
    * at 0.1 it adds documents without displacing good keyword hits (see the README).
    */
   readonly fusionWeight = 0.1;
+  /**
+   * Measured on the development questions (`deno task bench`, full corpus) and on 150
+   * questions the project was never tuned on: hybrid with this model loses Recall@1 and MRR
+   * to keyword search and doubles the latency, so keyword is the default.
+   */
+  readonly defaultMode = "keyword";
   /** The model's worker: texts in, `texts.length * 512` floats out, row after row. */
   #worker = new WorkerPool<string[], Float32Array>({
     name: "embedder worker",

@@ -34,6 +34,7 @@ const COMMON: Record<string, Flag> = {
   extractor: { type: "string", multiple: true },
   embedder: { type: "string" },
   "no-vectors": { type: "boolean" },
+  vectors: { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
@@ -64,6 +65,7 @@ interface CommonFlags {
   extractor?: string[];
   embedder?: string;
   "no-vectors"?: boolean;
+  vectors?: boolean;
   json?: boolean;
   help?: boolean;
   version?: boolean;
@@ -221,7 +223,13 @@ export async function main(argv: string[]): Promise<number> {
       throw new UsageError("No libraries: give a folder (`shelfmark index ~/Papers`) or add one.");
     }
     await indexWithProgress(shelf, f.quiet ?? false);
-    if (!f["no-vectors"]) await embedWithProgress(shelf, f.quiet ?? false);
+    // Vectors the search uses by default are computed now; those of a model that is not
+    // the default (the built-in one: keyword ranks better) only with --vectors (serve
+    // computes them in the background).
+    const byDefault = shelf.vectors?.embedder.defaultMode !== "keyword";
+    if (f.vectors || (byDefault && !f["no-vectors"])) {
+      await embedWithProgress(shelf, f.quiet ?? false);
+    }
     if (f.watch) {
       console.error("shelfmark: watching for changes (Ctrl-C to stop)");
       await watchLibraries(shelf);

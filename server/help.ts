@@ -17,8 +17,10 @@ const OWN: Record<string, { summary: string; usage: string }> = {
     usage: `shelfmark index [PATH...] [--watch] [--quiet]
   Index the configured libraries, adding each PATH as a library named after its folder.
   Unchanged files are not re-read; deleted files leave the index. Progress goes to stderr.
-  --watch keeps running and re-indexes what changes. Document vectors are computed after
-  the keyword index (a second progress bar); --no-vectors leaves them for later.`,
+  --watch keeps running and re-indexes what changes. Keyword search works from the first
+  documents on. Vectors: with the built-in model keyword search is the default (it ranks
+  better), so index leaves them to serve (background) unless --vectors; with another model
+  they are computed after the keyword index (a second progress bar) unless --no-vectors.`,
   },
   serve: {
     summary:

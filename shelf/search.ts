@@ -25,7 +25,7 @@ export interface SearchRequest {
   limit: number;
   /** Filters as the caller gave them (dates not yet normalised). */
   filters?: SearchFilters;
-  /** The mode asked for (default `hybrid`). */
+  /** The mode asked for (default: the shelf's, see {@link defaultMode}). */
   mode?: SearchMode;
   /** Best passages to attach to each hit (default 1; 0 for none). */
   passages?: number;
@@ -50,6 +50,23 @@ const FUSION_DEPTH = 50;
 const MAX_CANDIDATES = 100;
 /** Rank constant of reciprocal-rank fusion. */
 const RRF_K = 60;
+
+/**
+ * The mode a search takes when none is asked for, and why: the embedder's measured best
+ * (keyword for the built-in model), keyword without an embedder, else hybrid.
+ */
+export function defaultMode(shelf: Shelf): { mode: SearchMode; why: string } {
+  const e = shelf.vectors?.embedder;
+  if (!e) return { mode: "keyword", why: "no embedder configured" };
+  if (e.defaultMode === "keyword") {
+    return {
+      mode: "keyword",
+      why:
+        `keyword ranks better than hybrid with ${e.model} (measured); ask mode hybrid for vectors`,
+    };
+  }
+  return { mode: "hybrid", why: `keyword and ${e.model} vectors fused` };
+}
 
 /** Why the semantic side cannot answer, or `undefined` when it can. */
 function vectorsUnavailable(shelf: Shelf): string | undefined {
@@ -84,7 +101,7 @@ function retrieversFor(shelf: Shelf, mode: SearchMode): Retriever[] {
  * @throws {ToolError} `INVALID_ARGUMENT` for a bad date or a query with nothing to search
  */
 export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<SearchOutcome> {
-  const asked = req.mode ?? "hybrid";
+  const asked = req.mode ?? defaultMode(shelf).mode;
   const note = asked === "keyword" ? undefined : vectorsUnavailable(shelf);
   const mode: SearchMode = note ? "keyword" : asked;
   const used = retrieversFor(shelf, mode);

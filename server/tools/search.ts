@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { searchShelf } from "../../shelf/search.ts";
+import { defaultMode, searchShelf } from "../../shelf/search.ts";
 import { checkLibrary, defineTool, intFlag, libraryArg, listFlag, needArgs } from "../tool.ts";
 import { NEXT_STEP, resultsMd, toResults } from "./_results.ts";
 
@@ -42,8 +42,8 @@ export const search = defineTool({
     time_sort: z.enum(["default", "newest", "oldest"]).default("default").describe(
       "Reorder the selected results by modification time",
     ),
-    mode: z.enum(["hybrid", "keyword", "semantic"]).default("hybrid").describe(
-      "hybrid (default), keyword or semantic; keyword while vectors are not ready",
+    mode: z.enum(["hybrid", "keyword", "semantic"]).optional().describe(
+      "keyword, hybrid or semantic; default: the best measured for the embedder (see status)",
     ),
     limit_passages: z.number().int().min(0).max(5).default(1).describe(
       "Best passages per hit (line range, page, snippet), 0-5",
@@ -72,7 +72,8 @@ export const search = defineTool({
       const dir = a.time_sort === "newest" ? -1 : 1;
       results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
     }
-    return { query: a.query, mode_used: mode, note, results, verbose: a.verbose };
+    const mode_reason = a.mode === undefined ? defaultMode(shelf).why : undefined;
+    return { query: a.query, mode_used: mode, mode_reason, note, results, verbose: a.verbose };
   },
   json: ({ verbose: _, ...r }) => r,
   markdown(r) {

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { defaultMode } from "../../shelf/search.ts";
 import { defineTool, escapeControl, intFlag, n } from "../tool.ts";
 
 /** The `status` tool. */
@@ -31,6 +32,7 @@ export const status = defineTool({
       progress: s.state === "building"
         ? { done: s.progress.done, total: s.progress.total, current: s.progress.current }
         : undefined,
+      search_mode: (({ mode, why }) => ({ default: mode, why }))(defaultMode(shelf)),
       vectors: shelf.vectors?.status() ??
         { state: "unavailable" as const, model: null, note: "no embedder configured" },
       libraries: shelf.libraries.map((l) => ({
@@ -67,6 +69,7 @@ export const status = defineTool({
         })` + (v.rate ? `, ${v.rate.toFixed(1)} docs/s` : "") +
           (v.error ? `; last error: ${v.error}` : ""),
     );
+    out.push(`Search: ${r.search_mode.default} by default (${r.search_mode.why})`);
     for (const l of r.libraries) out.push(`- ${l.name}: ${n(l.documents)} documents`);
     if (r.skipped_count) {
       out.push(`Skipped ${n(r.skipped_count)} files:`);
