@@ -5,8 +5,26 @@
  *
  * @module
  */
-import type { ExtractInput, Extractor } from "./types.ts";
+import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "./types.ts";
 import { sniff } from "./sniff.ts";
+
+/**
+ * An extractor for a container holding one document, such as a compressed file: `open`
+ * returns the document inside as a file of its own (the same display path, the inner name's
+ * extension, its bytes, no MIME type so that it is sniffed), which
+ * {@link ExtractorRegistry.extract} reads with the extractor chosen for it, so the
+ * document's type is that extractor's name. Its own `extract` serves callers that use
+ * `select` directly.
+ */
+export interface ContainerExtractor extends Extractor {
+  /** The document inside the container. Throw `ExtractError` when it cannot be opened. */
+  open(input: ExtractInput): Promise<ExtractInput>;
+}
+
+/** Whether an extractor is a container (has `open`). */
+export function isContainer(ex: Extractor): ex is ContainerExtractor {
+  return typeof (ex as Partial<ContainerExtractor>).open === "function";
+}
 
 /**
  * Holds the extractors and selects one per file.
@@ -68,6 +86,44 @@ export class ExtractorRegistry {
     }
     const mime = input.mimeType ?? sniff(input.bytes).mimeType;
     return this.#best({ ...input, mimeType: mime }, (ex) => ex.mimeTypes?.includes(mime) ?? false);
+  }
+
+  /**
+   * Extract a file with the extractor chosen for it. A container (a compressed file) is
+   * opened and the document inside is extracted with the extractor chosen for that one, whose
+   * name is then the answer's `extractor` (the document's type); one level only.
+   *
+   * @param input the file
+   * @returns the name of the extractor that read the document and its result, or
+   *   `undefined` when no extractor takes the file
+   * @throws ExtractError from the extractors, or `unsupported` when nothing but another
+   *   container takes the document inside a container
+   */
+  async extract(
+    input: ExtractInput,
+  ): Promise<{ extractor: string; extracted: Extracted } | undefined> {
+    const ex = this.select(input);
+    if (!ex) return undefined;
+    if (isContainer(ex)) return await this.#extractInside(ex, input);
+    return { extractor: ex.name, extracted: await ex.extract(input) };
+  }
+
+  async #extractInside(
+    container: ContainerExtractor,
+    input: ExtractInput,
+  ): Promise<{ extractor: string; extracted: Extracted }> {
+    const doc = await container.open(input);
+    const ex = this.select(doc);
+    if (!ex || isContainer(ex)) {
+      const s = sniff(doc.bytes);
+      const what = ex
+        ? `a ${ex.name} file`
+        : s.text
+        ? `a file with no extractor for "${doc.extension}"`
+        : `a binary file (${s.mimeType})`;
+      throw new ExtractError("unsupported", `${container.name} file holding ${what}`);
+    }
+    return { extractor: ex.name, extracted: await ex.extract(doc) };
   }
 
   /** All registered extensions, lower case, sorted, without duplicates. */

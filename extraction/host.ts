@@ -69,13 +69,9 @@ export function extractionWorker(): WorkerBody<ExtractInit, ExtractInput, Extrac
       );
       for (const ex of list) registry.register(ex);
     },
-    async handle(input) {
-      const ex = registry.select(input);
-      if (!ex) return undefined;
-      return {
-        extractor: ex.name,
-        extracted: await ex.extract({ ...input, signal: deadline(softMs) }),
-      };
+    handle(input) {
+      // Through the registry, so that a container's document is read by its own extractor.
+      return registry.extract({ ...input, signal: deadline(softMs) });
     },
   };
 }
