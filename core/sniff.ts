@@ -82,6 +82,15 @@ function utf16Order(sample: Uint8Array): "le" | "be" | undefined {
   return undefined;
 }
 
+/**
+ * troff source (a man page): the first line that is not blank or a comment is a request,
+ * and a `.TH`, `.Dd`, `.SH` or `.so` request stands at the start of a line.
+ */
+function looksLikeTroff(head: string): boolean {
+  const first = /^(?:[ \t]*\n|[.'][ \t]*\\".*\n)*(.)/.exec(head)?.[1];
+  return (first === "." || first === "'") && /^[.'][ \t]*(?:TH|Dd|SH|so)[ \t]/m.test(head);
+}
+
 function looksLikeHtml(head: string): boolean {
   return /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b/i
     .test(head);
@@ -125,6 +134,9 @@ export function sniff(bytes: Uint8Array): Sniffed {
   const head = ascii(sample, 0, 1024).replace(/^\xef\xbb\xbf/, "");
   if (looksLikeHtml(head)) return { mimeType: "text/html", text: true };
   if (/^%!PS/.test(head)) return { mimeType: "application/postscript", text: true };
+  if (/^\s*[.']/.test(head) && looksLikeTroff(ascii(sample, 0, sample.length))) {
+    return { mimeType: "text/troff", text: true };
+  }
   return { mimeType: "text/plain", text: true };
 }
 

@@ -4,17 +4,23 @@
  * @module
  */
 import type { Extractor } from "../core/types.ts";
+import { compressed } from "./compressed.ts";
 import { docx } from "./docx.ts";
 import { epub } from "./epub.ts";
 import { html } from "./html.ts";
 import { image } from "./image.ts";
+import { man } from "./man.ts";
 import { markdown } from "./markdown.ts";
 import { pdf } from "./pdf.ts";
 import { text } from "./text.ts";
 
-export { docx, epub, html, image, markdown, pdf, text };
+export { compressed, docx, epub, html, image, man, markdown, pdf, text };
 
-/** A fresh list of the built-in extractors, specific formats first. */
+/**
+ * A fresh list of the built-in extractors, specific formats first. The compressed-file
+ * container comes last and reads the document inside with the others.
+ */
 export function builtinExtractors(): Extractor[] {
-  return [text(), markdown(), html(), pdf(), docx(), epub(), image()];
+  const formats = [text(), markdown(), html(), pdf(), docx(), epub(), image(), man()];
+  return [...formats, compressed(formats)];
 }
