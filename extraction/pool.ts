@@ -67,10 +67,14 @@ export function inProcess(registry: ExtractorRegistry, opts: InProcessOptions = 
   const langs = opts.ocrLanguages?.length ? opts.ocrLanguages : undefined;
   let ocr: Extractor | undefined;
   return async (input) => {
-    let ex = registry.select(input);
+    const ex = registry.select(input);
     if (!ex) return undefined;
-    if (langs && isBuiltinImage(ex)) ex = ocr ??= image({ languages: langs });
-    return { extractor: ex.name, extracted: await ex.extract(input) };
+    if (langs && isBuiltinImage(ex)) {
+      ocr ??= image({ languages: langs });
+      return { extractor: ocr.name, extracted: await ocr.extract(input) };
+    }
+    // Through the registry, so a compressed file is read with its inner file's extractor.
+    return await registry.extract(input);
   };
 }
 
