@@ -83,6 +83,12 @@ export interface Extracted {
   links?: Link[];
 }
 
+/** What extraction gives back: the extractor's name and its result, or undefined (no extractor). */
+export type ExtractResult = { extractor: string; extracted: Extracted } | undefined;
+
+/** Extracts one file (in this thread, a worker thread or a child process). */
+export type ExtractFn = (input: ExtractInput) => Promise<ExtractResult>;
+
 /**
  * An extractor plugin turns bytes into lines of text plus structure.
  * A custom extractor is a module that default-exports one of these.

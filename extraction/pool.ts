@@ -16,7 +16,13 @@ import type { ExtractInit } from "./host.ts";
 import { image, isBuiltinImage, ocrData } from "../extractors/image.ts";
 import { ProcChannel, procConfig } from "./proc_channel.ts";
 import type { ExtractorRegistry } from "../core/registry.ts";
-import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import {
+  ExtractError,
+  type ExtractFn,
+  type ExtractInput,
+  type Extractor,
+  type ExtractResult,
+} from "../core/types.ts";
 import {
   type Channel,
   type ChannelEvents,
@@ -24,12 +30,6 @@ import {
   type WorkerError,
   WorkerPool,
 } from "../core/workers.ts";
-
-/** What extraction gives back: the extractor's name and its result, or undefined (no extractor). */
-export type ExtractResult = { extractor: string; extracted: Extracted } | undefined;
-
-/** Extracts one file. */
-export type ExtractFn = (input: ExtractInput) => Promise<ExtractResult>;
 
 /** Options of the pool. */
 export interface PoolOptions {

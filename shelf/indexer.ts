@@ -11,10 +11,10 @@ import { buildCard, distinctTerms } from "../core/card.ts";
 import type { Catalog, FileState } from "../core/catalog.ts";
 import { buildOutline } from "../core/outline.ts";
 import { docIdFor } from "../core/paths.ts";
-import type { ExtractFn } from "../extraction/pool.ts";
 import { sniff } from "../core/sniff.ts";
 import {
   ExtractError,
+  type ExtractFn,
   type ExtractInput,
   type IndexedDoc,
   type Library,
