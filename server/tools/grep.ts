@@ -302,6 +302,9 @@ function matchLines(
 
 const matchesText = (k: number) => `${n(k)} ${k === 1 ? "match" : "matches"}`;
 
+/** Room kept for the closing notes of an answer across documents. */
+const NOTES_CHARS = 300;
+
 const CUT = `answer cut at ~${n(MAX_MD_CHARS)} characters`;
 
 function oneMarkdown(r: OneAnswer): string {
@@ -353,17 +356,19 @@ function manyMarkdown(r: ManyAnswer): string {
       escapeControl(r.pattern)
     }/ (${scopeText(r.scope)}, ${n(r.documents_in_scope)} documents)`,
   ];
-  let budget = MAX_MD_CHARS;
+  // Every document of the page is listed, with its "more" line: the matches get the rest.
+  const heads = r.documents.map(docHead);
+  let budget = MAX_MD_CHARS - out[0]!.length - NOTES_CHARS -
+    heads.reduce((s, h) => s + h.length + 50, 0);
   let hidden = 0;
-  for (const d of r.documents) {
-    const head = docHead(d);
+  for (const [i, d] of r.documents.entries()) {
+    const head = heads[i]!;
     if (!d.matches) {
       out.push(head);
       continue;
     }
     out.push("", head);
-    budget -= head.length + 2;
-    const first = d === r.documents[0];
+    const first = i === 0;
     const { lines, shown, used } = matchLines(d.matches, Math.max(0, budget), first);
     out.push(...lines);
     budget -= used;
