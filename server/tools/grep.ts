@@ -215,7 +215,12 @@ async function grepMany(
       next_offset: job.countOnly ? null : nextAt(0, r.matches.length, r.total),
     }];
   });
-  docs.sort((x, y) => y.total_matches - x.total_matches || x.path.localeCompare(y.path));
+  // Most matches first; of copies, the one with the shortest path is kept.
+  const depth = (p: string) => p.split("/").length;
+  docs.sort((x, y) =>
+    y.total_matches - x.total_matches || depth(x.path) - depth(y.path) ||
+    x.path.localeCompare(y.path)
+  );
   const folded = foldCopies(shelf, docs);
   const page = folded.slice(offsetDocs, offsetDocs + limitDocs);
   for (const d of page) {
