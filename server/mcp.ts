@@ -16,9 +16,10 @@ import { argSchemas, TOOLS } from "./tools/mod.ts";
 export const SERVER_INFO = { name: "shelfmark", version: VERSION };
 
 const INSTRUCTIONS =
-  "shelfmark indexes the user's local documents. Work like a researcher: search -> outline -> read. " +
-  "search returns one card per document; outline shows sections with line ranges [Lstart-end]; " +
-  "read returns exactly those lines; grep finds a pattern inside one document. " +
+  "shelfmark indexes the user's local documents (PDF, Word, EPUB, HTML, Markdown, text, scans). " +
+  "search returns one hit per document with its best passages: line range, page, section and the matching sentence; " +
+  "read returns exactly those lines (offset/limit, a section, or a page); outline shows a document's sections with line ranges; " +
+  "grep finds a regular expression in one document, or across a library (library, path_glob, doc_types). " +
   "Use find_paths when the user names a folder or collection, explore for an overview.";
 
 type ToolResult = {
