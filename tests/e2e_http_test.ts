@@ -41,7 +41,10 @@ Deno.test({
           name: "search",
           arguments: { query: "sqlite archive", output_format: "json" },
         }),
-        b.callTool({ name: "search", arguments: { query: "zstd", output_format: "json" } }),
+        b.callTool({
+          name: "search",
+          arguments: { query: "zstd compression", output_format: "json" },
+        }),
       ])) as Result[];
       const hitA = (ra!.structuredContent!.results as { path: string; doc_id: string }[])[0]!;
       assertEquals(hitA.path, "samples/sqlite/sqlar.html");
