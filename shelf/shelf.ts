@@ -296,7 +296,7 @@ export class Shelf {
    * @param ms the longest wait (default: the configured one)
    * @returns whether the index was complete when the wait ended
    */
-  async waitForFirstIndex(ms = this.#firstIndexWaitMs): Promise<boolean> {
+  async waitForFirstIndex(ms: number = this.#firstIndexWaitMs): Promise<boolean> {
     const running = this.#running;
     if (!running || !this.#first || ms <= 0) return !running;
     let timer: ReturnType<typeof setTimeout> | undefined;
