@@ -61,25 +61,32 @@ Deno.test({
     await Deno.writeTextFile(join(extra, "evil.txt"), `Evil\n\n${"a".repeat(40)}!\n`);
     const client = await connect(corpus, join(data, "db"), extra);
     try {
-      await t.step("tools/list names every tool, read-only", async () => {
+      await t.step("tools/list names every tool, all read-only but reindex", async () => {
         const { tools } = await client.listTools();
         const names = tools.map((x: { name: string }) => x.name).sort();
         assertEquals(names, [
+          "browse",
+          "connection",
+          "context",
           "explore",
+          "find_documents",
           "find_paths",
           "grep",
+          "links",
           "list_libraries",
+          "list_tags",
           "outline",
           "read",
+          "recent",
+          "reindex",
           "search",
           "similar",
           "status",
         ]);
-        assert(
-          tools.every((x: { annotations?: { readOnlyHint?: boolean } }) =>
-            x.annotations?.readOnlyHint === true
-          ),
-        );
+        const writers = tools.filter((x: { annotations?: { readOnlyHint?: boolean } }) =>
+          x.annotations?.readOnlyHint !== true
+        ).map((x: { name: string }) => x.name);
+        assertEquals(writers, ["reindex"], "only reindex changes anything");
       });
 
       await t.step("status reaches ready with the libraries indexed", async () => {

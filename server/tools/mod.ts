@@ -16,6 +16,14 @@ import { read } from "./read.ts";
 import { search } from "./search.ts";
 import { similar } from "./similar.ts";
 import { status } from "./status.ts";
+import { browse } from "./browse.ts";
+import { findDocuments } from "./find_documents.ts";
+import { recent } from "./recent.ts";
+import { listTags } from "./list_tags.ts";
+import { links } from "./links.ts";
+import { connection } from "./connection.ts";
+import { context } from "./context.ts";
+import { reindex } from "./reindex.ts";
 
 const TABLE = [
   search,
@@ -27,6 +35,14 @@ const TABLE = [
   findPaths,
   status,
   similar,
+  browse,
+  findDocuments,
+  recent,
+  listTags,
+  links,
+  connection,
+  context,
+  reindex,
 ] as const;
 
 /** Tool names. */
@@ -39,7 +55,15 @@ export type ToolName =
   | "explore"
   | "find_paths"
   | "status"
-  | "similar";
+  | "similar"
+  | "browse"
+  | "find_documents"
+  | "recent"
+  | "list_tags"
+  | "links"
+  | "connection"
+  | "context"
+  | "reindex";
 
 // The names above are those of the table, no more and no fewer (a type error otherwise).
 type Names = (typeof TABLE)[number]["name"];
