@@ -372,6 +372,7 @@ export type ErrorCode =
   | "PATTERN_TIMEOUT"
   | "PATH_OUTSIDE_LIBRARY"
   | "INDEX_UNAVAILABLE"
+  | "NOT_ALLOWED"
   | "INTERNAL";
 
 /** A tool failure the caller can act on. Tools turn it into `{"error": {code, message, hint}}`. */

@@ -17,13 +17,14 @@ import { dataDir, loadConfig, saveConfig } from "../core/config.ts";
 import { ToolError } from "../core/types.ts";
 import { VERSION } from "../core/version.ts";
 import { Shelf } from "../shelf/shelf.ts";
+import type { IndexProgress } from "../shelf/indexer.ts";
 import { watchLibraries } from "../shelf/watch.ts";
-import { callTool, errorBody } from "./dispatch.ts";
+import { callTool, errorBody, parseArgs as toolArgsOf } from "./dispatch.ts";
 import { commandOf, HELP, usage } from "./help.ts";
 import { isLoopback, serveHttp } from "./http.ts";
 import { serveStdio } from "./mcp.ts";
 import { progressBar } from "./progress.ts";
-import { type Flag, type Flags, UsageError } from "./tool.ts";
+import { checkLibrary, type Flag, type Flags, UsageError } from "./tool.ts";
 import { closeGrep } from "./tools/grep.ts";
 import { type ToolName, TOOLS } from "./tools/mod.ts";
 
@@ -49,6 +50,8 @@ const COMMON: Record<string, Flag> = {
   // libraries add
   description: { type: "string" },
   quiet: { type: "boolean", short: "q" },
+  // tools: index the changes first (the tools' wait_for_index)
+  fresh: { type: "boolean" },
 };
 
 /** Every flag: the common ones and each tool's (tools that share a flag declare it alike). */
@@ -78,6 +81,7 @@ interface CommonFlags {
   token?: string;
   description?: string;
   quiet?: boolean;
+  fresh?: boolean;
 }
 
 /** Parsed flags: the common ones typed, each tool's read by the tool. */
@@ -155,7 +159,11 @@ async function embedWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
   );
 }
 
-async function indexWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
+async function indexWithProgress(
+  shelf: Shelf,
+  quiet: boolean,
+  full?: string[],
+): Promise<IndexProgress> {
   const bar = quiet ? undefined : progressBar("indexing");
   const started = performance.now();
   let searchable: number | undefined;
@@ -163,13 +171,14 @@ async function indexWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
     // Keyword search answers from the first document indexed on.
     if (searchable === undefined && p.indexed > 0) searchable = performance.now() - started;
     bar?.update(p);
-  });
+  }, full);
   const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   bar?.done(
     `indexed ${p.indexed}, unchanged ${p.unchanged}, skipped ${p.skipped}, removed ${p.removed}; ` +
       `${shelf.catalog.count()} documents in ${shelf.libraries.length} libraries` +
       (searchable !== undefined ? `; keyword search answered from ${secs(searchable)} on` : ""),
   );
+  return p;
 }
 
 async function librariesCmd(pos: string[], f: CliFlags): Promise<number> {
@@ -280,8 +289,18 @@ export async function main(argv: string[]): Promise<number> {
   const [tool, args] = toolArgs(cmd, pos, f);
   const shelf = await openShelf(f, []);
   try {
-    if (shelf.catalog.count() === 0 && shelf.libraries.length && tool !== "list_libraries") {
+    const empty = shelf.catalog.count() === 0 && tool !== "list_libraries";
+    if ((empty || f.fresh) && shelf.libraries.length && tool !== "reindex") {
       await indexWithProgress(shelf, f.quiet ?? false);
+    }
+    if (tool === "reindex") {
+      // At a terminal the run is waited for, with its progress (MCP answers at once).
+      const a = toolArgsOf("reindex", args) as { library?: string; full: boolean };
+      checkLibrary(shelf, a.library);
+      const names = a.library ? [a.library] : shelf.libraries.map((l) => l.name);
+      const p = await indexWithProgress(shelf, f.quiet ?? false, a.full ? names : undefined);
+      if (f.json) console.log(JSON.stringify({ ...p, libraries: names, full: a.full }, null, 2));
+      return 0;
     }
     const r = await callTool(shelf, tool as ToolName, args);
     console.log(r.format === "json" ? JSON.stringify(r.json, null, 2) : r.text);

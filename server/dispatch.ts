@@ -7,6 +7,7 @@
 import type { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
 import { argSchemas, schemas, toolByName, type ToolName } from "./tools/mod.ts";
+import { WAIT_FOR_INDEX_MS } from "./tool.ts";
 
 export { schemas, type ToolName };
 
@@ -93,7 +94,10 @@ export async function runTool(
   a: Record<string, unknown>,
 ): Promise<ToolAnswer> {
   const tool = toolByName.get(name)!;
-  if (tool.waitsForIndex ?? true) await shelf.waitForFirstIndex();
+  if (tool.waitsForIndex ?? true) {
+    if (a.wait_for_index === true) await shelf.waitForFresh(WAIT_FOR_INDEX_MS);
+    else await shelf.waitForFirstIndex();
+  }
   const answer = await tool.run(shelf, a);
   let text: string | undefined;
   let json: Record<string, unknown> | undefined;

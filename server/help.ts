@@ -55,6 +55,7 @@ Options for every command:
   --data DIR        data directory (default: $SHELFMARK_HOME or the user data folder)
   --json            JSON output (the tools' structured answer)
   --full-paths      show absolute paths
+  --fresh           index changed files before answering (MCP: wait_for_index)
   --extractor FILE  load an extractor plugin (repeatable)
   --embedder NAME   default (offline, built in), none, ollama:<model> or openai:<model>;
                     saved to shelfmark.json (also $SHELFMARK_EMBEDDER)

@@ -195,7 +195,7 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     transport.onclose = () => {
       if (transport.sessionId) forget(transport.sessionId);
     };
-    await createServer(shelf).connect(transport);
+    await createServer(shelf, { allowWrites: !!token }).connect(transport);
     return await transport.handleRequest(req, { parsedBody: body });
   };
 

@@ -9,6 +9,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import process from "node:process";
 import type { Shelf } from "../shelf/shelf.ts";
 import { VERSION } from "../core/version.ts";
+import { ToolError } from "../core/types.ts";
 import { errorBody, runTool } from "./dispatch.ts";
 import { argSchemas, TOOLS } from "./tools/mod.ts";
 
@@ -36,8 +37,17 @@ function errorResult(body: ReturnType<typeof errorBody>): ToolResult {
   };
 }
 
+/** Options of {@link createServer}. */
+export interface ServerOptions {
+  /**
+   * Whether tools that change the index (`reindex`) may run (default true). The HTTP
+   * server allows them only when it was started with a token.
+   */
+  allowWrites?: boolean;
+}
+
 /** Build the MCP server for a shelf. */
-export function createServer(shelf: Shelf): McpServer {
+export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
@@ -73,6 +83,13 @@ export function createServer(shelf: Shelf): McpServer {
       },
       async (args: Record<string, unknown>): Promise<ToolResult> => {
         try {
+          if (!readOnly && opts.allowWrites === false) {
+            throw new ToolError(
+              "NOT_ALLOWED",
+              `${name} changes the index and this HTTP server has no token`,
+              "Start the server with --token (or SHELFMARK_TOKEN) to allow it, or use the CLI.",
+            );
+          }
           const r = await runTool(shelf, name, args);
           return r.format === "json"
             ? {

@@ -19,6 +19,12 @@ export const outputFormat: z.ZodDefault<z.ZodEnum<{ markdown: "markdown"; json: 
   .enum(["markdown", "json"]).default("markdown").describe(
     "markdown (compact, for reading) or json (structured; also sent as structuredContent)",
   );
+/** The `wait_for_index` argument of the tools that read the index. */
+export const waitForIndex: z.ZodOptional<z.ZodBoolean> = z.boolean().optional().describe(
+  "Wait (max 30 s) for pending changes to be indexed before answering",
+);
+/** How long `wait_for_index` waits at most. */
+export const WAIT_FOR_INDEX_MS = 30_000;
 /** A `doc_id` argument. */
 export const docIdArg: z.ZodString = z.string().min(1).max(4096).describe(
   "A doc_id from search (or a path <library>/<path inside it>)",

@@ -49,6 +49,8 @@ export interface IndexerOptions {
   onProgress?: (p: IndexProgress) => void;
   /** Stop early. */
   signal?: AbortSignal;
+  /** Libraries whose every file is extracted again, changed or not. */
+  full?: ReadonlySet<string>;
 }
 
 const BATCH_FILES = 100;
@@ -108,6 +110,7 @@ export class Indexer {
     try {
       for (const { lib, files, refused } of plans) {
         const known = this.#catalog.fileStates(lib.name);
+        const full = opts.full?.has(lib.name) ?? false;
         const skippedBefore = this.#catalog.skippedStates(lib.name);
         const seen = new Set<string>();
         for (const r of refused) {
@@ -120,12 +123,12 @@ export class Indexer {
           seen.add(f.path);
           p.current = f.path;
           const prev = skippedBefore.get(f.path);
-          if (prev && prev.size === f.size && prev.mtime_ms === f.mtime_ms) {
+          if (!full && prev && prev.size === f.size && prev.mtime_ms === f.mtime_ms) {
             p.skipped++;
             p.done++;
             opts.onProgress?.({ ...p });
           } else {
-            const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes).then(
+            const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes, full).then(
               (outcome) => {
                 p[outcome]++;
                 if (outcome !== "unchanged") inBatch++;
@@ -196,8 +199,11 @@ export class Indexer {
     f: FoundFile,
     known: FileState | undefined,
     maxBytes = 64 * 1024 * 1024,
+    force = false,
   ): Promise<"indexed" | "unchanged" | "skipped"> {
-    if (known && known.size === f.size && known.mtime_ms === f.mtime_ms) return "unchanged";
+    if (!force && known && known.size === f.size && known.mtime_ms === f.mtime_ms) {
+      return "unchanged";
+    }
     const skip = (reason: string, message: string) => {
       this.#catalog.skip(lib.name, { path: f.path, reason, message }, f.size, f.mtime_ms);
       return "skipped" as const;
@@ -213,7 +219,7 @@ export class Indexer {
     }
     const hash = createHash("sha256").update(bytes).digest("hex");
     const docId = known?.doc_id ?? docIdFor(f.path);
-    if (known && known.hash === hash) {
+    if (!force && known && known.hash === hash) {
       this.#catalog.touch(docId, f.mtime_ms, rfc3339(f.mtime_ms));
       return "unchanged";
     }

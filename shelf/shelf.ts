@@ -131,6 +131,8 @@ export class Shelf {
   #running?: Promise<IndexProgress>;
   #pending = false;
   #stale = false;
+  /** Libraries the next run extracts in full. */
+  #fullNext = new Set<string>();
   #maxFileBytes: number;
   #firstIndexWaitMs: number;
   /** The run in progress is the first of a library (it had no document when it started). */
@@ -237,12 +239,21 @@ export class Shelf {
   /**
    * Index every library now (or join the run in progress; a request during a run
    * schedules one more run after it).
+   *
+   * @param onProgress called after every file
+   * @param full libraries whose files are all extracted again, changed or not
    */
-  index(onProgress?: (p: IndexProgress) => void): Promise<IndexProgress> {
+  index(
+    onProgress?: (p: IndexProgress) => void,
+    full?: readonly string[],
+  ): Promise<IndexProgress> {
+    for (const name of full ?? []) this.#fullNext.add(name);
     if (this.#running) {
       this.#pending = true;
       return this.#running;
     }
+    const fullNow = this.#fullNext;
+    this.#fullNext = new Set();
     this.#status = {
       state: "building",
       progress: { done: 0, total: 0, indexed: 0, unchanged: 0, skipped: 0, removed: 0 },
@@ -255,6 +266,7 @@ export class Shelf {
         await this.#purgeUnconfigured();
         const p = await this.indexer.run(this.#libraries, {
           maxFileBytes: this.#maxFileBytes,
+          full: fullNow,
           onProgress: (p) => {
             this.#status.progress = p;
             onProgress?.(p);
@@ -306,6 +318,30 @@ export class Shelf {
     ]);
     clearTimeout(timer);
     return done;
+  }
+
+  /**
+   * Wait (bounded) until no change is waiting to be indexed: the run in progress, and a
+   * run for changes noticed but not yet indexed (started now rather than after the
+   * watcher's debounce).
+   *
+   * @param ms the longest wait
+   * @returns whether the index was fresh when the wait ended
+   */
+  async waitForFresh(ms: number): Promise<boolean> {
+    const deadline = Date.now() + ms;
+    while (this.#running || this.stale) {
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      const run = this.#running ?? this.index();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        run.catch(() => {}),
+        new Promise((r) => timer = setTimeout(r, left)),
+      ]);
+      clearTimeout(timer);
+    }
+    return true;
   }
 
   /** Wait for the run in progress, if any. */

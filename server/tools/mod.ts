@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { outputFormat, type ToolSpec } from "../tool.ts";
+import { outputFormat, type ToolSpec, waitForIndex } from "../tool.ts";
 import { explore } from "./explore.ts";
 import { findPaths } from "./find_paths.ts";
 import { grep } from "./grep.ts";
@@ -78,11 +78,17 @@ export const toolByName: ReadonlyMap<string, ToolSpec<ToolName, z.ZodRawShape, u
   TOOLS.map((t) => [t.name, t]),
 );
 
-/** Arguments of every tool (zod shapes, `output_format` included), by name. */
+/**
+ * Arguments of every tool (zod shapes, `output_format` included, and `wait_for_index` for
+ * the tools that read the index), by name.
+ */
 export const schemas: Record<ToolName, z.ZodRawShape> = Object.fromEntries(
-  TOOLS.map((
-    t,
-  ): [ToolName, z.ZodRawShape] => [t.name, { ...t.input, output_format: outputFormat }]),
+  TOOLS.map((t): [ToolName, z.ZodRawShape] => [
+    t.name,
+    (t.waitsForIndex ?? true)
+      ? { ...t.input, wait_for_index: waitForIndex, output_format: outputFormat }
+      : { ...t.input, output_format: outputFormat },
+  ]),
 ) as Record<ToolName, z.ZodRawShape>;
 
 /** Each tool's argument schema as one strict object (unknown arguments are refused). */

@@ -1,25 +1,50 @@
 /**
- * `reindex`: not built yet (a placeholder registered in the tool table).
+ * `reindex`: queue an index run and answer at once; `status` shows its progress.
  *
  * @module
  */
-import { ToolError } from "../../core/types.ts";
-import { defineTool } from "../tool.ts";
+import { z } from "zod";
+import { checkLibrary, defineTool, libraryArg } from "../tool.ts";
+
+const USAGE = `shelfmark reindex [--library NAME] [--full] [--json]`;
 
 /** The `reindex` tool. */
 export const reindex = defineTool({
   name: "reindex",
-  title: "reindex",
-  description: "Not available yet.",
-  input: {},
+  title: "Re-index",
   readOnly: false,
-  run(): Record<string, never> {
-    throw new ToolError("INTERNAL", "reindex is not built yet", "");
+  waitsForIndex: false,
+  description:
+    "Queue an index run (changed files; full: every file again) and answer at once; status shows progress.",
+  input: {
+    library: libraryArg.optional().describe("Library to re-index (default: all)"),
+    full: z.boolean().default(false).describe(
+      "Extract every file again, changed or not (default: only changes)",
+    ),
   },
-  markdown: () => "",
+  run(shelf, a) {
+    checkLibrary(shelf, a.library);
+    const names = a.library ? [a.library] : shelf.libraries.map((l) => l.name);
+    const joined = shelf.status.state === "building";
+    shelf.index(undefined, a.full ? names : undefined).catch(() => {});
+    return {
+      queued: a.full ? "full" as const : "changes" as const,
+      libraries: names,
+      // A run in progress finishes first; the queued one follows it.
+      after_run_in_progress: joined,
+      state: shelf.status.state,
+    };
+  },
+  markdown(r) {
+    const what = r.queued === "full" ? "Full re-index" : "Re-index of changed files";
+    return `${what} queued for ${r.libraries.join(", ") || "(no library)"}` +
+      (r.after_run_in_progress ? ", after the run in progress" : "") +
+      ". Progress: status.";
+  },
   cli: {
-    summary: "reindex                      (not built yet)",
-    usage: "shelfmark reindex",
-    args: () => ({}),
+    summary: "reindex [--library NAME] [--full] index changes now (--full: every file)",
+    usage: USAGE,
+    flags: { library: { type: "string" }, full: { type: "boolean" } },
+    args: (_pos, f) => ({ library: f.library, full: f.full }),
   },
 });
