@@ -9,6 +9,8 @@ import { ToolError } from "../core/types.ts";
 import { argSchemas, schemas, toolByName, type ToolName } from "./tools/mod.ts";
 import { WAIT_FOR_INDEX_MS } from "./tool.ts";
 
+export { type ErrorBody, errorBody } from "./tool.ts";
+
 export { schemas, type ToolName };
 
 /** A tool's answer; the markdown and the JSON form are each built when first read. */
@@ -19,11 +21,6 @@ export interface ToolAnswer {
   readonly json: Record<string, unknown>;
   /** Which of the two the caller asked for. */
   readonly format: "markdown" | "json";
-}
-
-/** The JSON body of an error answer. */
-export interface ErrorBody {
-  error: { code: string; message: string; hint?: string };
 }
 
 /** The `_meta` object of every answer. */
@@ -113,21 +110,6 @@ export async function runTool(
         json._meta = meta(shelf);
       }
       return json;
-    },
-  };
-}
-
-/** Turn any failure into the error body of the contract (no stack traces). */
-export function errorBody(e: unknown, log?: (m: string) => void): ErrorBody {
-  if (e instanceof ToolError) {
-    return { error: { code: e.code, message: e.message, hint: e.hint } };
-  }
-  log?.(`shelfmark: internal error: ${(e as Error)?.stack ?? e}`);
-  return {
-    error: {
-      code: "INTERNAL",
-      message: `Internal error: ${(e as Error)?.message ?? String(e)}`.slice(0, 500),
-      hint: "This is a bug in shelfmark; the server keeps running. Check its log (stderr).",
     },
   };
 }

@@ -195,3 +195,23 @@ export function escapeControl(s: string): string {
 
 /** A number as people read it (`1,234`). */
 export const n = (x: number): string => x.toLocaleString("en-US");
+
+/** The JSON body of an error answer. */
+export interface ErrorBody {
+  error: { code: string; message: string; hint?: string };
+}
+
+/** Turn any failure into the error body of the contract (no stack traces). */
+export function errorBody(e: unknown, log?: (m: string) => void): ErrorBody {
+  if (e instanceof ToolError) {
+    return { error: { code: e.code, message: e.message, hint: e.hint } };
+  }
+  log?.(`shelfmark: internal error: ${(e as Error)?.stack ?? e}`);
+  return {
+    error: {
+      code: "INTERNAL",
+      message: `Internal error: ${(e as Error)?.message ?? String(e)}`.slice(0, 500),
+      hint: "This is a bug in shelfmark; the server keeps running. Check its log (stderr).",
+    },
+  };
+}

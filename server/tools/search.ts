@@ -5,13 +5,56 @@
  */
 import { z } from "zod";
 import { defaultMode, searchShelf } from "../../shelf/search.ts";
-import { checkLibrary, defineTool, intFlag, libraryArg, listFlag, needArgs } from "../tool.ts";
+import { ToolError } from "../../core/types.ts";
+import {
+  checkLibrary,
+  defineTool,
+  type ErrorBody,
+  errorBody,
+  intFlag,
+  libraryArg,
+  listFlag,
+  needArgs,
+} from "../tool.ts";
 import { NEXT_STEP, resultsMd, toResults } from "./_results.ts";
+
+/** The answer to one query. */
+interface One {
+  query: string;
+  mode_used: string;
+  mode_reason?: string;
+  note?: string;
+  results: ReturnType<typeof toResults>;
+  verbose: boolean;
+}
+
+/** The answer: one query's, or several keyed by query. */
+type Answer = One | {
+  queries: Record<string, One | { error: ErrorBody["error"] }>;
+  verbose: boolean;
+};
+
+function withoutVerbose({ verbose: _, ...r }: One): Omit<One, "verbose"> {
+  return r;
+}
+
+function oneMd(r: One): string {
+  const mode = r.note ? ` (${r.note})` : "";
+  if (!r.results.length) {
+    return `No documents match ${JSON.stringify(r.query)}${mode}.\n` +
+      "Try other words, fewer filters, or find_paths for folder names.";
+  }
+  return [
+    `${r.results.length} documents for ${JSON.stringify(r.query)}, mode ${r.mode_used}${mode}:`,
+    ...resultsMd(r.results, r.verbose),
+  ].join("\n");
+}
 
 const USAGE =
   `shelfmark search QUERY [--limit 20] [--type pdf,docx] [--library NAME] [--path-glob 'Lib/dir/*']
                  [--after 2024-01-01] [--before 2024-12-31] [--sort default|newest|oldest]
                  [--mode hybrid|keyword|semantic] [--passages 1] [--verbose] [--json]
+       shelfmark search --query Q1 --query Q2 ...   (up to 10 queries in one call)
   Query syntax: words (ranked, need not all match), "a phrase" (must match), -word (exclude),
   +word (require), a|b (alternatives).`;
 
@@ -22,8 +65,11 @@ export const search = defineTool({
   description:
     "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, size, and its best passages with line range, page, section and the sentence that matches. Next: read those lines (offset/limit, or section), or outline the document.",
   input: {
-    query: z.string().min(1).max(2000).describe(
+    query: z.string().min(1).max(2000).optional().describe(
       'Words ranked by BM25 (need not all match); "quoted phrase" must match; -term excludes; +term requires; a|b alternatives',
+    ),
+    queries: z.array(z.string().min(1).max(2000)).min(1).max(10).optional().describe(
+      "Instead of query: 1-10 queries answered in one call, results keyed by query",
     ),
     limit: z.number().int().min(1).max(50).default(20).describe("Results to return (1-50)"),
     doc_types: z.array(z.string().min(1).max(32)).max(20).default([]).describe(
@@ -52,44 +98,67 @@ export const search = defineTool({
       "Markdown: the whole card (keywords, words, outline quality, relevance, date)",
     ),
   },
-  async run(shelf, a) {
+  async run(shelf, a): Promise<Answer> {
     checkLibrary(shelf, a.library);
-    const { hits, mode, note } = await searchShelf(shelf, {
-      query: a.query,
-      limit: a.limit,
-      mode: a.mode,
-      passages: a.limit_passages,
-      filters: {
-        doc_types: a.doc_types,
-        library: a.library,
-        path_glob: a.path_glob,
-        modified_after: a.modified_after,
-        modified_before: a.modified_before,
-      },
-    });
-    const results = toResults(shelf, hits);
-    if (a.time_sort !== "default") {
-      const dir = a.time_sort === "newest" ? -1 : 1;
-      results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
+    if ((a.query === undefined) === (a.queries === undefined)) {
+      throw new ToolError(
+        "INVALID_ARGUMENT",
+        a.query === undefined ? "query or queries is required" : "give query or queries, not both",
+        'query: "words"; queries: ["words", "other words"] for several at once',
+      );
     }
-    const mode_reason = a.mode === undefined ? defaultMode(shelf).why : undefined;
-    return { query: a.query, mode_used: mode, mode_reason, note, results, verbose: a.verbose };
+    if (a.queries) {
+      // Answered side by side; a query that fails gets its error, the others their hits.
+      const settled = await Promise.allSettled(a.queries.map((q) => one(q)));
+      const queries: Record<string, One | { error: ErrorBody["error"] }> = {};
+      a.queries.forEach((q, i) => {
+        const s = settled[i]!;
+        queries[q] = s.status === "fulfilled" ? s.value : errorBody(s.reason, shelf.log);
+      });
+      return { queries, verbose: a.verbose };
+    }
+    return await one(a.query!);
+
+    async function one(query: string): Promise<One> {
+      const { hits, mode, note } = await searchShelf(shelf, {
+        query,
+        limit: a.limit,
+        mode: a.mode,
+        passages: a.limit_passages,
+        filters: {
+          doc_types: a.doc_types,
+          library: a.library,
+          path_glob: a.path_glob,
+          modified_after: a.modified_after,
+          modified_before: a.modified_before,
+        },
+      });
+      const results = toResults(shelf, hits);
+      if (a.time_sort !== "default") {
+        const dir = a.time_sort === "newest" ? -1 : 1;
+        results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
+      }
+      const mode_reason = a.mode === undefined ? defaultMode(shelf).why : undefined;
+      return { query, mode_used: mode, mode_reason, note, results, verbose: a.verbose };
+    }
   },
-  json: ({ verbose: _, ...r }) => r,
-  markdown(r) {
-    const out: string[] = [];
-    const mode = r.note ? ` (${r.note})` : "";
-    if (!r.results.length) {
-      out.push(`No documents match ${JSON.stringify(r.query)}${mode}.`);
-      out.push("Try other words, fewer filters, or find_paths for folder names.");
-      return out.join("\n");
-    }
-    out.push(
-      `${r.results.length} documents for ${JSON.stringify(r.query)}, mode ${r.mode_used}${mode}:`,
+  json: ({ verbose: _, ...r }) => {
+    if (!("queries" in r)) return r;
+    const queries = Object.fromEntries(
+      Object.entries(r.queries).map(([q, v]) =>
+        ["error" in v ? [q, v] : [q, withoutVerbose(v)]][0]!
+      ),
     );
-    out.push(...resultsMd(r.results, r.verbose));
-    out.push(NEXT_STEP);
-    return out.join("\n");
+    return { queries };
+  },
+  markdown(r) {
+    if (!("queries" in r)) return r.results.length ? `${oneMd(r)}\n${NEXT_STEP}` : oneMd(r);
+    const out = Object.entries(r.queries).map(([q, v]) =>
+      "error" in v
+        ? `## ${JSON.stringify(q)}\nerror ${v.error.code}: ${v.error.message}`
+        : `## ${JSON.stringify(q)}\n${oneMd(v)}`
+    );
+    return `${out.join("\n\n")}\n${NEXT_STEP}`;
   },
   cli: {
     summary: "search QUERY                    documents for a query",
@@ -106,11 +175,14 @@ export const search = defineTool({
       "path-glob": { type: "string" },
       passages: { type: "string" },
       verbose: { type: "boolean", short: "v" },
+      query: { type: "string", multiple: true },
     },
     args(pos, f) {
-      needArgs(pos, 1, "QUERY", USAGE);
+      const several = f.query as string[] | undefined;
+      if (!several?.length) needArgs(pos, 1, "QUERY", USAGE);
       return {
-        query: pos.join(" "),
+        query: several?.length ? undefined : pos.join(" "),
+        queries: several?.length ? [...(pos.length ? [pos.join(" ")] : []), ...several] : undefined,
         limit: intFlag(f.limit, "limit"),
         doc_types: listFlag(f.type),
         library: f.library,

@@ -1,0 +1,43 @@
+/** `search` with `queries`: several queries in one call, keyed by query; a bad one fails alone. */
+import { join } from "node:path";
+import { assert, assertEquals } from "./assert.ts";
+import { openTestShelf } from "./shelf_helper.ts";
+import { callTool } from "../server/dispatch.ts";
+
+Deno.test("search queries: results keyed by query, one bad query among good ones", async () => {
+  const base = await Deno.makeTempDir();
+  const lib = join(base, "notes");
+  await Deno.mkdir(lib);
+  await Deno.writeTextFile(join(lib, "a.md"), "# Alpha\n\nThe aardvark sleeps.\n");
+  await Deno.writeTextFile(join(lib, "b.md"), "# Beta\n\nThe badger digs.\n");
+  await using t = await openTestShelf({ base, folders: [lib] });
+  await t.shelf.index();
+  const r = await callTool(t.shelf, "search", {
+    queries: ["aardvark", "-badger", "badger digs"],
+    output_format: "json",
+  });
+  const q = r.json.queries as Record<
+    string,
+    { results?: { path: string }[]; error?: { code: string } }
+  >;
+  assertEquals(Object.keys(q), ["aardvark", "-badger", "badger digs"]);
+  assertEquals(q["aardvark"]!.results!.map((h) => h.path), ["notes/a.md"]);
+  assertEquals(q["badger digs"]!.results!.map((h) => h.path), ["notes/b.md"]);
+  assertEquals(q["-badger"]!.error!.code, "INVALID_ARGUMENT");
+  const md = await callTool(t.shelf, "search", { queries: ["aardvark", "-badger"] });
+  assert(/## "aardvark"\n1 documents/.test(md.text), md.text);
+  assert(/## "-badger"\nerror INVALID_ARGUMENT/.test(md.text), md.text);
+});
+
+Deno.test("search: query and queries together, or neither, is a structured error", async () => {
+  await using t = await openTestShelf({});
+  for (const args of [{}, { query: "a", queries: ["b"] }]) {
+    let code = "";
+    try {
+      await callTool(t.shelf, "search", args);
+    } catch (e) {
+      code = (e as { code: string }).code;
+    }
+    assertEquals(code, "INVALID_ARGUMENT", JSON.stringify(args));
+  }
+});
