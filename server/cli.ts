@@ -302,7 +302,7 @@ export async function main(argv: string[]): Promise<number> {
       if (f.json) console.log(JSON.stringify({ ...p, libraries: names, full: a.full }, null, 2));
       return 0;
     }
-    const r = await callTool(shelf, tool as ToolName, args);
+    const r = await callTool(shelf, tool as ToolName, args, { cli: true });
     console.log(r.format === "json" ? JSON.stringify(r.json, null, 2) : r.text);
     return 0;
   } catch (e) {

@@ -21,7 +21,7 @@ export async function demo(): Promise<number> {
     console.log(`Indexed ${p.indexed} sample documents from ${samples}\n`);
     const step = async (cli: string, tool: ToolName, args: Record<string, unknown>) => {
       console.log(`$ shelfmark ${cli}`);
-      const r = await callTool(shelf, tool, args);
+      const r = await callTool(shelf, tool, args, { cli: true });
       console.log(r.text + "\n");
       return r.json;
     };

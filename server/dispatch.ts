@@ -7,7 +7,7 @@
 import type { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
 import { argSchemas, schemas, toolByName, type ToolName } from "./tools/mod.ts";
-import { WAIT_FOR_INDEX_MS } from "./tool.ts";
+import { type Render, WAIT_FOR_INDEX_MS } from "./tool.ts";
 
 export { type ErrorBody, errorBody } from "./tool.ts";
 
@@ -70,10 +70,16 @@ export function parseArgs(name: ToolName, args: unknown): Record<string, unknown
  * @param shelf the shelf
  * @param name the tool
  * @param args its arguments, validated here
+ * @param render who reads the markdown (default: an agent over MCP)
  * @returns the answer
  */
-export async function callTool(shelf: Shelf, name: ToolName, args: unknown): Promise<ToolAnswer> {
-  return await runTool(shelf, name, parseArgs(name, args));
+export async function callTool(
+  shelf: Shelf,
+  name: ToolName,
+  args: unknown,
+  render: Render = { cli: false },
+): Promise<ToolAnswer> {
+  return await runTool(shelf, name, parseArgs(name, args), render);
 }
 
 /**
@@ -83,12 +89,14 @@ export async function callTool(shelf: Shelf, name: ToolName, args: unknown): Pro
  * @param shelf the shelf
  * @param name the tool
  * @param a validated arguments, defaults applied
+ * @param render who reads the markdown (default: an agent over MCP)
  * @returns the answer
  */
 export async function runTool(
   shelf: Shelf,
   name: ToolName,
   a: Record<string, unknown>,
+  render: Render = { cli: false },
 ): Promise<ToolAnswer> {
   const tool = toolByName.get(name)!;
   if (tool.waitsForIndex ?? true) {
@@ -101,7 +109,7 @@ export async function runTool(
   return {
     format: a.output_format as "markdown" | "json",
     get text() {
-      return text ??= `${tool.markdown(answer)}\n\n${footer(shelf)}`;
+      return text ??= `${tool.markdown(answer, render)}\n\n${footer(shelf)}`;
     },
     get json() {
       if (!json) {

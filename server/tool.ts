@@ -25,6 +25,29 @@ export const waitForIndex: z.ZodOptional<z.ZodBoolean> = z.boolean().optional().
 );
 /** How long `wait_for_index` waits at most. */
 export const WAIT_FOR_INDEX_MS = 30_000;
+/** Who reads a markdown answer: an agent over MCP, or a person at a terminal (CLI). */
+export interface Render {
+  /** A person at a terminal: hints name flags (`--offset 61`), not arguments (`offset=61`). */
+  cli: boolean;
+}
+
+/**
+ * Arguments of a follow-up call as the reader writes them: `offset=61 limit=20` for an
+ * agent, `--offset 61 --limit 20` at a terminal.
+ *
+ * @example
+ * ```ts
+ * import { argHint } from "./tool.ts";
+ * argHint({ cli: false }, { skipped_offset: 20 }); // "skipped_offset=20"
+ * argHint({ cli: true }, { skipped_offset: 20 }); // "--skipped-offset 20"
+ * ```
+ */
+export function argHint(render: Render, args: Record<string, string | number>): string {
+  return Object.entries(args).map(([k, v]) =>
+    render.cli ? `--${k.replaceAll("_", "-")} ${v}` : `${k}=${v}`
+  ).join(" ");
+}
+
 /** A `doc_id` argument. */
 export const docIdArg: z.ZodString = z.string().min(1).max(4096).describe(
   "A doc_id from search (or a path <library>/<path inside it>)",
@@ -80,8 +103,8 @@ export interface ToolSpec<
   waitsForIndex?: boolean;
   /** The handler: validated arguments in, the answer out (its JSON form unless `json` says). */
   run(shelf: Shelf, args: z.infer<z.ZodObject<S>>): R | Promise<R>;
-  /** The answer as compact markdown. */
-  markdown(answer: R): string;
+  /** The answer as compact markdown (its hints in the reader's syntax, see {@link Render}). */
+  markdown(answer: R, render: Render): string;
   /** The answer's JSON form, when it is not the answer itself. */
   json?(answer: R): Record<string, unknown>;
   /** Its command-line form. */

@@ -30,7 +30,10 @@ Deno.test("cli: index, search, outline, read, grep, find-paths on the samples", 
 
     const r = await run(["read", id, "--offset", "2", "--limit", "3", "--data", data]);
     assertMatch(r.stdout, /^2 \| /m);
-    assertMatch(r.stdout, /Showing lines 2-4 of \d+\./);
+    // At a terminal, hints name flags, not tool arguments.
+    assertMatch(r.stdout, /Showing lines 2-4 of \d+\. Next: add --offset 5\./);
+    const plain = await run(["search", "DROP VIEW", "--data", data, "--limit", "1"]);
+    assertMatch(plain.stdout, /Next: shelfmark read ID --offset L/);
 
     const g = await run(["grep", "view", id, "-i", "--count", "--data", data, "--json"]);
     assert(JSON.parse(g.stdout).total_matches > 0);

@@ -6,7 +6,7 @@
 import { clipWords } from "../../core/outline.ts";
 import type { Card, Hit, PassageHit } from "../../core/types.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
-import { escapeControl, n, shownPath } from "../tool.ts";
+import { escapeControl, n, type Render, shownPath } from "../tool.ts";
 
 /** A search result, as the tool contract names its fields. */
 export type SearchResult =
@@ -35,8 +35,11 @@ export type SearchResult =
   };
 
 /** The hint after a list of documents. */
-export const NEXT_STEP =
-  "Next: read a passage (doc_id, offset=L start, limit=its lines) or a section (section=§id); outline for the map.";
+export function nextStep(render: Render): string {
+  return render.cli
+    ? "Next: shelfmark read ID --offset L --limit N (a passage) or --section §id; shelfmark outline ID for the map."
+    : "Next: read a passage (doc_id, offset=L start, limit=its lines) or a section (section=§id); outline for the map.";
+}
 
 /** Cards of hits as search results (a hit without a snippet shows the abstract's start). */
 export function toResults(shelf: Shelf, hits: Hit[]): SearchResult[] {

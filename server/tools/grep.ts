@@ -16,6 +16,7 @@ import type { Shelf } from "../../shelf/shelf.ts";
 import { GrepRunner, patternLiterals } from "../grep.ts";
 import type { GrepJob, GrepMatch, GrepResult } from "../grep_worker.ts";
 import {
+  argHint,
   checkLibrary,
   defineTool,
   docIdArg,
@@ -25,6 +26,7 @@ import {
   listFlag,
   n,
   needArgs,
+  type Render,
   resolveDoc,
   shownPath,
 } from "../tool.ts";
@@ -312,7 +314,7 @@ const NOTES_CHARS = 300;
 
 const CUT = `answer cut at ~${n(MAX_MD_CHARS)} characters`;
 
-function oneMarkdown(r: OneAnswer): string {
+function oneMarkdown(r: OneAnswer, render: Render): string {
   const head = `${matchesText(r.total_matches)} for /${escapeControl(r.pattern)}/ in ${
     escapeControl(r.title)
   } [${r.doc_id}]`;
@@ -327,7 +329,7 @@ function oneMarkdown(r: OneAnswer): string {
     out.push("");
     out.push(
       `Showing matches ${r.offset + 1}-${r.offset + shown} of ${r.total_matches}${cut}. ` +
-        `Next: offset=${next}.`,
+        `Next: ${render.cli ? "add " : ""}${argHint(render, { offset: next })}.`,
     );
   }
   return out.join("\n");
@@ -355,7 +357,7 @@ function docHead(d: DocMatches): string {
   return `[${d.doc_id}] ${escapeControl(d.path)}${title}: ${matchesText(d.total_matches)}${copies}`;
 }
 
-function manyMarkdown(r: ManyAnswer): string {
+function manyMarkdown(r: ManyAnswer, render: Render): string {
   const out = [
     `${matchesText(r.total_matches)} in ${n(r.total_documents)} documents for /${
       escapeControl(r.pattern)
@@ -379,7 +381,11 @@ function manyMarkdown(r: ManyAnswer): string {
     budget -= used;
     hidden += d.matches.length - shown;
     if (shown < d.total_matches) {
-      out.push(`(${d.total_matches - shown} more: doc_id=${d.doc_id} offset=${shown})`);
+      out.push(
+        `(${d.total_matches - shown} more: ${
+          render.cli ? `grep PATTERN ${d.doc_id} ` : `doc_id=${d.doc_id} `
+        }${argHint(render, { offset: shown })})`,
+      );
     }
   }
   const notes: string[] = [];
@@ -467,7 +473,7 @@ export const grep = defineTool({
       a.offset_documents,
     );
   },
-  markdown: (r) => ("documents" in r ? manyMarkdown(r) : oneMarkdown(r)),
+  markdown: (r, render) => ("documents" in r ? manyMarkdown(r, render) : oneMarkdown(r, render)),
   cli: {
     summary: "grep PATTERN [ID]               regex matches in a document, or across a library",
     usage: USAGE,

@@ -8,6 +8,7 @@ import { findNode, flattenOutline } from "../../core/outline.ts";
 import { type OutlineNode, ToolError } from "../../core/types.ts";
 import { docLines } from "../../shelf/lines.ts";
 import {
+  argHint,
   defineTool,
   docIdArg,
   escapeControl,
@@ -136,7 +137,7 @@ export const read = defineTool({
       next_offset: end < total ? end + 1 : null,
     };
   },
-  markdown(r) {
+  markdown(r, render) {
     if (!r.lines.length) return `${escapeControl(r.title)} [${r.doc_id}] is empty (0 lines).`;
     const w = String(r.lines[r.lines.length - 1]!.n).length;
     const body = r.lines.map((l) => `${String(l.n).padStart(w)} | ${l.text}`);
@@ -145,7 +146,9 @@ export const read = defineTool({
     body.push("");
     body.push(
       `Showing lines ${first}-${last} of ${r.total_lines}.` +
-        (r.next_offset ? ` Next: read offset=${r.next_offset}.` : ""),
+        (r.next_offset
+          ? ` Next: ${render.cli ? "add " : "read "}${argHint(render, { offset: r.next_offset })}.`
+          : ""),
     );
     return body.join("\n");
   },

@@ -15,8 +15,9 @@ import {
   libraryArg,
   listFlag,
   needArgs,
+  type Render,
 } from "../tool.ts";
-import { NEXT_STEP, resultsMd, toResults } from "./_results.ts";
+import { nextStep, resultsMd, toResults } from "./_results.ts";
 
 /** The answer to one query. */
 interface One {
@@ -38,11 +39,13 @@ function withoutVerbose({ verbose: _, ...r }: One): Omit<One, "verbose"> {
   return r;
 }
 
-function oneMd(r: One): string {
+function oneMd(r: One, render: Render): string {
   const mode = r.note ? ` (${r.note})` : "";
   if (!r.results.length) {
     return `No documents match ${JSON.stringify(r.query)}${mode}.\n` +
-      "Try other words, fewer filters, or find_paths for folder names.";
+      `Try other words, fewer filters, or ${
+        render.cli ? "shelfmark find-paths" : "find_paths"
+      } for folder names.`;
   }
   return [
     `${r.results.length} documents for ${JSON.stringify(r.query)}, mode ${r.mode_used}${mode}:`,
@@ -151,14 +154,16 @@ export const search = defineTool({
     );
     return { queries };
   },
-  markdown(r) {
-    if (!("queries" in r)) return r.results.length ? `${oneMd(r)}\n${NEXT_STEP}` : oneMd(r);
+  markdown(r, render) {
+    if (!("queries" in r)) {
+      return r.results.length ? `${oneMd(r, render)}\n${nextStep(render)}` : oneMd(r, render);
+    }
     const out = Object.entries(r.queries).map(([q, v]) =>
       "error" in v
         ? `## ${JSON.stringify(q)}\nerror ${v.error.code}: ${v.error.message}`
-        : `## ${JSON.stringify(q)}\n${oneMd(v)}`
+        : `## ${JSON.stringify(q)}\n${oneMd(v, render)}`
     );
-    return `${out.join("\n\n")}\n${NEXT_STEP}`;
+    return `${out.join("\n\n")}\n${nextStep(render)}`;
   },
   cli: {
     summary: "search QUERY                    documents for a query",

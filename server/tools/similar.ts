@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { ToolError } from "../../core/types.ts";
 import { defineTool, docIdArg, intFlag, needArgs, resolveDoc } from "../tool.ts";
-import { NEXT_STEP, resultsMd, toResults } from "./_results.ts";
+import { nextStep, resultsMd, toResults } from "./_results.ts";
 
 const USAGE = `shelfmark similar ID [--limit 10] [--json]
   Documents nearest to ID by their document vectors (needs the vectors: see status).`;
@@ -43,13 +43,13 @@ export const similar = defineTool({
     const hits = await v.retriever.nearest(vector, a.limit, {}, id);
     return { doc_id: id, results: toResults(shelf, hits) };
   },
-  markdown(r) {
+  markdown(r, render) {
     if (!r.results.length) return `No documents are similar to ${r.doc_id}.`;
     return [
       `${r.results.length} documents similar to ${r.doc_id}:`,
       ...resultsMd(r.results),
       "",
-      NEXT_STEP,
+      nextStep(render),
     ].join("\n");
   },
   cli: {

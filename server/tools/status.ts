@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { defaultMode } from "../../shelf/search.ts";
-import { defineTool, escapeControl, intFlag, n } from "../tool.ts";
+import { argHint, defineTool, escapeControl, intFlag, n } from "../tool.ts";
 
 /** The `status` tool. */
 export const status = defineTool({
@@ -48,7 +48,7 @@ export const status = defineTool({
       data_dir: shelf.fullPaths ? shelf.data : undefined,
     };
   },
-  markdown(r) {
+  markdown(r, render) {
     const out = [
       `Index: ${r.state}, ${n(r.documents_indexed)} of ${n(r.documents_total)} documents indexed`,
     ];
@@ -80,9 +80,9 @@ export const status = defineTool({
       const next = r.skipped_offset + shown.length;
       if (next < r.skipped_count) {
         out.push(
-          `  … ${
-            n(r.skipped_count - next)
-          } more (skipped_offset=${next}; output_format json lists up to skipped_limit)`,
+          `  … ${n(r.skipped_count - next)} more (${argHint(render, { skipped_offset: next })}; ${
+            render.cli ? "--json" : "output_format json"
+          } lists up to ${render.cli ? "--skipped-limit" : "skipped_limit"})`,
         );
       }
     }
