@@ -175,7 +175,9 @@ async function indexWithProgress(
   const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   bar?.done(
     `indexed ${p.indexed}, unchanged ${p.unchanged}, skipped ${p.skipped}, removed ${p.removed}; ` +
-      `${shelf.catalog.count()} documents in ${shelf.libraries.length} libraries` +
+      `${shelf.catalog.count()} of ${
+        shelf.catalog.count() + shelf.catalog.skipped().length
+      } documents indexed in ${shelf.libraries.length} libraries` +
       (searchable !== undefined ? `; keyword search answered from ${secs(searchable)} on` : ""),
   );
   return p;

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { extname } from "node:path";
 import { buildCard, distinctTerms } from "../core/card.ts";
 import type { Catalog, FileState } from "../core/catalog.ts";
+import { documentFields, fieldsChanged, libraryFields, noteFields } from "../core/fields.ts";
 import { buildOutline } from "../core/outline.ts";
 import { docIdFor } from "../core/paths.ts";
 import { sniff } from "../core/sniff.ts";
@@ -100,7 +101,8 @@ export class Indexer {
     for (const lib of libraries) {
       const { files, refused } = await walkLibrary(lib);
       plans.push({ lib, files, refused });
-      p.total += files.length;
+      // Refused files (unreadable folders, links leading out) count as skipped, as status counts them.
+      p.total += files.length + refused.length;
     }
     opts.onProgress?.({ ...p });
     let batchStart = Date.now();
@@ -110,12 +112,15 @@ export class Indexer {
     try {
       for (const { lib, files, refused } of plans) {
         const known = this.#catalog.fileStates(lib.name);
-        const full = opts.full?.has(lib.name) ?? false;
+        // A library whose indexed front-matter fields changed is extracted again in full.
+        const full = (opts.full?.has(lib.name) ?? false) || fieldsChanged(this.#catalog, lib);
         const skippedBefore = this.#catalog.skippedStates(lib.name);
         const seen = new Set<string>();
         for (const r of refused) {
           this.#catalog.skip(lib.name, r, 0, 0);
           seen.add(r.path);
+          p.skipped++;
+          p.done++;
         }
         const inflight = new Set<Promise<void>>();
         for (const f of files) {
@@ -163,6 +168,7 @@ export class Indexer {
         if (gone.length) await this.removeDocs(gone.map((s) => s.doc_id));
         p.removed += gone.length;
         this.#catalog.unskip([...skippedBefore.keys()].filter((k) => !seen.has(k)));
+        noteFields(this.#catalog, lib);
       }
     } finally {
       try {
@@ -268,8 +274,9 @@ export class Indexer {
         stats: this.#catalog,
       });
       this.#catalog.countTerms(counts.keys());
+      const fields = documentFields(extracted.meta, libraryFields(lib));
       this.#catalog.put(
-        { card, outline, pages: extracted.pages, terms, hash, mtime_ms: f.mtime_ms },
+        { card, outline, pages: extracted.pages, terms, hash, mtime_ms: f.mtime_ms, fields },
         text,
         extracted.links,
       );

@@ -99,3 +99,22 @@ Deno.test("deno task install: the launcher runs this checkout's CLI from any fol
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("cli: the index summary counts what status counts (refused links included)", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-cli-" });
+  try {
+    const lib = `${base}/lib`;
+    await Deno.mkdir(lib);
+    await Deno.writeTextFile(`${lib}/a.md`, "# A\n\nAlpha text.\n");
+    await Deno.writeFile(`${lib}/b.txt`, new Uint8Array([0, 1, 2, 0, 0, 255, 0, 7]));
+    await Deno.symlink(`${lib}/missing.md`, `${lib}/dangling.md`);
+    const idx = await run(["index", lib, "--data", `${base}/data`]);
+    assertEquals(idx.code, 0, idx.stderr);
+    const st = await run(["status", "--data", `${base}/data`, "--json"]);
+    const s = JSON.parse(st.stdout);
+    assertEquals([s.documents_indexed, s.documents_total], [1, 3]);
+    assertMatch(idx.stderr, /skipped 2, removed 0; 1 of 3 documents indexed/);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
