@@ -30,6 +30,28 @@ export function manTitle(lines: string[]): string | undefined {
   return `${m[1]}(${m[2]})`;
 }
 
+/** Extensions of source code and configuration read as text. */
+const CODE_EXTENSIONS = new Set(
+  (".sh .bash .zsh .csh .fish .py .pl .pm .rb .js .mjs .cjs .ts .c .h .cc .cpp .hpp .java " +
+    ".go .rs .el .lisp .scm .lua .tcl .php .awk .sed .vim .ps1 .bat .cmd .mk .cmake .conf " +
+    ".cfg .ini .cnf .toml .yaml .yml .json .properties .service .desktop .patch .diff").split(" "),
+);
+
+/**
+ * Whether a text file is source code or configuration: a script (`#!` first line), a
+ * code or config extension, or a Makefile.
+ *
+ * @example
+ * ```ts
+ * isCode("lib/run", "", "#!/bin/sh"); // true
+ * isCode("lib/notes.txt", ".txt", "# Notes"); // false
+ * ```
+ */
+export function isCode(path: string, extension: string, firstLine: string): boolean {
+  return firstLine.startsWith("#!") || CODE_EXTENSIONS.has(extension) ||
+    /(^|\/)(GNU)?makefile$/i.test(path);
+}
+
 /**
  * The plain-text extractor.
  *
@@ -75,6 +97,11 @@ export function text(): Extractor {
           outlineQuality: headings.length ? "high" : "none",
           warnings,
         });
+      }
+      if (isCode(input.path, input.extension, lines[0] ?? "")) {
+        // Comment lines of scripts and config files are not headings, nor a title
+        // ("[JNZ] Modified 21-Jun-2013"): the file name stands for them.
+        return Promise.resolve({ lines, headings: [], outlineQuality: "none", warnings });
       }
       const { headings, quality } = textHeadings(lines);
       const title = manTitle(lines);

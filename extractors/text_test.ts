@@ -83,3 +83,24 @@ Deno.test("text() titles a man page by its NAME line", async () => {
   });
   assertEquals(doc.meta?.title, "ldd - print shared object dependencies");
 });
+
+Deno.test("text: scripts and config files have no headings; the file name is their title", async () => {
+  const bytes = new TextEncoder().encode(
+    "#!/bin/sh\n# [JNZ] Modified 21-Jun-2013\n\nSETUP\n=====\n\necho hello\n",
+  );
+  const sh = await text().extract({ path: "lib/tools/setup", extension: "", bytes });
+  assertEquals(sh.headings, []);
+  assertEquals(sh.outlineQuality, "none");
+  const conf = await text().extract({
+    path: "lib/app.conf",
+    extension: ".conf",
+    bytes: new TextEncoder().encode("# Main settings\n\nPORT=80\n"),
+  });
+  assertEquals(conf.headings, []);
+  const prose = await text().extract({
+    path: "lib/notes.txt",
+    extension: ".txt",
+    bytes: new TextEncoder().encode("SETUP\n=====\n\nHow to set up.\n"),
+  });
+  assertEquals(prose.headings?.map((h) => h.title), ["SETUP"]);
+});
