@@ -73,11 +73,11 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
         title: tool.title,
         description: tool.description,
         inputSchema: argSchemas[name],
-        annotations: {
-          title: tool.title,
-          readOnlyHint: readOnly,
+        // destructiveHint and idempotentHint mean something only when a tool writes.
+        annotations: readOnly ? { readOnlyHint: true, openWorldHint: false } : {
+          readOnlyHint: false,
           destructiveHint: false,
-          idempotentHint: readOnly,
+          idempotentHint: false,
           openWorldHint: false,
         },
       },
@@ -103,7 +103,29 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
       },
     );
   }
+  compactToolsList(server);
   return server;
+}
+
+/**
+ * Every `tools/list` answer is read by the agent: leave out what says nothing (each
+ * schema's `$schema` line, the default `execution` of every tool). About 20 tokens a tool.
+ */
+function compactToolsList(server: McpServer): void {
+  type Handler = (req: unknown, extra: unknown) => Promise<{ tools: Record<string, unknown>[] }>;
+  const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })
+    ._requestHandlers;
+  const list = handlers?.get("tools/list");
+  if (!handlers || !list) return; // another SDK version: the full answer goes out
+  handlers.set("tools/list", async (req, extra) => {
+    const r = await list(req, extra);
+    for (const t of r.tools) {
+      delete (t.inputSchema as Record<string, unknown> | undefined)?.$schema;
+      const ex = t.execution as { taskSupport?: string } | undefined;
+      if (ex && Object.keys(ex).length === 1 && ex.taskSupport === "forbidden") delete t.execution;
+    }
+    return r;
+  });
 }
 
 /** Serve a shelf over stdio (logs go to stderr only). */

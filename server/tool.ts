@@ -16,12 +16,10 @@ import type { Shelf } from "../shelf/shelf.ts";
 
 /** The `output_format` argument every tool takes. */
 export const outputFormat: z.ZodDefault<z.ZodEnum<{ markdown: "markdown"; json: "json" }>> = z
-  .enum(["markdown", "json"]).default("markdown").describe(
-    "markdown (compact, for reading) or json (structured; also sent as structuredContent)",
-  );
+  .enum(["markdown", "json"]).default("markdown").describe("json: the structured answer");
 /** The `wait_for_index` argument of the tools that read the index. */
 export const waitForIndex: z.ZodOptional<z.ZodBoolean> = z.boolean().optional().describe(
-  "Wait (max 30 s) for pending changes to be indexed before answering",
+  "Wait (max 30 s) for pending changes to be indexed",
 );
 /** How long `wait_for_index` waits at most. */
 export const WAIT_FOR_INDEX_MS = 30_000;
