@@ -10,6 +10,7 @@
  * @module
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { fieldFilterSql, FIELDS_SCHEMA, writeFields } from "./fields.ts";
 import { type Fingerprint, fingerprint } from "./fingerprint.ts";
 import type {
   Card,
@@ -38,6 +39,8 @@ export interface StoredDoc {
   terms: TermCounts;
   hash: string;
   mtime_ms: number;
+  /** Values of the library's indexed front-matter fields (see `core/fields.ts`). */
+  fields?: Record<string, string[]>;
 }
 
 const SCHEMA = `
@@ -75,13 +78,15 @@ CREATE TABLE IF NOT EXISTS links (
 );
 CREATE INDEX IF NOT EXISTS links_doc ON links(doc_id);
 CREATE INDEX IF NOT EXISTS links_target ON links(target);
-`;
+CREATE INDEX IF NOT EXISTS documents_modified ON documents(modified_at);
+${FIELDS_SCHEMA}`;
 
 /**
  * The catalog's format: a catalog of another format is emptied and indexed again. 2: doc
  * ids as 15 decimal digits, text fingerprints. 3: lines without link targets, links kept apart.
+ * 4: front-matter fields (the `fields` table).
  */
-const FORMAT = "3";
+const FORMAT = "4";
 
 /** Documents whose vector is missing or was made from other content. */
 const VECTOR_PENDING = `FROM documents d
@@ -138,6 +143,11 @@ export function filterSql(
   if (filters.modified_before) {
     conds.push(`${alias}.modified_at <= ?`);
     params.push(filters.modified_before);
+  }
+  if (filters.fields) {
+    const f = fieldFilterSql(filters.fields, alias);
+    conds.push(...f.conds);
+    params.push(...f.params);
   }
   return { where: conds.length ? conds.join(" AND ") : "1", params };
 }
@@ -328,6 +338,7 @@ export class Catalog {
       if (typeof l?.target !== "string" || !l.target || !Number.isInteger(l.line)) continue;
       link.run(c.doc_id, l.line, l.target, typeof l.text === "string" ? l.text : "");
     }
+    writeFields(this.db, c.doc_id, doc.fields);
   }
 
   /** The links of a document, in document order. */
@@ -356,6 +367,7 @@ export class Catalog {
       this.#q("DELETE FROM documents WHERE doc_id = ?").run(id);
       this.#q("DELETE FROM texts WHERE doc_id = ?").run(id);
       this.#q("DELETE FROM links WHERE doc_id = ?").run(id);
+      writeFields(this.db, id);
     }
   }
 

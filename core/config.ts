@@ -17,6 +17,8 @@ export interface Config {
     description?: string;
     include?: string[];
     exclude?: string[];
+    /** Front-matter fields indexed for `search` filters and `list_tags`. */
+    fields?: string[];
   }[];
   /** Extra extractor plugin modules (paths or URLs). */
   extractors?: string[];
@@ -67,7 +69,7 @@ export interface Limits {
 const KEYS = new Set(["$schema", "libraries", "extractors", "limits", "embedder", "ocr"]);
 const EMBEDDER_KEYS = new Set(["name", "url", "api_key_env", "multilingual"]);
 const EMBEDDER_NAME = /^(default|none|(ollama|openai):\S+)$/;
-const LIB_KEYS = new Set(["name", "path", "description", "include", "exclude"]);
+const LIB_KEYS = new Set(["name", "path", "description", "include", "exclude", "fields"]);
 const LIMIT_KEYS: Record<string, [number, number]> = {
   max_file_mb: [1, 4096],
   file_timeout_s: [1, 3600],
@@ -79,6 +81,19 @@ function globs(file: string, where: string, v: unknown): string[] | undefined {
   if (v === undefined) return undefined;
   if (!Array.isArray(v) || v.some((g) => typeof g !== "string" || !g)) {
     throw new ConfigError(`${file}: ${where} must be an array of glob patterns`);
+  }
+  return v as string[];
+}
+
+function fieldNames(file: string, where: string, v: unknown): string[] | undefined {
+  if (v === undefined) return undefined;
+  if (
+    !Array.isArray(v) || v.length > 32 ||
+    v.some((f) => typeof f !== "string" || !f.trim() || f.length > 64)
+  ) {
+    throw new ConfigError(
+      `${file}: ${where} must be an array of up to 32 front-matter field names`,
+    );
   }
   return v as string[];
 }
@@ -141,7 +156,7 @@ export function loadConfig(dir: string): Config {
     for (const k of Object.keys(l)) {
       if (!LIB_KEYS.has(k)) throw new ConfigError(`${file}: unknown key "libraries[${i}].${k}"`);
     }
-    const { name, path, description, include, exclude } = l as Record<string, unknown>;
+    const { name, path, description, include, exclude, fields } = l as Record<string, unknown>;
     if (typeof name !== "string" || !/^[^/\\\0]+$/.test(name)) {
       throw new ConfigError(`${file}: libraries[${i}].name must be a name without "/"`);
     }
@@ -154,6 +169,7 @@ export function loadConfig(dir: string): Config {
       description: typeof description === "string" ? description : undefined,
       include: globs(file, `libraries[${i}].include`, include),
       exclude: globs(file, `libraries[${i}].exclude`, exclude),
+      fields: fieldNames(file, `libraries[${i}].fields`, fields),
     };
   });
   const extractors = obj.extractors ?? [];
@@ -247,6 +263,7 @@ export function configLibraries(config: Config): Library[] {
     description: l.description,
     include: l.include,
     exclude: l.exclude,
+    fields: l.fields,
   }));
 }
 

@@ -23,6 +23,11 @@ export interface DocMeta {
   language?: string;
   /** Tags or keywords declared by the document (front matter `tags`). */
   tags?: string[];
+  /**
+   * Front-matter fields by lower-case name, each value a list of strings (a scalar is a
+   * one-element list); the catalog keeps those the library indexes (see `core/fields.ts`).
+   */
+  fields?: Record<string, string[]>;
 }
 
 /** What an extractor receives: the file's bytes and where they came from. */
@@ -224,6 +229,11 @@ export interface SearchFilters {
   modified_after?: string;
   /** Inclusive upper bound on `modified_at` (normalised RFC 3339). */
   modified_before?: string;
+  /**
+   * Front-matter fields: for every field, one of the document's values equals one given
+   * (whole values, case-insensitive; see `core/fields.ts`).
+   */
+  fields?: Record<string, string | string[]>;
 }
 
 /** One searchable item of a query: a plain term or a quoted phrase, as the user wrote it. */
@@ -351,6 +361,8 @@ export interface Library {
   include?: string[];
   /** Globs (relative to the root) of files and folders to leave out. */
   exclude?: string[];
+  /** Front-matter fields indexed for filters and `list_tags` (default: see `core/fields.ts`). */
+  fields?: string[];
 }
 
 /** A file that was not indexed (or only partly), with the reason. */

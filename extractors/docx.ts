@@ -119,6 +119,9 @@ function coreMeta(xml: string | undefined): DocMeta {
   const author = xmlValue(xml, "dc:creator");
   const created = xmlValue(xml, "dcterms:created");
   const language = xmlValue(xml, "dc:language");
+  // Keywords (the `tags` front-matter field of a DOCX), separated by commas or semicolons.
+  const tags = xmlValue(xml, "cp:keywords")?.split(/[,;]/).map((t) => t.trim()).filter(Boolean);
+  if (tags?.length) meta.fields = { tags };
   if (title) meta.title = title;
   if (author) meta.author = author;
   if (created) meta.created = created;

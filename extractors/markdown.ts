@@ -45,12 +45,40 @@ function tagList(v: unknown): string[] | undefined {
   return tags.length ? tags : undefined;
 }
 
+/** Front-matter keys read as another (Obsidian's singular forms). */
+const SAME_AS: Record<string, string> = { tag: "tags", alias: "aliases" };
+/** Front-matter keys kept in `fields`, at most. */
+const MAX_FIELDS = 64;
+
+/**
+ * Every front-matter key with its values as strings (key lower-cased; a scalar is a
+ * one-element list; `tags` written as a string split like {@link tagList}; objects give
+ * their `name`, other nested values are left out).
+ */
+function fieldsOf(fm: Record<string, unknown>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [key, v] of Object.entries(fm)) {
+    const k = key.trim().toLowerCase();
+    const field = SAME_AS[k] ?? k;
+    if (!field || (!(field in out) && Object.keys(out).length >= MAX_FIELDS)) continue;
+    const items = Array.isArray(v) ? v : [v];
+    const values = field === "tags" && typeof v === "string"
+      ? tagList(v) ?? []
+      : items.filter((x) => !Array.isArray(x))
+        .map((x) => typeof x === "boolean" ? String(x) : names(x))
+        .filter((x): x is string => !!x);
+    if (values.length) out[field] = [...(out[field] ?? []), ...values];
+  }
+  return out;
+}
+
 /**
  * Metadata from YAML front matter lines (without the `---` fences).
  *
  * @param yaml the front matter body
  * @param warnings receives a warning when the YAML cannot be parsed
- * @returns title, author, created, language and tags when present
+ * @returns title, author, created, language and tags when present, and every key's
+ *   values as `fields`
  */
 export function frontMatterMeta(yaml: string, warnings: string[]): DocMeta {
   let data: unknown;
@@ -74,6 +102,8 @@ export function frontMatterMeta(yaml: string, warnings: string[]): DocMeta {
   if (created) meta.created = created;
   if (language) meta.language = language;
   if (tags) meta.tags = tags;
+  const fields = fieldsOf(fm);
+  if (Object.keys(fields).length) meta.fields = fields;
   return meta;
 }
 

@@ -20,8 +20,29 @@ Deno.test("markdown() keeps the file's lines and reads front matter", async () =
     created: "2024-05-01",
     language: "fr",
     tags: ["a", "b"],
+    fields: {
+      title: ["Guide"],
+      author: ["Ann", "Bob"],
+      tags: ["a", "b"],
+      date: ["2024-05-01"],
+      lang: ["fr"],
+    },
   });
   assertEquals(doc.outlineQuality, "high");
+});
+
+Deno.test("markdown() gives every front-matter key as fields: lists, tag strings, singular keys", async () => {
+  const md = "---\nTags: 'plot, Pacing'\nalias: Old name\nstatus: draft\ndraft: true\n" +
+    "rating: 4\nnested: {a: 1}\nlist: [x, [y], {name: z}]\n---\ntext\n";
+  const doc = await run(md);
+  assertEquals(doc.meta?.fields, {
+    tags: ["plot", "Pacing"],
+    aliases: ["Old name"],
+    status: ["draft"],
+    draft: ["true"],
+    rating: ["4"],
+    list: ["x", "z"],
+  });
 });
 
 Deno.test("markdown() warns about broken front matter instead of throwing", async () => {

@@ -115,6 +115,11 @@ async function readMeta(doc: PdfDoc): Promise<DocMeta | undefined> {
     if (created) meta.created = created;
     const lang = typeof dict.Language === "string" ? dict.Language.trim() : "";
     if (lang) meta.language = lang;
+    // Keywords (the `tags` front-matter field of a PDF), separated by commas or semicolons.
+    const tags = typeof dict.Keywords === "string"
+      ? dict.Keywords.split(/[,;]/).map((t) => t.trim()).filter(Boolean)
+      : [];
+    if (tags.length) meta.fields = { tags };
     return Object.keys(meta).length ? meta : undefined;
   } catch {
     return undefined;

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { normalizeFieldFilters } from "../core/fields.ts";
 import { bareWord, hasCJK, segmentCJK, STOP_WORDS } from "../core/tokenize.ts";
 import {
   type ParsedQuery,
@@ -245,8 +246,8 @@ export function normalizeTime(value: string, endOfDay = false, name = "date"): s
 
 /**
  * Build the query every retriever receives: the text parsed once, the filters' dates
- * normalised once (a bare date as an upper bound means the end of that day) and the
- * types lower-cased.
+ * normalised once (a bare date as an upper bound means the end of that day), the
+ * types lower-cased and the front-matter field filters folded.
  *
  * @param text the query in the search syntax
  * @param limit maximum number of hits wanted
@@ -276,6 +277,9 @@ export function prepareQuery(
   }
   if (filters.modified_before) {
     f.modified_before = normalizeTime(filters.modified_before, true, "modified_before");
+  }
+  if (filters.fields && Object.keys(filters.fields).length) {
+    f.fields = normalizeFieldFilters(filters.fields);
   }
   const q: Query = { text, parsed: parseQuery(text), limit, filters: f };
   if (snippets !== undefined) q.snippets = snippets;

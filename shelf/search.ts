@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { checkFields } from "../core/fields.ts";
 import type { Hit, Query, Retriever, SearchFilters } from "../core/types.ts";
 import { rrf } from "../retrievers/fusion.ts";
 import { bestPassages, passagesOf } from "../retrievers/passages.ts";
@@ -98,9 +99,12 @@ function retrieversFor(shelf: Shelf, mode: SearchMode): Retriever[] {
  * @param shelf the shelf
  * @param req the request
  * @returns the hits and the mode used
- * @throws {ToolError} `INVALID_ARGUMENT` for a bad date or a query with nothing to search
+ * @throws {ToolError} `INVALID_ARGUMENT` for a bad date, a query with nothing to search, or
+ *   a front-matter field the library does not index
  */
 export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<SearchOutcome> {
+  const fields = Object.keys(req.filters?.fields ?? {});
+  if (fields.length) checkFields(shelf.libraries, req.filters?.library, fields);
   const asked = req.mode ?? defaultMode(shelf).mode;
   const note = asked === "keyword" ? undefined : vectorsUnavailable(shelf);
   const mode: SearchMode = note ? "keyword" : asked;
