@@ -21,7 +21,7 @@ export async function toolsListTokens(): Promise<{ total: number; tools: Record<
   try {
     const r = await client.listTools();
     const tools = Object.fromEntries(
-      r.tools.map((t) => [t.name, encode(JSON.stringify(t)).length]),
+      r.tools.map((t: { name: string }) => [t.name, encode(JSON.stringify(t)).length]),
     );
     return { total: encode(JSON.stringify(r)).length, tools };
   } finally {
