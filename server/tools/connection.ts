@@ -1,24 +1,122 @@
 /**
- * `connection`: not built yet (a placeholder registered in the tool table).
+ * `connection`: the shortest chain of links between two documents, following links in
+ * either direction (breadth first over the link graph of `core/graph.ts`).
  *
  * @module
  */
-import { ToolError } from "../../core/types.ts";
-import { defineTool } from "../tool.ts";
+import { z } from "zod";
+import { linkGraph } from "../../core/graph.ts";
+import {
+  defineTool,
+  docIdArg,
+  escapeControl,
+  intFlag,
+  needArgs,
+  resolveDoc,
+  shownPath,
+} from "../tool.ts";
+import { plural, quote } from "./links.ts";
+
+/** Steps a chain may take, at most (and by default). */
+const MAX_DEPTH = 10;
+
+/** A document of the chain. */
+interface ChainDoc {
+  doc_id: string;
+  path: string;
+  title: string;
+}
+
+/** The link taken from one document of the chain to the next. */
+interface ChainLink {
+  /** `out`: the link stands in the earlier document; `in`: in the later one. */
+  direction: "out" | "in";
+  /** The document the link stands in. */
+  from: string;
+  /** The document it points to. */
+  to: string;
+  /** Its line in `from`. */
+  line: number;
+  /** Its text. */
+  text: string;
+  /** Its target as written. */
+  target: string;
+}
+
+interface Answer {
+  from: ChainDoc;
+  to: ChainDoc;
+  max_depth: number;
+  found: boolean;
+  hops?: number;
+  chain?: ChainDoc[];
+  links?: ChainLink[];
+}
+
+const USAGE = `shelfmark connection FROM TO [--max-depth 10] [--json]
+  The shortest chain of links between two documents (ids or paths), either direction.`;
 
 /** The `connection` tool. */
 export const connection = defineTool({
   name: "connection",
-  title: "connection",
-  description: "Not available yet.",
-  input: {},
-  run(): Record<string, never> {
-    throw new ToolError("INTERNAL", "connection is not built yet", "");
+  title: "Connection between documents",
+  description:
+    "Shortest chain of links between two documents, following links either way (at most max_depth hops): each document and the line and text of each link used.",
+  input: {
+    from: docIdArg,
+    to: docIdArg,
+    max_depth: z.number().int().min(1).max(MAX_DEPTH).default(MAX_DEPTH).describe(
+      `Hops at most (1-${MAX_DEPTH})`,
+    ),
   },
-  markdown: () => "",
+  run(shelf, a): Answer {
+    const from = resolveDoc(shelf, a.from);
+    const to = resolveDoc(shelf, a.to);
+    const found = linkGraph(shelf.catalog, shelf.libraries).chain(from, to, a.max_depth);
+    const ids = found ? found.docs.map((d) => d.doc_id) : [from, to];
+    const cards = shelf.catalog.cards(ids);
+    const doc = (id: string): ChainDoc => {
+      const c = cards.get(id)!;
+      return { doc_id: id, path: shownPath(shelf, c.path), title: c.title };
+    };
+    const base = { from: doc(from), to: doc(to), max_depth: a.max_depth };
+    if (!found) return { ...base, found: false };
+    return {
+      ...base,
+      found: true,
+      hops: found.hops.length,
+      chain: ids.map(doc),
+      links: found.hops.map((h, k) => ({ direction: h.from === ids[k] ? "out" : "in", ...h })),
+    };
+  },
+  markdown(r) {
+    const name = (d: ChainDoc) => `${escapeControl(d.path)} (${d.doc_id})`;
+    if (!r.found) {
+      return `No connection between ${name(r.from)} and ${name(r.to)} within ${
+        plural(r.max_depth, "hop")
+      }.`;
+    }
+    if (!r.hops) return `${name(r.from)} is the document itself (0 hops).`;
+    const lines = [`${plural(r.hops, "hop")} from ${name(r.from)} to ${name(r.to)}:`];
+    r.chain!.forEach((d, k) => {
+      lines.push(`${k + 1}. ${name(d)} — ${escapeControl(d.title)}`);
+      const l = r.links![k];
+      if (!l) return;
+      lines.push(
+        l.direction === "out"
+          ? `   → L${l.line} ${quote(l.text)} links to the next`
+          : `   ← the next links here (its L${l.line} ${quote(l.text)})`,
+      );
+    });
+    return lines.join("\n");
+  },
   cli: {
-    summary: "connection                      (not built yet)",
-    usage: "shelfmark connection",
-    args: () => ({}),
+    summary: "connection FROM TO              shortest chain of links between two documents",
+    usage: USAGE,
+    flags: { "max-depth": { type: "string" } },
+    args(pos, f) {
+      needArgs(pos, 2, "FROM and TO", USAGE);
+      return { from: pos[0], to: pos[1], max_depth: intFlag(f["max-depth"], "max-depth") };
+    },
   },
 });

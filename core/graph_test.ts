@@ -1,0 +1,182 @@
+/**
+ * The link graph on a real catalog file and a real library folder: how targets are read,
+ * resolved (relative paths, wiki names, files on disk, broken), counted and walked, and
+ * when the graph is rebuilt.
+ */
+import { join } from "node:path";
+import { assert, assertEquals } from "../tests/assert.ts";
+import { Catalog } from "./catalog.ts";
+import { linkGraph, parseTarget } from "./graph.ts";
+import type { Card, Link } from "./types.ts";
+
+Deno.test("parseTarget() reads URLs, fragments, relative and rooted paths, wiki names", () => {
+  const html = (t: string) => parseTarget(t, "Py/library/warnings.html", "html");
+  const md = (t: string) => parseTarget(t, "Vault/daily/today.md", "markdown");
+  assertEquals(html("https://docs.python.org/3/"), { kind: "external" });
+  assertEquals(html("mailto:someone@example.org"), { kind: "external" });
+  assertEquals(html("//cdn.example.org/x.js"), { kind: "external" });
+  assertEquals(html("#module-warnings"), { kind: "internal" });
+  assertEquals(html("?highlight=x"), { kind: "internal" });
+  assertEquals(html("sys.html#sys.stderr"), { kind: "local", paths: ["Py/library/sys.html"] });
+  assertEquals(html("../using/cmdline.html?x=1#cmdoption-W"), {
+    kind: "local",
+    paths: ["Py/using/cmdline.html"],
+  });
+  assertEquals(html("/index.html"), { kind: "local", paths: ["Py/index.html"] });
+  assertEquals(html("../"), { kind: "local", paths: ["Py", "Py/index.html"] });
+  assertEquals(html("../../../etc/passwd"), { kind: "outside" });
+  assertEquals(html("My%20Page.html"), { kind: "local", paths: ["Py/library/My Page.html"] });
+  assertEquals(html("bad%zzescape.html"), {
+    kind: "local",
+    paths: ["Py/library/bad%zzescape.html"],
+  });
+  assertEquals(parseTarget("./ch2.xhtml#s1", "Books/a.epub", "epub"), { kind: "internal" });
+  assertEquals(md("Note#Heading"), {
+    kind: "local",
+    paths: ["Vault/daily/Note", "Vault/daily/Note.md", "Vault/Note", "Vault/Note.md"],
+    name: "Note",
+  });
+  assertEquals(md("./other.md"), { kind: "local", paths: ["Vault/daily/other.md"] });
+  assertEquals(md("projects/Plan"), {
+    kind: "local",
+    paths: [
+      "Vault/daily/projects/Plan",
+      "Vault/daily/projects/Plan.md",
+      "Vault/projects/Plan",
+      "Vault/projects/Plan.md",
+    ],
+    name: "projects/Plan",
+  });
+  // a note at the root of the library
+  assertEquals(parseTarget("Note", "Vault/index.md", "markdown"), {
+    kind: "local",
+    paths: ["Vault/Note", "Vault/Note.md"],
+    name: "Note",
+  });
+});
+
+function card(path: string, docType = "markdown"): Card {
+  return {
+    doc_id: path.replace(/\W/g, "_"),
+    path,
+    library: path.slice(0, path.indexOf("/")),
+    doc_type: docType,
+    title: path,
+    language: "en",
+    word_count: 1,
+    total_lines: 10,
+    abstract: "",
+    keywords: [],
+    brief: true,
+    outline_quality: "none",
+    has_outline: false,
+    modified_at: "2026-01-01T00:00:00.000Z",
+    size: 1,
+  };
+}
+
+function put(catalog: Catalog, path: string, links: [string, number?][], docType?: string): string {
+  const c = card(path, docType);
+  const ls: Link[] = links.map(([target, line]) => ({
+    target,
+    text: `to ${target}`,
+    line: line ?? 1,
+  }));
+  catalog.put({ card: c, outline: [], terms: {}, hash: path, mtime_ms: 0 }, "text", ls);
+  return c.doc_id;
+}
+
+Deno.test("LinkGraph resolves links, counts backlinks, finds orphans, broken links and chains", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-graph-" });
+  try {
+    const root = join(base, "Vault");
+    await Deno.mkdir(join(root, "img"), { recursive: true });
+    await Deno.writeTextFile(join(root, "img", "logo.png"), "not indexed");
+    const libraries = [{ name: "Vault", root }];
+    const catalog = new Catalog(join(base, "catalog.db"));
+    const home = put(catalog, "Vault/Home.md", [
+      ["Alpha", 3], // wiki name, unique
+      ["Plan#Goals", 4], // two Plan.md: the shortest path wins
+      ["img/logo.png", 5], // a file on disk, not indexed
+      ["Missing note", 6], // broken
+      ["https://example.org", 7],
+      ["#top", 8],
+      ["Home", 9], // itself
+    ]);
+    const alpha = put(catalog, "Vault/notes/Alpha.md", [["../projects/deep/Plan.md", 2]]);
+    const plan = put(catalog, "Vault/Plan.md", []);
+    const deep = put(catalog, "Vault/projects/deep/Plan.md", [["beta", 1]]); // case-insensitive
+    const beta = put(catalog, "Vault/notes/Beta.md", []);
+    const lonely = put(catalog, "Vault/lonely.md", []);
+    const page = put(
+      catalog,
+      "Vault/site/a.html",
+      [["../notes/Alpha.md", 1], ["b.html", 2]],
+      "html",
+    );
+    catalog.skip("Vault", { path: "Vault/site/b.html", reason: "too_large", message: "" }, 1, 0);
+
+    const g = linkGraph(catalog, libraries);
+    assertEquals(g.size, 7);
+    const out = g.outgoing(home).map((l) => [l.line, l.kind, l.doc_id, l.path, l.exists]);
+    assertEquals(out, [
+      [3, "document", alpha, "Vault/notes/Alpha.md", true],
+      [4, "document", plan, "Vault/Plan.md", true],
+      [5, "file", null, "Vault/img/logo.png", true],
+      [6, "broken", null, "Vault/Missing note", false],
+      [7, "external", null, null, null],
+      [8, "internal", null, null, null],
+      [9, "internal", null, null, null],
+    ]);
+    assertEquals(g.outgoing(page)[1]!.kind, "file", "a skipped file is on disk, not indexed");
+    assertEquals(g.outgoing(deep)[0]!.doc_id, beta);
+
+    assertEquals(g.incoming(alpha).map((s) => [s.path, s.links]), [
+      ["Vault/Home.md", 1],
+      ["Vault/site/a.html", 1],
+    ]);
+    assertEquals(g.orphans("Vault").map((d) => d.path), [
+      "Vault/Home.md",
+      "Vault/lonely.md",
+      "Vault/site/a.html",
+    ]);
+    assertEquals(g.mostLinked().map((d) => [d.path, d.sources]), [
+      ["Vault/notes/Alpha.md", 2],
+      ["Vault/Plan.md", 1],
+      ["Vault/notes/Beta.md", 1],
+      ["Vault/projects/deep/Plan.md", 1],
+    ]);
+    assertEquals(g.broken("Vault").map((b) => [b.source.path, b.target]), [
+      ["Vault/Home.md", "Missing note"],
+    ]);
+    assertEquals(g.broken("Other"), []);
+
+    // Home -> Alpha -> deep/Plan -> Beta, links followed forward; back again through backlinks
+    const c = g.chain(home, beta, 10)!;
+    assertEquals(c.docs.map((d) => d.doc_id), [home, alpha, deep, beta]);
+    assertEquals(c.hops.map((h) => [h.from, h.to, h.line]), [
+      [home, alpha, 3],
+      [alpha, deep, 2],
+      [deep, beta, 1],
+    ]);
+    assertEquals(g.chain(beta, page, 10)!.docs.map((d) => d.doc_id), [beta, deep, alpha, page]);
+    assertEquals(g.chain(home, beta, 2), undefined, "too far");
+    assertEquals(g.chain(home, lonely, 10), undefined, "not linked at all");
+    assertEquals(g.chain(home, home, 10)!.hops, []);
+
+    // Unchanged catalog: the same graph. A new note: rebuilt, the broken link resolves.
+    assert(linkGraph(catalog, libraries) === g);
+    catalog.setMeta("unrelated", "x");
+    assert(linkGraph(catalog, libraries) === g, "a write elsewhere keeps the graph");
+    const missing = put(catalog, "Vault/Missing note.md", []);
+    const g2 = linkGraph(catalog, libraries);
+    assert(g2 !== g);
+    assertEquals(g2.outgoing(home)[3]!.doc_id, missing);
+    assertEquals(g2.broken(), []);
+    catalog.remove([missing]);
+    assertEquals(linkGraph(catalog, libraries).outgoing(home)[3]!.kind, "broken");
+    catalog.close();
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
