@@ -1,0 +1,38 @@
+/**
+ * Small helpers the benchmarks share: percentiles and folder sizes.
+ *
+ * @module
+ */
+import { join } from "node:path";
+
+/**
+ * The p-th percentile (nearest rank) of a list of numbers; NaN for an empty list.
+ *
+ * @example
+ * ```ts
+ * import { pct } from "./stats.ts";
+ * pct([5, 1, 3, 2, 4], 50); // 3
+ * ```
+ */
+export function pct(xs: number[], p: number): number {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
+/** Bytes of every file under a folder (0 when it does not exist). */
+export function dirSize(dir: string): number {
+  let total = 0;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(dir)];
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory) total += dirSize(p);
+    else if (e.isFile) total += Deno.statSync(p).size;
+  }
+  return total;
+}
