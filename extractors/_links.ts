@@ -297,7 +297,9 @@ function scanInline(s: string, first: number, defs: Map<string, string>, out: Li
       WIKI.lastIndex = at;
       const wiki = s[i + 1] === "[" ? WIKI.exec(s) : null;
       if (wiki) {
-        add(wiki[2]!, wiki[3]?.trim() || wiki[2]!.trim(), at);
+        // in a table the alias pipe is escaped: `[[Note\|alias]]`
+        const note = wiki[2]!.replace(/\\$/, "");
+        add(note, wiki[3]?.trim() || note.trim(), at);
         i = WIKI.lastIndex - 1;
         continue;
       }

@@ -26,6 +26,21 @@ Deno.test("markdownLinks() finds inline links, images, autolinks and wiki links"
   ]);
 });
 
+Deno.test("markdownLinks() reads wiki links with headings, aliases, embeds and table escapes", () => {
+  const md = [
+    "| note | link |",
+    "| --- | --- |",
+    "| a | [[Note#Heading|shown]] and [[Folder/Note\\|in a table]] |",
+    "![[Note#^block]] [[ spaced name ]] [[not closed",
+  ];
+  assertEquals(pairs(md), [
+    [3, "Note#Heading", "shown"],
+    [3, "Folder/Note", "in a table"],
+    [4, "Note#^block", "Note#^block"],
+    [4, "spaced name", "spaced name"],
+  ]);
+});
+
 Deno.test("markdownLinks() resolves reference links through their definitions", () => {
   const md = [
     "Read [the spec][spec], [Spec][] and [spec] but not [unknown] or [^1].",
