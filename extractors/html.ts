@@ -277,7 +277,13 @@ function converter(sink: LinkSink): NodeHtmlMarkdown {
     const src = node.getAttribute("src") ?? "";
     return { content: /^data:/i.test(src) ? alt : sink.mark(src, alt), recurse: false };
   };
-  const nhm = new NodeHtmlMarkdown({ maxConsecutiveNewlines: 2 }, { ...TRANSLATORS, a, img });
+  // Text keeps its characters: `max_connections` stays greppable and quotable, not
+  // `max\_connections` (node-html-markdown escapes \ ` * _ ~ [ ] everywhere by default).
+  // Line starts are still escaped, so a text line never reads as a heading or a list.
+  const nhm = new NodeHtmlMarkdown(
+    { maxConsecutiveNewlines: 2, globalEscape: [/(?!)/g, ""] },
+    { ...TRANSLATORS, a, img },
+  );
   nhm.tableCellTranslators.set("a", a);
   nhm.tableCellTranslators.set("img", img);
   nhm.aTagTranslators.set("img", img);
@@ -295,6 +301,31 @@ const INLINE_END =
  */
 function keepSpaceAfterInline(html: string): string {
   return html.replace(INLINE_END, "$1 ");
+}
+
+/** The escapes node-html-markdown puts before a text line's first characters. */
+const LINE_START_ESCAPE = /^(\s*)(?:\\([-+=>]|#{1,6}\s)|(\d+)\\(\.\s))/;
+
+/**
+ * Once the headings are known, text lines lose the backslash that kept them from reading
+ * as Markdown (`\- not a list` → `- not a list`, `1\. ` → `1. `), outside code blocks.
+ *
+ * @example
+ * ```ts
+ * unescapeLineStarts(["\\- a", "```", "\\- b", "```"]); // ["- a", "```", "\\- b", "```"]
+ * ```
+ */
+export function unescapeLineStarts(lines: string[]): string[] {
+  let fence: string | undefined;
+  return lines.map((l) => {
+    const f = /^\s*(`{3,}|~{3,})/.exec(l)?.[1];
+    if (f && (!fence || f[0] === fence[0] && f.length >= fence.length)) {
+      fence = fence ? undefined : f;
+      return l;
+    }
+    if (fence) return l;
+    return l.replace(LINE_START_ESCAPE, (_m, sp, sign, num, dot) => sp + (sign ?? num + dot));
+  });
 }
 
 /** Break very long prose lines at spaces so `read` stays usable; tables and code stay. */
@@ -362,7 +393,7 @@ export function html(): Extractor {
       const { lines, links } = sink.take(wrapLong(raw));
       const headings = markdownHeadings(lines);
       return Promise.resolve({
-        lines,
+        lines: unescapeLineStarts(lines),
         headings,
         outlineQuality: headings.length ? "high" : "none",
         meta,

@@ -141,3 +141,16 @@ Deno.test("html() leaves no link targets in the small corpus's pages, links on t
   const stderr = doc.links?.find((l) => l.target === "sys.html#sys.stderr");
   assert(stderr && doc.lines[stderr.line - 1]!.includes("written to sys.stderr, but"));
 });
+
+Deno.test("html: text keeps its characters (no Markdown escapes), headings stay headings", async () => {
+  const bytes = new TextEncoder().encode(
+    `<h1>Conf</h1><p>Set <span>max_connections</span> to 100; a*b, [x], C:\\dir.</p>` +
+      `<p>- not a list</p><p># not a heading</p><pre>\\- kept</pre>`,
+  );
+  const d = await html().extract({ path: "l/a.html", extension: ".html", bytes });
+  assertEquals(d.headings?.map((h) => h.title), ["Conf"]);
+  assert(d.lines.includes("Set max_connections to 100; a*b, [x], C:\\dir."), d.lines.join("\n"));
+  assert(d.lines.includes("- not a list"), d.lines.join("\n"));
+  assert(d.lines.includes("# not a heading"), d.lines.join("\n"));
+  assert(d.lines.includes("\\- kept"), d.lines.join("\n"));
+});
