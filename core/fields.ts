@@ -222,7 +222,11 @@ export function fieldFilterSql(
  *
  * @throws {ToolError} `INVALID_ARGUMENT` naming the field, the indexed ones in the hint
  */
-export function checkFields(libraries: Library[], library: string | undefined, names: string[]) {
+export function checkFields(
+  libraries: Library[],
+  library: string | undefined,
+  names: string[],
+): void {
   const libs = libraries.filter((l) => library === undefined || l.name === library);
   const indexed = [...new Set(libs.flatMap(libraryFields))];
   for (const name of names) {

@@ -1,24 +1,137 @@
 /**
- * `find_documents`: not built yet (a placeholder registered in the tool table).
+ * `find_documents`: documents by file name or title — exact, then prefix, then contains
+ * (case, accents and `_-.` separators ignored), and with `fuzzy` also names within a few
+ * typos (see `retrievers/names.ts`).
  *
  * @module
  */
+import { z } from "zod";
+import { type DocEntry, docTable } from "../../core/listing.ts";
 import { ToolError } from "../../core/types.ts";
-import { defineTool } from "../tool.ts";
+import {
+  type MatchKind,
+  matchNames,
+  type NameMatch,
+  type Names,
+  namesOf,
+  normalizeName,
+} from "../../retrievers/names.ts";
+import {
+  argHint,
+  checkLibrary,
+  defineTool,
+  intFlag,
+  libraryArg,
+  listFlag,
+  n,
+  needArgs,
+} from "../tool.ts";
+import { type DocCard, docCard, docLine } from "./_listing.ts";
+
+const USAGE =
+  `shelfmark find-documents QUERY [--fuzzy] [--library NAME] [--type pdf,docx] [--limit 10] [--json]`;
+
+/** A document found, with how it matched. */
+type Found = DocCard & {
+  /** exact, prefix, contains or fuzzy. */
+  match: MatchKind;
+  /** Whether the file name or the title matched. */
+  matched_on: "name" | "title";
+  /** Typos allowed for a fuzzy match. */
+  edits?: number;
+};
+
+/** Normalised names of the documents of a table, made once per table. */
+const namesCache = new WeakMap<DocEntry[], Names[]>();
+
+function tableNames(entries: DocEntry[]): Names[] {
+  let names = namesCache.get(entries);
+  if (!names) namesCache.set(entries, names = entries.map((e) => namesOf(e.path, e.title)));
+  return names;
+}
 
 /** The `find_documents` tool. */
 export const findDocuments = defineTool({
   name: "find_documents",
-  title: "find_documents",
-  description: "Not available yet.",
-  input: {},
-  run(): Record<string, never> {
-    throw new ToolError("INTERNAL", "find_documents is not built yet", "");
+  title: "Find documents by name",
+  description:
+    "Documents by file name or title: exact, then prefix, then contains (case-insensitive); fuzzy tolerates typos. For a known name; search finds content.",
+  input: {
+    query: z.string().min(1).max(200).describe("File name or title, or part of it"),
+    fuzzy: z.boolean().default(false).describe("Tolerate typos"),
+    library: libraryArg.optional(),
+    doc_types: z.array(z.string().min(1).max(32)).max(20).default([]).describe("Only these types"),
+    limit: z.number().int().min(1).max(50).default(10),
   },
-  markdown: () => "",
+  run(shelf, a) {
+    checkLibrary(shelf, a.library);
+    const q = normalizeName(a.query);
+    if (!q) {
+      throw new ToolError(
+        "INVALID_ARGUMENT",
+        `query ${JSON.stringify(a.query)} has no letters or digits`,
+        "Give part of a file name or title.",
+      );
+    }
+    const types = new Set(a.doc_types.map((t) => t.toLowerCase()));
+    const { entries } = docTable(shelf.catalog.db);
+    const names = tableNames(entries);
+    const hits: { e: DocEntry; m: NameMatch }[] = [];
+    entries.forEach((e, i) => {
+      if (a.library !== undefined && e.library !== a.library) return;
+      if (types.size && !types.has(e.doc_type)) return;
+      const m = matchNames(q, names[i]!, a.fuzzy);
+      if (m) hits.push({ e, m });
+    });
+    hits.sort((x, y) => x.m.score - y.m.score || (x.e.path < y.e.path ? -1 : 1));
+    const counts: Partial<Record<MatchKind, number>> = {};
+    for (const h of hits) counts[h.m.kind] = (counts[h.m.kind] ?? 0) + 1;
+    const results: Found[] = hits.slice(0, a.limit).map(({ e, m }) => ({
+      ...docCard(shelf, e),
+      match: m.kind,
+      matched_on: m.on,
+      edits: m.kind === "fuzzy" ? m.distance : undefined,
+    }));
+    return { query: a.query, fuzzy: a.fuzzy, total: hits.length, counts, results };
+  },
+  markdown(r, render) {
+    if (!r.results.length) {
+      return `No document named like ${JSON.stringify(r.query)}.` +
+        (r.fuzzy
+          ? " Try search for words inside documents."
+          : ` Try ${render.cli ? "--fuzzy" : "fuzzy=true"}, or search.`);
+    }
+    const kinds = Object.entries(r.counts).map(([k, c]) => `${n(c)} ${k}`).join(", ");
+    const out = [`${n(r.total)} documents named like ${JSON.stringify(r.query)} (${kinds}):`];
+    r.results.forEach((d, i) => {
+      const how = d.match === "fuzzy" ? `fuzzy, ${d.edits} edits` : d.match;
+      out.push(
+        `${i + 1}. ${docLine(d, d.path)} (${how}${d.matched_on === "title" ? " title" : ""})`,
+      );
+    });
+    if (r.total > r.results.length) {
+      out.push(`(${n(r.total - r.results.length)} more: raise ${argHint(render, { limit: 50 })})`);
+    }
+    return out.join("\n");
+  },
   cli: {
-    summary: "find-documents                      (not built yet)",
-    usage: "shelfmark find-documents",
-    args: () => ({}),
+    summary: "find-documents QUERY            documents by file name or title",
+    usage: USAGE,
+    flags: {
+      fuzzy: { type: "boolean" },
+      library: { type: "string" },
+      type: { type: "string" },
+      limit: { type: "string", short: "n" },
+    },
+    args(pos, f) {
+      needArgs(pos, 1, "QUERY", USAGE);
+      return {
+        query: pos.join(" "),
+        fuzzy: f.fuzzy,
+        library: f.library,
+        doc_types: listFlag(f.type),
+        limit: intFlag(f.limit, "limit"),
+      };
+    },
   },
 });

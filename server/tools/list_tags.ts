@@ -1,24 +1,51 @@
 /**
- * `list_tags`: not built yet (a placeholder registered in the tool table).
+ * `list_tags`: the distinct values of an indexed front-matter field (default `tags`) with
+ * the number of documents holding each, most used first (values folded as filters match
+ * them, see `core/fields.ts`).
  *
  * @module
  */
-import { ToolError } from "../../core/types.ts";
-import { defineTool } from "../tool.ts";
+import { z } from "zod";
+import { checkFields, fieldValues, foldField } from "../../core/fields.ts";
+import { checkLibrary, defineTool, escapeControl, intFlag, libraryArg, n } from "../tool.ts";
+
+const USAGE = `shelfmark list-tags [FIELD] [--library NAME] [--limit 100] [--json]`;
 
 /** The `list_tags` tool. */
 export const listTags = defineTool({
   name: "list_tags",
-  title: "list_tags",
-  description: "Not available yet.",
-  input: {},
-  run(): Record<string, never> {
-    throw new ToolError("INTERNAL", "list_tags is not built yet", "");
+  title: "List tags",
+  description:
+    "Distinct values of a front-matter field (tags, aliases, type, status, author...) with document counts, most used first; for search filters.",
+  input: {
+    field: z.string().min(1).max(64).default("tags").describe("Front-matter field"),
+    library: libraryArg.optional(),
+    limit: z.number().int().min(1).max(1000).default(100),
   },
-  markdown: () => "",
+  run(shelf, a) {
+    checkLibrary(shelf, a.library);
+    checkFields(shelf.libraries, a.library, [a.field]);
+    const field = foldField(a.field);
+    const { values, total } = fieldValues(shelf.catalog.db, field, a.library, a.limit);
+    return { field, library: a.library ?? null, total, values };
+  },
+  markdown(r) {
+    const where = r.library ? ` in ${escapeControl(r.library)}` : "";
+    if (!r.values.length) return `No document has a ${r.field} value${where}.`;
+    const more = r.total > r.values.length ? ` (top ${n(r.values.length)}; raise limit)` : "";
+    return [
+      `${n(r.total)} values of ${r.field}${where}, documents each${more}:`,
+      r.values.map((v) => `${escapeControl(v.value)} (${n(v.documents)})`).join(" · "),
+    ].join("\n");
+  },
   cli: {
-    summary: "list-tags                      (not built yet)",
-    usage: "shelfmark list-tags",
-    args: () => ({}),
+    summary: "list-tags [FIELD]               values of a front-matter field, with counts",
+    usage: USAGE,
+    flags: { library: { type: "string" }, limit: { type: "string", short: "n" } },
+    args: (pos, f) => ({
+      field: pos[0],
+      library: f.library,
+      limit: intFlag(f.limit, "limit"),
+    }),
   },
 });

@@ -1,24 +1,82 @@
 /**
- * `recent`: not built yet (a placeholder registered in the tool table).
+ * `recent`: the most recently modified documents, under the same library, path_glob and
+ * doc_types filters as `search` (the catalog's `filterSql`).
  *
  * @module
  */
-import { ToolError } from "../../core/types.ts";
-import { defineTool } from "../tool.ts";
+import { z } from "zod";
+import { docTable, recentIds } from "../../core/listing.ts";
+import {
+  checkLibrary,
+  defineTool,
+  escapeControl,
+  intFlag,
+  libraryArg,
+  listFlag,
+  n,
+} from "../tool.ts";
+import { docCard, docLine } from "./_listing.ts";
+
+const USAGE =
+  `shelfmark recent [--library NAME] [--path-glob 'Lib/dir/*'] [--type pdf,docx] [--limit 20] [--json]`;
 
 /** The `recent` tool. */
 export const recent = defineTool({
   name: "recent",
-  title: "recent",
-  description: "Not available yet.",
-  input: {},
-  run(): Record<string, never> {
-    throw new ToolError("INTERNAL", "recent is not built yet", "");
+  title: "Recently modified documents",
+  description:
+    "Most recently modified documents, newest first (doc_id, title, type, lines, size, date); filter by library, path_glob, doc_types.",
+  input: {
+    library: libraryArg.optional(),
+    path_glob: z.string().min(1).max(1000).optional().describe(
+      "GLOB on <library>/<path>, e.g. 'Notes/2024/*'",
+    ),
+    doc_types: z.array(z.string().min(1).max(32)).max(20).default([]).describe("Only these types"),
+    limit: z.number().int().min(1).max(100).default(20),
   },
-  markdown: () => "",
+  run(shelf, a) {
+    checkLibrary(shelf, a.library);
+    const filters = {
+      library: a.library,
+      path_glob: a.path_glob,
+      doc_types: a.doc_types.map((t) => t.toLowerCase()),
+    };
+    const ids = recentIds(shelf.catalog.db, filters, a.limit);
+    const { byId } = docTable(shelf.catalog.db);
+    const documents = ids.flatMap((id) => {
+      const e = byId.get(id);
+      return e ? [docCard(shelf, e)] : [];
+    });
+    return { library: a.library ?? null, path_glob: a.path_glob ?? null, documents };
+  },
+  markdown(r) {
+    const scope = [r.library, r.path_glob].filter(Boolean).map((s) => escapeControl(s!));
+    if (!r.documents.length) {
+      return `No documents${scope.length ? ` in ${scope.join(", ")}` : ""}.`;
+    }
+    const out = [
+      `${n(r.documents.length)} most recently modified${
+        scope.length ? ` in ${scope.join(", ")}` : ""
+      }:`,
+    ];
+    r.documents.forEach((d, i) => out.push(`${i + 1}. ${docLine(d, d.path)}`));
+    return out.join("\n");
+  },
   cli: {
-    summary: "recent                      (not built yet)",
-    usage: "shelfmark recent",
-    args: () => ({}),
+    summary: "recent                          most recently modified documents",
+    usage: USAGE,
+    flags: {
+      library: { type: "string" },
+      "path-glob": { type: "string" },
+      glob: { type: "string" },
+      type: { type: "string" },
+      limit: { type: "string", short: "n" },
+    },
+    args: (pos, f) => ({
+      library: f.library ?? pos[0],
+      path_glob: f["path-glob"] ?? f.glob,
+      doc_types: listFlag(f.type),
+      limit: intFlag(f.limit, "limit"),
+    }),
   },
 });

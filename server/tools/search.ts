@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "zod";
+import { checkFields } from "../../core/fields.ts";
 import { defaultMode, searchShelf } from "../../shelf/search.ts";
 import { ToolError } from "../../core/types.ts";
 import {
@@ -16,6 +17,7 @@ import {
   listFlag,
   needArgs,
   type Render,
+  UsageError,
 } from "../tool.ts";
 import { nextStep, resultsMd, toResults } from "./_results.ts";
 
@@ -57,6 +59,7 @@ const USAGE =
   `shelfmark search QUERY [--limit 20] [--type pdf,docx] [--library NAME] [--path-glob 'Lib/dir/*']
                  [--after 2024-01-01] [--before 2024-12-31] [--sort default|newest|oldest]
                  [--mode hybrid|keyword|semantic] [--passages 1] [--verbose] [--json]
+                 [--filter FIELD=VALUE]...  (front matter; a field repeated matches any value)
        shelfmark search --query Q1 --query Q2 ...   (up to 10 queries in one call)
   Query syntax: words (ranked, need not all match), "a phrase" (must match), -word (exclude),
   +word (require), a|b (alternatives).`;
@@ -82,6 +85,12 @@ export const search = defineTool({
     path_glob: z.string().min(1).max(1000).optional().describe(
       "SQLite GLOB against the path <library>/<...>, case-sensitive, e.g. 'Papers/2024/*'",
     ),
+    filters: z.record(
+      z.string().min(1).max(64),
+      z.union([z.string().max(256), z.array(z.string().max(256)).min(1).max(20)]),
+    ).optional().describe(
+      'Front-matter fields, all must match (a list: any value), e.g. {"tags": "x", "status": ["a", "b"]}',
+    ),
     modified_after: z.string().max(40).optional().describe(
       "ISO date or RFC 3339 time, inclusive",
     ),
@@ -103,6 +112,7 @@ export const search = defineTool({
   },
   async run(shelf, a): Promise<Answer> {
     checkLibrary(shelf, a.library);
+    if (a.filters) checkFields(shelf.libraries, a.library, Object.keys(a.filters));
     if ((a.query === undefined) === (a.queries === undefined)) {
       throw new ToolError(
         "INVALID_ARGUMENT",
@@ -134,6 +144,7 @@ export const search = defineTool({
           path_glob: a.path_glob,
           modified_after: a.modified_after,
           modified_before: a.modified_before,
+          fields: a.filters,
         },
       });
       const results = toResults(shelf, hits);
@@ -181,6 +192,7 @@ export const search = defineTool({
       passages: { type: "string" },
       verbose: { type: "boolean", short: "v" },
       query: { type: "string", multiple: true },
+      filter: { type: "string", multiple: true },
     },
     args(pos, f) {
       const several = f.query as string[] | undefined;
@@ -198,7 +210,20 @@ export const search = defineTool({
         mode: f.mode,
         limit_passages: intFlag(f.passages, "passages"),
         verbose: f.verbose,
+        filters: filterFlags(f.filter as string[] | undefined),
       };
     },
   },
 });
+
+/** `--filter field=value` flags as the `filters` argument (a field repeated: any value). */
+function filterFlags(flags: string[] | undefined): Record<string, string[]> | undefined {
+  if (!flags?.length) return undefined;
+  const out: Record<string, string[]> = {};
+  for (const f of flags) {
+    const eq = f.indexOf("=");
+    if (eq <= 0) throw new UsageError(`--filter must be FIELD=VALUE, not "${f}"`);
+    (out[f.slice(0, eq).trim()] ??= []).push(f.slice(eq + 1));
+  }
+  return out;
+}
