@@ -1,7 +1,8 @@
 /**
- * Content sniffing: recognise common binary formats by their magic numbers, tell text
- * from binary, decode text (UTF-8, UTF-16 with or without BOM, Latin-1 fallback) and
- * split it into lines.
+ * Content sniffing: recognise common binary formats by their magic numbers (zip-based
+ * documents by their entries), tell text from binary (and RTF, HTML, troff from plain
+ * text), decode text (UTF-8, UTF-16 with or without BOM, Latin-1 fallback) and split it
+ * into lines.
  *
  * @module
  */
@@ -91,16 +92,52 @@ function looksLikeTroff(head: string): boolean {
   return (first === "." || first === "'") && /^[.'][ \t]*(?:TH|Dd|SH|so)[ \t]/m.test(head);
 }
 
+/** Office Open XML types, by the part that names them. */
+const OOXML: [string, string][] = [
+  ["word/document.xml", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
+  [
+    "ppt/presentation.xml",
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  ],
+  ["xl/workbook.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"],
+];
+
+/**
+ * The type of a zip-based document: OpenDocument and EPUB by their stored first entry
+ * `mimetype`, Office Open XML by the entries its central directory lists.
+ */
+function zipType(bytes: Uint8Array): string | undefined {
+  const u16 = (at: number) => bytes[at]! | bytes[at + 1]! << 8;
+  const u32 = (at: number) => (u16(at) | u16(at + 2) << 16) >>> 0;
+  if (ascii(bytes, 30, 38) === "mimetype" && u16(8) === 0) {
+    const start = 30 + u16(26) + u16(28);
+    const type = ascii(bytes, start, start + Math.min(u32(18), 100)).trim();
+    if (/^application\/[\w.+-]+$/.test(type)) return type;
+  }
+  let eocd = bytes.length - 22;
+  while (eocd >= 0 && eocd > bytes.length - 65558 && u32(eocd) !== 0x06054b50) eocd--;
+  if (eocd < 0 || u32(eocd) !== 0x06054b50) return undefined;
+  let at = u32(eocd + 16);
+  for (let n = u16(eocd + 10); n > 0 && at + 46 <= bytes.length && u32(at) === 0x02014b50; n--) {
+    const name = ascii(bytes, at + 46, at + 46 + u16(at + 28));
+    const hit = OOXML.find(([part]) => part === name);
+    if (hit) return hit[1];
+    at += 46 + u16(at + 28) + u16(at + 30) + u16(at + 32);
+  }
+  return undefined;
+}
+
 function looksLikeHtml(head: string): boolean {
   return /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html|head|body)\b/i
     .test(head);
 }
 
 /**
- * Guess a file's type from its first bytes: magic numbers first, then text vs binary
- * from the first 8 KB (NUL bytes and the share of control characters).
+ * Guess a file's type from its first bytes: magic numbers first (for a zip, the document
+ * type its entries show), then text vs binary from the first 8 KB (NUL bytes and the share
+ * of control characters).
  *
- * @param bytes the file's content (only the first 8 KB are read)
+ * @param bytes the file's content (the first 8 KB are read, and a zip's directory)
  * @returns the sniffed MIME type and whether the content is text
  * @example
  * ```ts
@@ -111,6 +148,9 @@ export function sniff(bytes: Uint8Array): Sniffed {
   for (const [magic, mimeType, weak] of MAGIC) {
     if (!startsWith(bytes, magic)) continue;
     if (weak && !bytes.subarray(0, 8192).includes(0)) continue;
+    if (mimeType === "application/zip") {
+      return { mimeType: zipType(bytes) ?? mimeType, text: false };
+    }
     return { mimeType, text: false };
   }
   if (ascii(bytes, 0, 4) === "RIFF" && ascii(bytes, 8, 12) === "WEBP") {
@@ -132,6 +172,7 @@ export function sniff(bytes: Uint8Array): Sniffed {
     return { mimeType: "application/octet-stream", text: false };
   }
   const head = ascii(sample, 0, 1024).replace(/^\xef\xbb\xbf/, "");
+  if (head.startsWith("{\\rtf")) return { mimeType: "text/rtf", text: true };
   if (looksLikeHtml(head)) return { mimeType: "text/html", text: true };
   if (/^%!PS/.test(head)) return { mimeType: "application/postscript", text: true };
   if (/^\s*[.']/.test(head) && looksLikeTroff(ascii(sample, 0, sample.length))) {

@@ -11,16 +11,41 @@ import { html } from "./html.ts";
 import { image } from "./image.ts";
 import { man } from "./man.ts";
 import { markdown } from "./markdown.ts";
+import { odp } from "./odp.ts";
+import { ods } from "./ods.ts";
+import { odt } from "./odt.ts";
 import { pdf } from "./pdf.ts";
+import { pptx } from "./pptx.ts";
+import { rtf } from "./rtf.ts";
 import { text } from "./text.ts";
+import { xlsx } from "./xlsx.ts";
 
-export { compressed, docx, epub, html, image, man, markdown, pdf, text };
+export {
+  compressed,
+  docx,
+  epub,
+  html,
+  image,
+  man,
+  markdown,
+  odp,
+  ods,
+  odt,
+  pdf,
+  pptx,
+  rtf,
+  text,
+  xlsx,
+};
 
 /**
  * A fresh list of the built-in extractors, specific formats first. The compressed-file
  * container comes last and reads the document inside with the others.
  */
 export function builtinExtractors(): Extractor[] {
-  const formats = [text(), markdown(), html(), pdf(), docx(), epub(), image(), man()];
+  const formats = [
+    ...[text(), markdown(), html(), pdf(), docx(), epub(), image(), man()],
+    ...[pptx(), xlsx(), odt(), ods(), odp(), rtf()],
+  ];
   return [...formats, compressed(formats)];
 }
