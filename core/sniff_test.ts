@@ -57,3 +57,17 @@ Deno.test("splitLines() drops only the empty line after a final newline", () => 
   assertEquals(splitLines(""), []);
   assertEquals(splitLines("a\r\nb"), ["a", "b"]);
 });
+
+Deno.test("sniff() names zip-based documents by their entries and RTF by its signature", async () => {
+  const { zipSync } = await import("fflate");
+  const odt = "application/vnd.oasis.opendocument.text";
+  const odf = zipSync({ mimetype: [enc(odt), { level: 0 }], "content.xml": enc("<x/>") });
+  assertEquals(sniff(odf), { mimeType: odt, text: false });
+  const pptx = zipSync({ "[Content_Types].xml": enc("<x/>"), "ppt/presentation.xml": enc("<x/>") });
+  assertEquals(
+    sniff(pptx).mimeType,
+    "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+  );
+  assertEquals(sniff(zipSync({ "a.txt": enc("hello") })).mimeType, "application/zip");
+  assertEquals(sniff(enc("{\\rtf1\\ansi Hello\\par}")), { mimeType: "text/rtf", text: true });
+});

@@ -63,3 +63,21 @@ Deno.test("ExtractorRegistry.extensions() lists every registered extension once"
   for (const e of [".md", ".html", ".txt", ".rst"]) assertEquals(exts.includes(e), true);
   assertEquals(new Set(exts).size, exts.length);
 });
+
+Deno.test("ExtractorRegistry.select() picks the office extractors by extension and by content", async () => {
+  const reg = builtins();
+  const dir = new URL("./testdata/office/", import.meta.url);
+  const files: [string, string][] = [
+    ["zstd-readme.pptx", "pptx"],
+    ["tables.xlsx", "xlsx"],
+    ["zstd-readme.odt", "odt"],
+    ["tables.ods", "ods"],
+    ["zstd-readme.odp", "odp"],
+    ["zstd-readme.rtf", "rtf"],
+  ];
+  for (const [name, extractor] of files) {
+    const bytes = await Deno.readFile(new URL(name, dir));
+    assertEquals(reg.select(input(`l/${name}`, bytes))?.name, extractor, name);
+    assertEquals(reg.select(input("l/no-extension", bytes))?.name, extractor, `${name} sniffed`);
+  }
+});

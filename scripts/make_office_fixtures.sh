@@ -3,8 +3,9 @@
 # corpus (~/.cache/shelfmark/corpus-small, or $SHELFMARK_CORPUS). The fixtures are committed,
 # so the tests need neither pandoc nor LibreOffice; run this only to remake them.
 #
-# Needs: pandoc, LibreOffice's soffice (Debian: apt-get install --no-install-recommends
-# libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui) and deno.
+# Needs: pandoc, LibreOffice's soffice and its Python bridge (Debian: apt-get install
+# --no-install-recommends libreoffice-writer-nogui libreoffice-calc-nogui
+# libreoffice-impress-nogui python3-uno) and deno.
 #
 #   zstd-readme.odt   pandoc, from markdown/zstd/zstd/README.md (title and author in meta)
 #   zstd-readme.rtf   pandoc, the same source
@@ -17,6 +18,7 @@
 #   tables.ods          "Manual pages" (name, section, date, summary of text/man/**),
 #                       "ISO 8859-14" (the character table of iso_8859-14.7.txt),
 #                       "Corpus" (the corpus MANIFEST.tsv: path, library, format, bytes)
+#   tables-password.ods  LibreOffice, tables.ods saved with the password "secret"
 set -euo pipefail
 
 CORPUS=${SHELFMARK_CORPUS:-$HOME/.cache/shelfmark/corpus-small}
@@ -142,4 +144,47 @@ TS
 soffice --convert-to xlsx --outdir "$TMP" "$TMP/tables.fods"
 soffice --convert-to ods --outdir "$TMP" "$TMP/tables.fods"
 cp "$TMP/tables.xlsx" "$TMP/tables.ods" "$OUT/"
+
+# A password-protected copy, saved through LibreOffice's UNO bridge.
+cat >"$TMP/password.py" <<'PY'
+import os, subprocess, sys, time
+import uno
+from com.sun.star.beans import PropertyValue
+
+def prop(name, value):
+    p = PropertyValue()
+    p.Name, p.Value = name, value
+    return p
+
+profile, src, dst, filt = sys.argv[1:5]
+port = 2093
+office = subprocess.Popen(
+    ["soffice", "--headless", "--invisible", "--norestore", f"-env:UserInstallation={profile}",
+     f"--accept=socket,host=127.0.0.1,port={port};urp;"],
+    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+local = uno.getComponentContext()
+resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+for _ in range(120):
+    try:
+        ctx = resolver.resolve(f"uno:socket,host=127.0.0.1,port={port};urp;StarOffice.ComponentContext")
+        break
+    except Exception:
+        time.sleep(0.5)
+desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+try:
+    doc = desktop.loadComponentFromURL(uno.systemPathToFileUrl(os.path.abspath(src)), "_blank", 0,
+                                       (prop("Hidden", True),))
+    doc.storeToURL(uno.systemPathToFileUrl(os.path.abspath(dst)),
+                   (prop("FilterName", filt), prop("Password", "secret")))
+    doc.close(True)
+finally:
+    try:
+        desktop.terminate()
+    except Exception:
+        pass
+    office.wait(timeout=60)
+PY
+PYTHONPATH=/usr/lib/python3/dist-packages:/usr/lib/libreoffice/program /usr/bin/python3 \
+  "$TMP/password.py" "file://$TMP/profile" "$TMP/tables.ods" "$TMP/tables-password.ods" calc8
+cp "$TMP/tables-password.ods" "$OUT/"
 ls -l "$OUT"
