@@ -135,6 +135,18 @@ function pickMeta(
   return meta;
 }
 
+/**
+ * A presentation's title when its metadata has none: the title of its first slide, else
+ * the file name without extension (never the `Slide 1` that stands for an untitled slide).
+ */
+export function deckTitle(meta: DocMeta, firstSlide: string | undefined, path: string): DocMeta {
+  if (!meta.title) {
+    const name = path.replace(/^.*[\\/]/, "");
+    meta.title = firstSlide || (name.lastIndexOf(".") > 0 ? name.replace(/\.[^.]*$/, "") : name);
+  }
+  return meta;
+}
+
 /** A relationship of an OOXML part: its type (last path segment) and resolved target. */
 export interface Rel {
   /** The type's last segment: `slide`, `notesSlide`, `worksheet`, `hyperlink`, ... */

@@ -1,6 +1,7 @@
 import { zipSync } from "fflate";
 import { assert, assertEquals } from "../tests/assert.ts";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError, type Extractor } from "../core/types.ts";
+import { odp, ods, odt, pptx, rtf, xlsx } from "./mod.ts";
 import {
   DocBuilder,
   openPackage,
@@ -102,4 +103,36 @@ Deno.test("DocBuilder separates blocks, keeps groups together, places links and 
     reason = (e as ExtractError).reason;
   }
   assertEquals(reason, "empty");
+});
+
+Deno.test("damaged office files fail with an ExtractError (a skip reason), never another error", async () => {
+  const dir = new URL("./testdata/office/", import.meta.url);
+  const cases: [string, Extractor][] = [
+    ["zstd-readme.pptx", pptx()],
+    ["tables.xlsx", xlsx()],
+    ["zstd-readme.odt", odt()],
+    ["tables.ods", ods()],
+    ["zstd-readme.odp", odp()],
+    ["ja-bind.rtf", rtf()],
+  ];
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (const [name, ex] of cases) {
+    const bytes = await Deno.readFile(new URL(name, dir));
+    const damaged: Uint8Array[] = [];
+    for (let k = 1; k < 16; k++) damaged.push(bytes.slice(0, Math.floor((bytes.length * k) / 16)));
+    for (let k = 0; k < 16; k++) {
+      const b = bytes.slice();
+      for (let j = 0; j <= k % 4; j++) b[Math.floor(random() * b.length)] = random() * 256;
+      damaged.push(b);
+    }
+    for (const b of damaged) {
+      const extension = name.slice(name.lastIndexOf("."));
+      try {
+        await ex.extract({ path: `l/${name}`, extension, bytes: b });
+      } catch (e) {
+        assert(e instanceof ExtractError, `${name} (${b.length} bytes): ${e}`);
+      }
+    }
+  }
 });

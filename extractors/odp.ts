@@ -9,7 +9,7 @@
  */
 import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
 import { attr, tags } from "./_xml.ts";
-import { DocBuilder } from "./_office.ts";
+import { deckTitle, DocBuilder } from "./_office.ts";
 import { listStyles, odfText, openOdf, walkOdf } from "./_odf.ts";
 
 const MIME = "application/vnd.oasis.opendocument.presentation";
@@ -44,6 +44,7 @@ export function odp(): Extractor {
         const lists = listStyles(content, styles);
         const doc = new DocBuilder();
         let n = 0;
+        let first: string | undefined;
         for (const t of tags(content)) {
           if (t.kind !== "open" || t.name !== "draw:page") continue;
           n++;
@@ -53,8 +54,10 @@ export function odp(): Extractor {
           const titleFrame =
             /<draw:frame\b[^>]*presentation:class="title"[^>]*>[\s\S]*?<\/draw:frame>/.exec(page);
           const name = attr(t.attrs, "draw:name") ?? "";
-          const title = (titleFrame && odfText(titleFrame[0])) ||
-            (/^(?:page|slide)\s*\d+$/i.test(name) ? "" : name) || `Slide ${n}`;
+          const own = (titleFrame && odfText(titleFrame[0])) ||
+            (/^(?:page|slide)\s*\d+$/i.test(name) ? "" : name);
+          if (n === 1) first = own;
+          const title = own || `Slide ${n}`;
           doc.page();
           doc.heading(1, title);
           walkOdf(
@@ -81,7 +84,7 @@ export function odp(): Extractor {
             }
           }
         }
-        return Promise.resolve(doc.result(meta, WHAT));
+        return Promise.resolve(doc.result(deckTitle(meta, first, input.path), WHAT));
       } catch (e) {
         return Promise.reject(e);
       }

@@ -13,6 +13,7 @@ Deno.test("odp() makes one section per slide, with the slide titles and notes of
   const outline = (hs: typeof doc.headings) => hs!.map((h) => [h.level, h.title, h.page]);
   assertEquals(outline(doc.headings), outline(source.headings));
   assertEquals(doc.pages?.length, 11);
+  assertEquals(doc.meta?.title, "deck");
   const notes = doc.headings!.find((h) => h.title === "Notes")!;
   assert(
     doc.lines[notes.line + 1]!.startsWith("For reference, several fast compression algorithms"),

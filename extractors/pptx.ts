@@ -16,6 +16,7 @@ import { ExtractError } from "../core/types.ts";
 import { attr, decodeEntities, elements, tags } from "./_xml.ts";
 import {
   coreMeta,
+  deckTitle,
   DocBuilder,
   openPackage,
   partRels,
@@ -244,9 +245,11 @@ export function pptx(): Extractor {
           throw new ExtractError("corrupt", `zip archive is not a ${WHAT}`);
         }
         const doc = new DocBuilder();
+        let first: string | undefined;
         slideOrder(zip).forEach((part, i) => {
           const rels = partRels(zip, part);
           const slide = slideText(partText(zip, part) ?? "", rels, false);
+          if (i === 0) first = slide.title.join(" ");
           doc.page();
           doc.heading(1, slide.title.join(" ") || `Slide ${i + 1}`);
           for (const b of slide.blocks) doc.block(b.text, b.group, b.links);
@@ -258,7 +261,8 @@ export function pptx(): Extractor {
           doc.heading(2, "Notes");
           for (const b of notes.blocks) doc.block(b.text, b.group, b.links);
         });
-        return Promise.resolve(doc.result(coreMeta(partText(zip, "docProps/core.xml")), WHAT));
+        const meta = deckTitle(coreMeta(partText(zip, "docProps/core.xml")), first, input.path);
+        return Promise.resolve(doc.result(meta, WHAT));
       } catch (e) {
         return Promise.reject(e);
       }

@@ -32,6 +32,8 @@ Deno.test("pptx() makes one section and page per slide, titled as the source's s
   const titled = slides.map((h) => h.title).filter((t) => !/^Slide \d+$/.test(t));
   assertEquals(titled, await slideTitles("markdown/zstd/zstd/README.md"));
   assertEquals(slides[0]!.title, "Slide 1");
+  // no title in docProps/core.xml and none on the first slide: the file name, not "Slide 1"
+  assertEquals(doc.meta?.title, "deck");
 });
 
 Deno.test("pptx() puts the speaker notes under a Notes heading of their slide", async () => {
