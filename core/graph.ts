@@ -11,14 +11,12 @@
  *
  * @module
  */
-import { existsSync } from "node:fs";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { join } from "node:path";
 import type { Catalog } from "./catalog.ts";
-import { parseTarget } from "./link_target.ts";
+import { type Resolved, TargetResolver } from "./link_target.ts";
 import type { Library } from "./types.ts";
 
-export { parseTarget } from "./link_target.ts";
+export { parseTarget, TargetResolver } from "./link_target.ts";
 
 /** What a link points at. */
 export type LinkKind =
@@ -69,6 +67,30 @@ export interface LinkCount extends GraphDoc {
   links: number;
 }
 
+/** A link's place and text, as stored. */
+export interface LinkRow {
+  /** Line of the link's text in its document. */
+  line: number;
+  /** Its text. */
+  text: string;
+  /** Its target as written. */
+  target: string;
+}
+
+/** Links of one document to a target that does not exist. */
+export interface BrokenLink {
+  /** The document the links stand in. */
+  source: GraphDoc;
+  /** The target as written. */
+  target: string;
+  /** The display path looked for. */
+  path: string;
+  /** How many links of the source have this target. */
+  count: number;
+  /** The row of the first one (its line and text: {@link LinkGraph.linkAt}). */
+  row: number;
+}
+
 /** One step of a chain: the link joining two documents, read in either direction. */
 export interface Hop {
   /** The document the link stands in. */
@@ -83,26 +105,29 @@ export interface Hop {
   target: string;
 }
 
-type Resolved =
-  | { kind: "document"; node: number }
-  | { kind: "file"; path: string }
-  | { kind: "missing"; paths: string[] }
-  | { kind: "external" | "outside" | "internal" };
+const INTERNAL: Resolved = { kind: "internal" };
 
-/** Adjacency in compressed rows: `ends[start[i] .. start[i+1]]`, link counts alongside. */
+/**
+ * Adjacency in compressed rows: `ends[start[i] .. start[i+1]]`, with the number of links of
+ * each pair and the row of its first link alongside.
+ */
 interface Csr {
   start: Int32Array;
   ends: Int32Array;
   counts: Int32Array;
+  firsts: Float64Array;
 }
 
-/** A document's path, shortest first: fewer folders, then fewer characters, then by name. */
-function shorter(a: string, b: string): number {
-  const d = a.split("/").length - b.split("/").length;
-  return d || a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-}
+/** Links from one document to another: how many, and the row of the first. */
+type Pair = { count: number; first: number };
+/** Links of a document to a local target that matched nothing known. */
+type Missing = { node: number; target: string; count: number; first: number };
 
-function csr(n: number, pairs: Map<number, number>, reverse: boolean): Csr {
+/** Order by path. */
+const byPath = (a: { path: string }, b: { path: string }) =>
+  a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+
+function csr(n: number, pairs: Map<number, Pair>, reverse: boolean): Csr {
   const start = new Int32Array(n + 1);
   const from = (k: number) => reverse ? k % n : Math.floor(k / n);
   const to = (k: number) => reverse ? Math.floor(k / n) : k % n;
@@ -111,12 +136,14 @@ function csr(n: number, pairs: Map<number, number>, reverse: boolean): Csr {
   const fill = start.slice(0, n);
   const ends = new Int32Array(pairs.size);
   const counts = new Int32Array(pairs.size);
-  for (const [k, c] of pairs) {
+  const firsts = new Float64Array(pairs.size);
+  for (const [k, p] of pairs) {
     const at = fill[from(k)]!++;
     ends[at] = to(k);
-    counts[at] = c;
+    counts[at] = p.count;
+    firsts[at] = p.first;
   }
-  return { start, ends, counts };
+  return { start, ends, counts, firsts };
 }
 
 /** The resolved links of a catalog's documents. Build one with {@link linkGraph}. */
@@ -125,18 +152,14 @@ export class LinkGraph {
   readonly #docs: GraphDoc[];
   readonly #types: string[];
   readonly #byId = new Map<string, number>();
-  readonly #byPath = new Map<string, number>();
-  readonly #skipped: Set<string>;
-  /** Per library: lower-cased file name -> display paths (documents and skipped files). */
-  readonly #names = new Map<string, Map<string, string[]>>();
-  readonly #roots: Map<string, string>;
-  readonly #probed = new Map<string, boolean>();
-  readonly #memo = new Map<string, Resolved>();
+  readonly #targets: TargetResolver;
   readonly #out: Csr;
   readonly #in: Csr;
-  /** Local targets that matched no document or known file, per source document. */
-  readonly #missing: { node: number; target: string }[] = [];
+  /** Local targets that matched no document or known file, once per source document. */
+  readonly #missing: Missing[] = [];
+  readonly #broken = new Map<string, BrokenLink[]>();
   #linksOf?: StatementSync;
+  #linkAt?: StatementSync;
 
   /**
    * Resolve every link of the catalog (use {@link linkGraph}, which keeps the result).
@@ -155,100 +178,46 @@ export class LinkGraph {
     this.#db = db;
     this.#docs = docs.map(({ doc_id, path, library }) => ({ doc_id, path, library }));
     this.#types = docs.map((d) => d.doc_type);
-    this.#roots = new Map(libraries.map((l) => [l.name, l.root]));
-    this.#skipped = new Set(skipped);
-    docs.forEach((d, i) => {
-      this.#byId.set(d.doc_id, i);
-      this.#byPath.set(d.path, i);
-      this.#addName(d.path);
-    });
-    for (const p of skipped) this.#addName(p);
+    docs.forEach((d, i) => this.#byId.set(d.doc_id, i));
+    this.#targets = new TargetResolver(docs.map((d) => d.path), skipped, libraries);
     const n = docs.length;
-    const pairs = new Map<number, number>();
+    const pairs = new Map<number, Pair>();
+    // Two arrays aggregated over the same rows line up; fragments (`#x`) are internal.
     const rows = db.prepare(
-      "SELECT doc_id, json_group_array(target) AS t FROM links GROUP BY doc_id",
+      `SELECT doc_id, json_group_array(target) AS t, json_group_array(rowid) AS r
+       FROM links WHERE substr(target, 1, 1) <> '#' GROUP BY doc_id`,
     );
     for (const r of rows.iterate()) {
       const src = this.#byId.get(r.doc_id as string);
       if (src === undefined) continue;
-      for (const target of JSON.parse(r.t as string) as string[]) {
-        const res = this.#resolve(src, target);
+      const rowids = JSON.parse(r.r as string) as number[];
+      const memo = this.#targets.memo(this.#docs[src]!.path, this.#types[src]!);
+      const missing = new Map<string, Missing>();
+      (JSON.parse(r.t as string) as string[]).forEach((target, k) => {
+        const res = this.#resolve(src, target, memo);
+        const row = rowids[k]!;
         if (res.kind === "document") {
-          const k = src * n + res.node;
-          pairs.set(k, (pairs.get(k) ?? 0) + 1);
-        } else if (res.kind === "missing") this.#missing.push({ node: src, target });
-      }
+          const key = src * n + res.node;
+          const p = pairs.get(key);
+          if (!p) pairs.set(key, { count: 1, first: row });
+          else [p.count, p.first] = [p.count + 1, Math.min(p.first, row)];
+        } else if (res.kind === "missing") {
+          const m = missing.get(target);
+          if (!m) {
+            const entry = { node: src, target, count: 1, first: row };
+            missing.set(target, entry);
+            this.#missing.push(entry);
+          } else [m.count, m.first] = [m.count + 1, Math.min(m.first, row)];
+        }
+      });
     }
     this.#out = csr(n, pairs, false);
     this.#in = csr(n, pairs, true);
   }
 
-  #addName(path: string): void {
-    const slash = path.indexOf("/");
-    const lib = path.slice(0, slash);
-    const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
-    let m = this.#names.get(lib);
-    if (!m) this.#names.set(lib, m = new Map());
-    const list = m.get(name);
-    if (list) list.push(path);
-    else m.set(name, [path]);
-  }
-
-  /** The path an Obsidian wiki link names: unique file name, else the shortest path. */
-  #byName(lib: string, name: string): string | undefined {
-    const names = this.#names.get(lib);
-    if (!names) return undefined;
-    const want = name.toLowerCase();
-    const last = want.slice(want.lastIndexOf("/") + 1);
-    const found = [...(names.get(`${last}.md`) ?? []), ...(names.get(last) ?? [])];
-    const hits = want.includes("/")
-      ? found.filter((p) => {
-        const l = p.toLowerCase();
-        return l.endsWith(`/${want}`) || l.endsWith(`/${want}.md`);
-      })
-      : found;
-    return hits.sort(shorter)[0];
-  }
-
-  #resolve(src: number, target: string): Resolved {
-    const doc = this.#docs[src]!;
-    const slash = doc.path.lastIndexOf("/");
-    const key = `${this.#types[src]}\0${doc.path.slice(0, slash)}\0${target}`;
-    let r = this.#memo.get(key);
-    if (!r) {
-      r = this.#lookup(doc, this.#types[src]!, target);
-      if (this.#memo.size > 200_000) this.#memo.clear();
-      this.#memo.set(key, r);
-    }
-    return r.kind === "document" && r.node === src ? { kind: "internal" } : r;
-  }
-
-  #lookup(doc: GraphDoc, type: string, target: string): Resolved {
-    const p = parseTarget(target, doc.path, type);
-    if (p.kind !== "local") return { kind: p.kind };
-    for (const path of p.paths) {
-      const node = this.#byPath.get(path);
-      if (node !== undefined) return { kind: "document", node };
-    }
-    const named = p.name ? this.#byName(doc.library, p.name) : undefined;
-    if (named) {
-      const node = this.#byPath.get(named);
-      return node !== undefined ? { kind: "document", node } : { kind: "file", path: named };
-    }
-    const known = p.paths.find((path) => this.#skipped.has(path));
-    return known ? { kind: "file", path: known } : { kind: "missing", paths: p.paths };
-  }
-
-  /** Whether a display path names a file or folder on disk (asked once per path). */
-  #onDisk(path: string): boolean {
-    let hit = this.#probed.get(path);
-    if (hit === undefined) {
-      const slash = path.indexOf("/");
-      const root = this.#roots.get(slash < 0 ? path : path.slice(0, slash));
-      hit = root !== undefined && existsSync(join(root, slash < 0 ? "" : path.slice(slash + 1)));
-      this.#probed.set(path, hit);
-    }
-    return hit;
+  #resolve(src: number, target: string, memo?: Map<string, Resolved>): Resolved {
+    const r = this.#targets.resolve(this.#docs[src]!.path, this.#types[src]!, target, memo);
+    return r.kind === "document" && r.node === src ? INTERNAL : r;
   }
 
   #link(src: number, l: { target: string; text: string; line: number }): ResolvedLink {
@@ -262,7 +231,7 @@ export class LinkGraph {
       case "file":
         return { ...base, kind: "file", doc_id: null, path: r.path, exists: true };
       case "missing": {
-        const found = r.paths.find((p) => this.#onDisk(p));
+        const found = r.paths.find((p) => this.#targets.onDisk(p));
         return found
           ? { ...base, kind: "file", doc_id: null, path: found, exists: true }
           : { ...base, kind: "broken", doc_id: null, path: r.paths[0]!, exists: false };
@@ -281,6 +250,17 @@ export class LinkGraph {
       text: string;
       line: number;
     }[];
+  }
+
+  /** A stored link by its row (as {@link BrokenLink.row} gives it). */
+  linkAt(rowid: number): LinkRow {
+    this.#linkAt ??= this.#db.prepare("SELECT line, target, text FROM links WHERE rowid = ?");
+    const r = this.#linkAt.get(rowid);
+    return {
+      line: (r?.line as number) ?? 0,
+      text: (r?.text as string) ?? "",
+      target: (r?.target as string) ?? "",
+    };
   }
 
   /** Documents in the graph. */
@@ -313,37 +293,36 @@ export class LinkGraph {
     for (let k = this.#in.start[dst]!; k < this.#in.start[dst + 1]!; k++) {
       out.push({ ...this.#docs[this.#in.ends[k]!]!, links: this.#in.counts[k]! });
     }
-    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    return out.sort(byPath);
   }
 
-  /** The links of `from` that point at `to`, in document order. */
-  linksBetween(from: string, to: string): ResolvedLink[] {
-    return this.outgoing(from).filter((l) => l.kind === "document" && l.doc_id === to);
+  /** The first link of `from` that points at `to`, or undefined when there is none. */
+  linkBetween(from: string, to: string): LinkRow | undefined {
+    const a = this.#byId.get(from);
+    const b = this.#byId.get(to);
+    if (a === undefined || b === undefined) return undefined;
+    for (let k = this.#out.start[a]!; k < this.#out.start[a + 1]!; k++) {
+      if (this.#out.ends[k] === b) return this.linkAt(this.#out.firsts[k]!);
+    }
+    return undefined;
   }
 
   /** Links whose target does not exist, in a library or all, by source path. */
-  broken(library?: string): (ResolvedLink & { source: GraphDoc })[] {
-    const out: (ResolvedLink & { source: GraphDoc })[] = [];
-    const seen = new Set<string>();
+  broken(library?: string): BrokenLink[] {
+    const key = library ?? "";
+    let out = this.#broken.get(key);
+    if (out) return out;
+    out = [];
     for (const m of this.#missing) {
       const source = this.#docs[m.node]!;
       if (library !== undefined && source.library !== library) continue;
-      const key = `${m.node}\0${m.target}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
       const l = this.#link(m.node, { target: m.target, text: "", line: 0 });
-      if (l.kind === "broken") out.push({ ...l, source });
+      if (l.kind !== "broken") continue;
+      out.push({ source, target: m.target, path: l.path!, count: m.count, row: m.first });
     }
-    return out.sort((a, b) =>
-      a.source.path < b.source.path ? -1 : a.source.path > b.source.path ? 1 : 0
-    );
-  }
-
-  /** The first link of each broken target of a source (line and text, for display). */
-  firstLink(docId: string, target: string): { line: number; text: string; count: number } {
-    const src = this.#byId.get(docId);
-    const rows = src === undefined ? [] : this.#rows(src).filter((r) => r.target === target);
-    return { line: rows[0]?.line ?? 0, text: rows[0]?.text ?? "", count: rows.length };
+    out.sort((a, b) => byPath(a.source, b.source));
+    this.#broken.set(key, out);
+    return out;
   }
 
   /** Documents no other document links to, in a library or all, by path. */
@@ -366,9 +345,7 @@ export class LinkGraph {
       for (let k = a; k < b; k++) links += this.#in.counts[k]!;
       out.push({ ...d, sources: b - a, links });
     });
-    return out.sort((x, y) =>
-      y.sources - x.sources || y.links - x.links || shorter(x.path, y.path)
-    );
+    return out.sort((x, y) => y.sources - x.sources || y.links - x.links || byPath(x, y));
   }
 
   /**
@@ -404,8 +381,8 @@ export class LinkGraph {
     const hops: Hop[] = [];
     for (let k = 1; k < docs.length; k++) {
       const [x, y] = [docs[k - 1]!.doc_id, docs[k]!.doc_id];
-      const fwd = this.linksBetween(x, y)[0];
-      const l = fwd ?? this.linksBetween(y, x)[0]!;
+      const fwd = this.linkBetween(x, y);
+      const l = fwd ?? this.linkBetween(y, x)!;
       hops.push({
         from: fwd ? x : y,
         to: fwd ? y : x,
@@ -430,7 +407,8 @@ const cache = new WeakMap<Catalog, Cached>();
 /**
  * The link graph of a catalog, built on first use and kept until the documents change:
  * SQLite's change counters tell when anything was written; the documents' ids, paths,
- * types and content hashes (and the skipped files) tell whether the graph must be rebuilt.
+ * types and times of indexing (a document stored again has its links written again), and
+ * the skipped files, tell whether the graph must be rebuilt.
  *
  * @param catalog the catalog
  * @param libraries the configured libraries
@@ -452,13 +430,12 @@ export function linkGraph(catalog: Catalog, libraries: Library[]): LinkGraph {
   const hit = cache.get(catalog);
   if (hit && hit.version === version && hit.libraries === libs) return hit.graph;
   const rows = db.prepare(
-    "SELECT doc_id, path, library, doc_type, hash FROM documents ORDER BY path",
-  )
-    .all() as unknown as (GraphDoc & { doc_type: string; hash: string })[];
+    "SELECT doc_id, path, library, doc_type, indexed_at FROM documents ORDER BY path",
+  ).all() as unknown as (GraphDoc & { doc_type: string; indexed_at: string })[];
   const skipped = db.prepare("SELECT path FROM skipped ORDER BY path").all().map((r) =>
     r.path as string
   );
-  const docs = rows.map((r) => `${r.doc_id} ${r.hash} ${r.doc_type} ${r.path}`).join("\n") +
+  const docs = rows.map((r) => `${r.doc_id} ${r.indexed_at} ${r.doc_type} ${r.path}`).join("\n") +
     `\n\n${skipped.join("\n")}`;
   if (hit && hit.docs === docs && hit.libraries === libs) {
     hit.version = version;
@@ -467,30 +444,4 @@ export function linkGraph(catalog: Catalog, libraries: Library[]): LinkGraph {
   const graph = new LinkGraph(db, rows, skipped, libraries);
   cache.set(catalog, { version, docs, libraries: libs, graph });
   return graph;
-}
-
-/**
- * The other documents of a document's folder (not its sub-folders), by path: a page of
- * them and their number.
- *
- * @param db the catalog's database
- * @param path the document's display path
- * @param limit documents to return
- * @returns the page (ids and paths) and the total
- */
-export function folderPeers(
-  db: DatabaseSync,
-  path: string,
-  limit: number,
-): { total: number; items: { doc_id: string; path: string }[] } {
-  const dir = path.slice(0, path.lastIndexOf("/") + 1);
-  // Paths in [dir, dir with its final "/" raised to "0"): everything under the folder.
-  const range = [dir, `${dir.slice(0, -1)}0`, dir.length + 1, path];
-  const where = "path >= ? AND path < ? AND instr(substr(path, ?), '/') = 0 AND path <> ?";
-  const total = db.prepare(`SELECT count(*) AS n FROM documents WHERE ${where}`).get(...range)
-    ?.n as number;
-  const items = db.prepare(
-    `SELECT doc_id, path FROM documents WHERE ${where} ORDER BY path LIMIT ?`,
-  ).all(...range, limit) as { doc_id: string; path: string }[];
-  return { total, items };
 }

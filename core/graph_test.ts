@@ -150,6 +150,14 @@ Deno.test("LinkGraph resolves links, counts backlinks, finds orphans, broken lin
       ["Vault/Home.md", "Missing note"],
     ]);
     assertEquals(g.broken("Other"), []);
+    const [b] = g.broken();
+    assertEquals([b!.count, g.linkAt(b!.row)], [1, {
+      line: 6,
+      text: "to Missing note",
+      target: "Missing note",
+    }]);
+    assertEquals(g.linkBetween(home, alpha), { line: 3, text: "to Alpha", target: "Alpha" });
+    assertEquals(g.linkBetween(alpha, home), undefined);
 
     // Home -> Alpha -> deep/Plan -> Beta, links followed forward; back again through backlinks
     const c = g.chain(home, beta, 10)!;
@@ -175,6 +183,10 @@ Deno.test("LinkGraph resolves links, counts backlinks, finds orphans, broken lin
     assertEquals(g2.broken(), []);
     catalog.remove([missing]);
     assertEquals(linkGraph(catalog, libraries).outgoing(home)[3]!.kind, "broken");
+    // Stored again with the same content, a document's links get new rows: rebuilt.
+    await new Promise((r) => setTimeout(r, 5));
+    put(catalog, "Vault/notes/Alpha.md", [["../projects/deep/Plan.md", 7]]);
+    assertEquals(linkGraph(catalog, libraries).linkBetween(alpha, deep)?.line, 7);
     catalog.close();
   } finally {
     await Deno.remove(base, { recursive: true });

@@ -1,11 +1,14 @@
 /**
- * What a link target names, before any lookup: an external URL, a place inside the same
- * document, a path outside the library, or local paths to try in order (and, for Markdown,
- * a wiki-style note name). Pure string work; {@link LinkGraph} does the lookups.
+ * What a link target names: first by reading it ({@link parseTarget}: an external URL, a
+ * place inside the same document, a path outside the library, or local paths to try in
+ * order and, for Markdown, a wiki-style note name), then by looking those up among the
+ * documents, the skipped files and the files on disk ({@link TargetResolver}).
  *
  * @module
  */
-import { posix } from "node:path";
+import { existsSync } from "node:fs";
+import { join, posix } from "node:path";
+import type { Library } from "./types.ts";
 
 /** A target read against its source document. */
 export type ParsedTarget =
@@ -89,4 +92,146 @@ export function parseTarget(target: string, sourcePath: string, sourceType: stri
     ? raw.replace(/\/+$/, "").trim()
     : undefined;
   return name ? { kind: "local", paths, name } : { kind: "local", paths };
+}
+
+/** What a target resolved to: a document (by its index), a file, nothing, or no lookup. */
+export type Resolved =
+  | { kind: "document"; node: number }
+  | { kind: "file"; path: string }
+  /** Matched no document nor skipped file: the paths to look for on disk. */
+  | { kind: "missing"; paths: string[] }
+  | { kind: "external" | "outside" | "internal" };
+
+const INTERNAL: Resolved = { kind: "internal" };
+
+/** A path, shortest first: fewer folders, then fewer characters, then by name. */
+function shorter(a: string, b: string): number {
+  const d = a.split("/").length - b.split("/").length;
+  return d || a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * Resolves link targets against a fixed set of documents and skipped files: relative
+ * paths exactly, wiki names the Obsidian way (the file name when it is unique in the
+ * library, else the shortest path; case-insensitive, `.md` implied). Resolutions are kept
+ * per source folder and type, where they agree.
+ *
+ * @example
+ * ```ts
+ * import { TargetResolver } from "./link_target.ts";
+ * const r = new TargetResolver(["V/a/Note.md", "V/b/c/Note.md"], [], []);
+ * r.resolve("V/Home.md", "markdown", "note"); // { kind: "document", node: 0 }
+ * r.resolve("V/Home.md", "markdown", "https://x.org"); // { kind: "external" }
+ * ```
+ */
+export class TargetResolver {
+  readonly #byPath = new Map<string, number>();
+  readonly #skipped: Set<string>;
+  /** Per library: lower-cased file name -> display paths (documents and skipped files). */
+  readonly #names = new Map<string, Map<string, string[]>>();
+  readonly #roots: Map<string, string>;
+  readonly #probed = new Map<string, boolean>();
+  readonly #memo = new Map<string, Map<string, Resolved>>();
+
+  /**
+   * @param docs display paths of the documents (a document is named by its index here)
+   * @param skipped display paths of files on disk that are not indexed
+   * @param libraries the libraries (their roots, for files on disk)
+   */
+  constructor(docs: string[], skipped: string[], libraries: Library[]) {
+    this.#roots = new Map(libraries.map((l) => [l.name, l.root]));
+    this.#skipped = new Set(skipped);
+    docs.forEach((p, i) => {
+      this.#byPath.set(p, i);
+      this.#addName(p);
+    });
+    for (const p of skipped) this.#addName(p);
+  }
+
+  #addName(path: string): void {
+    const lib = path.slice(0, path.indexOf("/"));
+    const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+    let m = this.#names.get(lib);
+    if (!m) this.#names.set(lib, m = new Map());
+    const list = m.get(name);
+    if (list) list.push(path);
+    else m.set(name, [path]);
+  }
+
+  /** The path an Obsidian wiki link names: unique file name, else the shortest path. */
+  #byName(lib: string, name: string): string | undefined {
+    const names = this.#names.get(lib);
+    if (!names) return undefined;
+    const want = name.toLowerCase();
+    const last = want.slice(want.lastIndexOf("/") + 1);
+    const found = [...(names.get(`${last}.md`) ?? []), ...(names.get(last) ?? [])];
+    const hits = want.includes("/")
+      ? found.filter((p) => {
+        const l = p.toLowerCase();
+        return l.endsWith(`/${want}`) || l.endsWith(`/${want}.md`);
+      })
+      : found;
+    return hits.sort(shorter)[0];
+  }
+
+  /** The resolutions kept for sources of one type in one folder (pass to {@link resolve}). */
+  memo(sourcePath: string, sourceType: string): Map<string, Resolved> {
+    const key = `${sourceType}\0${sourcePath.slice(0, sourcePath.lastIndexOf("/"))}`;
+    let m = this.#memo.get(key);
+    if (!m) this.#memo.set(key, m = new Map());
+    return m;
+  }
+
+  /**
+   * What a target of a document names (a link of a document to itself is for the caller
+   * to tell: the document's own index comes back).
+   *
+   * @param sourcePath the source's display path
+   * @param sourceType the source's `doc_type`
+   * @param target the target as written
+   * @param memo the source's {@link memo}, when the caller resolves many of its targets
+   */
+  resolve(
+    sourcePath: string,
+    sourceType: string,
+    target: string,
+    memo: Map<string, Resolved> = this.memo(sourcePath, sourceType),
+  ): Resolved {
+    // the fragment does not change the document: `a.html#x` and `a.html#y` resolve alike
+    const cut = target.indexOf("#");
+    const key = cut < 0 ? target : target.slice(0, cut);
+    if (!key) return INTERNAL;
+    let r = memo.get(key);
+    if (!r) memo.set(key, r = this.#lookup(sourcePath, sourceType, key));
+    return r;
+  }
+
+  #lookup(sourcePath: string, sourceType: string, target: string): Resolved {
+    const p = parseTarget(target, sourcePath, sourceType);
+    if (p.kind !== "local") return { kind: p.kind };
+    for (const path of p.paths) {
+      const node = this.#byPath.get(path);
+      if (node !== undefined) return { kind: "document", node };
+    }
+    const lib = sourcePath.slice(0, sourcePath.indexOf("/"));
+    const named = p.name ? this.#byName(lib, p.name) : undefined;
+    if (named) {
+      const node = this.#byPath.get(named);
+      return node !== undefined ? { kind: "document", node } : { kind: "file", path: named };
+    }
+    const known = p.paths.find((path) => this.#skipped.has(path));
+    return known ? { kind: "file", path: known } : { kind: "missing", paths: p.paths };
+  }
+
+  /** Whether a display path names a file or folder on disk (asked once per path). */
+  onDisk(path: string): boolean {
+    let hit = this.#probed.get(path);
+    if (hit === undefined) {
+      const slash = path.indexOf("/");
+      const root = this.#roots.get(slash < 0 ? path : path.slice(0, slash));
+      hit = root !== undefined && existsSync(join(root, slash < 0 ? "" : path.slice(slash + 1)));
+      this.#probed.set(path, hit);
+    }
+    return hit;
+  }
 }

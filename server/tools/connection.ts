@@ -61,7 +61,7 @@ export const connection = defineTool({
   name: "connection",
   title: "Connection between documents",
   description:
-    "Shortest chain of links between two documents, following links either way (at most max_depth hops): each document and the line and text of each link used.",
+    "Shortest chain of links between two documents, followed either way, at most max_depth hops: each document and the line and text of each link used.",
   input: {
     from: docIdArg,
     to: docIdArg,

@@ -134,7 +134,7 @@ export function inLinks(shelf: Shelf, graph: LinkGraph, docId: string): {
   return {
     all,
     detail(e) {
-      const first = graph.linksBetween(e.doc_id, docId)[0];
+      const first = graph.linkBetween(e.doc_id, docId);
       return { ...e, line: first?.line ?? 0, text: first?.text ?? "" };
     },
   };
@@ -215,12 +215,12 @@ export const links = defineTool({
   name: "links",
   title: "Links",
   description:
-    "Links of a document: outgoing (target doc_id, exists) and backlinks. Or, with kind: a library's broken links, orphans (no backlinks) or most linked documents. Resolves relative paths, wiki links and HTML hrefs.",
+    "A document's outgoing links (target doc_id, exists) and backlinks; or, with kind, a library's broken links, orphans or most linked documents. Follows relative paths, wiki links, hrefs.",
   input: {
     doc_id: docIdArg.optional(),
     direction: z.enum(["both", "out", "in"]).default("both").describe("Which links of doc_id"),
     kind: z.enum(["broken", "orphans", "most_linked"]).optional().describe(
-      "A library list instead of one document's links",
+      "A library list instead of doc_id",
     ),
     library: libraryArg.optional(),
     limit: z.number().int().min(1).max(200).default(20).describe("Entries per list (max 200)"),
@@ -323,7 +323,7 @@ function kindList(
   if (kind === "broken") {
     const p = page(graph.broken(library), offset, limit);
     const items = p.items.map((b) => {
-      const first = graph.firstLink(b.source.doc_id, b.target);
+      const first = graph.linkAt(b.row);
       return {
         doc_id: b.source.doc_id,
         path: shownPath(shelf, b.source.path),
@@ -332,7 +332,7 @@ function kindList(
         exists: false,
         line: first.line,
         text: first.text,
-        count: first.count,
+        count: b.count,
       };
     });
     return { ...base, ...p, items };
