@@ -301,7 +301,11 @@ export class DocBuilder {
    * `at` is the character offset of the link's text in `text`. Blocks of the same `group`
    * follow each other without a blank line.
    */
-  block(text: string, group?: string, links: { target: string; text: string; at: number }[] = []) {
+  block(
+    text: string,
+    group?: string,
+    links: { target: string; text: string; at: number }[] = [],
+  ): void {
     if (!text.trim()) return;
     if (group === undefined || group !== this.#group) this.#sep();
     const first = this.lines.length + 1;
