@@ -107,6 +107,7 @@ const SKIP = new Set([
   "text:variable-decls",
   "text:user-field-decls",
   "table:shapes",
+  "text:number", // a heading's or item's rendered number ("1.2"), kept out of its title
 ]);
 
 /** Options of {@link walkOdf}. */

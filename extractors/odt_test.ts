@@ -65,7 +65,7 @@ Deno.test("odt() reads a flat .fodt document with notes, nested lists and line b
 <text:p>Body<text:note><text:note-citation>1</text:note-citation><text:note-body><text:p>A note.</text:p></text:note-body></text:note> text<text:line-break/>next line</text:p>
 <text:list><text:list-item><text:p>one</text:p><text:list><text:list-item><text:p>inner</text:p></text:list-item></text:list></text:list-item></text:list>
 <text:table-of-content><text:index-body><text:p>Top 1</text:p></text:index-body></text:table-of-content>
-<text:h text:outline-level="3">Deep<office:annotation><text:p>comment</text:p></office:annotation></text:h>
+<text:h text:outline-level="3"><text:number>1.1.</text:number>Deep<office:annotation><text:p>comment</text:p></office:annotation></text:h>
 </office:text></office:body></office:document>`;
   const doc = await run(new TextEncoder().encode(xml), ".fodt");
   assertEquals(doc.lines, [
