@@ -172,6 +172,7 @@ export function docx(): Extractor {
   return {
     name: "docx",
     extensions: [".docx"],
+    mimeTypes: ["application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
     priority: 0,
     async extract(input: ExtractInput): Promise<Extracted> {
       const zip = readZip(input.bytes, isXmlPart);

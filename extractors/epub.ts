@@ -272,6 +272,7 @@ export function epub(): Extractor {
   return {
     name: "epub",
     extensions: [".epub"],
+    mimeTypes: ["application/epub+zip"],
     priority: 0,
     async extract(input: ExtractInput): Promise<Extracted> {
       const zip = readZip(
