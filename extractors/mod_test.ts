@@ -2,6 +2,7 @@ import { assertEquals, assertMatch } from "../tests/assert.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { builtinExtractors } from "./mod.ts";
 import type { ExtractInput, Extractor } from "../core/types.ts";
+import { smallCorpus } from "../tests/corpus.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const input = (path: string, bytes: Uint8Array): ExtractInput => {
@@ -79,5 +80,19 @@ Deno.test("ExtractorRegistry.select() picks the office extractors by extension a
     const bytes = await Deno.readFile(new URL(name, dir));
     assertEquals(reg.select(input(`l/${name}`, bytes))?.name, extractor, name);
     assertEquals(reg.select(input("l/no-extension", bytes))?.name, extractor, `${name} sniffed`);
+  }
+});
+
+Deno.test("ExtractorRegistry.select() reads a Word file or an ebook without its extension", async () => {
+  const corpus = await smallCorpus();
+  const reg = builtins();
+  for (
+    const [path, extractor] of [
+      ["word/from-markdown/nodejs-doc/esm.docx", "docx"],
+      ["ebooks/shipped/debian-policy.epub", "epub"],
+    ]
+  ) {
+    const bytes = await Deno.readFile(`${corpus}/${path}`);
+    assertEquals(reg.select(input("l/no-extension", bytes))?.name, extractor, path);
   }
 });
