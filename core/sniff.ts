@@ -92,7 +92,7 @@ function looksLikeTroff(head: string): boolean {
   return (first === "." || first === "'") && /^[.'][ \t]*(?:TH|Dd|SH|so)[ \t]/m.test(head);
 }
 
-/** Office Open XML types, by the part that names them. */
+/** Office Open XML types (and EPUB's), by the part that names them. */
 const OOXML: [string, string][] = [
   ["word/document.xml", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
   [
@@ -100,6 +100,8 @@ const OOXML: [string, string][] = [
     "application/vnd.openxmlformats-officedocument.presentationml.presentation",
   ],
   ["xl/workbook.xml", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"],
+  // An EPUB whose `mimetype` entry is missing or not first (real ebooks do that).
+  ["META-INF/container.xml", "application/epub+zip"],
 ];
 
 /**
