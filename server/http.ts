@@ -10,6 +10,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Shelf } from "../shelf/shelf.ts";
 import { createServer } from "./mcp.ts";
+import { serveWeb } from "./web.ts";
 
 /** Options of the HTTP server. */
 export interface HttpOptions {
@@ -135,6 +136,8 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
       closeSession(sid);
     }
   };
+  /** The web page and its API (`server/web.ts`): the same Origin rule and token. */
+  const web = { shelf, token, originAllowed: (o: string | null) => originAllowed(o, extra) };
   const sweeper = setInterval(evict, 60_000);
   Deno.unrefTimer(sweeper);
 
@@ -159,6 +162,8 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     if (url.pathname === "/health") {
       return Response.json({ ok: true, state: shelf.status.state });
     }
+    const page = await serveWeb(req, url, web);
+    if (page) return page;
     if (url.pathname !== "/mcp") return json(404, "NOT_FOUND", "Not found: use /mcp");
     if (!originAllowed(req.headers.get("origin"), extra)) {
       return json(403, "FORBIDDEN_ORIGIN", "Origin not allowed");

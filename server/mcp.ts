@@ -12,6 +12,7 @@ import { VERSION } from "../core/version.ts";
 import { ToolError } from "../core/types.ts";
 import { errorBody, runTool } from "./dispatch.ts";
 import { argSchemas, TOOLS } from "./tools/mod.ts";
+import { APP_MIME, APP_TOOLS, APP_URI, appHtml } from "./web/mcp_app.ts";
 
 /** Server name and version sent in `initialize`. */
 export const SERVER_INFO = { name: "shelfmark", version: VERSION };
@@ -73,6 +74,8 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
         title: tool.title,
         description: tool.description,
         inputSchema: argSchemas[name],
+        // Apps-capable clients show the result in the view (server/web/mcp_app.ts).
+        _meta: APP_TOOLS.has(name) ? { ui: { resourceUri: APP_URI } } : undefined,
         // destructiveHint and idempotentHint mean something only when a tool writes.
         annotations: readOnly ? { readOnlyHint: true, openWorldHint: false } : {
           readOnlyHint: false,
@@ -103,6 +106,16 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
       },
     );
   }
+  server.registerResource(
+    "view",
+    APP_URI,
+    {
+      title: "shelfmark view",
+      description: "Search results, outline and reader of the user's documents",
+      mimeType: APP_MIME,
+    },
+    async () => ({ contents: [{ uri: APP_URI, mimeType: APP_MIME, text: await appHtml() }] }),
+  );
   compactToolsList(server);
   return server;
 }
