@@ -79,6 +79,8 @@ CREATE TABLE IF NOT EXISTS links (
 CREATE INDEX IF NOT EXISTS links_doc ON links(doc_id);
 CREATE INDEX IF NOT EXISTS links_target ON links(target);
 CREATE INDEX IF NOT EXISTS documents_modified ON documents(modified_at);
+CREATE INDEX IF NOT EXISTS documents_listing
+  ON documents(path, doc_id, library, doc_type, size, modified_at, indexed_at);
 ${FIELDS_SCHEMA}`;
 
 /**

@@ -6,7 +6,9 @@
  *
  * The table costs about 200 bytes a document. It is rebuilt when SQLite says the database
  * changed: `PRAGMA data_version` (a commit by another connection) or `total_changes()`
- * (a row written through this one).
+ * (a row written through this one). A rebuild reads the catalog's narrow `documents_listing`
+ * index, not the rows (cards and outlines make them kilobytes each); only the titles and
+ * line counts of documents stored since the last build are read from their cards.
  *
  * @module
  */
@@ -46,6 +48,8 @@ interface Cached {
   version: string;
   table: DocTable;
   stmts: Map<string, StatementSync>;
+  /** Title and lines by id, with the time the document was stored. */
+  cards: Map<string, { indexed_at: string; title: string; lines: number }>;
 }
 
 const cache = new WeakMap<DatabaseSync, Cached>();
@@ -59,7 +63,12 @@ function stmt(db: DatabaseSync, c: Cached, sql: string): StatementSync {
 function holder(db: DatabaseSync): Cached {
   let c = cache.get(db);
   if (!c) {
-    c = { version: "", table: { entries: [], byId: new Map() }, stmts: new Map() };
+    c = {
+      version: "",
+      table: { entries: [], byId: new Map() },
+      stmts: new Map(),
+      cards: new Map(),
+    };
     cache.set(db, c);
   }
   return c;
@@ -79,28 +88,48 @@ export function docTable(db: DatabaseSync): DocTable {
   const version = `${v}:${t}`;
   if (version === c.version) return c.table;
   const entries: DocEntry[] = [];
+  const cards = new Map<string, { indexed_at: string; title: string; lines: number }>();
   const rows = stmt(
     db,
     c,
-    `SELECT doc_id, library, path, doc_type, size, modified_at,
-       json_extract(card, '$.title') AS title, json_extract(card, '$.total_lines') AS lines
-     FROM documents`,
-  ).iterate();
+    `SELECT doc_id, library, path, doc_type, size, modified_at, indexed_at
+     FROM documents INDEXED BY documents_listing ORDER BY path`,
+  ).all();
+  const card = stmt(
+    db,
+    c,
+    `SELECT json_extract(card, '$.title') AS title, json_extract(card, '$.total_lines') AS lines
+     FROM documents WHERE doc_id = ?`,
+  );
   for (const r of rows) {
+    const id = r.doc_id as string;
+    let known = c.cards.get(id);
+    if (!known || known.indexed_at !== r.indexed_at) {
+      const k = card.get(id);
+      known = {
+        indexed_at: r.indexed_at as string,
+        title: (k?.title as string | null) ?? "",
+        lines: (k?.lines as number | null) ?? 0,
+      };
+    }
+    cards.set(id, known);
     entries.push({
-      doc_id: r.doc_id as string,
+      doc_id: id,
       library: r.library as string,
       path: r.path as string,
       doc_type: r.doc_type as string,
-      title: (r.title as string | null) ?? "",
-      total_lines: (r.lines as number | null) ?? 0,
+      title: known.title,
+      total_lines: known.lines,
       size: r.size as number,
       modified_at: r.modified_at as string,
     });
   }
-  // Sorted here, not by SQLite: its UTF-8 byte order and JavaScript's UTF-16 order differ
-  // (astral characters against U+E000-U+FFFF), and the binary search uses JavaScript's.
-  entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  c.cards = cards;
+  // SQLite's UTF-8 byte order and JavaScript's UTF-16 order (which the binary search uses)
+  // differ between astral characters and U+E000-U+FFFF: sorted again when they do.
+  if (entries.some((e, i) => i > 0 && entries[i - 1]!.path > e.path)) {
+    entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
   c.table = { entries, byId: new Map(entries.map((e) => [e.doc_id, e])) };
   c.version = version;
   return c.table;

@@ -42,8 +42,10 @@ const MAX_FUZZY_CHARS = 64;
 
 /**
  * The fewest edits (insertion, deletion, substitution, transposition of two neighbours)
- * that turn `q` into some substring of `t` (Sellers' algorithm with the optimal string
- * alignment distance), or `max + 1` once it is sure to exceed `max`.
+ * that turn `q` into some substring of `t` (the optimal string alignment distance), capped
+ * at `max + 1`. Queries of up to 32 characters take Hyyrö's bit-parallel form of Myers'
+ * algorithm (one pass over `t`, a machine word per column); longer ones the dynamic
+ * programme of {@link substringDistanceDP}.
  *
  * @example
  * ```ts
@@ -52,6 +54,57 @@ const MAX_FUZZY_CHARS = 64;
  * ```
  */
 export function substringDistance(q: string, t: string, max: number): number {
+  const m = q.length;
+  if (m === 0) return 0;
+  if (m > 32) return substringDistanceDP(q, t, max);
+  if (m - max > t.length) return max + 1;
+  const peq = peqOf(q);
+  const high = 1 << (m - 1);
+  let vp = -1; // every vertical difference +1: column 0 is 0, 1, ..., m
+  let vn = 0;
+  let d0 = 0;
+  let pmPrev = 0;
+  let score = m;
+  let best = m;
+  for (let j = 0; j < t.length; j++) {
+    const pm = peq.get(t.charCodeAt(j)) ?? 0;
+    // Transpositions: a match of q[i] with t[j-1] and of q[i-1] with t[j] (Hyyrö 2002).
+    const tr = ((~d0 & pm) << 1) & pmPrev;
+    d0 = (((pm & vp) + vp) ^ vp) | pm | vn | tr;
+    const hp = vn | ~(d0 | vp);
+    const hn = d0 & vp;
+    if (hp & high) score++;
+    else if (hn & high) score--;
+    // Row 0 is all zeros (a match may start anywhere): no carry into bit 0.
+    const x = hp << 1;
+    vn = x & d0;
+    vp = (hn << 1) | ~(x | d0);
+    pmPrev = pm;
+    if (score < best) best = score;
+  }
+  return Math.min(best, max + 1);
+}
+
+let lastPeq: { q: string; peq: Map<number, number> } | undefined;
+
+/** For each character of `q`, the bit mask of its positions (kept for the last query). */
+function peqOf(q: string): Map<number, number> {
+  if (lastPeq?.q === q) return lastPeq.peq;
+  const peq = new Map<number, number>();
+  for (let i = 0; i < q.length; i++) {
+    const c = q.charCodeAt(i);
+    peq.set(c, (peq.get(c) ?? 0) | (1 << i));
+  }
+  lastPeq = { q, peq };
+  return peq;
+}
+
+/**
+ * {@link substringDistance} by dynamic programming (Sellers' algorithm with transpositions,
+ * rows dropped once every later one must exceed `max`): for queries over 32 characters,
+ * and as the reference the bit-parallel form is tested against.
+ */
+export function substringDistanceDP(q: string, t: string, max: number): number {
   const m = Math.min(q.length, MAX_FUZZY_CHARS);
   const n = t.length;
   if (m === 0) return 0;
@@ -174,7 +227,8 @@ export function matchNames(q: string, names: Names, fuzzy: boolean): NameMatch |
   if (best || !fuzzy) return best;
   const budget = editBudget(q.length);
   if (budget === 0) return undefined;
-  for (const [on, t] of targets) {
+  // The file name holds its stem: its distance is never more.
+  for (const [on, t] of targets.slice(1)) {
     if (!t) continue;
     const d = substringDistance(q, t, budget);
     if (d <= budget) consider("fuzzy", on, t, d, 0);

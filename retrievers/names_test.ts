@@ -1,5 +1,12 @@
 import { assert, assertEquals } from "../tests/assert.ts";
-import { editBudget, matchNames, namesOf, normalizeName, substringDistance } from "./names.ts";
+import {
+  editBudget,
+  matchNames,
+  namesOf,
+  normalizeName,
+  substringDistance,
+  substringDistanceDP,
+} from "./names.ts";
 
 Deno.test("substringDistance: edits to some part of the text, swaps count one", () => {
   assertEquals(substringDistance("python", "the python tutorial", 2), 0);
@@ -10,6 +17,21 @@ Deno.test("substringDistance: edits to some part of the text, swaps count one", 
   assertEquals(substringDistance("zzzzzz", "the python tutorial", 2), 3, "capped at max + 1");
   assertEquals(substringDistance("long query text", "short", 2), 3);
   assertEquals(substringDistance("", "abc", 1), 0);
+});
+
+Deno.test("substringDistance: the bit-parallel form agrees with the dynamic programme", () => {
+  let seed = 14;
+  const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const word = (n: number) =>
+    Array.from({ length: n }, () => "abcd "[Math.floor(rand() * 5)]).join("");
+  for (let i = 0; i < 20_000; i++) {
+    const q = word(1 + Math.floor(rand() * 32));
+    const t = word(Math.floor(rand() * 40));
+    const max = Math.floor(rand() * 4);
+    assertEquals(substringDistance(q, t, max), substringDistanceDP(q, t, max), `${q} / ${t}`);
+  }
+  const long = "a".repeat(40);
+  assertEquals(substringDistance(long, `xx${long.slice(1)}yy`, 2), 1, "over 32 characters");
 });
 
 Deno.test("editBudget grows with the query", () => {

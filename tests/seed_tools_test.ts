@@ -137,6 +137,33 @@ Deno.test("browse: roots, folders with spaces and Unicode names, counts, pages, 
   assertMatch(await md(shelf, "browse", {}), /- Lab\/ \(7 docs, 2 folders\)/);
 });
 
+Deno.test("browse: folders whose UTF-8 and UTF-16 orders differ (astral characters) are found", async () => {
+  await using t = await shelfWith([{
+    name: "Lab",
+    files: {
+      "📁 box/g.md": ["# G\n", DAY(1)],
+      "！bang/h.md": ["# H\n", DAY(2)],
+      "！bang/📁/i.md": ["# I\n", DAY(3)],
+      "z.md": ["# Z\n", DAY(4)],
+    },
+  }]);
+  const shelf = t.shelf;
+  const lab = await json(shelf, "browse", { path: "Lab" });
+  assertEquals((lab.folders as Json[]).map((f) => [f.name, f.documents]).sort(), [
+    ["📁 box", 1],
+    ["！bang", 2],
+  ]);
+  const cases: [string, string[]][] = [
+    ["Lab/📁 box", ["g.md"]],
+    ["Lab/！bang", ["h.md"]],
+    ["Lab/！bang/📁", ["i.md"]],
+  ];
+  for (const [path, docs] of cases) {
+    const r = await json(shelf, "browse", { path });
+    assertEquals((r.documents as Json[]).map((d) => d.name), docs, path);
+  }
+});
+
 Deno.test("browse: paths outside the libraries, documents and missing folders are refused", async () => {
   await using t = await shelfWith([{
     name: "Lab",

@@ -180,7 +180,7 @@ export const browse = defineTool({
       "Folder <library>/<dir> (omit for the libraries)",
     ),
     sort: z.enum(["name", "newest"]).default("name"),
-    offset: z.number().int().min(0).default(0).describe("Entries to skip (folders first)"),
+    offset: z.number().int().min(0).max(1e6).default(0).describe("Entries to skip (folders first)"),
     limit: z.number().int().min(1).max(200).default(50),
   },
   run: browseFolder,
