@@ -130,8 +130,8 @@ Deno.test("browse: roots, folders with spaces and Unicode names, counts, pages, 
   assertEquals([p2.total_folders, p2.total_documents], [1, 2]);
 
   const text = await md(shelf, "browse", { path: "Lab/my notes", limit: 2 });
-  assertMatch(text, /^Lab\/my notes: 1 folders, 2 documents/);
-  assertMatch(text, /- deep\/ \(2 docs, 1 folders\)/);
+  assertMatch(text, /^Lab\/my notes: 1 folder, 2 documents/);
+  assertMatch(text, /- deep\/ \(2 docs, 1 folder\)/);
   assertMatch(text, /\] a\.md · Alpha · 3 lines · /);
   assertMatch(text, /next: offset=2/);
   assertMatch(await md(shelf, "browse", {}), /- Lab\/ \(7 docs, 2 folders\)/);
@@ -288,7 +288,7 @@ Deno.test("recent: newest first, library, path_glob, doc_types, limit", async ()
   const text = await md(shelf, "recent", { limit: 1 });
   assertMatch(
     text,
-    /^1 most recently modified:\n1\. \[\d+\] A\/2024\/new\.txt · 1 lines · 4 B · 2024-01-09/,
+    /^1 most recently modified:\n1\. \[\d+\] A\/2024\/new\.txt · 1 line · 4 B · 2024-01-09/,
   );
   assertEquals(await code(json(shelf, "recent", { library: "Nope" })), "LIBRARY_NOT_FOUND");
 });

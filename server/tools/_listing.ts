@@ -39,6 +39,19 @@ export function docCard(shelf: Shelf, e: DocEntry): DocCard {
   };
 }
 
+/**
+ * A count with its noun, plural unless one: `1 folder`, `3 folders`.
+ *
+ * @example
+ * ```ts
+ * import { count } from "./_listing.ts";
+ * count(1, "edit"); // "1 edit"
+ * ```
+ */
+export function count(x: number, noun: string, plural = `${noun}s`): string {
+  return `${n(x)} ${x === 1 ? noun : plural}`;
+}
+
 /** A size as people read it: `812 B`, `4.2 KB`, `13 MB`. */
 export function bytes(size: number): string {
   if (size < 1024) return `${size} B`;
@@ -94,6 +107,6 @@ export function docLine(c: DocCard, label: string): string {
   const parts = [`[${c.doc_id}] ${escapeControl(label)}`];
   if (titleSaysMore(c.title, file)) parts.push(escapeControl(c.title.slice(0, 80)));
   if (TYPE_OF_EXTENSION[ext] !== c.doc_type) parts.push(c.doc_type);
-  parts.push(`${n(c.total_lines)} lines`, bytes(c.size), c.modified_at.slice(0, 10));
+  parts.push(count(c.total_lines, "line"), bytes(c.size), c.modified_at.slice(0, 10));
   return parts.join(" · ");
 }

@@ -14,7 +14,7 @@ import { confinePath } from "../../core/paths.ts";
 import { ToolError } from "../../core/types.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { argHint, defineTool, escapeControl, intFlag, n, shownPath } from "../tool.ts";
-import { type DocCard, docCard, docLine, fileName } from "./_listing.ts";
+import { count, type DocCard, docCard, docLine, fileName } from "./_listing.ts";
 
 const USAGE =
   `shelfmark browse [LIBRARY/DIR] [--sort name|newest] [--offset 0] [--limit 50] [--json]`;
@@ -188,16 +188,16 @@ export const browse = defineTool({
     const order = r.sort === "newest" ? " (newest first)" : "";
     const out = [
       r.path === null
-        ? `${n(r.total_folders)} libraries${order}:`
-        : `${escapeControl(r.path)}: ${n(r.total_folders)} folders, ${
-          n(r.total_documents)
-        } documents${order}`,
+        ? `${count(r.total_folders, "library", "libraries")}${order}:`
+        : `${escapeControl(r.path)}: ${count(r.total_folders, "folder")}, ${
+          count(r.total_documents, "document")
+        }${order}`,
     ];
     if (r.note) out.push(r.note);
     for (const f of r.folders) {
-      const sub = f.folders ? `, ${n(f.folders)} folders` : "";
+      const sub = f.folders ? `, ${count(f.folders, "folder")}` : "";
       const desc = f.description ? ` — ${escapeControl(f.description)}` : "";
-      out.push(`- ${escapeControl(f.name)}/ (${n(f.documents)} docs${sub})${desc}`);
+      out.push(`- ${escapeControl(f.name)}/ (${count(f.documents, "doc")}${sub})${desc}`);
     }
     for (const d of r.documents) out.push(`- ${docLine(d, d.name)}`);
     const shown = r.folders.length + r.documents.length;

@@ -26,7 +26,7 @@ import {
   n,
   needArgs,
 } from "../tool.ts";
-import { type DocCard, docCard, docLine } from "./_listing.ts";
+import { count, type DocCard, docCard, docLine } from "./_listing.ts";
 
 const USAGE =
   `shelfmark find-documents QUERY [--fuzzy] [--library NAME] [--type pdf,docx] [--limit 10] [--json]`;
@@ -102,9 +102,9 @@ export const findDocuments = defineTool({
           : ` Try ${render.cli ? "--fuzzy" : "fuzzy=true"}, or search.`);
     }
     const kinds = Object.entries(r.counts).map(([k, c]) => `${n(c)} ${k}`).join(", ");
-    const out = [`${n(r.total)} documents named like ${JSON.stringify(r.query)} (${kinds}):`];
+    const out = [`${count(r.total, "document")} named like ${JSON.stringify(r.query)} (${kinds}):`];
     r.results.forEach((d, i) => {
-      const how = d.match === "fuzzy" ? `fuzzy, ${d.edits} edits` : d.match;
+      const how = d.match === "fuzzy" ? `fuzzy, ${count(d.edits ?? 0, "edit")}` : d.match;
       out.push(
         `${i + 1}. ${docLine(d, d.path)} (${how}${d.matched_on === "title" ? " title" : ""})`,
       );

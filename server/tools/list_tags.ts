@@ -8,6 +8,7 @@
 import { z } from "zod";
 import { checkFields, fieldValues, foldField } from "../../core/fields.ts";
 import { checkLibrary, defineTool, escapeControl, intFlag, libraryArg, n } from "../tool.ts";
+import { count } from "./_listing.ts";
 
 const USAGE = `shelfmark list-tags [FIELD] [--library NAME] [--limit 100] [--json]`;
 
@@ -31,10 +32,10 @@ export const listTags = defineTool({
   },
   markdown(r) {
     const where = r.library ? ` in ${escapeControl(r.library)}` : "";
-    if (!r.values.length) return `No document has a ${r.field} value${where}.`;
+    if (!r.values.length) return `No document has a value for ${r.field}${where}.`;
     const more = r.total > r.values.length ? ` (top ${n(r.values.length)}; raise limit)` : "";
     return [
-      `${n(r.total)} values of ${r.field}${where}, documents each${more}:`,
+      `${count(r.total, "value")} of ${r.field}${where}, documents each${more}:`,
       r.values.map((v) => `${escapeControl(v.value)} (${n(v.documents)})`).join(" · "),
     ].join("\n");
   },
