@@ -42,7 +42,7 @@ export const reindex = defineTool({
       ". Progress: status.";
   },
   cli: {
-    summary: "reindex [--library NAME] [--full] index changes now (--full: every file)",
+    summary: "reindex                         index changes now (--full: every file again)",
     usage: USAGE,
     flags: { library: { type: "string" }, full: { type: "boolean" } },
     args: (_pos, f) => ({ library: f.library, full: f.full }),
