@@ -30,6 +30,7 @@ export const ERROR_CODES = new Set([
   "PATTERN_TIMEOUT",
   "PATH_OUTSIDE_LIBRARY",
   "INDEX_UNAVAILABLE",
+  "NOT_ALLOWED",
 ]);
 
 /** A tool result as the SDK client returns it. */

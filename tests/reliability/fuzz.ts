@@ -133,6 +133,12 @@ function stringFor(key: string, p: Prop, pools: FuzzPools): fc.Arbitrary<string>
     modified_before: DATES,
     patterns: [...PATHS, "%", "_", "%%", "lib", "a"],
     expand: ["1", "2.1", "0", "-1", "1.1.1.1.1.1", "x"],
+    // The seed tools: folders, names, link ends, front-matter fields.
+    path: [...pools.libraries, ...pools.libraries.map((l) => `${l}/sub`), ...PATHS],
+    from: [...pools.docIds, ...PATHS],
+    to: [...pools.docIds, ...PATHS],
+    queries: QUERIES,
+    field: ["tags", "aliases", "status", "", "x".repeat(65), "__proto__"],
   };
   const pool = byKey[key];
   return pool?.length
