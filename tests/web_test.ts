@@ -99,7 +99,7 @@ Deno.test({
     );
     const site = server.url.replace(/\/mcp$/, "");
     const browser = await launch();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
     const dialogs: string[] = [];
     const errors: string[] = [];
     page.on("dialog", (d) => {
@@ -209,6 +209,8 @@ Deno.test({
         await page.locator("main a", { hasText: "zstd/" }).click();
         await page.waitForSelector("main .crumbs a:has-text('zstd')");
         assert(page.url().includes("view=browse"), page.url());
+        await page.locator("main ul.folders a", { hasText: "zstd/" }).click(); // markdown/zstd/zstd
+        await page.waitForFunction(() => document.querySelectorAll("main .crumbs a").length === 4);
         await page.locator("main ul.docs a", { hasText: "README.md" }).first().click();
         await page.waitForSelector("#reader .line");
         assert(new URL(page.url()).searchParams.get("doc"), page.url());

@@ -20,6 +20,7 @@ SM.go = (href, replace = false) => {
     if (replace) history.replaceState(null, "", url);
     else history.pushState(null, "", url);
   }
+  scrollTo(0, 0);
   render();
 };
 

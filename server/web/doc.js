@@ -77,7 +77,7 @@ class Reader {
     }
     this.select(line, end);
     const el = this.body.querySelector(`#L${line}`);
-    if (el) this.el.scrollTop = el.offsetTop - this.body.offsetTop + this.up.offsetHeight - 8;
+    if (el) this.el.scrollTop = el.offsetTop - 8; // the reader is the offset parent
   }
   select(from, to) {
     this.sel = { from, to };
@@ -154,6 +154,23 @@ function pageOf(nodes, line) {
     if (n.page && n.start_line <= line && (!best || n.start_line >= best.start_line)) best = n;
   }
   return best?.page;
+}
+
+/** Mark the outline's deepest section holding `line`, and bring it into view. */
+function here(main, line) {
+  let best;
+  for (const b of main.querySelectorAll("#outline .node")) {
+    b.classList.remove("here");
+    if (Number(b.dataset.from) <= line && line <= Number(b.dataset.to)) best = b;
+  }
+  if (!best) return;
+  best.classList.add("here");
+  // Scroll the outline only (scrollIntoView would move the whole page too).
+  const box = main.querySelector("#outline");
+  const top = best.offsetTop;
+  if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - best.offsetHeight) {
+    box.scrollTop = top - box.clientHeight / 3;
+  }
 }
 
 let pdfjs;
@@ -299,6 +316,7 @@ SM.views.doc = async (main, params, alive) => {
   const jump = async (from, to, page) => {
     SM.setHash(from === to ? `#L${from}` : `#L${from}-${to}`);
     await reader.show(from, to);
+    here(main, from);
     const p = page ?? pageOf(d.nodes, from);
     if (pane && p && p !== pane.page) pane.show(p).catch(() => {});
   };
@@ -362,6 +380,7 @@ SM.views.doc = async (main, params, alive) => {
   }
   await reader.show(range?.from ?? 1, range?.to ?? range?.from ?? 1);
   if (!alive()) return;
+  if (range) here(main, range.from);
   if (paged) {
     pane = new PdfPane(origEl, id, async (n) => {
       const r = await SM.api.call("read", { doc_id: id, page: n, limit: 1 });
