@@ -224,7 +224,7 @@ export const links = defineTool({
     ),
     library: libraryArg.optional(),
     limit: z.number().int().min(1).max(200).default(20).describe("Entries per list (max 200)"),
-    offset: z.number().int().min(0).default(0).describe("Entries to skip"),
+    offset: z.number().int().min(0).default(0).describe("Entries to skip in each list"),
   },
   run(shelf, a): DocAnswer | KindAnswer {
     if ((a.doc_id === undefined) === (a.kind === undefined)) {
@@ -286,7 +286,7 @@ export const links = defineTool({
     return lines.join("\n");
   },
   cli: {
-    summary: "links ID | --kind KIND         a document's links and backlinks; broken, orphans",
+    summary: "links ID | --kind KIND          links and backlinks; broken links, orphans",
     usage: USAGE,
     flags: {
       direction: { type: "string" },
