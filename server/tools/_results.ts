@@ -83,12 +83,46 @@ function fileStem(path: string): string {
   return file.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 }
 
-/** `L120-160 p.633 §3.2 Title`: where a passage is. */
-function where(p: Omit<PassageHit, "score">): string {
+/** Letters and digits only, lower-cased: for comparing titles. */
+function bare(s: string): string {
+  return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
+
+/**
+ * `L120-160 p.633 §3.2 Title`: where a passage is. A section titled like the document
+ * (its top heading, most often) is named by its id alone: the hit's first line said it.
+ */
+export function where(p: Omit<PassageHit, "score">, docTitle: string): string {
   const parts = [`L${p.start_line}-${p.end_line}`];
   if (p.page !== undefined) parts.push(`p.${p.page}`);
-  if (p.node_id) parts.push(`§${p.node_id} ${escapeControl(clipWords(p.title, 32))}`);
+  if (p.node_id) {
+    const t = bare(p.title);
+    const doc = bare(docTitle);
+    const same = t === doc || (t.length >= 8 && doc.startsWith(t));
+    parts.push(same ? `§${p.node_id}` : `§${p.node_id} ${escapeControl(clipWords(p.title, 32))}`);
+  }
   return parts.join(" ");
+}
+
+/** A snippet without the section's heading at its start (the passage line names it). */
+export function afterHeading(snippet: string, heading: string): string {
+  const h = bare(heading);
+  if (h.length < 3) return snippet;
+  // Walk the snippet's words (bold marks are not letters) while they spell the heading.
+  let spelled = "";
+  let end = 0;
+  for (const m of snippet.matchAll(/[\p{L}\p{N}]+/gu)) {
+    spelled = spelled ? `${spelled} ${m[0].toLowerCase()}` : m[0].toLowerCase();
+    end = m.index + m[0].length;
+    if (spelled === h) break;
+    if (!h.startsWith(spelled)) return snippet;
+  }
+  if (spelled !== h) return snippet;
+  let rest = snippet.slice(end);
+  // A bold mark left open by the heading's last word closes here: drop it.
+  if ((rest.match(/\*\*/g)?.length ?? 0) % 2 === 1) rest = rest.replace("**", "");
+  rest = rest.replace(/^[\s:.,;—–-]+/, "");
+  return rest.replaceAll("**", "").length >= 20 ? rest : snippet;
 }
 
 /**
@@ -168,7 +202,9 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
       }${typeNote(h.path, h.doc_type)} · ${n(h.total_lines)} lines${copies(h)}`,
     );
     if (h.passages?.length) {
-      for (const p of h.passages) out.push(`   ${where(p)}: ${shortSnippet(p.snippet)}`);
+      for (const p of h.passages) {
+        out.push(`   ${where(p, h.title)}: ${shortSnippet(afterHeading(p.snippet, p.title))}`);
+      }
     } else if (h.snippet) {
       out.push(`   > ${shortSnippet(h.snippet)}`);
     }
@@ -203,7 +239,7 @@ function verboseMd(results: SearchResult[]): string[] {
     out.push(`   ${parts.join(" · ")}`);
     if (h.keywords.length) out.push(`   keywords: ${h.keywords.join(", ")}`);
     if (h.passages?.length) {
-      for (const p of h.passages) out.push(`   ${where(p)}: ${p.snippet}`);
+      for (const p of h.passages) out.push(`   ${where(p, h.title)}: ${p.snippet}`);
     } else if (h.snippet) out.push(`   > ${h.snippet}`);
   });
   return out;
