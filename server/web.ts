@@ -143,9 +143,14 @@ export async function serveWeb(
   }
   const a = ASSETS[path];
   if (a && get) {
-    const headers: Record<string, string> = { ...COMMON, "content-type": a[1] };
+    const body = await asset(a[0]);
+    const headers: Record<string, string> = {
+      ...COMMON,
+      "content-type": a[1],
+      "content-length": String(body.byteLength),
+    };
     if (a[0].endsWith(".html")) headers["content-security-policy"] = PAGE_CSP;
-    return new Response(req.method === "HEAD" ? null : await asset(a[0]), { headers });
+    return new Response(req.method === "HEAD" ? null : body, { headers });
   }
   if (path.startsWith("/web/pdfjs/") && get) return await pdfjsFile(path.slice(11));
   if (!path.startsWith("/api/")) return undefined;

@@ -180,6 +180,10 @@ Deno.test({
         const marks = await line.locator("mark").allTextContents();
         assert(marks.some((m) => /dictionary/i.test(m)), `term highlighted: ${marks}`);
         assert(page.url().endsWith(`#L${from}-${to}`), page.url());
+        // A line range typed in the address jumps within the document.
+        await page.evaluate(() => location.hash = "#L3-4");
+        await page.waitForSelector("#L3.sel");
+        assert(await page.locator("#L4").evaluate((el) => el.classList.contains("sel")));
       });
 
       await t.step("a PDF hit shows its page beside the text", async () => {

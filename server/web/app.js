@@ -38,6 +38,7 @@ async function render() {
   const params = new URLSearchParams(current.replace(/#.*$/, ""));
   const main = document.getElementById("main");
   fillForm(params);
+  SM.onRange = undefined;
   const view = params.get("doc")
     ? "doc"
     : params.get("q")
@@ -46,6 +47,7 @@ async function render() {
     ? params.get("view")
     : "home";
   document.body.dataset.view = view;
+  document.title = params.get("q") ? `${params.get("q")} · shelfmark` : "shelfmark";
   for (const a of document.querySelectorAll("header nav a")) {
     a.classList.toggle("active", a.dataset.view === view);
   }
@@ -128,9 +130,12 @@ document.addEventListener("click", (e) => {
 });
 if (!app) {
   addEventListener("popstate", () => {
+    const same = location.search === current.replace(/#.*$/, "");
     current = location.search + location.hash;
     SM.hash = location.hash;
-    render();
+    const range = SM.parseRange(location.hash);
+    if (same && range && document.body.dataset.view === "doc" && SM.onRange) SM.onRange(range);
+    else render();
   });
 }
 

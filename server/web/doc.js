@@ -363,8 +363,11 @@ SM.views.doc = async (main, params, alive) => {
     linksEl,
   );
   const reader = new Reader(readerEl, id, d.total_lines, re);
+  document.title = `${d.title || d.path} · shelfmark`;
+  // A new line range in the address of this document jumps without loading it again.
+  SM.onRange = (r) => jump(r.from, r.to);
   // Where to start: the line range of the address, a section, a page, or the top.
-  let range = SM.parseRange(location.hash || SM.hash);
+  let range = SM.parseRange(SM.hash);
   let page = Number(params.get("p")) || undefined;
   const section = params.get("section");
   if (!range && (section || page)) {
