@@ -344,6 +344,23 @@ function baseName(path: string): string {
   return GENERIC_NAMES.test(stem) && folder ? `${folder} — ${stem}` : stem;
 }
 
+/**
+ * A page title without the site's name: `uuid — UUID objects — Python 3.11.2 documentation`
+ * becomes `uuid — UUID objects` when the document's first heading says just that (the
+ * rest, after a separator, names the site and repeats on every page).
+ *
+ * @example
+ * ```ts
+ * withoutSiteName("Restrictions | PostgreSQL 15", "Restrictions"); // "Restrictions"
+ * withoutSiteName("Restrictions and more", "Restrictions"); // "Restrictions and more"
+ * ```
+ */
+export function withoutSiteName(title?: string, heading?: string): string | undefined {
+  const h = heading?.replace(/\s+/g, " ").trim();
+  if (!title || !h || h.length < 3 || !title.startsWith(h)) return title;
+  return /^\s*[—–|·:-]\s*\S/.test(title.slice(h.length)) ? h : title;
+}
+
 /** The first heading, when it can stand for the whole document: a top-level heading near the start. */
 function headingTitle(outline: OutlineNode[], lines: string[]): string | undefined {
   const first = outline[0];
@@ -386,7 +403,8 @@ export function buildCard(input: CardInput): CardResult {
   const fromHeading = input.outline_quality === "none"
     ? undefined
     : headingTitle(outline, input.lines);
-  const title = (metaTitle || fromHeading || baseName(input.path)).slice(0, 300);
+  const title = (withoutSiteName(metaTitle, outline[0]?.title) || fromHeading ||
+    baseName(input.path)).slice(0, 300);
 
   const declared = normalizeLanguage(meta.language);
   const language = declared !== "und" ? declared : detectLanguage((lead || text).slice(0, 2000));

@@ -223,3 +223,30 @@ Deno.test("buildCard() handles a 5 MB document", () => {
   assert(card.word_count > 700_000);
   assertEquals(card.language, "en");
 });
+
+Deno.test("buildCard: a page title loses the site name its first heading leaves out", () => {
+  const { card } = buildCard({
+    doc_id: "u1",
+    path: "docs/library/uuid.html",
+    library: "docs",
+    doc_type: "html",
+    lines: ["# uuid — UUID objects according to RFC 4122", "", "Text."],
+    extracted: {
+      lines: [],
+      meta: { title: "uuid — UUID objects according to RFC 4122 — Python 3.11.2 documentation" },
+    },
+    outline: [{
+      id: "1",
+      level: 1,
+      title: "uuid — UUID objects according to RFC 4122",
+      start_line: 1,
+      end_line: 3,
+      line_count: 3,
+      children: [],
+    }],
+    outline_quality: "high",
+    modified_at: "2026-01-01T00:00:00Z",
+    size: 60,
+  });
+  assertEquals(card.title, "uuid — UUID objects according to RFC 4122");
+});
