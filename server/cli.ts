@@ -269,6 +269,11 @@ export async function main(argv: string[]): Promise<number> {
     if (f.http) {
       const http = serveHttp(shelf, { host, port, token });
       console.error(`shelfmark: MCP over Streamable HTTP at ${http.url}`);
+      console.error(
+        `shelfmark: web page at ${new URL("/", http.url)}${
+          token ? " (add #token=<token> once)" : ""
+        }`,
+      );
       const quit = () => http.shutdown();
       Deno.addSignalListener("SIGINT", quit);
       Deno.addSignalListener("SIGTERM", quit);

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { serveHttp } from "../server/http.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { openTestShelf } from "./shelf_helper.ts";
+import { TOOLS } from "../server/tools/mod.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
@@ -35,7 +36,7 @@ Deno.test({
     const http = serveHttp(shelf, { port: 0, token: "s3cret" });
     const [a, b] = await Promise.all([client(http.url, "s3cret"), client(http.url, "s3cret")]);
     try {
-      assertEquals((await a.listTools()).tools.length, 9);
+      assertEquals((await a.listTools()).tools.length, TOOLS.length);
       const [ra, rb] = (await Promise.all([
         a.callTool({
           name: "search",
