@@ -16,6 +16,10 @@ SM.searchArgs = (params) => {
   if (params.get("after")) a.modified_after = params.get("after");
   if (params.get("before")) a.modified_before = params.get("before");
   if (params.get("mode")) a.mode = params.get("mode");
+  // From the tags view: only documents whose front-matter field holds the value.
+  if (params.get("field") && params.get("value")) {
+    a.filters = { [params.get("field")]: params.get("value") };
+  }
   return a;
 };
 
@@ -253,7 +257,10 @@ SM.views.tags = async (main, params, alive) => {
           h(
             "li",
             {},
-            h("a", { href: `?${new URLSearchParams({ q: v.value })}`, "data-nav": "" }, v.value),
+            h("a", {
+              href: `?${new URLSearchParams({ q: v.value, field: r.field, value: v.value })}`,
+              "data-nav": "",
+            }, v.value),
             h("span", { class: "count" }, SM.n(v.documents)),
           )
         ),
