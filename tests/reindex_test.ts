@@ -113,3 +113,28 @@ Deno.test("reindex over MCP: refused without writes allowed, queued with", async
   }
   await t.shelf.idle();
 });
+
+Deno.test("reindex: the server answers searches while the queued run goes on", async () => {
+  const base = await vault();
+  await using t = await openTestShelf({ base, folders: [join(base, "notes")] });
+  await t.shelf.index();
+  for (let i = 0; i < 40; i++) {
+    await Deno.writeTextFile(
+      join(base, "notes", `n${i}.md`),
+      `# Note ${i}\n\nThe ocelot ${i} hunts.\n`,
+    );
+  }
+  const r = await callTool(t.shelf, "reindex", { full: true, output_format: "json" });
+  assertEquals(r.json.queued, "full");
+  assertEquals(t.shelf.status.state, "building");
+  // Answered during the run, from what is indexed so far.
+  const during = await callTool(t.shelf, "search", { query: "aardvark", output_format: "json" });
+  assertEquals((during.json.results as { path: string }[])[0]?.path, "notes/a.md");
+  await t.shelf.idle();
+  const after = await callTool(t.shelf, "search", {
+    query: "ocelot",
+    limit: 50,
+    output_format: "json",
+  });
+  assertEquals((after.json.results as unknown[]).length, 40);
+});
