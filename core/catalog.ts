@@ -12,6 +12,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { fieldFilterSql, FIELDS_SCHEMA, writeFields } from "./fields.ts";
 import { type Fingerprint, fingerprint } from "./fingerprint.ts";
+import { decodeText, encodeText } from "./text_codec.ts";
 import type {
   Card,
   Link,
@@ -86,9 +87,10 @@ ${FIELDS_SCHEMA}`;
 /**
  * The catalog's format: a catalog of another format is emptied and indexed again. 2: doc
  * ids as 15 decimal digits, text fingerprints. 3: lines without link targets, links kept apart.
- * 4: front-matter fields (the `fields` table).
+ * 4: front-matter fields (the `fields` table). 5: text stored once (contentless FTS5),
+ * compressed (`core/text_codec.ts`).
  */
-const FORMAT = "4";
+const FORMAT = "5";
 
 /** Documents whose vector is missing or was made from other content. */
 const VECTOR_PENDING = `FROM documents d
@@ -331,7 +333,10 @@ export class Catalog {
       fp.minhash ? new Uint8Array(fp.minhash.buffer) : null,
       c.doc_id,
     );
-    this.#q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(c.doc_id, safe);
+    this.#q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(
+      c.doc_id,
+      encodeText(safe),
+    );
     this.#q("DELETE FROM skipped WHERE path = ?").run(c.path);
     this.#q("DELETE FROM links WHERE doc_id = ?").run(c.doc_id);
     const link = this.#q("INSERT INTO links (doc_id, line, target, text) VALUES (?, ?, ?, ?)");
@@ -453,9 +458,7 @@ export class Catalog {
 
   /** The text of a document. */
   text(docId: string): string | undefined {
-    return this.#q("SELECT text FROM texts WHERE doc_id = ?").get(docId)?.text as
-      | string
-      | undefined;
+    return decodeText(this.#q("SELECT text FROM texts WHERE doc_id = ?").get(docId)?.text);
   }
 
   /** Number of documents (all libraries, or one). */
@@ -556,7 +559,7 @@ export class Catalog {
   /** Every document's id and text, one at a time (for benchmarks and exports). */
   *iterTexts(): Generator<{ doc_id: string; text: string }> {
     for (const r of this.#q("SELECT doc_id, text FROM texts").iterate()) {
-      yield { doc_id: r.doc_id as string, text: r.text as string };
+      yield { doc_id: r.doc_id as string, text: decodeText(r.text)! };
     }
   }
 
@@ -676,8 +679,40 @@ export class Catalog {
    */
   static textReader(db: DatabaseSync): (docId: string) => string | undefined {
     const q = db.prepare("SELECT text FROM texts WHERE doc_id = ?");
-    return (docId) => q.get(docId)?.text as string | undefined;
+    return (docId) => decodeText(q.get(docId)?.text);
   }
+
+  /**
+   * A reader of a document's title and heading titles (outline order) through any handle
+   * on a catalog file, or undefined: what a snippet falls back to when the body does not
+   * hold the query's words (the FTS5 index keeps no copy of its columns).
+   */
+  static titleReader(db: DatabaseSync): (docId: string) => DocTitles | undefined {
+    const q = db.prepare(
+      "SELECT json_extract(card, '$.title') AS title, outline FROM documents WHERE doc_id = ?",
+    );
+    const walk = (nodes: OutlineNode[], out: string[]): string[] => {
+      for (const n of nodes) {
+        out.push(n.title);
+        walk(n.children, out);
+      }
+      return out;
+    };
+    return (docId) => {
+      const r = q.get(docId);
+      if (!r) return undefined;
+      const outline = JSON.parse(r.outline as string) as OutlineNode[];
+      return { title: String(r.title ?? ""), headings: walk(outline, []) };
+    };
+  }
+}
+
+/** A document's title and heading titles (see {@link Catalog.titleReader}). */
+export interface DocTitles {
+  /** The card's title. */
+  title: string;
+  /** Every outline heading's title, in outline order. */
+  headings: string[];
 }
 
 function parseRow(r: Record<string, unknown>): StoredDoc {

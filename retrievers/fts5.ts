@@ -8,10 +8,15 @@
  * the English-heavy corpora this serves and leaves other scripts untouched. CJK text is
  * split into words with `segmentCJK` both when indexing and when querying.
  *
+ * The table is contentless (`content=''`, with `contentless_delete=1` so rows can be
+ * replaced): it holds the index and the column sizes BM25 needs, never a copy of the text.
+ * Snippets are cut from the catalog's one stored copy (`texts`), and from the card's title
+ * and the outline's headings when the body does not hold the query's words.
+ *
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { filterSql } from "../core/catalog.ts";
+import { Catalog, type DocTitles, filterSql } from "../core/catalog.ts";
 import {
   type Hit,
   type IndexedDoc,
@@ -68,6 +73,7 @@ export interface Fts5Options {
 const SCHEMA = `
 CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
   doc_id UNINDEXED, title, path, keywords, headings, body,
+  content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE TABLE IF NOT EXISTS fts_map (doc_id TEXT PRIMARY KEY, rowid INTEGER NOT NULL) WITHOUT ROWID;
@@ -173,6 +179,8 @@ export class Fts5Retriever implements Retriever {
   #commonShare: number;
   #tokenDf = new Map<string, number>();
   #tokenDfDocs = 0;
+  #text: (docId: string) => string | undefined;
+  #titles: (docId: string) => DocTitles | undefined;
 
   /**
    * Create the retriever and its tables (`docs_fts`, `fts_map`) if they do not exist.
@@ -186,6 +194,8 @@ export class Fts5Retriever implements Retriever {
     this.#stats = options.stats;
     this.#commonShare = options.commonShare ?? 0.25;
     if (!options.readOnly) db.exec(SCHEMA);
+    this.#text = Catalog.textReader(db);
+    this.#titles = Catalog.titleReader(db);
   }
 
   /** A prepared statement, kept for reuse (indexing and search run these per document and per query). */
@@ -299,8 +309,7 @@ export class Fts5Retriever implements Retriever {
     // Without filters, rank straight from the FTS index (a top-N sort, several times
     // faster). With filters, the MATCH runs in a materialized CTE so the planner always
     // starts from the FTS index (a filter-first plan can turn milliseconds into seconds).
-    // The doc_id comes from fts_map after the LIMIT: read from docs_fts it would load the
-    // stored row (with its body) of every match, not just of the hits.
+    // The doc_id comes from fts_map (the contentless table keeps no column values).
     const rows = f.params.length === 0
       ? this.#q(`
       SELECT h.rid, m.doc_id, h.raw FROM (
@@ -331,26 +340,25 @@ export class Fts5Retriever implements Retriever {
         retriever: this.name,
       };
       if (!re || i >= withSnippets) return hit;
-      const snippet = this.#snippet(BigInt(row.rid as number), re);
+      const snippet = this.#snippet(row.doc_id as string, re);
       if (snippet) hit.snippet = snippet;
       return hit;
     });
   }
 
-  #snippet(rid: bigint, re: RegExp): string {
-    // Most matches are near the start: read a prefix first, the whole body only if needed.
-    const cols = this.#q(
-      "SELECT substr(body, 1, ?) AS body, title, headings FROM docs_fts WHERE rowid = ?",
-    ).get(SNIPPET_PREFIX, rid);
-    const head = (cols?.body as string) ?? "";
-    let text = makeSnippet(head, re, SNIPPET_CHARS);
-    // A prefix shorter than asked for is the whole body (JS counts UTF-16 units, SQLite characters).
-    if (!text && head.length >= SNIPPET_PREFIX) {
-      const body = this.#q("SELECT body FROM docs_fts WHERE rowid = ?").get(rid)?.body as string;
-      text = makeSnippet(body ?? "", re, SNIPPET_CHARS);
+  #snippet(docId: string, re: RegExp): string {
+    // Cut from the stored text, CJK split into words as the index saw it; most matches are
+    // near the start, so a prefix is tried first and the whole body only if needed.
+    const body = this.#text(docId) ?? "";
+    let text = makeSnippet(segmentCJK(body.slice(0, SNIPPET_PREFIX)), re, SNIPPET_CHARS);
+    if (!text && body.length > SNIPPET_PREFIX) {
+      text = makeSnippet(segmentCJK(body), re, SNIPPET_CHARS);
     }
-    if (!text) text = makeSnippet((cols?.headings as string) ?? "", re, SNIPPET_CHARS);
-    if (!text) text = makeSnippet((cols?.title as string) ?? "", re, SNIPPET_CHARS);
+    if (!text) {
+      const t = this.#titles(docId);
+      text = makeSnippet(segmentCJK(t?.headings.join("\n") ?? ""), re, SNIPPET_CHARS) ||
+        makeSnippet(segmentCJK(t?.title ?? ""), re, SNIPPET_CHARS);
+    }
     return tidySnippet(text);
   }
 
@@ -359,10 +367,9 @@ export class Fts5Retriever implements Retriever {
     const out = new Map<string, string>();
     const re = snippetMatcher(positiveTerms(parsed));
     if (!re) return out;
-    const rowid = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
+    const indexed = this.#q("SELECT 1 AS x FROM fts_map WHERE doc_id = ?");
     for (const id of docIds) {
-      const row = rowid.get(id);
-      const snippet = row ? this.#snippet(BigInt(row.rowid as number), re) : "";
+      const snippet = indexed.get(id) ? this.#snippet(id, re) : "";
       if (snippet) out.set(id, snippet);
     }
     return out;

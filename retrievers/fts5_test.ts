@@ -376,3 +376,41 @@ Deno.test("Fts5Retriever leaves common words out of the match, punctuation aroun
   // A common word alone is still searched.
   assertEquals((await fts.search(prepareQuery("widget?", 10))).length, 2);
 });
+
+Deno.test("Fts5Retriever keeps no copy of the text: contentless table, snippets from the catalog", async () => {
+  const body = Array.from({ length: 400 }, (_, i) => `line ${i} about storage`).join("\n") +
+    "\nthe wombat digs here";
+  const { db, fts } = await setup([
+    { id: "w", path: "lib/w.md", title: "Burrows", body, headings: ["Digging"] },
+  ]);
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'docs_fts%'").all()
+    .map((r) => r.name as string).sort();
+  assertEquals(tables, [
+    "docs_fts",
+    "docs_fts_config",
+    "docs_fts_data",
+    "docs_fts_docsize",
+    "docs_fts_idx",
+  ]);
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'").get()!.sql;
+  assert(/content = ''/.test(sql as string) && /contentless_delete = 1/.test(sql as string));
+  // The index holds no column value; the body is stored once, in `texts`, compressed.
+  assertEquals({ ...db.prepare("SELECT body, title FROM docs_fts").get() }, {
+    body: null,
+    title: null,
+  });
+  const stored = db.prepare("SELECT text FROM texts WHERE doc_id = 'w'").get()!.text;
+  assert(stored instanceof Uint8Array && stored.length < body.length / 4);
+  // Snippets still come from the body, the headings and the title.
+  const [hit] = await fts.search(prepareQuery("wombat", 1));
+  assert(hit?.snippet?.endsWith("**wombat** digs here"), hit?.snippet);
+  assertEquals(fts.snippets(["w"], parseQuery("digging")).get("w"), "**Digging**");
+  assertEquals(fts.snippets(["w"], parseQuery("burrows")).get("w"), "**Burrows**");
+  // Rows are replaced and deleted (contentless_delete) and the index stays sound.
+  await fts.upsert([makeDoc({ id: "w", path: "lib/w.md", title: "Burrows", body: "moved" })]);
+  assertEquals(await ids(fts, "wombat"), []);
+  await fts.remove(["w"]);
+  assertEquals(fts.count(), 0);
+  db.exec("INSERT INTO docs_fts(docs_fts, rank) VALUES('integrity-check', 1)");
+  db.close();
+});

@@ -11,6 +11,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { distinctTerms } from "../../core/card.ts";
+import { decodeText } from "../../core/text_codec.ts";
 
 /** One named check; returns a line per problem found (empty when consistent). */
 export interface ConsistencyCheck {
@@ -59,7 +60,7 @@ export const cards: ConsistencyCheck = {
         JSON.parse(r.outline as string);
         if (card.doc_id !== r.doc_id) out.push(`card of ${r.doc_id} names ${card.doc_id}`);
         if (card.path !== r.path) out.push(`card of ${r.doc_id} has path ${card.path}`);
-        const text = r.text as string;
+        const text = decodeText(r.text)!;
         const lines = text === "" ? 0 : text.split("\n").length;
         if (card.total_lines !== lines) {
           out.push(`${r.path}: card says ${card.total_lines} lines, text has ${lines}`);
@@ -135,7 +136,7 @@ export const dfExact: ConsistencyCheck = {
   run: (db) => {
     const want = new Map<string, number>();
     for (const r of db.prepare("SELECT text FROM texts").iterate()) {
-      for (const t of distinctTerms((r.text as string).split("\n"))) {
+      for (const t of distinctTerms(decodeText(r.text)!.split("\n"))) {
         want.set(t, (want.get(t) ?? 0) + 1);
       }
     }
