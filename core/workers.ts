@@ -131,6 +131,16 @@ export interface WorkerPoolOptions<I> {
   startAttempts?: number;
   /** What a failed request throws (default: the {@link WorkerError} itself). */
   error?: (e: WorkerError) => unknown;
+  /**
+   * Stop a worker that has had no request for this long (default: keep it until `close`),
+   * so an idle pool holds no memory; the next request starts another.
+   */
+  idleMs?: number;
+  /**
+   * Asked when a worker has finished its last request: true stops it (say, it has grown
+   * too large); the next request starts another.
+   */
+  retire?: (ch: Channel) => boolean;
 }
 
 interface Pending {
@@ -150,13 +160,16 @@ interface Slot {
   startedOk: () => void;
   startFailed: (e: WorkerError) => void;
   timer?: ReturnType<typeof setTimeout>;
+  /** Stops the worker when it stays idle (see `idleMs`). */
+  idle?: ReturnType<typeof setTimeout>;
   pending: Map<number, Pending>;
 }
 
 /**
  * Workers behind one call: `request(data)` runs on the least busy ready worker and resolves
  * with its answer. A worker that crashes or runs past the time limit is stopped and replaced
- * when work waits; requests it held fail with a {@link WorkerError}, never hang.
+ * when work waits; requests it held fail with a {@link WorkerError}, never hang. With
+ * `idleMs`, workers leave when there is nothing to do and come back with the next request.
  *
  * @example
  * ```ts
@@ -202,12 +215,18 @@ export class WorkerPool<Q, R, I = unknown> {
     await Promise.all(started);
   }
 
+  /** Workers running now (started or starting). */
+  get workers(): number {
+    return this.#slots.length;
+  }
+
   /** Stop every worker; requests in flight or waiting fail with `closed`. */
   close(): void {
     const slots = this.#slots;
     this.#slots = [];
     for (const s of slots) {
       clearTimeout(s.timer);
+      clearTimeout(s.idle);
       s.ch.terminate();
       s.startFailed(new WorkerError("closed", `${this.#o.name} closed`));
       this.#failAll(s.pending.values(), "closed", `${this.#o.name} closed`);
@@ -262,13 +281,18 @@ export class WorkerPool<Q, R, I = unknown> {
     while (this.#queue.length) {
       if (this.#o.startAll) {
         while (this.#slots.length < this.#size && this.#queue.length) this.#spawn();
-      } else if (this.#slots.length < this.#size && this.#slots.every((s) => s.ready)) {
-        // One more worker while work waits; it takes requests once ready.
-        this.#spawn();
       }
       const slot = this.#leastBusy();
-      if (!slot || !this.#queue.length) return;
+      if (!slot) {
+        // Work waits and no ready worker has room: one more worker (one starting at a
+        // time), which takes requests once ready.
+        const starting = this.#slots.some((s) => !s.ready);
+        if (!this.#o.startAll && !starting && this.#slots.length < this.#size) this.#spawn();
+        return;
+      }
+      if (!this.#queue.length) return;
       const p = this.#queue.shift()!;
+      clearTimeout(slot.idle);
       slot.pending.set(p.id, p);
       const ms = this.#o.timeoutMs;
       if (ms !== undefined) p.timer = setTimeout(() => this.#timeout(slot, p, ms), ms);
@@ -295,7 +319,8 @@ export class WorkerPool<Q, R, I = unknown> {
       slot.ready = true;
       this.#startFailures = 0;
       slot.startedOk();
-      return this.#pump();
+      this.#pump();
+      return this.#rest(slot);
     }
     const p = slot.pending.get(a.id);
     if (!p) return;
@@ -304,7 +329,31 @@ export class WorkerPool<Q, R, I = unknown> {
     if ("error" in a) {
       this.#reject(p, new WorkerError("failed", a.error.message, a.error.message, a.error));
     } else p.ok(a.data as never);
+    if (slot.pending.size === 0 && this.#o.retire?.(slot.ch)) this.#stop(slot);
     this.#pump();
+    this.#rest(slot);
+  }
+
+  /** A worker left without requests: stop it after `idleMs` unless work comes first. */
+  #rest(slot: Slot): void {
+    const ms = this.#o.idleMs;
+    if (ms === undefined || slot.pending.size > 0 || !this.#slots.includes(slot)) return;
+    clearTimeout(slot.idle);
+    slot.idle = setTimeout(() => {
+      if (slot.pending.size === 0) this.#stop(slot);
+    }, ms);
+    // An idle worker never keeps the program alive.
+    if (typeof Deno !== "undefined") Deno.unrefTimer(slot.idle as unknown as number);
+  }
+
+  /** Stop a worker that holds no request (it is idle, or retired). */
+  #stop(slot: Slot): void {
+    const i = this.#slots.indexOf(slot);
+    if (i < 0) return;
+    this.#slots.splice(i, 1);
+    clearTimeout(slot.timer);
+    clearTimeout(slot.idle);
+    slot.ch.terminate();
   }
 
   #timeout(slot: Slot, p: Pending, ms: number): void {
@@ -319,6 +368,7 @@ export class WorkerPool<Q, R, I = unknown> {
     if (i < 0) return;
     this.#slots.splice(i, 1);
     clearTimeout(slot.timer);
+    clearTimeout(slot.idle);
     slot.ch.terminate();
     const name = this.#o.name;
     this.#failAll(slot.pending.values(), kind, `${name} stopped: ${detail}`, detail);

@@ -149,3 +149,33 @@ Deno.test("WorkerPool: any channel plugs in, such as one answering in this threa
   p.close();
   assert(terminated >= 1);
 });
+
+Deno.test("WorkerPool: with idleMs, workers leave when there is no work and come back for more", async () => {
+  const p = pool({ size: 2, idleMs: 50 });
+  try {
+    const first = await p.request({ op: "who" });
+    assertEquals(p.workers, 1, "one request starts one worker");
+    for (let i = 0; i < 200 && p.workers > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    assertEquals(p.workers, 0);
+    const second = await p.request({ op: "who" });
+    assert(second !== first, "a new worker answered");
+  } finally {
+    p.close();
+  }
+});
+
+Deno.test("WorkerPool: retire stops a worker after its last request; the next request starts another", async () => {
+  let retire = false;
+  const p = pool({ retire: () => retire });
+  try {
+    const a = await p.request({ op: "who" });
+    assertEquals(await p.request({ op: "who" }), a);
+    retire = true;
+    assertEquals(await p.request({ op: "who" }), a);
+    assertEquals(p.workers, 0);
+    retire = false;
+    assert(await p.request({ op: "who" }) !== a);
+  } finally {
+    p.close();
+  }
+});

@@ -34,15 +34,30 @@ export class UseEmbedder implements Embedder {
    * to keyword search and doubles the latency, so keyword is the default.
    */
   readonly defaultMode = "keyword";
-  /** The model's worker: texts in, `texts.length * 512` floats out, row after row. */
-  #worker = new WorkerPool<string[], Float32Array>({
-    name: "embedder worker",
-    connect: threadChannel(new URL("./use_worker.ts", import.meta.url)),
-  });
+  /**
+   * The model's worker: texts in, `texts.length * 512` floats out, row after row. Idle for
+   * `idleMs`, it stops and gives its memory back (the model and TensorFlow.js, some 250 MB);
+   * the next texts to embed start it again (the model loads in about a second).
+   */
+  #worker: WorkerPool<string[], Float32Array>;
   /** The message in the worker, with the jobs its texts belong to. */
   #inFlight?: Part[];
   #queries: Job[] = [];
   #documents: Job[] = [];
+
+  /** @param opts `idleMs`: time the model stays loaded without work (default 30 s) */
+  constructor(opts: { idleMs?: number } = {}) {
+    this.#worker = new WorkerPool<string[], Float32Array>({
+      name: "embedder worker",
+      connect: threadChannel(new URL("./use_worker.ts", import.meta.url)),
+      idleMs: opts.idleMs ?? 30_000,
+    });
+  }
+
+  /** Whether the model is loaded (its worker runs). */
+  get loaded(): boolean {
+    return this.#worker.workers > 0;
+  }
 
   /** The worker's answer to a message: vectors, or why there are none. */
   #reply(flight: Part[], flat?: Float32Array, e?: WorkerError): void {

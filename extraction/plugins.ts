@@ -7,7 +7,6 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { builtinExtractors } from "../extractors/mod.ts";
 import type { Extractor } from "../core/types.ts";
 
 function isExtractor(x: unknown): x is Extractor {
@@ -33,6 +32,9 @@ export async function extractorsFrom(
   specs: string[],
   warn: (msg: string) => void,
 ): Promise<Extractor[]> {
+  // Loaded here, not with this module: the built-in extractors' libraries (pdf.js, OCR)
+  // weigh tens of MB, and a process that extracts in workers never needs them.
+  const { builtinExtractors } = await import("../extractors/mod.ts");
   const out = builtinExtractors();
   for (const spec of specs) {
     try {

@@ -10,11 +10,15 @@
  * permission to run it; otherwise (compiled binary, remote module, no `--allow-run`) they
  * are worker threads, which have a time limit but no memory limit.
  *
+ * Workers leave when they are done: one idle for `idleMs` (10 s) stops, and a process that
+ * has grown past `recycleMb` (320 MiB, say after a large PDF) is replaced after its file, so
+ * an idle server or a process busy computing vectors holds no extraction memory. The next
+ * file starts a worker again (about half a second for a process).
+ *
  * @module
  */
 import type { ExtractInit } from "./host.ts";
-import { image, isBuiltinImage, ocrData } from "../extractors/image.ts";
-import { ProcChannel, procConfig } from "./proc_channel.ts";
+import { ProcChannel, procConfig, rssOf } from "./proc_channel.ts";
 import type { ExtractorRegistry } from "../core/registry.ts";
 import {
   ExtractError,
@@ -51,6 +55,13 @@ export interface PoolOptions {
    * or `auto` (default: processes where they can run, else threads).
    */
   isolation?: "auto" | "process" | "thread";
+  /** A worker with no file for this long stops (default 10 s); the next file starts one. */
+  idleMs?: number;
+  /**
+   * A process whose resident size is over this many MiB when it finishes a file is replaced
+   * (default 320; 0 keeps processes however large they grow, up to `memoryMb`).
+   */
+  recycleMb?: number;
 }
 
 /** Options of in-process extraction. */
@@ -69,8 +80,10 @@ export function inProcess(registry: ExtractorRegistry, opts: InProcessOptions = 
   return async (input) => {
     const ex = registry.select(input);
     if (!ex) return undefined;
-    if (langs && isBuiltinImage(ex)) {
-      ocr ??= image({ languages: langs });
+    // Loaded on first use: the OCR library is large.
+    const img = langs ? await import("../extractors/image.ts") : undefined;
+    if (langs && img?.isBuiltinImage(ex)) {
+      ocr ??= img.image({ languages: langs });
       return { extractor: ocr.name, extracted: await ocr.extract(input) };
     }
     // Through the registry, so a compressed file is read with its inner file's extractor.
@@ -88,7 +101,11 @@ export class ExtractPool {
   readonly memoryMb?: number;
   #config?: string;
   #workers: WorkerPool<ExtractInput, ExtractResult, ExtractInit>;
+  /** The extraction processes started and not yet exited. */
+  #channels = new Set<ProcChannel>();
   #closed = false;
+  /** Settles once the start data of the workers is complete (the OCR languages' folder). */
+  #ready?: Promise<void>;
   /** Why the pool gave up starting workers. */
   #broken?: string;
 
@@ -97,16 +114,21 @@ export class ExtractPool {
     this.size = Math.max(1, opts.workers ?? Math.min(4, navigator.hardwareConcurrency || 2));
     this.timeoutMs = opts.timeoutMs ?? 60_000;
     const ocrLanguages = opts.ocrLanguages?.length ? [...opts.ocrLanguages] : undefined;
-    let ocrLangPath: string | undefined;
+    const init: ExtractInit = {
+      plugins: opts.plugins ?? [],
+      softMs: Math.floor(this.timeoutMs * 0.8),
+      ocrLanguages,
+    };
     if (ocrLanguages) {
-      // Found here, where writing is allowed (languages from several packages are gathered
-      // in one folder); a missing language is reported by the extractor for each image.
-      try {
+      // Found before the first file, here where writing is allowed (languages from several
+      // packages are gathered in one folder); a missing language is reported by the
+      // extractor for each image. The OCR module is loaded only for this.
+      this.#ready = import("../extractors/image.ts").then(({ ocrData }) => {
         const found = ocrData(ocrLanguages);
-        if ("langPath" in found) ocrLangPath = found.langPath;
-      } catch {
+        if ("langPath" in found) init.ocrLangPath = found.langPath;
+      }).catch(() => {
         // Left to each worker, which says what is wrong for every image.
-      }
+      }).finally(() => this.#ready = undefined);
     }
     const isolation = opts.isolation ?? "auto";
     if (isolation !== "thread") {
@@ -116,21 +138,29 @@ export class ExtractPool {
       }
     }
     if (this.#config) this.memoryMb = Math.max(128, opts.memoryMb ?? 1024);
+    const recycle = (opts.recycleMb ?? 320) * 1024 * 1024;
     this.#workers = new WorkerPool({
       name: "extraction",
       connect: (events) => this.#connect(events),
       size: this.size,
-      init: {
-        plugins: opts.plugins ?? [],
-        softMs: Math.floor(this.timeoutMs * 0.8),
-        ocrLanguages,
-        ocrLangPath,
-      },
+      init,
       timeoutMs: this.timeoutMs,
       // Workers that cannot even start would be replaced forever: give up and say why.
       startAttempts: 3,
       error: (e) => this.#error(e),
+      idleMs: opts.idleMs ?? 10_000,
+      retire: (ch) => recycle > 0 && ch instanceof ProcChannel && (rssOf(ch.pid) ?? 0) > recycle,
     });
+  }
+
+  /** Process ids of the extraction processes running now (none with threads). */
+  get pids(): number[] {
+    return [...this.#channels].map((c) => c.pid);
+  }
+
+  /** Workers running now (processes or threads). */
+  get workers(): number {
+    return this.#workers.workers;
   }
 
   /** `process` or `thread`: how this pool isolates extraction. */
@@ -142,7 +172,10 @@ export class ExtractPool {
   #connect(events: ChannelEvents): Channel {
     if (this.#config) {
       try {
-        return new ProcChannel(this.#config, this.memoryMb!, events);
+        const ch = new ProcChannel(this.#config, this.memoryMb!, events);
+        this.#channels.add(ch);
+        ch.exited.then(() => this.#channels.delete(ch));
+        return ch;
       } catch (e) {
         // The executable cannot be started after all: use threads from now on.
         console.error(`shelfmark: extraction processes unavailable (${e}); using threads`);
@@ -176,6 +209,7 @@ export class ExtractPool {
 
   /** Extract a file in a worker. The input's bytes are handed over to the worker. */
   extract: ExtractFn = (input) => {
+    if (this.#ready) return this.#ready.then(() => this.extract(input));
     if (this.#closed) return Promise.reject(new Error("extraction pool is closed"));
     if (this.#broken) return Promise.reject(new ExtractError("crashed", this.#broken));
     const { signal: _signal, ...data } = input;

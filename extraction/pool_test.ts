@@ -143,3 +143,93 @@ Deno.test("ExtractPool gives up after three workers die before they are ready", 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+/** Whether a process is running (not gone, not a zombie waiting to be reaped). */
+function running(pid: number): boolean {
+  try {
+    return !/^State:\s+Z/m.test(Deno.readTextFileSync(`/proc/${pid}/status`));
+  } catch {
+    return false;
+  }
+}
+
+/** Wait (at most ~30 s, polling) until `done` holds; returns whether it did. */
+async function eventually(done: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 300 && !done(); i++) await new Promise((r) => setTimeout(r, 100));
+  return done();
+}
+
+Deno.test({
+  name: "ExtractPool processes exit when the queue is empty and come back for new work",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const pool = new ExtractPool({ workers: 2, isolation: "process", idleMs: 200 });
+    try {
+      const files = ["a", "b", "c"].map((n) => ({
+        path: `l/${n}.md`,
+        extension: ".md",
+        bytes: enc.encode(`# ${n}\n\nText ${n}.\n`),
+      }));
+      const first = await Promise.all(files.map((f) => pool.extract(f)));
+      assertEquals(first.map((r) => r?.extracted.headings?.[0]?.title), ["a", "b", "c"]);
+      const pids = pool.pids;
+      assert(pids.length >= 1 && pids.length <= 2, `${pids}`);
+      assert(pids.every(running));
+      // Nothing left to do: every process leaves, and is reaped.
+      assert(await eventually(() => pool.workers === 0 && pool.pids.length === 0), "still running");
+      assert(await eventually(() => !pids.some(running)), `${pids} still running`);
+      // New work starts a new process.
+      const again = await pool.extract(files[0]!);
+      assertEquals(again?.extracted.headings?.[0]?.title, "a");
+      assertEquals(pool.pids.length, 1);
+      assert(!pids.includes(pool.pids[0]!));
+    } finally {
+      pool.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "ExtractPool replaces a process that grew past recycleMb after its file",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const dir = await Deno.makeTempDir();
+    const plugin = join(dir, "grow.ts");
+    // Holds on to 200 MiB after its file, as a large PDF's caches would.
+    await Deno.writeTextFile(
+      plugin,
+      `const keep = [];
+      export default { name: "grow", extensions: [".grow"], extract() {
+        keep.push(new Uint8Array(200 * 1024 * 1024).fill(1));
+        return { lines: ["grown"] };
+      } };`,
+    );
+    const pool = new ExtractPool({
+      workers: 1,
+      isolation: "process",
+      plugins: [plugin],
+      recycleMb: 150,
+      memoryMb: 1024,
+    });
+    try {
+      const small = { path: "l/a.txt", extension: ".txt", bytes: enc.encode("a\n") };
+      await pool.extract(small);
+      const [before] = pool.pids;
+      await pool.extract(small);
+      assertEquals(pool.pids, [before], "a small process is kept");
+      const r = await pool.extract({
+        path: "l/x.grow",
+        extension: ".grow",
+        bytes: enc.encode("x"),
+      });
+      assertEquals(r?.extracted.lines, ["grown"]);
+      assert(await eventually(() => !running(before!)), "the grown process is still running");
+      await pool.extract(small);
+      assertEquals(pool.pids.length, 1);
+      assert(pool.pids[0] !== before);
+    } finally {
+      pool.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});

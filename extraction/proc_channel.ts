@@ -137,6 +137,8 @@ export class ProcChannel implements Channel {
   #dead = false;
   #overLimit = false;
   #stderrTail = "";
+  /** Settles once the child has exited and was reaped. */
+  readonly exited: Promise<void>;
 
   /**
    * Start a child.
@@ -170,7 +172,7 @@ export class ProcChannel implements Channel {
     this.#writer = this.#child.stdin.getWriter();
     this.#read();
     this.#forwardStderr();
-    this.#child.status.then((st) => this.#exited(st));
+    this.exited = this.#child.status.then((st) => this.#exited(st));
     if (Deno.build.os === "linux") {
       const id = setInterval(() => this.#check(), 25) as unknown as number;
       Deno.unrefTimer(id);

@@ -207,7 +207,10 @@ export class Shelf {
     const plugins = [...(config.extractors ?? []), ...(opts.extractors ?? [])].map((p) =>
       /^[a-z][a-z0-9+.-]*:/i.test(p) ? p : resolve(p)
     );
-    const extractors = await extractorsFrom(plugins, log);
+    // Extraction workers load their own extractors (pdf.js, OCR: tens of MB): this process
+    // needs them only when it extracts itself.
+    const extractsHere = (opts.workers ?? config.limits?.workers ?? 1) === 0;
+    const extractors = extractsHere ? await extractorsFrom(plugins, log) : [];
     return new Shelf(opts, config, extractors, plugins, embedder);
   }
 

@@ -1,0 +1,357 @@
+/**
+ * Memory and CPU of a whole process tree (Linux): the resident size (`VmRSS` of
+ * `/proc/<pid>/status`) of a process and all its descendants, sampled every 200 ms, and
+ * the CPU time (user + system) of a command with every child it waited for.
+ *
+ * ```
+ * deno run -A bench/footprint.ts [--interval 200] [--json] -- CMD ARGS...   # run and measure
+ * deno run -A bench/footprint.ts --pid PID [--seconds 10] [--json]         # watch a process
+ * deno run -A bench/footprint.ts --idle-server DATA [--settle 15] [--json]  # an idle server
+ * ```
+ *
+ * `--idle-server` starts `serve --http --no-watch` on an indexed data directory, waits until
+ * it is ready, asks it the dev questions (keyword search and a `read` of the top hit), lets
+ * it settle (its extraction processes and idle workers leave) and samples it for 5 s.
+ *
+ * `bench/recoll.ts` measures Recoll and shelfmark with {@link measureCommand}. Not a test:
+ * numbers, not assertions.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { startHttpServer } from "../tests/cli_helper.ts";
+import { callTool, waitReady } from "../tests/reliability/_helpers.ts";
+
+/** Resident size in bytes of one process, or undefined when it is gone. */
+export function rssOf(pid: number): number | undefined {
+  try {
+    const m = /VmRSS:\s+(\d+)\s+kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+    return m ? Number(m[1]) * 1024 : 0; // a zombie has no VmRSS
+  } catch {
+    return undefined;
+  }
+}
+
+/** The command name and parent of every process, by pid. */
+function processTable(): Map<number, { ppid: number; name: string; cpu: number }> {
+  const out = new Map<number, { ppid: number; name: string; cpu: number }>();
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      // pid (comm) state ppid ...: comm may hold spaces and parentheses.
+      const close = stat.lastIndexOf(")");
+      const name = stat.slice(stat.indexOf("(") + 1, close);
+      const f = stat.slice(close + 2).split(" ");
+      // utime and stime (fields 14 and 15), in clock ticks (100 per second on Linux)
+      const cpu = (Number(f[11]) + Number(f[12])) / 100;
+      out.set(Number(e.name), { ppid: Number(f[1]), name, cpu });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** A process and its descendants, with their names, depths and CPU times (seconds). */
+export function processTree(
+  root: number,
+): { pid: number; name: string; depth: number; cpu: number }[] {
+  const table = processTable();
+  const children = new Map<number, number[]>();
+  for (const [pid, p] of table) {
+    const list = children.get(p.ppid) ?? [];
+    list.push(pid);
+    children.set(p.ppid, list);
+  }
+  const out: { pid: number; name: string; depth: number; cpu: number }[] = [];
+  const todo: [number, number][] = [[root, 0]];
+  while (todo.length) {
+    const [pid, depth] = todo.pop()!;
+    const p = table.get(pid);
+    if (!p) continue;
+    out.push({ pid, name: p.name, depth, cpu: p.cpu });
+    for (const c of children.get(pid) ?? []) todo.push([c, depth + 1]);
+  }
+  return out;
+}
+
+/** What a {@link TreeSampler} saw. */
+export interface Footprint {
+  /** Largest sum of the tree's resident sizes, bytes. */
+  peakTree: number;
+  /** Largest resident size of the root process alone, bytes. */
+  peakRoot: number;
+  /** Largest number of processes in the tree at once. */
+  peakProcesses: number;
+  /** Largest resident size seen per command name and depth in the tree (`deno@2`), bytes. */
+  peakByName: Record<string, number>;
+  /** User + system CPU time of every process seen, as last sampled, seconds. */
+  sampledCpu: number;
+  /** The processes at the peak, `name@depth MiB` each. */
+  atPeak: string;
+  /** Tree resident size at the last sample, bytes. */
+  lastTree: number;
+  /** Processes at the last sample. */
+  lastProcesses: number;
+  /** Samples taken. */
+  samples: number;
+}
+
+/** Samples the resident size of a process tree at an interval until stopped. */
+export class TreeSampler {
+  readonly #root: number;
+  readonly #timer: ReturnType<typeof setInterval>;
+  #cpu = new Map<number, number>();
+  #fp: Footprint = {
+    peakTree: 0,
+    peakRoot: 0,
+    peakProcesses: 0,
+    peakByName: {},
+    sampledCpu: 0,
+    atPeak: "",
+    lastTree: 0,
+    lastProcesses: 0,
+    samples: 0,
+  };
+
+  /**
+   * @param root the process whose tree is sampled
+   * @param intervalMs time between samples
+   */
+  constructor(root: number, intervalMs = 200) {
+    this.#root = root;
+    this.sample();
+    this.#timer = setInterval(() => this.sample(), intervalMs);
+  }
+
+  /** Take one sample now. */
+  sample(): void {
+    const procs = processTree(this.#root);
+    if (!procs.length) return;
+    let tree = 0;
+    const fp = this.#fp;
+    const parts: string[] = [];
+    for (const p of procs) {
+      const rss = rssOf(p.pid) ?? 0;
+      tree += rss;
+      parts.push(`${p.name}@${p.depth} ${(rss / 2 ** 20).toFixed(0)}`);
+      if (p.pid === this.#root) fp.peakRoot = Math.max(fp.peakRoot, rss);
+      const key = `${p.name}@${p.depth}`;
+      fp.peakByName[key] = Math.max(fp.peakByName[key] ?? 0, rss);
+      this.#cpu.set(p.pid, p.cpu);
+    }
+    fp.sampledCpu = [...this.#cpu.values()].reduce((a, b) => a + b, 0);
+    if (tree > fp.peakTree) fp.atPeak = parts.join(", ");
+    fp.peakTree = Math.max(fp.peakTree, tree);
+    fp.peakProcesses = Math.max(fp.peakProcesses, procs.length);
+    fp.lastTree = tree;
+    fp.lastProcesses = procs.length;
+    fp.samples++;
+  }
+
+  /** What was seen so far. */
+  get footprint(): Footprint {
+    return structuredClone(this.#fp);
+  }
+
+  /** Stop sampling; returns what was seen. */
+  stop(): Footprint {
+    clearInterval(this.#timer);
+    return this.footprint;
+  }
+}
+
+/** A command's run: wall time, CPU time of it and its children, and its memory. */
+export interface CommandFootprint extends Footprint {
+  /** Exit code. */
+  code: number;
+  /** Wall time, seconds. */
+  seconds: number;
+  /**
+   * User + system CPU time of the command's tree, seconds: the larger of what `times`
+   * counts (descendants that were waited for, however short-lived) and the sum sampled per
+   * process (which also counts children killed and never waited for).
+   */
+  cpuSeconds: number;
+  /** Standard output. */
+  stdout: string;
+  /** Standard error (its tail). */
+  stderr: string;
+}
+
+/** `0m1.250s` as seconds. */
+function shellSeconds(s: string): number {
+  const m = /(\d+)m([\d.]+)s/.exec(s);
+  return m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
+}
+
+/**
+ * Run a command under `bash` (whose `times` gives the CPU time of every descendant that
+ * was waited for) and sample the memory of its process tree.
+ *
+ * @param cmd the command and its arguments
+ * @param opts environment, working directory and sampling interval
+ */
+export async function measureCommand(
+  cmd: string[],
+  opts: { env?: Record<string, string>; cwd?: string; intervalMs?: number } = {},
+): Promise<CommandFootprint> {
+  const timesFile = await Deno.makeTempFile({ prefix: "footprint-" });
+  const script = `"$@"; st=$?; times > "${timesFile}"; exit $st`;
+  const t0 = performance.now();
+  const child = new Deno.Command("bash", {
+    args: ["-c", script, "bash", ...cmd],
+    env: opts.env,
+    cwd: opts.cwd,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const sampler = new TreeSampler(child.pid, opts.intervalMs ?? 200);
+  const [st, out, err] = await Promise.all([
+    child.status,
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+  ]);
+  const seconds = (performance.now() - t0) / 1000;
+  const fp = sampler.stop();
+  // `times`: the shell's user and system time, then its children's.
+  const lines = (await Deno.readTextFile(timesFile)).trim().split("\n");
+  await Deno.remove(timesFile).catch(() => {});
+  const [user, sys] = (lines[1] ?? "").split(/\s+/).map(shellSeconds);
+  return {
+    ...fp,
+    code: st.code,
+    seconds,
+    cpuSeconds: Math.max((user ?? 0) + (sys ?? 0), fp.sampledCpu),
+    stdout: out,
+    stderr: err.slice(-4000),
+  };
+}
+
+/** What an idle server holds: its tree after it answered questions and settled. */
+export interface IdleServer {
+  /** Tree resident size right after the questions, bytes. */
+  busyTree: number;
+  /** Processes right after the questions. */
+  busyProcesses: number;
+  /** The tree sampled for 5 s after settling. */
+  idle: Footprint;
+}
+
+/**
+ * Start a server on an indexed data directory, ask it questions, let it settle, and sample
+ * its process tree.
+ *
+ * @param data the data directory (already indexed)
+ * @param questions search queries to ask first
+ * @param settleMs time left to settle before sampling
+ */
+export async function idleServer(
+  data: string,
+  questions: string[],
+  settleMs = 15_000,
+): Promise<IdleServer> {
+  const { child, url } = await startHttpServer(["--no-watch", "--data", data]);
+  try {
+    const client = new Client({ name: "footprint", version: "1" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    await waitReady(client);
+    for (const q of questions) {
+      const r = await callTool(client, "search", {
+        query: q,
+        limit: 5,
+        mode: "keyword",
+        output_format: "json",
+      });
+      const top = (r.structuredContent as { results?: { doc_id: string }[] })?.results?.[0];
+      if (top) await callTool(client, "read", { doc_id: top.doc_id, offset: 1, limit: 100 });
+    }
+    const busy = new TreeSampler(child.pid, 200).stop();
+    await client.close();
+    await new Promise((r) => setTimeout(r, settleMs));
+    const sampler = new TreeSampler(child.pid, 200);
+    await new Promise((r) => setTimeout(r, 5000));
+    return { busyTree: busy.peakTree, busyProcesses: busy.peakProcesses, idle: sampler.stop() };
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+  }
+}
+
+/** The dev questions' text (`$SHELFMARK_SHARED` or `../shared`, beside the checkout). */
+export async function devQuestionTexts(): Promise<string[]> {
+  const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const shared = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
+  return (await Deno.readTextFile(join(shared, "eval", "questions.dev.jsonl")))
+    .split("\n").filter(Boolean).map((l) => JSON.parse(l).question as string);
+}
+
+const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
+
+/** A footprint as lines for a terminal. */
+export function describe(fp: Footprint & Partial<CommandFootprint>): string {
+  const names = Object.entries(fp.peakByName).sort((a, b) => b[1] - a[1]).slice(0, 6)
+    .map(([n, b]) => `${n} ${mib(b)}`).join(", ");
+  return [
+    fp.seconds !== undefined ? `wall ${fp.seconds.toFixed(1)} s` : "",
+    fp.cpuSeconds !== undefined ? `CPU (user+sys, tree) ${fp.cpuSeconds.toFixed(1)} s` : "",
+    `peak RSS of the tree ${mib(fp.peakTree)} (root alone ${
+      mib(fp.peakRoot)
+    }, ${fp.peakProcesses} processes at most)`,
+    `last sample ${mib(fp.lastTree)} in ${fp.lastProcesses} processes (${fp.samples} samples)`,
+    `at the peak (MiB): ${fp.atPeak}`,
+    `largest per command: ${names}`,
+  ].filter(Boolean).join("\n");
+}
+
+if (import.meta.main) {
+  const dash = Deno.args.indexOf("--");
+  const { values } = parseArgs({
+    args: dash < 0 ? Deno.args : Deno.args.slice(0, dash),
+    options: {
+      interval: { type: "string", default: "200" },
+      pid: { type: "string" },
+      seconds: { type: "string", default: "10" },
+      "idle-server": { type: "string" },
+      settle: { type: "string", default: "15" },
+      json: { type: "boolean" },
+    },
+  });
+  const intervalMs = Number(values.interval);
+  let fp: Footprint & Partial<CommandFootprint>;
+  if (values["idle-server"]) {
+    const r = await idleServer(
+      values["idle-server"],
+      await devQuestionTexts(),
+      Number(values.settle) * 1000,
+    );
+    console.log(
+      values.json
+        ? JSON.stringify(r, null, 2)
+        : `after the questions: ${mib(r.busyTree)} in ${r.busyProcesses} processes\nidle:\n${
+          describe(r.idle)
+        }`,
+    );
+    Deno.exit(0);
+  } else if (values.pid) {
+    const sampler = new TreeSampler(Number(values.pid), intervalMs);
+    await new Promise((r) => setTimeout(r, Number(values.seconds) * 1000));
+    fp = sampler.stop();
+  } else if (dash >= 0 && Deno.args.length > dash + 1) {
+    fp = await measureCommand(Deno.args.slice(dash + 1), { intervalMs });
+    const { stdout: _o, stderr, ...rest } = fp;
+    if (fp.code !== 0) console.error(stderr);
+    fp = rest as typeof fp;
+  } else {
+    console.error(
+      "usage: footprint.ts [--interval MS] [--json] -- CMD ARGS... | --pid PID [--seconds N]",
+    );
+    Deno.exit(2);
+  }
+  console.log(values.json ? JSON.stringify(fp, null, 2) : describe(fp));
+}
