@@ -21,6 +21,7 @@ import { groundTruth, titleF1 } from "../tests/corpus.ts";
 import { coldStart, httpLoad } from "./serve_bench.ts";
 import { ocrQuality, officeSpeed, pdfSpeed } from "./formats_bench.ts";
 import { modeStats, modeTable, treeSize, vectorsReady } from "./vectors_bench.ts";
+import { compareRecoll, comparisonTable } from "./recoll.ts";
 
 /** Titles compared without section numbers ("2.1 Overview" = "Overview"). */
 const unnumbered = (t: string) =>
@@ -332,6 +333,8 @@ async function main() {
   console.log(`\n${modeTable(modes)}`);
   console.log(`\n| what an agent spends (dev questions) | value |\n| --- | --- |`);
   console.log(agentCostRows(cost, "keyword"));
+  // Recoll beside shelfmark's keyword index, both built in this run (installed when missing).
+  console.log(`\n${comparisonTable(await compareRecoll(corpus, LIBRARIES, SHARED))}`);
 }
 
 if (import.meta.main) await main();

@@ -179,8 +179,8 @@ export class Fts5Retriever implements Retriever {
   #commonShare: number;
   #tokenDf = new Map<string, number>();
   #tokenDfDocs = 0;
-  #text: (docId: string) => string | undefined;
-  #titles: (docId: string) => DocTitles | undefined;
+  #text?: (docId: string) => string | undefined;
+  #titles?: (docId: string) => DocTitles | undefined;
 
   /**
    * Create the retriever and its tables (`docs_fts`, `fts_map`) if they do not exist.
@@ -194,8 +194,6 @@ export class Fts5Retriever implements Retriever {
     this.#stats = options.stats;
     this.#commonShare = options.commonShare ?? 0.25;
     if (!options.readOnly) db.exec(SCHEMA);
-    this.#text = Catalog.textReader(db);
-    this.#titles = Catalog.titleReader(db);
   }
 
   /** A prepared statement, kept for reuse (indexing and search run these per document and per query). */
@@ -349,12 +347,14 @@ export class Fts5Retriever implements Retriever {
   #snippet(docId: string, re: RegExp): string {
     // Cut from the stored text, CJK split into words as the index saw it; most matches are
     // near the start, so a prefix is tried first and the whole body only if needed.
+    this.#text ??= Catalog.textReader(this.#db);
     const body = this.#text(docId) ?? "";
     let text = makeSnippet(segmentCJK(body.slice(0, SNIPPET_PREFIX)), re, SNIPPET_CHARS);
     if (!text && body.length > SNIPPET_PREFIX) {
       text = makeSnippet(segmentCJK(body), re, SNIPPET_CHARS);
     }
     if (!text) {
+      this.#titles ??= Catalog.titleReader(this.#db);
       const t = this.#titles(docId);
       text = makeSnippet(segmentCJK(t?.headings.join("\n") ?? ""), re, SNIPPET_CHARS) ||
         makeSnippet(segmentCJK(t?.title ?? ""), re, SNIPPET_CHARS);

@@ -1,0 +1,290 @@
+/**
+ * Recoll beside shelfmark, in one run on the same libraries: index time, CPU time (user +
+ * system of the whole process tree), index size on disk, peak memory of the process tree,
+ * and Recall@5 / MRR on the dev questions, with the ratios.
+ *
+ * ```
+ * deno run -A bench/recoll.ts [CORPUS_DIR] [--keep DIR]   # alone; `deno task bench` calls it
+ * ```
+ *
+ * `--keep DIR` builds shelfmark's index in `DIR` and leaves it there (for `agent_cost.ts`).
+ *
+ * Recoll indexes the library folders (`topdirs`) in a throwaway `RECOLL_CONFDIR`; it is
+ * asked each question's words OR-ed, stop words removed (the bench's plain-BM25 baseline
+ * uses the same words). shelfmark builds its keyword index (`index --embedder none`, the
+ * CLI as a user runs it) and is asked the questions in keyword mode, as `agent_cost.ts`
+ * does. When `recollindex` is missing it is installed with apt (as root); otherwise the
+ * comparison is skipped with the reason. Not a test: numbers, not assertions.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { STOP_WORDS } from "../core/tokenize.ts";
+import { Shelf } from "../shelf/shelf.ts";
+import { closeGrep } from "../server/tools/grep.ts";
+import { agentCost, devQuestions, type Question } from "./agent_cost.ts";
+import { type CommandFootprint, measureCommand } from "./footprint.ts";
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const CLI = join(repo, "server", "cli.ts");
+
+/** One engine's figures. */
+export interface EngineRun {
+  /** The index run. */
+  run: CommandFootprint;
+  /** Bytes on disk of the index (the whole folder). */
+  bytes: number;
+  /** Documents the engine holds, when it says. */
+  documents?: number;
+  /** Dev questions asked, Recall@5, MRR (first 10 results). */
+  questions: number;
+  recall5: number;
+  mrr: number;
+}
+
+/** Both engines, or why Recoll was not run. */
+export type Comparison =
+  | { recoll: EngineRun; shelfmark: EngineRun; version: string }
+  | { skipped: string };
+
+/** Bytes of every file under a folder. */
+export function treeBytes(dir: string): number {
+  let n = 0;
+  for (const e of Deno.readDirSync(dir)) {
+    const p = join(dir, e.name);
+    if (e.isDirectory) n += treeBytes(p);
+    else if (e.isFile) n += Deno.statSync(p).size;
+  }
+  return n;
+}
+
+/** A question's words OR-ed, stop words removed, in Recoll's query language. */
+export function orQuery(question: string): string {
+  const words = question.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words.filter((w) => !STOP_WORDS.has(w)))].join(" OR ");
+}
+
+async function run(cmd: string, args: string[]): Promise<{ ok: boolean; out: string }> {
+  try {
+    const r = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output();
+    const dec = new TextDecoder();
+    return { ok: r.success, out: dec.decode(r.stdout) + dec.decode(r.stderr) };
+  } catch (e) {
+    return { ok: false, out: (e as Error).message };
+  }
+}
+
+/**
+ * Recoll's version, installing `recollcmd` with apt when it is missing and this runs as
+ * root; or why it cannot run.
+ */
+export async function ensureRecoll(): Promise<{ version: string } | { skipped: string }> {
+  const version = async () => {
+    const r = await run("recollindex", ["-v"]);
+    return r.out.match(/Recoll\s+[\d.]+/i)?.[0];
+  };
+  let v = await version();
+  if (v) return { version: v };
+  if (Deno.uid?.() !== 0) {
+    return { skipped: "recollindex is not installed (and not root to install it)" };
+  }
+  console.error("installing recollcmd with apt-get ...");
+  let inst = await run("apt-get", ["install", "-y", "-q", "recollcmd"]);
+  if (!inst.ok) {
+    await run("apt-get", ["update", "-q"]);
+    inst = await run("apt-get", ["install", "-y", "-q", "recollcmd"]);
+  }
+  v = await version();
+  return v
+    ? { version: v }
+    : { skipped: `apt-get install recollcmd failed: ${inst.out.slice(-300)}` };
+}
+
+/** Paths of Recoll's first `n` results for a query (`file://` URLs as paths). */
+async function recollq(confdir: string, query: string, n: number): Promise<string[]> {
+  // -F url: one base64 field per result line, so paths with spaces survive.
+  const r = await run("recollq", ["-c", confdir, "-n", String(n), "-F", "url", query]);
+  const out: string[] = [];
+  for (const line of r.out.split("\n")) {
+    const t = line.trim();
+    if (!/^[A-Za-z0-9+/=]+$/.test(t) || t.length < 8) continue;
+    let url: string;
+    try {
+      url = new TextDecoder().decode(Uint8Array.from(atob(t), (c) => c.charCodeAt(0)));
+    } catch {
+      continue;
+    }
+    if (url.startsWith("file://")) out.push(url.slice("file://".length));
+  }
+  return out;
+}
+
+/** Rank (1-based) of the first path among `paths` that is a target, or 0. */
+function rankOf(paths: string[], corpus: string, targets: Set<string>): number {
+  const seen: string[] = [];
+  for (const p of paths) {
+    const rel = relative(corpus, p);
+    if (!seen.includes(rel)) seen.push(rel); // inner documents of one file count once
+    if (targets.has(rel)) return seen.length;
+  }
+  return 0;
+}
+
+/** Index the libraries with Recoll and ask it the questions. */
+async function recollRun(
+  corpus: string,
+  libraries: string[],
+  questions: Question[],
+  work: string,
+): Promise<EngineRun> {
+  const confdir = join(work, "recoll");
+  await Deno.mkdir(confdir, { recursive: true });
+  const quote = (p: string) => `"${p.replaceAll('"', '\\"')}"`;
+  await Deno.writeTextFile(
+    join(confdir, "recoll.conf"),
+    `topdirs = ${libraries.map((l) => quote(join(corpus, l))).join(" ")}\n`,
+  );
+  console.error("recoll: indexing ...");
+  const r = await measureCommand(["recollindex", "-c", confdir], {
+    env: { RECOLL_CONFDIR: confdir },
+  });
+  if (r.code !== 0) throw new Error(`recollindex failed (${r.code}): ${r.stderr.slice(-500)}`);
+  let r5 = 0;
+  let mrr = 0;
+  for (const q of questions) {
+    const query = orQuery(q.question);
+    if (!query) continue;
+    const rank = rankOf(
+      await recollq(confdir, query, 30),
+      corpus,
+      new Set([q.target, ...q.alt_targets]),
+    );
+    if (rank >= 1 && rank <= 5) r5++;
+    if (rank >= 1 && rank <= 10) mrr += 1 / rank;
+  }
+  const n = Math.max(questions.length, 1);
+  return {
+    run: r,
+    bytes: treeBytes(confdir),
+    questions: questions.length,
+    recall5: r5 / n,
+    mrr: mrr / n,
+  };
+}
+
+/** Index the libraries with the shelfmark CLI (keyword index) and ask it the questions. */
+async function shelfmarkRun(
+  corpus: string,
+  libraries: string[],
+  questions: Question[],
+  data: string,
+): Promise<EngineRun & { asked: Question[] }> {
+  console.error("shelfmark: indexing ...");
+  const r = await measureCommand([
+    Deno.execPath(),
+    "run",
+    "-A",
+    CLI,
+    "index",
+    ...libraries.map((l) => join(corpus, l)),
+    "--data",
+    data,
+    "--embedder",
+    "none",
+    "-q",
+  ]);
+  if (r.code !== 0) throw new Error(`shelfmark index failed (${r.code}): ${r.stderr.slice(-500)}`);
+  const bytes = treeBytes(data);
+  const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
+  try {
+    const asked = questions.filter((q) =>
+      [q.target, ...q.alt_targets].some((p) => shelf.catalog.idByPath(p))
+    );
+    const c = await agentCost(shelf, asked, "keyword");
+    return {
+      run: r,
+      bytes,
+      documents: shelf.catalog.count(),
+      questions: c.questions,
+      recall5: c.recall5,
+      mrr: c.mrr,
+      asked,
+    };
+  } finally {
+    closeGrep();
+    await shelf.close();
+  }
+}
+
+/**
+ * Run both engines on the same libraries, one after the other, in a throwaway folder.
+ *
+ * @param corpus the corpus folder
+ * @param libraries the library folders in it
+ * @param shared the shared folder (with `eval/questions.dev.jsonl`)
+ * @param keep a folder to build shelfmark's index in and leave (default: a throwaway one)
+ */
+export async function compareRecoll(
+  corpus: string,
+  libraries: string[],
+  shared: string,
+  keep?: string,
+): Promise<Comparison> {
+  if (keep && existsSync(keep)) throw new Error(`${keep} exists: the index must be built afresh`);
+  const have = await ensureRecoll();
+  if ("skipped" in have) return have;
+  const work = await Deno.makeTempDir({ prefix: "shelfmark-recoll-" });
+  try {
+    const all = await devQuestions(shared);
+    const shelfmark = await shelfmarkRun(corpus, libraries, all, keep ?? join(work, "shelfmark"));
+    // The questions shelfmark was asked: those whose targets are in the libraries.
+    const recoll = await recollRun(corpus, libraries, shelfmark.asked, work);
+    return { recoll, shelfmark, version: have.version };
+  } finally {
+    await Deno.remove(work, { recursive: true }).catch(() => {});
+  }
+}
+
+/** The comparison as a markdown table (or the reason it was skipped). */
+export function comparisonTable(c: Comparison): string {
+  if ("skipped" in c) return `Recoll comparison skipped: ${c.skipped}`;
+  const { recoll: r, shelfmark: s } = c;
+  const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+  const sec = (x: number) => `${x.toFixed(1)} s`;
+  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}` : "");
+  const row = (name: string, rv: number, sv: number, f: (x: number) => string) =>
+    `| ${name} | ${f(rv)} | ${f(sv)} | ${ratio(sv, rv)} |`;
+  const big = (x: EngineRun) => Math.max(...Object.values(x.run.peakByName));
+  return [
+    `| ${c.version} vs shelfmark (keyword index) | Recoll | shelfmark | shelfmark / Recoll |`,
+    "| --- | ---: | ---: | ---: |",
+    row("index time (wall)", r.run.seconds, s.run.seconds, sec),
+    row("CPU time, user + system, process tree", r.run.cpuSeconds, s.run.cpuSeconds, sec),
+    row("index on disk", r.bytes, s.bytes, mib),
+    row("peak memory, process tree (RSS)", r.run.peakTree, s.run.peakTree, mib),
+    row("largest process (RSS)", big(r), big(s), mib),
+    row(`Recall@5 (${s.questions} dev questions)`, r.recall5, s.recall5, (x) => x.toFixed(2)),
+    row("MRR (first 10)", r.mrr, s.mrr, (x) => x.toFixed(2)),
+  ].join("\n");
+}
+
+if (import.meta.main) {
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    options: { keep: { type: "string" } },
+    allowPositionals: true,
+  });
+  const corpus = positionals[0] ?? Deno.env.get("SHELFMARK_CORPUS_FULL") ??
+    join(Deno.env.get("HOME") ?? "/tmp", ".cache", "shelfmark", "corpus-full");
+  if (!existsSync(join(corpus, "MANIFEST.tsv"))) {
+    console.error(`no corpus at ${corpus} (build it with ../shared/corpus/build.sh)`);
+    Deno.exit(2);
+  }
+  const shared = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
+  const libraries = [...Deno.readDirSync(corpus)].filter((e) => e.isDirectory)
+    .map((e) => e.name).sort();
+  console.log(comparisonTable(await compareRecoll(corpus, libraries, shared, values.keep)));
+}
