@@ -358,6 +358,14 @@ export class Catalog {
       }));
   }
 
+  /**
+   * Mark every document of a library as needing extraction (its file state forgotten), so
+   * the next runs extract each again once — a run stopped halfway resumes where it stopped.
+   */
+  invalidate(library: string): void {
+    this.#q("UPDATE documents SET mtime_ms = -1, hash = '' WHERE library = ?").run(library);
+  }
+
   /** Record that an unchanged file was touched (new mtime, same content). */
   touch(docId: string, mtimeMs: number, modifiedAt: string): void {
     const row = this.#q("SELECT card FROM documents WHERE doc_id = ?").get(docId);

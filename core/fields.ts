@@ -293,7 +293,7 @@ export function fieldsChanged(catalog: MetaStore, lib: Library): boolean {
   return catalog.getMeta(`fields:${lib.name}`) !== JSON.stringify(libraryFields(lib));
 }
 
-/** Record the fields a library's documents are now indexed with (after a complete run). */
+/** Record the fields a library is now indexed with (when the run that re-extracts it starts). */
 export function noteFields(catalog: MetaStore, lib: Library): void {
   const now = JSON.stringify(libraryFields(lib));
   if (catalog.getMeta(`fields:${lib.name}`) !== now) catalog.setMeta(`fields:${lib.name}`, now);

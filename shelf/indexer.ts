@@ -111,9 +111,15 @@ export class Indexer {
     this.#catalog.begin();
     try {
       for (const { lib, files, refused } of plans) {
+        // A library whose indexed front-matter fields changed is extracted again: its
+        // documents are marked in this run's transaction, with the new field list, so a run
+        // stopped halfway resumes with what is left instead of starting over.
+        if (fieldsChanged(this.#catalog, lib)) {
+          this.#catalog.invalidate(lib.name);
+          noteFields(this.#catalog, lib);
+        }
         const known = this.#catalog.fileStates(lib.name);
-        // A library whose indexed front-matter fields changed is extracted again in full.
-        const full = (opts.full?.has(lib.name) ?? false) || fieldsChanged(this.#catalog, lib);
+        const full = opts.full?.has(lib.name) ?? false;
         const skippedBefore = this.#catalog.skippedStates(lib.name);
         const seen = new Set<string>();
         for (const r of refused) {
@@ -168,7 +174,6 @@ export class Indexer {
         if (gone.length) await this.removeDocs(gone.map((s) => s.doc_id));
         p.removed += gone.length;
         this.#catalog.unskip([...skippedBefore.keys()].filter((k) => !seen.has(k)));
-        noteFields(this.#catalog, lib);
       }
     } finally {
       try {
