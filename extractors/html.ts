@@ -277,13 +277,9 @@ function converter(sink: LinkSink): NodeHtmlMarkdown {
     const src = node.getAttribute("src") ?? "";
     return { content: /^data:/i.test(src) ? alt : sink.mark(src, alt), recurse: false };
   };
-  // Text keeps its characters: `max_connections` stays greppable and quotable, not
-  // `max\_connections` (node-html-markdown escapes \ ` * _ ~ [ ] everywhere by default).
-  // Line starts are still escaped, so a text line never reads as a heading or a list.
-  const nhm = new NodeHtmlMarkdown(
-    { maxConsecutiveNewlines: 2, globalEscape: [/(?!)/g, ""] },
-    { ...TRANSLATORS, a, img },
-  );
+  // Text is escaped as Markdown here (link texts and headings are read as Markdown);
+  // the finished lines lose those escapes ({@link unescapeText}).
+  const nhm = new NodeHtmlMarkdown({ maxConsecutiveNewlines: 2 }, { ...TRANSLATORS, a, img });
   nhm.tableCellTranslators.set("a", a);
   nhm.tableCellTranslators.set("img", img);
   nhm.aTagTranslators.set("img", img);
@@ -305,17 +301,31 @@ function keepSpaceAfterInline(html: string): string {
 
 /** The escapes node-html-markdown puts before a text line's first characters. */
 const LINE_START_ESCAPE = /^(\s*)(?:\\([-+=>]|#{1,6}\s)|(\d+)\\(\.\s))/;
+/** The escapes it puts before \ ` * _ ~ [ ] anywhere in text. */
+const TEXT_ESCAPE = /\\([\\`*_~[\]])/g;
+
+/** A line's text without Markdown escapes, inline code spans (`` `a\_b` ``) left as they are. */
+function unescapeLine(line: string): string {
+  if (!line.includes("\\")) return line;
+  const parts = line.split(/(`+[^`]*`+)/);
+  for (let i = 0; i < parts.length; i += 2) parts[i] = parts[i]!.replace(TEXT_ESCAPE, "$1");
+  return parts.join("").replace(
+    LINE_START_ESCAPE,
+    (_m, sp, sign, num, dot) => sp + (sign ?? num + dot),
+  );
+}
 
 /**
- * Once the headings are known, text lines lose the backslash that kept them from reading
- * as Markdown (`\- not a list` → `- not a list`, `1\. ` → `1. `), outside code blocks.
+ * Once the headings are known, text lines lose the escapes that kept them from reading as
+ * Markdown (`max\_connections` → `max_connections`, `\- not a list` → `- not a list`), so
+ * grep and verbatim quotes work; code blocks and code spans keep theirs.
  *
  * @example
  * ```ts
- * unescapeLineStarts(["\\- a", "```", "\\- b", "```"]); // ["- a", "```", "\\- b", "```"]
+ * unescapeText(["a\\_b \\[x\\]", "```", "\\- b", "```"]); // ["a_b [x]", "```", "\\- b", "```"]
  * ```
  */
-export function unescapeLineStarts(lines: string[]): string[] {
+export function unescapeText(lines: string[]): string[] {
   let fence: string | undefined;
   return lines.map((l) => {
     const f = /^\s*(`{3,}|~{3,})/.exec(l)?.[1];
@@ -324,7 +334,7 @@ export function unescapeLineStarts(lines: string[]): string[] {
       return l;
     }
     if (fence) return l;
-    return l.replace(LINE_START_ESCAPE, (_m, sp, sign, num, dot) => sp + (sign ?? num + dot));
+    return unescapeLine(l);
   });
 }
 
@@ -393,7 +403,7 @@ export function html(): Extractor {
       const { lines, links } = sink.take(wrapLong(raw));
       const headings = markdownHeadings(lines);
       return Promise.resolve({
-        lines: unescapeLineStarts(lines),
+        lines: unescapeText(lines),
         headings,
         outlineQuality: headings.length ? "high" : "none",
         meta,
