@@ -70,7 +70,7 @@ console.log(
     (bytes("SELECT sum(pgsize) AS n FROM dbstat WHERE name = 'links'") / 2 ** 20).toFixed(1)
   } MiB, ` +
     `its indexes ${
-      (bytes("SELECT sum(pgsize) AS n FROM dbstat WHERE name IN ('links_doc', 'links_target')") /
+      (bytes("SELECT sum(pgsize) AS n FROM dbstat WHERE name = 'links_doc'") /
         2 ** 20).toFixed(1)
     } MiB`,
 );

@@ -78,7 +78,8 @@ CREATE TABLE IF NOT EXISTS links (
   doc_id TEXT NOT NULL, line INTEGER NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS links_doc ON links(doc_id);
-CREATE INDEX IF NOT EXISTS links_target ON links(target);
+-- Links are resolved in memory from a scan (core/graph.ts); nothing looks a target up.
+DROP INDEX IF EXISTS links_target;
 CREATE INDEX IF NOT EXISTS documents_modified ON documents(modified_at);
 CREATE INDEX IF NOT EXISTS documents_listing
   ON documents(path, doc_id, library, doc_type, size, modified_at, indexed_at);
