@@ -322,7 +322,7 @@ function unescapeLine(line: string): string {
  *
  * @example
  * ```ts
- * unescapeText(["a\\_b \\[x\\]", "```", "\\- b", "```"]); // ["a_b [x]", "```", "\\- b", "```"]
+ * unescapeText(["a\\_b \\[x\\]", "~~~", "\\- b", "~~~"]); // ["a_b [x]", "~~~", "\\- b", "~~~"]
  * ```
  */
 export function unescapeText(lines: string[]): string[] {
