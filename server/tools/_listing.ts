@@ -7,6 +7,7 @@
 import type { DocEntry } from "../../core/listing.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, shownPath } from "../tool.ts";
+import { extensionSaysType } from "./_results.ts";
 
 /** A document in a listing. */
 export interface DocCard {
@@ -65,22 +66,6 @@ export function bytes(size: number): string {
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
 }
 
-/** File extensions that already say a document's type. */
-const TYPE_OF_EXTENSION: Record<string, string> = {
-  md: "markdown",
-  markdown: "markdown",
-  mdx: "markdown",
-  htm: "html",
-  html: "html",
-  txt: "text",
-  pdf: "pdf",
-  docx: "docx",
-  epub: "epub",
-  png: "image",
-  jpg: "image",
-  jpeg: "image",
-};
-
 /** The file name of a path. */
 export function fileName(path: string): string {
   return path.slice(path.lastIndexOf("/") + 1);
@@ -103,10 +88,9 @@ function titleSaysMore(title: string, file: string): boolean {
  */
 export function docLine(c: DocCard, label: string): string {
   const file = fileName(c.path);
-  const ext = /\.([A-Za-z0-9]+)$/.exec(file)?.[1]?.toLowerCase() ?? "";
   const parts = [`[${c.doc_id}] ${escapeControl(label)}`];
   if (titleSaysMore(c.title, file)) parts.push(escapeControl(c.title.slice(0, 80)));
-  if (TYPE_OF_EXTENSION[ext] !== c.doc_type) parts.push(c.doc_type);
+  if (!extensionSaysType(file, c.doc_type)) parts.push(c.doc_type);
   parts.push(count(c.total_lines, "line"), bytes(c.size), c.modified_at.slice(0, 10));
   return parts.join(" · ");
 }

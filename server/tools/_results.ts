@@ -161,16 +161,23 @@ function shortSnippet(s: string): string {
 
 /** Characters of a title in the compact view. */
 const COMPACT_TITLE = 60;
-/** File extensions that already say a document's type. */
+/** File extensions that already say a document's type (the extractor's name). */
 const TYPE_OF_EXTENSION: Record<string, string> = {
   md: "markdown",
   markdown: "markdown",
+  mdx: "markdown",
   html: "html",
   htm: "html",
   txt: "text",
   pdf: "pdf",
   docx: "docx",
   epub: "epub",
+  pptx: "pptx",
+  xlsx: "xlsx",
+  odt: "odt",
+  ods: "ods",
+  odp: "odp",
+  rtf: "rtf",
   png: "image",
   jpg: "image",
   jpeg: "image",
@@ -178,10 +185,25 @@ const TYPE_OF_EXTENSION: Record<string, string> = {
   tiff: "image",
 };
 
+/**
+ * Whether a path's extension already says a document's type (`a.pdf` is a pdf): lists
+ * then leave the type out.
+ *
+ * @example
+ * ```ts
+ * import { extensionSaysType } from "./_results.ts";
+ * extensionSaysType("lib/a.htm", "html"); // true
+ * extensionSaysType("lib/README", "text"); // false
+ * ```
+ */
+export function extensionSaysType(path: string, type: string): boolean {
+  const ext = /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase() ?? "";
+  return TYPE_OF_EXTENSION[ext] === type;
+}
+
 /** ` · pdf` unless the path's extension says it. */
 function typeNote(path: string, type: string): string {
-  const ext = /\.([A-Za-z0-9]+)$/.exec(path)?.[1]?.toLowerCase() ?? "";
-  return TYPE_OF_EXTENSION[ext] === type ? "" : ` · ${type}`;
+  return extensionSaysType(path, type) ? "" : ` · ${type}`;
 }
 
 /**
