@@ -346,14 +346,15 @@ export class WorkerPool<Q, R, I = unknown> {
     if (typeof Deno !== "undefined") Deno.unrefTimer(slot.idle as unknown as number);
   }
 
-  /** Stop a worker that holds no request (it is idle, or retired). */
-  #stop(slot: Slot): void {
+  /** Stop a worker (idle, retired or lost); false when it was stopped already. */
+  #stop(slot: Slot): boolean {
     const i = this.#slots.indexOf(slot);
-    if (i < 0) return;
+    if (i < 0) return false;
     this.#slots.splice(i, 1);
     clearTimeout(slot.timer);
     clearTimeout(slot.idle);
     slot.ch.terminate();
+    return true;
   }
 
   #timeout(slot: Slot, p: Pending, ms: number): void {
@@ -364,12 +365,7 @@ export class WorkerPool<Q, R, I = unknown> {
 
   /** The worker is dead or must go: stop it, fail what it held, replace it if work waits. */
   #lost(slot: Slot, kind: string, detail: string): void {
-    const i = this.#slots.indexOf(slot);
-    if (i < 0) return;
-    this.#slots.splice(i, 1);
-    clearTimeout(slot.timer);
-    clearTimeout(slot.idle);
-    slot.ch.terminate();
+    if (!this.#stop(slot)) return;
     const name = this.#o.name;
     this.#failAll(slot.pending.values(), kind, `${name} stopped: ${detail}`, detail);
     if (!slot.ready) {
