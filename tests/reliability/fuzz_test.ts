@@ -12,8 +12,12 @@ import { callTool, memoryOf, startStdio, waitReady } from "./_helpers.ts";
 import { fuzz, MAX_RESPONSE_BYTES } from "./fuzz.ts";
 import { fuzzLibrary, fuzzPools } from "./fuzz_setup.ts";
 
+/** Calls and seed (`FUZZ_RUNS=2000 FUZZ_SEED=7 deno test -A tests/reliability/fuzz_test.ts` fuzzes longer). */
+const RUNS = Number(Deno.env.get("FUZZ_RUNS") ?? 200);
+const SEED = Number(Deno.env.get("FUZZ_SEED") ?? 424242);
+
 Deno.test({
-  name: "hostile requests: 200 generated calls, structured answers, server stays up",
+  name: `hostile requests: ${RUNS} generated calls, structured answers, server stays up`,
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
@@ -24,9 +28,9 @@ Deno.test({
       await waitReady(s.client);
       const pools = await fuzzPools(s.client);
       assert(pools.docIds.length > 5, "no documents to fuzz against");
-      const r = await fuzz(s.client, s.pid, pools, 200, 424242);
+      const r = await fuzz(s.client, s.pid, pools, RUNS, SEED);
       assertEquals(r.failures, []);
-      assertEquals(r.cases, 200);
+      assertEquals(r.cases, RUNS);
       assert(r.ok > 20 && Object.keys(r.errors).length > 1, JSON.stringify(r));
       assert(r.maxBytes <= MAX_RESPONSE_BYTES);
       assert(memoryOf(s.pid) !== undefined, "server process is gone");
