@@ -125,6 +125,24 @@ export function procConfig(): string | undefined {
 }
 
 /**
+ * Tesseract's messages about a page (printed by its worker thread straight to the
+ * extraction process's stderr) are not for the user's terminal, where they break the
+ * progress bar: "Image too small to scale!! (2x36 vs min width of 3)", "Line cannot be
+ * recognized!!", "Empty page!!", "Estimating resolution as 371".
+ *
+ * @example
+ * ```ts
+ * withoutOcrChatter("Image too small to scale!! (2x36 vs min width of 3)\nreal error\n");
+ * // "real error\n"
+ * ```
+ */
+export function withoutOcrChatter(text: string): string {
+  return text.replace(OCR_CHATTER, "");
+}
+const OCR_CHATTER =
+  /^(?:Image too small to scale!!.*|Line cannot be recognized!!.*|Empty page!!.*|Estimating resolution as \d+.*|Detected \d+ diacritics.*|Too few characters\. Skipping this page.*|Warning: Invalid resolution \d+ dpi\. Using \d+ instead\..*)(?:\r?\n|$)/gm;
+
+/**
  * The parent's end of an extraction child process, a {@link Channel} of `core/workers.ts`:
  * it reports the child's death as `crashed`, `out_of_memory` or `too_large`.
  */
@@ -201,18 +219,30 @@ export class ProcChannel implements Channel {
     }
   }
 
+  /** The child's stderr on ours, less what is only noise to a person at a terminal. */
   async #forwardStderr(): Promise<void> {
     const dec = new TextDecoder();
     // V8's report of a heap out of memory (GC log, C stack) is not for the user's terminal:
     // the pool reports the file as `out_of_memory`.
     let quiet = false;
+    let pending = "";
+    const enc = new TextEncoder();
     try {
       for await (const chunk of this.#child.stderr) {
         const text = dec.decode(chunk, { stream: true });
         this.#stderrTail = (this.#stderrTail + text).slice(-4096);
         quiet ||= /<--- Last few GCs|Fatal JavaScript out of memory|heap out of memory/.test(text);
-        if (!this.#dead && !quiet) await Deno.stderr.write(chunk).catch(() => {});
+        if (this.#dead || quiet) continue;
+        // Whole lines only, so a message split between chunks is still recognised.
+        pending += text;
+        const end = pending.lastIndexOf("\n") + 1;
+        if (!end) continue;
+        const shown = withoutOcrChatter(pending.slice(0, end));
+        pending = pending.slice(end);
+        if (shown) await Deno.stderr.write(enc.encode(shown)).catch(() => {});
       }
+      const rest = withoutOcrChatter(pending);
+      if (rest && !this.#dead && !quiet) await Deno.stderr.write(enc.encode(rest)).catch(() => {});
     } catch {
       // ignore
     }

@@ -1,5 +1,5 @@
 import { assert, assertEquals } from "../tests/assert.ts";
-import { encodeFrame, FrameReader } from "./proc_channel.ts";
+import { encodeFrame, FrameReader, withoutOcrChatter } from "./proc_channel.ts";
 
 Deno.test("FrameReader: frames split anywhere, stray bytes skipped, oversized frames refused", () => {
   const a = encodeFrame({ id: 1, text: "é" }, new Uint8Array([1, 2, 3]));
@@ -21,4 +21,14 @@ Deno.test("FrameReader: frames split anywhere, stray bytes skipped, oversized fr
     thrown = e;
   }
   assert(thrown instanceof RangeError);
+});
+
+Deno.test("withoutOcrChatter: tesseract's page messages are left out, other lines kept", () => {
+  assertEquals(
+    withoutOcrChatter(
+      "Image too small to scale!! (2x36 vs min width of 3)\nLine cannot be recognized!!\n" +
+        "shelfmark: a real warning\nEstimating resolution as 371\n",
+    ),
+    "shelfmark: a real warning\n",
+  );
 });
