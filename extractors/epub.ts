@@ -58,6 +58,10 @@ function opfMeta(opf: string): DocMeta {
     const v = xmlValue(block, tag, " ");
     if (v) (meta as Record<string, string>)[key] = v;
   }
+  // Subjects are the book's keywords: its `tags` field, as DOCX and PDF keywords are.
+  const subjects = [...block.matchAll(/<dc:subject\b[^>]*>([\s\S]*?)<\/dc:subject>/g)]
+    .map((m) => textOf(m[1]!)).filter(Boolean);
+  if (subjects.length) meta.fields = { tags: [...new Set(subjects)] };
   return meta;
 }
 

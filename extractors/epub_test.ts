@@ -83,7 +83,8 @@ function tinyEpub(nav: boolean): Uint8Array {
     "OPS/book.opf": enc(
       `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">
 <metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Tiny &amp; Book</dc:title>
-<dc:creator>Ann Author</dc:creator><dc:language>de</dc:language></metadata><manifest>
+<dc:creator>Ann Author</dc:creator><dc:language>de</dc:language>
+<dc:subject>Fiction</dc:subject><dc:subject>Sea &amp; ships</dc:subject></metadata><manifest>
 ${
         nav
           ? '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
@@ -105,7 +106,12 @@ ${
 
 Deno.test("epub() uses the nav document, and falls back to headings without a TOC", async () => {
   const doc = await run(tinyEpub(true));
-  assertEquals(doc.meta, { title: "Tiny & Book", author: "Ann Author", language: "de" });
+  assertEquals(doc.meta, {
+    title: "Tiny & Book",
+    author: "Ann Author",
+    language: "de",
+    fields: { tags: ["Fiction", "Sea & ships"] },
+  });
   const hs = doc.headings!.map((h) => [h.level, h.title, doc.lines[h.line - 1]]);
   assertEquals(hs, [
     [1, "First chapter", "# First"],
