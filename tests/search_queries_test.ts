@@ -41,3 +41,20 @@ Deno.test("search: query and queries together, or neither, is a structured error
     assertEquals(code, "INVALID_ARGUMENT", JSON.stringify(args));
   }
 });
+
+Deno.test("similar without vectors: documents like it by its keywords, and it says so", async () => {
+  const base = await Deno.makeTempDir();
+  const lib = join(base, "notes");
+  await Deno.mkdir(lib);
+  const write = (n: string, t: string) => Deno.writeTextFile(join(lib, n), t);
+  await write("a.md", "# Otters\n\nRiver otters hunt fish; otters dive in cold rivers.\n");
+  await write("b.md", "# Otter habitats\n\nOtters build dens by rivers and hunt fish.\n");
+  await write("c.md", "# Compilers\n\nA compiler parses source code into a syntax tree.\n");
+  await using t = await openTestShelf({ base, folders: [lib] }); // no embedder: no vectors
+  await t.shelf.index();
+  const r = await callTool(t.shelf, "similar", { doc_id: "notes/a.md", output_format: "json" });
+  assertEquals(r.json.similar_by, "keywords");
+  assertEquals((r.json.results as { path: string }[]).map((h) => h.path)[0], "notes/b.md");
+  const md = await callTool(t.shelf, "similar", { doc_id: "notes/a.md" });
+  assert(/similar to \d+ \(by keywords\)/.test(md.text), md.text);
+});
