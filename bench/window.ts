@@ -11,7 +11,7 @@
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { launchChromium } from "../tests/browser.ts";
 import { startHttpServer } from "../tests/cli_helper.ts";
 import { smallCorpus } from "../tests/corpus.ts";
 import { asset, SCRIPTS } from "../server/web.ts";
@@ -82,19 +82,7 @@ async function main() {
   }
   const server = await startHttpServer(["--no-watch", ...args], { SHELFMARK_EMBEDDER: "none" });
   const site = server.url.replace(/\/mcp$/, "");
-  const browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  const browser = await launchChromium();
   try {
     for (;;) {
       const h = await fetch(`${site}/health`).then((r) => r.json());

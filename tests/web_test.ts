@@ -11,39 +11,22 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { assert, assertEquals } from "./assert.ts";
+import { CHROMIUM, launchChromium as launch } from "./browser.ts";
 import { startHttpServer } from "./cli_helper.ts";
 import { smallCorpus } from "./corpus.ts";
 import { noteMissing } from "./have.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 import { createServer } from "../server/mcp.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const noChromium = noteMissing(
   !existsSync(CHROMIUM),
   `web_test: ${CHROMIUM} is missing (apt-get install -y chromium)`,
 );
 const HOSTILE = "<img src=x onerror=alert(1)>";
-
-/** Chromium headless, without the background traffic that floods a closed network. */
-async function launch(): Promise<Browser> {
-  return await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
 
 /** A library with a hostile file name, title and body. */
 async function hostileLibrary(base: string): Promise<string> {
