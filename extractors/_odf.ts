@@ -20,6 +20,25 @@ export interface OdfDoc {
   meta: DocMeta;
 }
 
+/** An element left out with everything inside it, and how deep its own name is nested. */
+export interface Skipped {
+  name: string;
+  depth: number;
+}
+
+/**
+ * Follow one tag while an element is left out: the skip still in force, or undefined once
+ * the element has closed (elements of the same name nested inside it are counted).
+ */
+export function stillSkipped(
+  skip: Skipped,
+  t: { kind: string; name: string },
+  empty: boolean,
+): Skipped | undefined {
+  if (t.name === skip.name && !empty) skip.depth += t.kind === "open" ? 1 : -1;
+  return skip.depth === 0 ? undefined : skip;
+}
+
 /**
  * Open an OpenDocument file: a zip package whose `mimetype` starts with `mime`, or a flat
  * XML document (`office:document`) of that type.
@@ -195,7 +214,7 @@ export function walkOdf(
   let noteDepth = 0;
   let citation: string | undefined;
   let cited = "";
-  let skip: { name: string; depth: number } | undefined;
+  let skip: Skipped | undefined;
   let pos = from;
   const group = (p: Para) =>
     opts.compact ? "slide" : p.prefix ? "list" : p.code ? "code" : undefined;
@@ -236,8 +255,7 @@ export function walkOdf(
     if (t.kind !== "open" && t.kind !== "close") continue;
     const empty = t.kind === "open" && t.attrs.trimEnd().endsWith("/");
     if (skip) {
-      if (t.name === skip.name && !empty) skip.depth += t.kind === "open" ? 1 : -1;
-      if (skip.depth === 0) skip = undefined;
+      skip = stillSkipped(skip, t, empty);
       continue;
     }
     if (t.kind === "open") {

@@ -11,7 +11,7 @@
 import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
 import { attr, tags } from "./_xml.ts";
 import { DocBuilder, MAX_COLUMNS, MAX_ROWS, SheetWriter, xmlText } from "./_office.ts";
-import { openOdf } from "./_odf.ts";
+import { openOdf, type Skipped, stillSkipped } from "./_odf.ts";
 import type { SheetOptions } from "./xlsx.ts";
 
 const MIME = "application/vnd.oasis.opendocument.spreadsheet";
@@ -45,7 +45,7 @@ function readSheets(xml: string, out: SheetWriter): void {
   let col = 0;
   let cell: { text: string[]; attrs: string; times: number } | undefined;
   let para = false;
-  let skip: { name: string; depth: number } | undefined;
+  let skip: Skipped | undefined;
   let pos = 0;
   let wide = false;
   const endCell = () => {
@@ -67,8 +67,7 @@ function readSheets(xml: string, out: SheetWriter): void {
     if (t.kind !== "open" && t.kind !== "close") continue;
     const empty = t.kind === "open" && t.attrs.trimEnd().endsWith("/");
     if (skip) {
-      if (t.name === skip.name && !empty) skip.depth += t.kind === "open" ? 1 : -1;
-      if (skip.depth === 0) skip = undefined;
+      skip = stillSkipped(skip, t, empty);
       continue;
     }
     if (t.kind === "open") {
