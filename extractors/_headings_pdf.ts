@@ -28,6 +28,14 @@ export interface PdfLine {
   ofPage: number;
   /** Whether a large vertical gap precedes the line. */
   gapBefore: boolean;
+  /** Id of the font of most of its characters, stable within a document (absent: unknown). */
+  font?: string;
+  /** Whether most of its characters are in a fixed-pitch font. */
+  mono?: boolean;
+  /** Left edge on the page. */
+  x?: number;
+  /** Right edge on the page. */
+  right?: number;
 }
 
 /** Result of the heuristic: headings in document order and how far they can be trusted. */
@@ -58,6 +66,43 @@ function repeatKey(text: string): string {
 /** Round a font size to half points so sizes that differ by rounding noise coincide. */
 function bucket(size: number): number {
   return Math.round(size * 2) / 2;
+}
+
+/** A line's style: font size (half points) and font. */
+function styleKey(l: PdfLine): string {
+  return `${bucket(l.size)}|${l.font ?? ""}`;
+}
+
+/**
+ * Drop the title page's lines from the candidates: the document's title, authors and date
+ * are not sections. On the first page, a candidate before the first line of running text
+ * is dropped when its style (size and font) is used by no candidate after that line.
+ * A first page with only a few lines, far fewer than the other pages (a cover), loses all
+ * its candidates.
+ */
+function withoutTitlePage<C extends { l: PdfLine; depth: number }>(
+  cands: C[],
+  lines: PdfLine[],
+  pageCount: number,
+): C[] {
+  if (pageCount < 2) return cands;
+  const first = lines.filter((l) => l.page === 1);
+  if (first.length === 0) return cands;
+  const isCand = new Set(cands.map((c) => c.l));
+  // A cover: a first page with a few lines where the other pages have many more.
+  const perPage = new Map<number, number>();
+  for (const l of lines) perPage.set(l.page, (perPage.get(l.page) ?? 0) + 1);
+  const counts = [...perPage.values()].sort((a, b) => a - b);
+  const median = counts[Math.floor(counts.length / 2)]!;
+  const cover = first.length <= 12 && first.length * 2 < median;
+  // First running text: a non-candidate line of several words.
+  const bodyAt = first.find((l) => !isCand.has(l) && l.text.split(/\s+/).length >= 6)?.line ??
+    first[first.length - 1]!.line;
+  const laterStyles = new Set(cands.filter((c) => c.l.line > bodyAt).map((c) => styleKey(c.l)));
+  return cands.filter((c) =>
+    c.l.page !== 1 ||
+    !(cover || (c.l.line < bodyAt && c.depth === 0 && !laterStyles.has(styleKey(c.l))))
+  );
 }
 
 /**
@@ -117,7 +162,7 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     large: boolean;
     last: number;
   }
-  const cands: Cand[] = [];
+  let cands: Cand[] = [];
   for (const l of lines) {
     const text = l.text;
     if (text.length < 2 || text.length > 120 || !/\p{L}/u.test(text)) continue;
@@ -125,16 +170,21 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     const words = text.split(/\s+/).length;
     if (words > 12 || /[.,;]$/.test(text)) continue;
     if (isEdge(l) && (edgePages.get(repeatKey(text))?.size ?? 0) >= repeatMin) continue;
-    if (tocPage(l.page)) continue;
     const size = bucket(l.size);
     const large = size >= body * 1.15;
+    // A contents or index page keeps only its own title (large, without a page number).
+    if (tocPage(l.page) && !(large && !ENDS_NUM.test(text))) continue;
     const depth = numberingDepth(text);
+    // Numbered code lines (a listing's line numbers) are fixed-pitch text no larger than the
+    // body (CJK fonts are fixed-pitch too, but their headings are larger).
+    const code = l.mono && size <= body;
     const numberedOk = depth > 0 && l.gapBefore && !ENDS_NUM.test(text) &&
-      size >= body * 0.95 && words >= 2;
+      size >= body * 0.95 && words >= 2 && !code;
     if (!large && !(l.bold && size >= body * 0.95 && l.gapBefore) && !numberedOk) continue;
     if (ENDS_NUM.test(text) && !large) continue;
     cands.push({ l, text, size, depth, large, last: l.index });
   }
+  cands = withoutTitlePage(cands, lines, pageCount);
 
   // Merge a heading wrapped over consecutive lines of the same size on the same page.
   const merged: Cand[] = [];

@@ -20,6 +20,10 @@ export interface Run {
   h: number;
   /** Whether its font is bold. */
   bold: boolean;
+  /** The font's id within the document (pdf.js `fontName`), if known. */
+  font?: string;
+  /** Whether its font is fixed-pitch. */
+  mono?: boolean;
 }
 
 /** One rebuilt line. */
@@ -32,6 +36,14 @@ export interface PageLine {
   bold: boolean;
   /** Whether a large vertical gap (or a new column) precedes the line. */
   gapBefore: boolean;
+  /** The font of most of its characters (`""` when the runs name none). */
+  font: string;
+  /** Whether most characters are in a fixed-pitch font. */
+  mono: boolean;
+  /** Left edge of the line. */
+  x: number;
+  /** Right edge of the line. */
+  right: number;
 }
 
 // Control characters (and Unicode line separators) must never reach a line.
@@ -163,7 +175,9 @@ function groupLines(runs: Run[], out: PageLine[]): void {
     let text = "";
     let end = -Infinity;
     const sizes = new Map<number, number>();
+    const fonts = new Map<string, number>();
     let boldChars = 0;
+    let monoChars = 0;
     let chars = 0;
     let maxH = 0;
     for (const r of line) {
@@ -177,6 +191,8 @@ function groupLines(runs: Run[], out: PageLine[]): void {
       sizes.set(s, (sizes.get(s) ?? 0) + n);
       chars += n;
       if (r.bold) boldChars += n;
+      if (r.mono) monoChars += n;
+      if (r.font !== undefined) fonts.set(r.font, (fonts.get(r.font) ?? 0) + n);
       if (r.h > maxH) maxH = r.h;
     }
     if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ");
@@ -185,9 +201,21 @@ function groupLines(runs: Run[], out: PageLine[]): void {
     let size = 0;
     let best = -1;
     for (const [s, n] of sizes) if (n > best) [size, best] = [s, n];
+    let font = "";
+    best = -1;
+    for (const [f, n] of fonts) if (n > best) [font, best] = [f, n];
     const gap = prevY - head.y;
     const gapBefore = first || gap > 1.45 * Math.max(prevH, maxH);
-    out.push({ text, size, bold: boldChars * 2 > chars, gapBefore });
+    out.push({
+      text,
+      size,
+      bold: boldChars * 2 > chars,
+      gapBefore,
+      font,
+      mono: monoChars * 2 > chars,
+      x: line[0]!.x,
+      right: end,
+    });
     first = false;
     prevY = head.y;
     prevH = maxH;

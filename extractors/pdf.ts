@@ -53,15 +53,30 @@ const BOLD = /bold|black|heavy|semibold|demi/i;
 // deno-lint-ignore no-control-regex
 const CONTROL_ALL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
 
-/** Rebuild one page's text items into lines in reading order (see `_pdf_layout.ts`). */
-function pageLines(tc: TextContent, boldFonts: (name: string) => boolean): PageLine[] {
+/**
+ * Rebuild one page's text items into lines in reading order (see `_pdf_layout.ts`). Each
+ * run keeps its font's id (`fontName`, stable within the document) and whether the font is
+ * fixed-pitch, for the heading heuristic.
+ */
+function pageLines(tc: TextContent): PageLine[] {
+  const styles = tc.styles as Record<string, { fontFamily?: string }>;
   const runs: Run[] = [];
   for (const it of tc.items) {
     if (!("str" in it)) continue;
     const str = it.str;
     if (!str || it.height <= 0 || !str.trim()) continue;
     const t = it.transform;
-    runs.push({ str, x: t[4], y: t[5], w: it.width, h: it.height, bold: boldFonts(it.fontName) });
+    const family = styles[it.fontName]?.fontFamily ?? "";
+    runs.push({
+      str,
+      x: t[4],
+      y: t[5],
+      w: it.width,
+      h: it.height,
+      bold: BOLD.test(it.fontName) || BOLD.test(family),
+      font: it.fontName,
+      mono: family === "monospace",
+    });
   }
   return layoutLines(runs);
 }
@@ -274,11 +289,7 @@ export function pdf(): Extractor {
           let rows: ReturnType<typeof pageLines> = [];
           try {
             const page = await doc.getPage(p);
-            const tc = await page.getTextContent();
-            const styles = tc.styles as Record<string, { fontFamily?: string }>;
-            const bold = (name: string) =>
-              BOLD.test(name) || BOLD.test(styles[name]?.fontFamily ?? "");
-            rows = pageLines(tc, bold);
+            rows = pageLines(await page.getTextContent());
             page.cleanup();
           } catch (e) {
             warnings.push(`page ${p}: ${e instanceof Error ? e.message : String(e)}`);
@@ -298,6 +309,10 @@ export function pdf(): Extractor {
               index: idx,
               ofPage: rows.length,
               gapBefore: r.gapBefore,
+              font: r.font,
+              mono: r.mono,
+              x: r.x,
+              right: r.right,
             });
             lines.push(r.text);
           });
