@@ -46,9 +46,15 @@ export interface PdfHeadingResult {
   quality: OutlineQuality;
 }
 
-const NUMBERED = /^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\p{Lu}|\p{Lt}|[^\s\d.])/u;
+// A section number, then a title that starts like words do (not with an operator or a
+// closing bracket: "1 : b <- {0, 1}" is a numbered line of pseudo-code).
+const NUMBERED =
+  /^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\p{Lu}|\p{Lt}|[^\s\d.:;,=)\]}|+*/<>!?%&^~\-–—])/u;
+const DOTTED = /^\d{1,2}(?:\.\d{1,2}){0,4}\.\s/;
 const CHAPTER = /^(chapter|appendix|part|section)\s+([0-9]+|[A-Z]|[IVXLC]+)\b/i;
 const PAGE_NUM = /^(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|\/)\s*\d+)?$/i;
+/** Pages on which an edge line in the same text and style makes it a running head. */
+const SAME_STYLE_REPEAT = 2;
 const ENDS_NUM = /(?:\.\s*){3,}\s*\S*\d+$|\s(?:\d+|[ivxlc]+)$/;
 
 /** Numbering depth of a heading text (`1` → 1, `2.3` → 2, `Chapter 4` → 1), else 0. */
@@ -58,9 +64,43 @@ export function numberingDepth(text: string): number {
   return CHAPTER.test(text) ? 1 : 0;
 }
 
+/** The section number a heading text starts with (`2.3 Files` → [2, 3]), else undefined. */
+export function sectionNumber(text: string): number[] | undefined {
+  const m = NUMBERED.exec(text);
+  if (m) return m[1]!.split(".").map(Number);
+  const c = CHAPTER.exec(text);
+  return c && /^\d+$/.test(c[2]!) ? [Number(c[2])] : undefined;
+}
+
+/**
+ * Whether section number `next` can follow `prev` (the last one accepted): the next sibling
+ * at some depth (one skipped number tolerated), or a first child (`2.3` → `2.3.1`; a
+ * missed parent tolerated: `2.3` → `2.4.1`). Any start is allowed before the first.
+ */
+export function followsNumber(prev: number[] | undefined, next: number[]): boolean {
+  if (!prev) return next.every((n, i) => i === 0 ? n <= 3 : n <= 2);
+  const k = next.length;
+  for (let j = 0; j < k; j++) {
+    // next[0..j) equal to prev's, next[j] one or two past prev[j] (or the first, 1, when
+    // prev stops at depth j), and every deeper part of next a first (1).
+    const same = next.slice(0, j).every((n, i) => n === prev[i]);
+    if (!same) break;
+    const step = j < prev.length ? next[j]! - prev[j]! : next[j]!;
+    const ok = j < prev.length ? step >= 1 && step <= 2 : step === 1 || step === 2;
+    if (ok && next.slice(j + 1).every((n) => n === 1)) return true;
+    if (j >= prev.length) break;
+  }
+  return false;
+}
+
 /** Key for running headers/footers: case-folded, digits removed, whitespace collapsed. */
 function repeatKey(text: string): string {
   return text.toLowerCase().replace(/[0-9]+/g, "#").replace(/\s+/g, " ").trim();
+}
+
+/** Key for a running head: case-folded, without a page number at either end. */
+function headKey(text: string): string {
+  return text.toLowerCase().replace(/^\d+\s+|\s+\d+$/g, "").replace(/\s+/g, " ").trim();
 }
 
 /** Round a font size to half points so sizes that differ by rounding noise coincide. */
@@ -129,17 +169,24 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
   if (body <= 0) return none;
 
   // Running headers and footers: lines near the top or bottom of a page whose text (digits
-  // ignored) repeats on several pages.
+  // ignored) repeats on several pages, or on a few pages in the same style (a chapter's
+  // running head repeats its title on that chapter's pages only).
   const edgePages = new Map<string, Set<number>>();
   const isEdge = (l: PdfLine) => l.index < 2 || l.index >= l.ofPage - 2;
-  for (const l of lines) {
-    if (!isEdge(l)) continue;
-    const k = repeatKey(l.text);
+  const note = (k: string, p: number) => {
     let s = edgePages.get(k);
     if (!s) edgePages.set(k, s = new Set());
-    s.add(l.page);
+    s.add(p);
+  };
+  for (const l of lines) {
+    if (!isEdge(l)) continue;
+    note(repeatKey(l.text), l.page);
+    note(`${headKey(l.text)}\n${styleKey(l)}`, l.page);
   }
   const repeatMin = Math.max(3, Math.min(8, Math.ceil(pageCount * 0.2)));
+  const running = (l: PdfLine) =>
+    isEdge(l) && ((edgePages.get(repeatKey(l.text))?.size ?? 0) >= repeatMin ||
+      (edgePages.get(`${headKey(l.text)}\n${styleKey(l)}`)?.size ?? 0) >= SAME_STYLE_REPEAT);
 
   // Table-of-contents pages: most lines end with a page number.
   const endsNum = new Map<number, [number, number]>();
@@ -169,7 +216,7 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     if (PAGE_NUM.test(text)) continue;
     const words = text.split(/\s+/).length;
     if (words > 12 || /[.,;]$/.test(text)) continue;
-    if (isEdge(l) && (edgePages.get(repeatKey(text))?.size ?? 0) >= repeatMin) continue;
+    if (running(l)) continue;
     const size = bucket(l.size);
     const large = size >= body * 1.15;
     // A contents or index page keeps only its own title (large, without a page number).
@@ -185,6 +232,24 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     cands.push({ l, text, size, depth, large, last: l.index });
   }
   cands = withoutTitlePage(cands, lines, pageCount);
+  // Section numbers run in sequence and share one form ("2.1" or "2.1."), which the larger
+  // headings show: a numbered line of body size out of sequence or in the other form is a
+  // list item or a line of code. Larger numbered headings set the sequence.
+  const dotted = (c: Cand) => DOTTED.test(c.text);
+  const big = cands.filter((c) => c.large && c.depth > 0 && NUMBERED.test(c.text));
+  const dots = big.filter(dotted).length;
+  const form = big.length < 2 ? undefined : dots * 2 > big.length;
+  let lastNumber: number[] | undefined;
+  cands = cands.filter((c) => {
+    const n = c.depth > 0 ? sectionNumber(c.text) : undefined;
+    if (!n) return true;
+    if (!c.large) {
+      if (!followsNumber(lastNumber, n)) return false;
+      if (form !== undefined && NUMBERED.test(c.text) && dotted(c) !== form) return false;
+    }
+    lastNumber = n;
+    return true;
+  });
 
   // Merge a heading wrapped over consecutive lines of the same size on the same page.
   const merged: Cand[] = [];
