@@ -26,7 +26,7 @@ export interface Config {
   limits?: Limits;
   /**
    * The embedder for document vectors: `"default"` (offline, built in), `"none"`,
-   * `"ollama:<model>"`, `"openai:<model>"`, or an object with the URL and key.
+   * `"ollama:<model>"`, `"openai:<model>"`, `"onnx:<folder>"`, or an object with the URL and key.
    */
   embedder?: string | EmbedderConfig;
   /** OCR settings. */
@@ -35,7 +35,7 @@ export interface Config {
 
 /** An embedder named with its endpoint. */
 export interface EmbedderConfig {
-  /** `"default"`, `"none"`, `"ollama:<model>"` or `"openai:<model>"`. */
+  /** `"default"`, `"none"`, `"ollama:<model>"`, `"openai:<model>"` or `"onnx:<folder>"`. */
   name: string;
   /** Base URL of the service (Ollama: `http://127.0.0.1:11434`; OpenAI: `https://api.openai.com/v1`). */
   url?: string;
@@ -43,6 +43,12 @@ export interface EmbedderConfig {
   api_key_env?: string;
   /** Whether the model understands many languages (reported by `status`). */
   multilingual?: boolean;
+  /** `onnx:` only: text put before each query (default: known from the model's name). */
+  query_prefix?: string;
+  /** `onnx:` only: text put before each document (default: known from the model's name). */
+  document_prefix?: string;
+  /** `onnx:` only: how token vectors become one (default: from the model folder or name). */
+  pooling?: "mean" | "cls";
 }
 
 /** OCR settings. */
@@ -67,8 +73,16 @@ export interface Limits {
 }
 
 const KEYS = new Set(["$schema", "libraries", "extractors", "limits", "embedder", "ocr"]);
-const EMBEDDER_KEYS = new Set(["name", "url", "api_key_env", "multilingual"]);
-const EMBEDDER_NAME = /^(default|none|(ollama|openai):\S+)$/;
+const EMBEDDER_KEYS = new Set([
+  "name",
+  "url",
+  "api_key_env",
+  "multilingual",
+  "query_prefix",
+  "document_prefix",
+  "pooling",
+]);
+const EMBEDDER_NAME = /^(default|none|(ollama|openai):\S+|onnx:.+)$/;
 const LIB_KEYS = new Set(["name", "path", "description", "include", "exclude", "fields"]);
 const LIMIT_KEYS: Record<string, [number, number]> = {
   max_file_mb: [1, 4096],
@@ -202,8 +216,9 @@ function checkEmbedder(file: string, v: unknown): Config["embedder"] {
   if (v === undefined) return undefined;
   const bad = () =>
     new ConfigError(
-      `${file}: "embedder" must be "default", "none", "ollama:<model>", "openai:<model>" ` +
-        `or an object {"name", "url", "api_key_env", "multilingual"}`,
+      `${file}: "embedder" must be "default", "none", "ollama:<model>", "openai:<model>", ` +
+        `"onnx:<folder>" or an object {"name", "url", "api_key_env", "multilingual", ` +
+        `"query_prefix", "document_prefix", "pooling"}`,
     );
   if (typeof v === "string") {
     if (!EMBEDDER_NAME.test(v)) throw bad();
@@ -215,7 +230,7 @@ function checkEmbedder(file: string, v: unknown): Config["embedder"] {
   }
   const e = v as Record<string, unknown>;
   if (typeof e.name !== "string" || !EMBEDDER_NAME.test(e.name)) throw bad();
-  for (const k of ["url", "api_key_env"]) {
+  for (const k of ["url", "api_key_env", "query_prefix", "document_prefix"]) {
     if (e[k] !== undefined && typeof e[k] !== "string") {
       throw new ConfigError(`${file}: embedder.${k} must be a string`);
     }
@@ -225,6 +240,9 @@ function checkEmbedder(file: string, v: unknown): Config["embedder"] {
   }
   if (e.multilingual !== undefined && typeof e.multilingual !== "boolean") {
     throw new ConfigError(`${file}: embedder.multilingual must be true or false`);
+  }
+  if (e.pooling !== undefined && e.pooling !== "mean" && e.pooling !== "cls") {
+    throw new ConfigError(`${file}: embedder.pooling must be "mean" or "cls"`);
   }
   return e as unknown as EmbedderConfig;
 }

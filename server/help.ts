@@ -57,8 +57,8 @@ Options for every command:
   --full-paths      show absolute paths
   --fresh           index changed files before answering (MCP: wait_for_index)
   --extractor FILE  load an extractor plugin (repeatable)
-  --embedder NAME   default (offline, built in), none, ollama:<model> or openai:<model>;
-                    saved to shelfmark.json (also $SHELFMARK_EMBEDDER)
+  --embedder NAME   default (offline, built in), none, ollama:<model>, openai:<model> or
+                    onnx:<folder>; saved to shelfmark.json (also $SHELFMARK_EMBEDDER)
   -h, --help        help for a command
 
 Run \`shelfmark <command> --help\` for the options of a command.
