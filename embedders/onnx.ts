@@ -2,14 +2,14 @@
  * A sentence-embedding model the user has on disk (`onnx:<folder>`): ONNX weights and
  * tokenizer files laid out as model repositories publish them (`config.json`,
  * `tokenizer.json`, `tokenizer_config.json`, `onnx/model.onnx` or `onnx/model_quantized.onnx`),
- * run with transformers.js (`@huggingface/transformers`, pinned in `onnx_worker.ts`) on CPU,
- * never touching the network.
+ * run with transformers.js ({@link TRANSFORMERS}) on CPU, never touching the network.
  *
  * The model runs in a child process (`deno run --no-lock --deny-net`): the runtime
- * (onnxruntime-node, about 316 MB in Deno's cache) is downloaded on the first start only by
- * those who configure this embedder, and never enters the checkout's `deno.lock` (Deno
- * fetches every package of the lock file, so one entry there would make every install pay
- * for it). A compiled binary cannot start the child: there this embedder is refused.
+ * (transformers.js and onnxruntime-node, 316.6 MB in Deno's cache) is downloaded on the first
+ * start only by those who configure this embedder, and never enters the checkout's
+ * `deno.lock` (Deno fetches every package of the lock file, so one entry there would make
+ * every install pay for it). A compiled binary cannot start the child: there this embedder
+ * is refused.
  *
  * @module
  */
@@ -108,14 +108,22 @@ const CLS_POOLED = /bge-|mxbai-embed|arctic-embed|gte-multilingual/i;
 /** Names that say a model reads many languages. */
 const MULTILINGUAL = /multilingual|(^|[-_/ ])m3([-_/ .]|$)|-m-|labse|xlm-?r/i;
 
-function readJson(folder: string, file: string, required: boolean): Record<string, unknown> {
-  const path = join(folder, file);
-  if (!existsSync(path)) {
-    if (!required) return {};
+/** Throws naming the folder when `file` is not in it. */
+function need(folder: string, file: string): void {
+  if (!existsSync(join(folder, file))) {
     throw new Error(
       `onnx embedder: ${folder} has no ${file} (a model folder holds config.json, ` +
         `tokenizer.json, tokenizer_config.json and onnx/model.onnx, as the model's repository has them)`,
     );
+  }
+}
+
+/** A small JSON file of the folder (`{}` when it is not there and not `required`). */
+function readJson(folder: string, file: string, required: boolean): Record<string, unknown> {
+  const path = join(folder, file);
+  if (!existsSync(path)) {
+    if (required) need(folder, file);
+    return {};
   }
   try {
     const v = JSON.parse(readFileSync(path, "utf8"));
@@ -174,7 +182,7 @@ export function inspectOnnxModel(folder: string, opts: OnnxOptions = {}): OnnxMo
   }
   const config = readJson(dir, "config.json", true);
   const tokenizerConfig = readJson(dir, "tokenizer_config.json", true);
-  readJson(dir, "tokenizer.json", true);
+  need(dir, "tokenizer.json"); // large (MBs): transformers.js reads it
   const pool = readJson(dir, "1_Pooling/config.json", false);
 
   // The folder's name, the name the model was saved under ("intfloat/multilingual-e5-small")
@@ -391,7 +399,7 @@ export class OnnxEmbedder implements Embedder {
           `onnx embedder: ${this.info.folder} answered ${rows} vectors for ${part.length} texts`,
         );
       }
-      const all = new Float32Array(flat.buffer, flat.byteOffset, rows * dims);
+      const all = new Float32Array(flat.slice().buffer); // a copy: aligned to 4 bytes
       for (let r = 0; r < rows; r++) out.push(all.slice(r * dims, (r + 1) * dims));
       this.dimensions = dims;
     }

@@ -36,6 +36,14 @@ Deno.test("inspectOnnxModel() reads weights, dimensions, prefixes, pooling and l
     );
     assertEquals([e5.queryPrefix, e5.documentPrefix], ["query: ", "passage: "]);
     assertEquals([e5.multilingual, e5.multilingualFrom], [true, "name"]);
+    const home = Deno.env.get("HOME");
+    Deno.env.set("HOME", tmp);
+    try {
+      assertEquals(inspectOnnxModel("~/multilingual-e5-small").folder, e5.folder);
+    } finally {
+      if (home === undefined) Deno.env.delete("HOME");
+      else Deno.env.set("HOME", home);
+    }
 
     const q8 = { "onnx/model_quantized.onnx": new Uint8Array(1) };
     const bge = inspectOnnxModel(modelFolder(tmp, "bge-small-en-v1.5", { weights: q8 }));
