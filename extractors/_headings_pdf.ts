@@ -51,6 +51,7 @@ export interface PdfHeadingResult {
 const NUMBERED =
   /^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\p{Lu}|\p{Lt}|[^\s\d.:;,=)\]}|+*/<>!?%&^~\-–—])/u;
 const DOTTED = /^\d{1,2}(?:\.\d{1,2}){0,4}\.\s/;
+const LABEL = /^\p{L}+\s+(\d{1,3}|[IVXLC]+|[A-Z])\.?$/u;
 const CHAPTER = /^(chapter|appendix|part|section)\s+([0-9]+|[A-Z]|[IVXLC]+)\b/i;
 const PAGE_NUM = /^(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|\/)\s*\d+)?$/i;
 /** Pages on which an edge line in the same text and style makes it a running head. */
@@ -145,6 +146,70 @@ function withoutTitlePage<C extends { l: PdfLine; depth: number }>(
   );
 }
 
+/** A title as the contents list and the text both print it: no number, leaders or page. */
+function tocKey(text: string): string {
+  return text.toLowerCase()
+    .replace(/(?:\s*\.)*\s*(?:\d+|[ivxlc]+)$/, "")
+    .replace(/^(?:(?:chapter|appendix|part|section)\s+)?(?:\d+|[a-z])(?:\.\d+)*\.?\s+/, "")
+    .replace(/\s+/g, " ").trim();
+}
+
+/**
+ * The entries of the table of contents (lines ending with a page number), title key to the
+ * printed page numbers: the first run of contents-like pages, when it starts in the first
+ * fifth of the document (an index at the end looks the same but lists words, not titles).
+ */
+function contentsEntries(
+  lines: PdfLine[],
+  pageCount: number,
+  isContents: (page: number) => boolean,
+): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  let first = 0;
+  for (let p = 1; p <= Math.max(1, Math.ceil(pageCount / 5)); p++) {
+    if (isContents(p)) {
+      first = p;
+      break;
+    }
+  }
+  if (!first) return out;
+  let last = first;
+  while (last < pageCount && (isContents(last + 1) || isContents(last + 2))) last++;
+  for (const l of lines) {
+    if (l.page < first || l.page > last || !ENDS_NUM.test(l.text)) continue;
+    const k = tocKey(l.text);
+    if (k.length < 2) continue;
+    const printed = Number(/(\d+)$/.exec(l.text)?.[1] ?? NaN);
+    const list = out.get(k) ?? [];
+    list.push(printed);
+    out.set(k, list);
+  }
+  return out;
+}
+
+/**
+ * Physical page minus printed page, from the larger headings found in the contents: the
+ * most common difference, if at least two agree.
+ */
+function pageOffset(
+  lines: PdfLine[],
+  entries: Map<string, number[]>,
+  large: (l: PdfLine) => boolean,
+): number | undefined {
+  const votes = new Map<number, number>();
+  for (const l of lines) {
+    if (!large(l)) continue;
+    const pages = entries.get(tocKey(l.text));
+    if (pages?.length !== 1 || !Number.isFinite(pages[0])) continue;
+    const d = l.page - pages[0]!;
+    votes.set(d, (votes.get(d) ?? 0) + 1);
+  }
+  let best: number | undefined;
+  let n = 1;
+  for (const [d, v] of votes) if (v > n) [best, n] = [d, v];
+  return best;
+}
+
 /**
  * Heuristic headings of a PDF from its lines' font sizes, weight and numbering.
  *
@@ -167,6 +232,15 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     if (w > best) [body, best] = [size, w];
   }
   if (body <= 0) return none;
+  // Body font: the most common font at the body size.
+  const fontChars = new Map<string, number>();
+  for (const l of lines) {
+    if (bucket(l.size) !== body) continue;
+    fontChars.set(l.font ?? "", (fontChars.get(l.font ?? "") ?? 0) + l.text.length);
+  }
+  let bodyFont = "";
+  best = -1;
+  for (const [f, n] of fontChars) if (n > best) [bodyFont, best] = [f, n];
 
   // Running headers and footers: lines near the top or bottom of a page whose text (digits
   // ignored) repeats on several pages, or on a few pages in the same style (a chapter's
@@ -209,6 +283,17 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     large: boolean;
     last: number;
   }
+  // Body-size headings in their own font are trusted where the table of contents lists
+  // them, on the page it gives (printed page numbers shifted to physical ones).
+  const listed = contentsEntries(lines, pageCount, tocPage);
+  const offset = listed.size
+    ? pageOffset(lines, listed, (l) => bucket(l.size) >= body * 1.15 && !tocPage(l.page))
+    : undefined;
+  const inContents = (l: PdfLine) => {
+    const pages = listed.get(tocKey(l.text));
+    return !!pages &&
+      (offset === undefined || pages.some((p) => Math.abs(l.page - offset - p) <= 1));
+  };
   let cands: Cand[] = [];
   for (const l of lines) {
     const text = l.text;
@@ -227,7 +312,12 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     const code = l.mono && size <= body;
     const numberedOk = depth > 0 && l.gapBefore && !ENDS_NUM.test(text) &&
       size >= body * 0.95 && words >= 2 && !code;
-    if (!large && !(l.bold && size >= body * 0.95 && l.gapBefore) && !numberedOk) continue;
+    // A line of body size in a font other than the body's, listed in the contents.
+    const styledOk = l.gapBefore && !code && size >= body * 0.95 && l.font !== bodyFont &&
+      inContents(l);
+    if (!large && !(l.bold && size >= body * 0.95 && l.gapBefore) && !numberedOk && !styledOk) {
+      continue;
+    }
     if (ENDS_NUM.test(text) && !large) continue;
     cands.push({ l, text, size, depth, large, last: l.index });
   }
@@ -261,6 +351,18 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
       prev.text.length + c.text.length < 120
     ) {
       prev.text = `${prev.text} ${c.text}`;
+      prev.last = c.l.index;
+      continue;
+    }
+    // A label line ("Chapter 3", "Part II") above its title: one heading, numbered as the
+    // sections are ("3 Title", "II Title").
+    const label = prev && LABEL.exec(prev.text);
+    if (
+      label && prev.l.page === c.l.page && prev.large && c.large && c.depth === 0 &&
+      c.l.index <= prev.last + 2
+    ) {
+      prev.text = `${label[1]} ${c.text}`;
+      prev.depth = 1;
       prev.last = c.l.index;
       continue;
     }
