@@ -130,7 +130,7 @@ Deno.test("onnx: a missing folder, weights file or tokenizer is named in a one-l
     const data = join(tmp, "data");
     const r = await runCli(["status", "--data", data, "--embedder", `onnx:${join(tmp, "notok")}`]);
     assertEquals(r.code, 1);
-    assertMatch(r.stderr, /^shelfmark: onnx embedder: .*notok has no tokenizer\.json/);
+    assertMatch(r.stderr, /^shelfmark: onnx embedder: .*notok has no tokenizer\.json/m);
     assert(!/^\s+at /m.test(r.stderr), r.stderr);
   } finally {
     Deno.removeSync(tmp, { recursive: true });
