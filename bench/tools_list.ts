@@ -1,6 +1,7 @@
 /**
  * What `tools/list` costs an agent: the tokens (o200k) of the answer the MCP server sends,
- * in all and per tool. Run: `deno run -A bench/tools_list.ts` (`--json` for the figures).
+ * in all and per tool. Run: `deno run -A bench/tools_list.ts` (`--json` for the figures, `--structured` for
+ * the list `serve --structured` sends).
  *
  * @module
  */
@@ -10,10 +11,15 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createServer } from "../server/mcp.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 
-/** Tokens of the whole `tools/list` answer and of each tool in it. */
-export async function toolsListTokens(): Promise<{ total: number; tools: Record<string, number> }> {
+/**
+ * Tokens of the whole `tools/list` answer and of each tool in it (with `structured`, as
+ * `serve --structured` lists them: output schemas included).
+ */
+export async function toolsListTokens(
+  opts: { structured?: boolean } = {},
+): Promise<{ total: number; tools: Record<string, number> }> {
   // Listing tools reads no index: a shelf is never touched.
-  const server = createServer({} as Shelf);
+  const server = createServer({} as Shelf, { structured: opts.structured });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = new Client({ name: "bench", version: "1" });
@@ -31,10 +37,15 @@ export async function toolsListTokens(): Promise<{ total: number; tools: Record<
 }
 
 if (import.meta.main) {
-  const t = await toolsListTokens();
+  const structured = Deno.args.includes("--structured");
+  const t = await toolsListTokens({ structured });
   if (Deno.args.includes("--json")) console.log(JSON.stringify(t));
   else {
-    console.log(`tools/list: ${t.total} tokens (o200k), ${Object.keys(t.tools).length} tools`);
+    console.log(
+      `tools/list${structured ? " (--structured)" : ""}: ${t.total} tokens (o200k), ${
+        Object.keys(t.tools).length
+      } tools`,
+    );
     for (const [name, n] of Object.entries(t.tools).sort((x, y) => y[1] - x[1])) {
       console.log(`  ${name.padEnd(16)} ${n}`);
     }

@@ -47,6 +47,7 @@ const COMMON: Record<string, Flag> = {
   host: { type: "string" },
   port: { type: "string" },
   token: { type: "string" },
+  structured: { type: "boolean" },
   // libraries add
   description: { type: "string" },
   quiet: { type: "boolean", short: "q" },
@@ -79,6 +80,7 @@ interface CommonFlags {
   host?: string;
   port?: string;
   token?: string;
+  structured?: boolean;
   description?: string;
   quiet?: boolean;
   fresh?: boolean;
@@ -267,7 +269,7 @@ export async function main(argv: string[]): Promise<number> {
     const stop = new AbortController();
     if (!f["no-watch"]) watchLibraries(shelf, { signal: stop.signal }).catch(() => {});
     if (f.http) {
-      const http = serveHttp(shelf, { host, port, token });
+      const http = serveHttp(shelf, { host, port, token, structured: f.structured });
       console.error(`shelfmark: MCP over Streamable HTTP at ${http.url}`);
       console.error(
         `shelfmark: web page at ${new URL("/", http.url)}${
@@ -279,7 +281,7 @@ export async function main(argv: string[]): Promise<number> {
       Deno.addSignalListener("SIGTERM", quit);
       await http.finished;
     } else {
-      await serveStdio(shelf);
+      await serveStdio(shelf, { structured: f.structured });
     }
     stop.abort();
     closeGrep();

@@ -20,6 +20,8 @@ export interface HttpOptions {
   port?: number;
   /** Bearer token; required when `host` is not a loopback address. */
   token?: string;
+  /** Declare output schemas and answer `structuredContent` always (see `ServerOptions`). */
+  structured?: boolean;
   /** Extra allowed `Origin` values (loopback origins are always allowed). */
   allowedOrigins?: string[];
   /** Stop serving. */
@@ -200,7 +202,8 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     transport.onclose = () => {
       if (transport.sessionId) forget(transport.sessionId);
     };
-    await createServer(shelf, { allowWrites: !!token }).connect(transport);
+    await createServer(shelf, { allowWrites: !!token, structured: opts.structured })
+      .connect(transport);
     return await transport.handleRequest(req, { parsedBody: body });
   };
 

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import process from "node:process";
@@ -12,6 +13,7 @@ import { VERSION } from "../core/version.ts";
 import { ToolError } from "../core/types.ts";
 import { errorBody, runTool } from "./dispatch.ts";
 import { argSchemas, TOOLS } from "./tools/mod.ts";
+import { metaOut } from "./tools/_output.ts";
 import { APP_MIME, APP_TOOLS, APP_URI, appHtml } from "./web/mcp_app.ts";
 
 /** Server name and version sent in `initialize`. */
@@ -30,9 +32,15 @@ type ToolResult = {
   isError?: boolean;
 };
 
-function errorResult(body: ReturnType<typeof errorBody>): ToolResult {
-  return {
-    content: [{ type: "text", text: JSON.stringify(body) }],
+/**
+ * An error answer: the error body as text, and as `structuredContent` unless the tools
+ * declare output schemas (clients check any `structuredContent` against the tool's schema,
+ * errors included: the SDK's client throws instead of showing the error).
+ */
+function errorResult(body: ReturnType<typeof errorBody>, structured = false): ToolResult {
+  const text = JSON.stringify(body);
+  return structured ? { content: [{ type: "text", text }], isError: true } : {
+    content: [{ type: "text", text }],
     structuredContent: body as unknown as Record<string, unknown>,
     isError: true,
   };
@@ -45,6 +53,13 @@ export interface ServerOptions {
    * server allows them only when it was started with a token.
    */
   allowWrites?: boolean;
+  /**
+   * Declare each tool's `outputSchema` and put the JSON answer in `structuredContent` of
+   * every result, markdown answers too (default false). Off by default because clients
+   * that see `structuredContent` may hand the model the JSON instead of the compact
+   * markdown (Claude Code does), which costs the agent several times the tokens.
+   */
+  structured?: boolean;
 }
 
 /** Build the MCP server for a shelf. */
@@ -64,7 +79,7 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
         message: message.replace(/^MCP error -?\d+: /, ""),
         hint: "Check the tool's input schema (tools/list).",
       },
-    });
+    }, opts.structured);
   for (const tool of TOOLS) {
     const name = tool.name;
     const readOnly = tool.readOnly ?? true;
@@ -74,6 +89,9 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
         title: tool.title,
         description: tool.description,
         inputSchema: argSchemas[name],
+        outputSchema: opts.structured
+          ? z.looseObject({ ...tool.output, _meta: metaOut.optional() })
+          : undefined,
         // Apps-capable clients show the result in the view (server/web/mcp_app.ts).
         _meta: APP_TOOLS.has(name) ? { ui: { resourceUri: APP_URI } } : undefined,
         // destructiveHint and idempotentHint mean something only when a tool writes.
@@ -94,14 +112,17 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
             );
           }
           const r = await runTool(shelf, name, args);
-          return r.format === "json"
-            ? {
+          if (r.format === "json") {
+            return {
               content: [{ type: "text", text: JSON.stringify(r.json) }],
               structuredContent: r.json,
-            }
+            };
+          }
+          return opts.structured
+            ? { content: [{ type: "text", text: r.text }], structuredContent: r.json }
             : { content: [{ type: "text", text: r.text }] };
         } catch (e) {
-          return errorResult(errorBody(e, shelf.log));
+          return errorResult(errorBody(e, shelf.log), opts.structured);
         }
       },
     );
@@ -134,6 +155,7 @@ function compactToolsList(server: McpServer): void {
     const r = await list(req, extra);
     for (const t of r.tools) {
       delete (t.inputSchema as Record<string, unknown> | undefined)?.$schema;
+      delete (t.outputSchema as Record<string, unknown> | undefined)?.$schema;
       const ex = t.execution as { taskSupport?: string } | undefined;
       if (ex && Object.keys(ex).length === 1 && ex.taskSupport === "forbidden") delete t.execution;
     }
@@ -142,8 +164,8 @@ function compactToolsList(server: McpServer): void {
 }
 
 /** Serve a shelf over stdio (logs go to stderr only). */
-export async function serveStdio(shelf: Shelf): Promise<void> {
-  const server = createServer(shelf);
+export async function serveStdio(shelf: Shelf, opts: ServerOptions = {}): Promise<void> {
+  const server = createServer(shelf, opts);
   const transport = new StdioServerTransport();
   await new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();

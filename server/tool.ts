@@ -92,6 +92,11 @@ export interface ToolSpec<
   description: string;
   /** Argument schema (zod shape); `output_format` is added to every tool. */
   input: S;
+  /**
+   * The shape of the JSON answer (zod; loose objects, see `tools/_output.ts`): the tool's
+   * `outputSchema` when the server runs with `--structured`. `_meta` is added to each.
+   */
+  output: z.ZodRawShape;
   /** Whether the tool only reads (default true): MCP's read-only annotations. */
   readOnly?: boolean;
   /**
@@ -123,6 +128,7 @@ export interface ToolSpec<
  *   title: "Say hello",
  *   description: "Greets the caller.",
  *   input: { who: z.string().default("world") },
+ *   output: { greeting: z.string() },
  *   run: (_shelf, a) => ({ greeting: `hello ${a.who}` }),
  *   markdown: (r) => r.greeting,
  *   cli: { summary: "hello [WHO]", usage: "shelfmark hello [WHO]", args: (pos) => ({ who: pos[0] }) },

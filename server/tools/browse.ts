@@ -15,6 +15,7 @@ import { ToolError } from "../../core/types.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { argHint, defineTool, escapeControl, intFlag, n, shownPath } from "../tool.ts";
 import { count, type DocCard, docCard, docLine, fileName } from "./_listing.ts";
+import { docEntry, nextOffset, obj } from "./_output.ts";
 
 const USAGE =
   `shelfmark browse [LIBRARY/DIR] [--sort name|newest] [--offset 0] [--limit 50] [--json]`;
@@ -182,6 +183,14 @@ export const browse = defineTool({
     sort: z.enum(["name", "newest"]).default("name"),
     offset: z.number().int().min(0).max(1e6).default(0).describe("Entries to skip (folders first)"),
     limit: z.number().int().min(1).max(200).default(50),
+  },
+  output: {
+    path: z.string().nullable(),
+    total_folders: z.number().int(),
+    total_documents: z.number().int(),
+    folders: z.array(obj({ name: z.string(), path: z.string(), documents: z.number().int() })),
+    documents: z.array(docEntry),
+    next_offset: nextOffset,
   },
   run: browseFolder,
   markdown(r, render) {

@@ -16,6 +16,7 @@ import {
   shownPath,
 } from "../tool.ts";
 import { plural, quote } from "./links.ts";
+import { docRef, obj, optInt, optString } from "./_output.ts";
 
 /** Steps a chain may take, at most (and by default). */
 const MAX_DEPTH = 10;
@@ -68,6 +69,14 @@ export const connection = defineTool({
     max_depth: z.number().int().min(1).max(MAX_DEPTH).default(MAX_DEPTH).describe(
       `Hops at most (1-${MAX_DEPTH})`,
     ),
+  },
+  output: {
+    from: docRef,
+    to: docRef,
+    found: z.boolean(),
+    hops: z.number().int().nullable().optional(),
+    chain: z.array(docRef).optional(),
+    links: z.array(obj({ line: optInt, text: optString })).optional(),
   },
   run(shelf, a): Answer {
     const from = resolveDoc(shelf, a.from);

@@ -35,6 +35,7 @@ import {
   outLinks,
   plural,
 } from "./links.ts";
+import { docRef, linkPage, obj, optString } from "./_output.ts";
 
 /** A document in one of the dossier's lists. */
 interface Entry {
@@ -83,6 +84,16 @@ export const context = defineTool({
   input: {
     doc_id: docIdArg,
     limit: z.number().int().min(1).max(50).default(5).describe("Entries per list (max 50)"),
+  },
+  output: {
+    card: obj({ doc_id: z.string(), title: z.string(), path: z.string(), doc_type: z.string() }),
+    tags: z.array(z.string()),
+    fields: z.record(z.string(), z.unknown()),
+    backlinks: linkPage,
+    outlinks: linkPage,
+    similar: z.array(docRef),
+    similar_by: optString,
+    folder: obj({ path: z.string(), total: z.number().int(), items: z.array(docRef) }),
   },
   async run(shelf, a): Promise<Answer> {
     const id = resolveDoc(shelf, a.doc_id);

@@ -4,8 +4,10 @@
  *
  * @module
  */
+import { z } from "zod";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { checkLibrary, defineTool, libraryArg, n } from "../tool.ts";
+import { libraryOrAll, obj } from "./_output.ts";
 
 const MAX_DIRS = 40;
 const MAX_DEPTH = 3;
@@ -73,6 +75,13 @@ export const explore = defineTool({
   description:
     "Overview of a library: document types, folder structure with counts and median sizes, top keywords and where they come from.",
   input: { library: libraryArg.optional() },
+  output: {
+    library: libraryOrAll,
+    document_count: z.number().int(),
+    doc_types: z.record(z.string(), z.number().int()),
+    directories: z.array(obj({ path: z.string(), file_count: z.number().int() })),
+    top_keywords: z.array(obj({ keyword: z.string(), documents: z.number().int() })),
+  },
   run: overview,
   markdown(r) {
     const out = [`${r.library ?? "All libraries"}: ${n(r.document_count)} documents`];

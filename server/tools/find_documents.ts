@@ -27,6 +27,7 @@ import {
   needArgs,
 } from "../tool.ts";
 import { count, type DocCard, docCard, docLine } from "./_listing.ts";
+import { docEntry, obj } from "./_output.ts";
 
 const USAGE =
   `shelfmark find-documents QUERY [--fuzzy] [--library NAME] [--type pdf,docx] [--limit 10] [--json]`;
@@ -62,6 +63,11 @@ export const findDocuments = defineTool({
     library: libraryArg.optional(),
     doc_types: z.array(z.string().min(1).max(32)).max(20).default([]).describe("Only these types"),
     limit: z.number().int().min(1).max(50).default(10),
+  },
+  output: {
+    query: z.string(),
+    total: z.number().int(),
+    results: z.array(obj({ ...docEntry.shape, match: z.string(), matched_on: z.string() })),
   },
   run(shelf, a) {
     checkLibrary(shelf, a.library);

@@ -14,6 +14,7 @@ import {
   n,
   needArgs,
 } from "../tool.ts";
+import { obj } from "./_output.ts";
 
 const USAGE = `shelfmark find-paths PATTERN... [--library NAME] [--limit 10] [--json]`;
 
@@ -29,6 +30,11 @@ export const findPaths = defineTool({
     ),
     library: libraryArg.optional(),
     limit: z.number().int().min(1).max(50).default(10).describe("Folders to return (max 50)"),
+  },
+  output: {
+    directories: z.array(obj({ path: z.string(), file_count: z.number().int() })),
+    total_files: z.number().int(),
+    truncated: z.boolean().optional(),
   },
   run(shelf, a) {
     checkLibrary(shelf, a.library);

@@ -30,6 +30,7 @@ import {
   resolveDoc,
   shownPath,
 } from "../tool.ts";
+import { docRef, grepMatch, nextOffset, obj, optString } from "./_output.ts";
 
 const USAGE =
   `shelfmark grep PATTERN ID [-C 3] [-B N] [-A N] [-i] [--count] [--limit 20] [--offset 0] [--json]
@@ -433,6 +434,23 @@ export const grep = defineTool({
     offset: z.number().int().min(0).default(0).describe("Matches to skip (with doc_id)"),
     limit_documents: z.number().int().min(1).max(50).default(10),
     offset_documents: z.number().int().min(0).default(0),
+  },
+  output: {
+    pattern: z.string(),
+    total_matches: z.number().int(),
+    doc_id: optString,
+    path: optString,
+    matches: z.array(grepMatch).optional(),
+    next_offset: nextOffset,
+    documents: z.array(
+      obj({
+        ...docRef.shape,
+        total_matches: z.number().int(),
+        matches: z.array(grepMatch).optional(),
+      }),
+    ).optional(),
+    complete: z.boolean().optional(),
+    next_offset_documents: nextOffset,
   },
   run(shelf, a): Promise<OneAnswer | ManyAnswer> {
     const job: Job = {

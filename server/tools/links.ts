@@ -24,6 +24,7 @@ import {
   shownPath,
   UsageError,
 } from "../tool.ts";
+import { linkItem, linkPage, nextOffset, optInt, optString } from "./_output.ts";
 
 /** An outgoing link (links to the same target given once). */
 export interface OutLink {
@@ -225,6 +226,15 @@ export const links = defineTool({
     library: libraryArg.optional(),
     limit: z.number().int().min(1).max(200).default(20).describe("Entries per list (max 200)"),
     offset: z.number().int().min(0).default(0).describe("Entries to skip in each list"),
+  },
+  output: {
+    doc_id: optString,
+    outgoing: linkPage.optional(),
+    incoming: linkPage.optional(),
+    kind: optString,
+    total: optInt,
+    items: z.array(linkItem).optional(),
+    next_offset: nextOffset,
   },
   run(shelf, a): DocAnswer | KindAnswer {
     if ((a.doc_id === undefined) === (a.kind === undefined)) {

@@ -3,7 +3,9 @@
  *
  * @module
  */
+import { z } from "zod";
 import { defineTool, n } from "../tool.ts";
+import { obj } from "./_output.ts";
 
 /** The `list_libraries` tool. */
 export const listLibraries = defineTool({
@@ -12,6 +14,11 @@ export const listLibraries = defineTool({
   waitsForIndex: false,
   description: "The libraries (named folders) shelfmark indexes, with document counts.",
   input: {},
+  output: {
+    libraries: z.array(
+      obj({ name: z.string(), document_count: z.number().int(), state: z.string() }),
+    ),
+  },
   run(shelf) {
     const building = shelf.status.state === "building";
     return {

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { checkFields, fieldValues, foldField } from "../../core/fields.ts";
 import { checkLibrary, defineTool, escapeControl, intFlag, libraryArg, n } from "../tool.ts";
 import { count } from "./_listing.ts";
+import { libraryOrAll, obj } from "./_output.ts";
 
 const USAGE = `shelfmark list-tags [FIELD] [--library NAME] [--limit 100] [--json]`;
 
@@ -22,6 +23,12 @@ export const listTags = defineTool({
     field: z.string().min(1).max(64).default("tags").describe("Front-matter field"),
     library: libraryArg.optional(),
     limit: z.number().int().min(1).max(1000).default(100),
+  },
+  output: {
+    field: z.string(),
+    library: libraryOrAll,
+    total: z.number().int(),
+    values: z.array(obj({ value: z.string(), documents: z.number().int() })),
   },
   run(shelf, a) {
     checkLibrary(shelf, a.library);

@@ -16,6 +16,7 @@ import {
   resolveDoc,
   shownPath,
 } from "../tool.ts";
+import { obj, optString } from "./_output.ts";
 
 /** The default outline view: a glance at the structure, about 500 tokens. */
 const COMPACT_TOKENS = 500;
@@ -39,6 +40,23 @@ export const outline = defineTool({
         "and summaries hidden when they do not fit; expand shows them), up to 2000 when even " +
         "the top level needs more",
     ),
+  },
+  output: {
+    documents: z.array(obj({
+      doc_id: z.string(),
+      path: z.string(),
+      title: z.string(),
+      total_lines: z.number().int(),
+      outline_quality: optString,
+      nodes: z.array(obj({
+        id: z.string(),
+        title: z.string(),
+        level: z.number().int(),
+        start_line: z.number().int(),
+        end_line: z.number().int(),
+      })),
+    })),
+    missing: z.array(z.string()).optional(),
   },
   run(shelf, a) {
     const documents = [];

@@ -17,6 +17,7 @@ import {
   resolveDoc,
   shownPath,
 } from "../tool.ts";
+import { nextOffset, obj } from "./_output.ts";
 
 const MAX_LINE_CHARS = 2000;
 const USAGE =
@@ -69,6 +70,15 @@ export const read = defineTool({
     section: z.string().min(1).max(500).optional().describe(
       'An outline section: its id ("3.2") or its heading text (case and spacing ignored)',
     ),
+  },
+  output: {
+    doc_id: z.string(),
+    title: z.string(),
+    path: z.string(),
+    lines: z.array(obj({ n: z.number().int(), text: z.string() })),
+    offset: z.number().int(),
+    total_lines: z.number().int(),
+    next_offset: nextOffset,
   },
   run(shelf, a) {
     const id = resolveDoc(shelf, a.doc_id);

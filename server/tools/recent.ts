@@ -16,6 +16,7 @@ import {
   n,
 } from "../tool.ts";
 import { docCard, docLine } from "./_listing.ts";
+import { docEntry, libraryOrAll, nextOffset } from "./_output.ts";
 
 const USAGE =
   `shelfmark recent [--library NAME] [--path-glob 'Lib/dir/*'] [--type pdf,docx] [--limit 20] [--json]`;
@@ -34,6 +35,7 @@ export const recent = defineTool({
     doc_types: z.array(z.string().min(1).max(32)).max(20).default([]).describe("Only these types"),
     limit: z.number().int().min(1).max(100).default(20),
   },
+  output: { library: libraryOrAll, documents: z.array(docEntry), next_offset: nextOffset },
   run(shelf, a) {
     checkLibrary(shelf, a.library);
     const filters = {

@@ -22,6 +22,12 @@ export const reindex = defineTool({
       "Extract every file again, changed or not (default: only changes)",
     ),
   },
+  output: {
+    queued: z.enum(["changes", "full"]),
+    libraries: z.array(z.string()),
+    after_run_in_progress: z.boolean(),
+    state: z.string(),
+  },
   run(shelf, a) {
     checkLibrary(shelf, a.library);
     const names = a.library ? [a.library] : shelf.libraries.map((l) => l.name);

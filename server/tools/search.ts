@@ -20,6 +20,7 @@ import {
   UsageError,
 } from "../tool.ts";
 import { nextStep, resultsMd, toResults } from "./_results.ts";
+import { hit, obj, optString } from "./_output.ts";
 
 /** The answer to one query. */
 interface One {
@@ -109,6 +110,14 @@ export const search = defineTool({
     verbose: z.boolean().default(false).describe(
       "Markdown: the whole card (keywords, words, outline quality, relevance, date)",
     ),
+  },
+  output: {
+    query: optString,
+    mode_used: optString,
+    mode_reason: optString,
+    note: optString,
+    results: z.array(hit).optional(),
+    queries: z.record(z.string(), obj({ results: z.array(hit).optional() })).optional(),
   },
   async run(shelf, a): Promise<Answer> {
     checkLibrary(shelf, a.library);

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { similarTo } from "../../shelf/similar.ts";
 import { defineTool, docIdArg, intFlag, needArgs, resolveDoc } from "../tool.ts";
 import { nextStep, resultsMd, toResults } from "./_results.ts";
+import { hit, optString } from "./_output.ts";
 
 const USAGE = `shelfmark similar ID [--limit 10] [--json]
   Documents nearest to ID by their document vectors, or by its keywords while it has none.`;
@@ -22,6 +23,7 @@ export const similar = defineTool({
     doc_id: docIdArg,
     limit: z.number().int().min(1).max(50).default(10).describe("Maximum results (1-50)"),
   },
+  output: { doc_id: z.string(), similar_by: optString, results: z.array(hit) },
   async run(shelf, a) {
     const id = resolveDoc(shelf, a.doc_id);
     const card = shelf.catalog.cards([id]).get(id)!;

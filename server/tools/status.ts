@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { defaultMode } from "../../shelf/search.ts";
 import { argHint, defineTool, escapeControl, intFlag, n } from "../tool.ts";
+import { obj } from "./_output.ts";
 
 /** The `status` tool. */
 export const status = defineTool({
@@ -20,6 +21,16 @@ export const status = defineTool({
     skipped_limit: z.number().int().min(0).max(1000).default(100).describe(
       "Skipped files to list (max 1000)",
     ),
+  },
+  output: {
+    state: z.string(),
+    documents_indexed: z.number().int(),
+    documents_total: z.number().int(),
+    search_mode: obj({ default: z.string(), why: z.string() }),
+    vectors: obj({ state: z.string(), model: z.string().nullable().optional() }),
+    libraries: z.array(obj({ name: z.string(), documents: z.number().int() })),
+    skipped_count: z.number().int(),
+    skipped: z.array(obj({ path: z.string(), reason: z.string() })),
   },
   run(shelf, a) {
     const s = shelf.status;
