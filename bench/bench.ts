@@ -22,10 +22,8 @@ import { coldStart, httpLoad } from "./serve_bench.ts";
 import { ocrQuality, officeSpeed, pdfSpeed } from "./formats_bench.ts";
 import { modeStats, modeTable, treeSize, vectorsReady } from "./vectors_bench.ts";
 import { compareRecoll, comparisonTable } from "./recoll.ts";
-
-/** Titles compared without section numbers ("2.1 Overview" = "Overview"). */
-const unnumbered = (t: string) =>
-  t.replace(/^\s*(?:(?:chapter|section|appendix|part)\s+)?(?:\d+|[A-Z])(?:\.\d+)*\.?\s+/i, "");
+// Titles compared without section numbers ("2.1 Overview" = "Overview").
+import { unnumbered } from "./pdf_headings.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SHARED = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
