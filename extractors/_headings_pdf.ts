@@ -9,6 +9,7 @@
  * @module
  */
 import type { Heading, OutlineQuality } from "../core/types.ts";
+import { ENDS_NUM, readContents } from "./_pdf_contents.ts";
 
 /** One rebuilt line of a PDF page, as the heading heuristic sees it. */
 export interface PdfLine {
@@ -32,6 +33,10 @@ export interface PdfLine {
   font?: string;
   /** Whether most of its characters are in a fixed-pitch font. */
   mono?: boolean;
+  /** The leading runs set in the line's first font, and that font (a run-in heading). */
+  lead?: string;
+  /** The font of the line's first run. */
+  leadFont?: string;
   /** Left edge on the page. */
   x?: number;
   /** Right edge on the page. */
@@ -56,7 +61,8 @@ const CHAPTER = /^(chapter|appendix|part|section)\s+([0-9]+|[A-Z]|[IVXLC]+)\b/i;
 const PAGE_NUM = /^(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|\/)\s*\d+)?$/i;
 /** Pages on which an edge line in the same text and style makes it a running head. */
 const SAME_STYLE_REPEAT = 2;
-const ENDS_NUM = /(?:\.\s*){3,}\s*\S*\d+$|\s(?:\d+|[ivxlc]+)$/;
+/** A page number at either end of a line ("abbreviate 7", "8 abbreviate"). */
+const PAGE_AT_END = /^\d+\s+\S|\S\s+\d+$/;
 
 /** Numbering depth of a heading text (`1` → 1, `2.3` → 2, `Chapter 4` → 1), else 0. */
 export function numberingDepth(text: string): number {
@@ -146,70 +152,6 @@ function withoutTitlePage<C extends { l: PdfLine; depth: number }>(
   );
 }
 
-/** A title as the contents list and the text both print it: no number, leaders or page. */
-function tocKey(text: string): string {
-  return text.toLowerCase()
-    .replace(/(?:\s*\.)*\s*(?:\d+|[ivxlc]+)$/, "")
-    .replace(/^(?:(?:chapter|appendix|part|section)\s+)?(?:\d+|[a-z])(?:\.\d+)*\.?\s+/, "")
-    .replace(/\s+/g, " ").trim();
-}
-
-/**
- * The entries of the table of contents (lines ending with a page number), title key to the
- * printed page numbers: the first run of contents-like pages, when it starts in the first
- * fifth of the document (an index at the end looks the same but lists words, not titles).
- */
-function contentsEntries(
-  lines: PdfLine[],
-  pageCount: number,
-  isContents: (page: number) => boolean,
-): Map<string, number[]> {
-  const out = new Map<string, number[]>();
-  let first = 0;
-  for (let p = 1; p <= Math.max(1, Math.ceil(pageCount / 5)); p++) {
-    if (isContents(p)) {
-      first = p;
-      break;
-    }
-  }
-  if (!first) return out;
-  let last = first;
-  while (last < pageCount && (isContents(last + 1) || isContents(last + 2))) last++;
-  for (const l of lines) {
-    if (l.page < first || l.page > last || !ENDS_NUM.test(l.text)) continue;
-    const k = tocKey(l.text);
-    if (k.length < 2) continue;
-    const printed = Number(/(\d+)$/.exec(l.text)?.[1] ?? NaN);
-    const list = out.get(k) ?? [];
-    list.push(printed);
-    out.set(k, list);
-  }
-  return out;
-}
-
-/**
- * Physical page minus printed page, from the larger headings found in the contents: the
- * most common difference, if at least two agree.
- */
-function pageOffset(
-  lines: PdfLine[],
-  entries: Map<string, number[]>,
-  large: (l: PdfLine) => boolean,
-): number | undefined {
-  const votes = new Map<number, number>();
-  for (const l of lines) {
-    if (!large(l)) continue;
-    const pages = entries.get(tocKey(l.text));
-    if (pages?.length !== 1 || !Number.isFinite(pages[0])) continue;
-    const d = l.page - pages[0]!;
-    votes.set(d, (votes.get(d) ?? 0) + 1);
-  }
-  let best: number | undefined;
-  let n = 1;
-  for (const [d, v] of votes) if (v > n) [best, n] = [d, v];
-  return best;
-}
-
 /**
  * Heuristic headings of a PDF from its lines' font sizes, weight and numbering.
  *
@@ -244,7 +186,9 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
 
   // Running headers and footers: lines near the top or bottom of a page whose text (digits
   // ignored) repeats on several pages, or on a few pages in the same style (a chapter's
-  // running head repeats its title on that chapter's pages only).
+  // running head repeats its title on that chapter's pages only), or that carry a page
+  // number in a style most pages carry one in at their edge (a running head naming the
+  // topic of each page).
   const edgePages = new Map<string, Set<number>>();
   const isEdge = (l: PdfLine) => l.index < 2 || l.index >= l.ofPage - 2;
   const note = (k: string, p: number) => {
@@ -256,24 +200,18 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     if (!isEdge(l)) continue;
     note(repeatKey(l.text), l.page);
     note(`${headKey(l.text)}\n${styleKey(l)}`, l.page);
+    if (PAGE_AT_END.test(l.text)) note(`\n${styleKey(l)}`, l.page);
   }
   const repeatMin = Math.max(3, Math.min(8, Math.ceil(pageCount * 0.2)));
   const running = (l: PdfLine) =>
     isEdge(l) && ((edgePages.get(repeatKey(l.text))?.size ?? 0) >= repeatMin ||
-      (edgePages.get(`${headKey(l.text)}\n${styleKey(l)}`)?.size ?? 0) >= SAME_STYLE_REPEAT);
+      (edgePages.get(`${headKey(l.text)}\n${styleKey(l)}`)?.size ?? 0) >= SAME_STYLE_REPEAT ||
+      (PAGE_AT_END.test(l.text) &&
+        (edgePages.get(`\n${styleKey(l)}`)?.size ?? 0) >= Math.max(repeatMin, pageCount / 2)));
 
-  // Table-of-contents pages: most lines end with a page number.
-  const endsNum = new Map<number, [number, number]>();
-  for (const l of lines) {
-    const c = endsNum.get(l.page) ?? [0, 0];
-    c[0]++;
-    if (ENDS_NUM.test(l.text)) c[1]++;
-    endsNum.set(l.page, c);
-  }
-  const tocPage = (p: number) => {
-    const c = endsNum.get(p);
-    return !!c && c[0] >= 5 && c[1] / c[0] >= 0.4;
-  };
+  // Contents and index pages; body-size headings the contents list.
+  const contents = readContents(lines, pageCount, (l) => bucket(l.size) >= body * 1.15);
+  const tocPage = contents.listing;
 
   interface Cand {
     l: PdfLine;
@@ -283,27 +221,16 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     large: boolean;
     last: number;
   }
-  // Body-size headings in their own font are trusted where the table of contents lists
-  // them, on the page it gives (printed page numbers shifted to physical ones).
-  const listed = contentsEntries(lines, pageCount, tocPage);
-  const offset = listed.size
-    ? pageOffset(lines, listed, (l) => bucket(l.size) >= body * 1.15 && !tocPage(l.page))
-    : undefined;
-  const inContents = (l: PdfLine) => {
-    const pages = listed.get(tocKey(l.text));
-    return !!pages &&
-      (offset === undefined || pages.some((p) => Math.abs(l.page - offset - p) <= 1));
-  };
   let cands: Cand[] = [];
   for (const l of lines) {
+    if (running(l)) continue;
+    const size = bucket(l.size);
+    const large = size >= body * 1.15;
     const text = l.text;
     if (text.length < 2 || text.length > 120 || !/\p{L}/u.test(text)) continue;
     if (PAGE_NUM.test(text)) continue;
     const words = text.split(/\s+/).length;
     if (words > 12 || /[.,;]$/.test(text)) continue;
-    if (running(l)) continue;
-    const size = bucket(l.size);
-    const large = size >= body * 1.15;
     // A contents or index page keeps only its own title (large, without a page number).
     if (tocPage(l.page) && !(large && !ENDS_NUM.test(text))) continue;
     const depth = numberingDepth(text);
@@ -312,15 +239,25 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     const code = l.mono && size <= body;
     const numberedOk = depth > 0 && l.gapBefore && !ENDS_NUM.test(text) &&
       size >= body * 0.95 && words >= 2 && !code;
-    // A line of body size in a font other than the body's, listed in the contents.
-    const styledOk = l.gapBefore && !code && size >= body * 0.95 && l.font !== bodyFont &&
-      inContents(l);
-    if (!large && !(l.bold && size >= body * 0.95 && l.gapBefore) && !numberedOk && !styledOk) {
-      continue;
-    }
+    if (!large && !(l.bold && size >= body * 0.95 && l.gapBefore) && !numberedOk) continue;
     if (ENDS_NUM.test(text) && !large) continue;
     cands.push({ l, text, size, depth, large, last: l.index });
   }
+  // A body-size line in its own font (or starting with a run in its own font) is a heading
+  // where the contents list it on that page, unless a heading found above took the entry.
+  for (const c of cands) contents.claim(c.text, c.l.page);
+  const taken = new Set(cands.map((c) => c.l));
+  for (const l of lines) {
+    const size = bucket(l.size);
+    if (taken.has(l) || running(l) || !l.gapBefore || size < body * 0.95) continue;
+    if (size >= body * 1.15 || (l.mono && size <= body)) continue;
+    const title = contents.titleOf(l, bodyFont);
+    if (title) {
+      const depth = numberingDepth(title);
+      cands.push({ l, text: title, size, depth, large: false, last: l.index });
+    }
+  }
+  cands.sort((a, b) => a.l.line - b.l.line);
   cands = withoutTitlePage(cands, lines, pageCount);
   // Section numbers run in sequence and share one form ("2.1" or "2.1."), which the larger
   // headings show: a numbered line of body size out of sequence or in the other form is a

@@ -40,6 +40,10 @@ export interface PageLine {
   font: string;
   /** Whether most characters are in a fixed-pitch font. */
   mono: boolean;
+  /** The leading runs set in the line's first font (a run-in heading: "Column The ..."). */
+  lead: string;
+  /** That first font. */
+  leadFont: string;
   /** Left edge of the line. */
   x: number;
   /** Right edge of the line. */
@@ -204,6 +208,13 @@ function groupLines(runs: Run[], out: PageLine[]): void {
     let font = "";
     best = -1;
     for (const [f, n] of fonts) if (n > best) [font, best] = [f, n];
+    const leadFont = line[0]!.font ?? "";
+    let lead = "";
+    for (const r of line) {
+      if ((r.font ?? "") !== leadFont) break;
+      lead += ` ${r.str}`;
+    }
+    lead = lead.replace(CONTROL_ALL, " ").replace(/\s+/g, " ").trim();
     const gap = prevY - head.y;
     const gapBefore = first || gap > 1.45 * Math.max(prevH, maxH);
     out.push({
@@ -213,6 +224,8 @@ function groupLines(runs: Run[], out: PageLine[]): void {
       gapBefore,
       font,
       mono: monoChars * 2 > chars,
+      lead,
+      leadFont,
       x: line[0]!.x,
       right: end,
     });

@@ -311,6 +311,8 @@ export function pdf(): Extractor {
               gapBefore: r.gapBefore,
               font: r.font,
               mono: r.mono,
+              lead: r.lead,
+              leadFont: r.leadFont,
               x: r.x,
               right: r.right,
             });
