@@ -62,7 +62,13 @@ const PAGE_NUM = /^(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|\/)\s*\d+)?$/i;
 /** Pages on which an edge line in the same text and style makes it a running head. */
 const SAME_STYLE_REPEAT = 2;
 /** A page number at either end of a line ("abbreviate 7", "8 abbreviate"). */
-const PAGE_AT_END = /^\d+\s+\S|\S\s+\d+$/;
+const PAGE_AT_END = /^(\d+)\s+\S|\S\s+(\d+)$/;
+
+/** The number at either end of a line, a page number if it follows the pages. */
+function pageNumberOf(text: string): number | undefined {
+  const m = PAGE_AT_END.exec(text);
+  return m ? Number(m[1] ?? m[2]) : undefined;
+}
 
 /** Numbering depth of a heading text (`1` → 1, `2.3` → 2, `Chapter 4` → 1), else 0. */
 export function numberingDepth(text: string): number {
@@ -186,9 +192,9 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
 
   // Running headers and footers: lines near the top or bottom of a page whose text (digits
   // ignored) repeats on several pages, or on a few pages in the same style (a chapter's
-  // running head repeats its title on that chapter's pages only), or that carry a page
-  // number in a style most pages carry one in at their edge (a running head naming the
-  // topic of each page).
+  // running head repeats its title on that chapter's pages only), or that carry the page
+  // number (a number following the pages) in a style most pages carry it in at their edge
+  // (a running head naming the topic of each page).
   const edgePages = new Map<string, Set<number>>();
   const isEdge = (l: PdfLine) => l.index < 2 || l.index >= l.ofPage - 2;
   const note = (k: string, p: number) => {
@@ -200,14 +206,16 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     if (!isEdge(l)) continue;
     note(repeatKey(l.text), l.page);
     note(`${headKey(l.text)}\n${styleKey(l)}`, l.page);
-    if (PAGE_AT_END.test(l.text)) note(`\n${styleKey(l)}`, l.page);
+    const printed = pageNumberOf(l.text);
+    if (printed !== undefined) note(`\n${styleKey(l)}\n${l.page - printed}`, l.page);
   }
   const repeatMin = Math.max(3, Math.min(8, Math.ceil(pageCount * 0.2)));
   const running = (l: PdfLine) =>
     isEdge(l) && ((edgePages.get(repeatKey(l.text))?.size ?? 0) >= repeatMin ||
       (edgePages.get(`${headKey(l.text)}\n${styleKey(l)}`)?.size ?? 0) >= SAME_STYLE_REPEAT ||
-      (PAGE_AT_END.test(l.text) &&
-        (edgePages.get(`\n${styleKey(l)}`)?.size ?? 0) >= Math.max(repeatMin, pageCount / 2)));
+      (pageNumberOf(l.text) !== undefined &&
+        (edgePages.get(`\n${styleKey(l)}\n${l.page - pageNumberOf(l.text)!}`)?.size ?? 0) >=
+          Math.max(repeatMin, pageCount * 0.6)));
 
   // Contents and index pages; body-size headings the contents list.
   const contents = readContents(lines, pageCount, (l) => bucket(l.size) >= body * 1.15);
