@@ -229,8 +229,12 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     large: boolean;
     last: number;
   }
+  const wraps = (i: number) => {
+    const next = lines[i + 1];
+    return !!next && next.page === lines[i]!.page && !next.gapBefore && ENDS_NUM.test(next.text);
+  };
   let cands: Cand[] = [];
-  for (const l of lines) {
+  for (const [i, l] of lines.entries()) {
     if (running(l)) continue;
     const size = bucket(l.size);
     const large = size >= body * 1.15;
@@ -239,8 +243,9 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     if (PAGE_NUM.test(text)) continue;
     const words = text.split(/\s+/).length;
     if (words > 12 || /[.,;]$/.test(text)) continue;
-    // A contents or index page keeps only its own title (large, without a page number).
-    if (tocPage(l.page) && !(large && !ENDS_NUM.test(text))) continue;
+    // A contents or index page keeps only its own title (large, without a page number, and
+    // not the first line of an entry that wraps, whose next line has the number).
+    if (tocPage(l.page) && !(large && !ENDS_NUM.test(text) && !wraps(i))) continue;
     const depth = numberingDepth(text);
     // Numbered code lines (a listing's line numbers) are fixed-pitch text no larger than the
     // body (CJK fonts are fixed-pitch too, but their headings are larger).

@@ -106,8 +106,8 @@ export function readContents(
 /**
  * The entries of the table of contents (lines ending with a page number), title key to the
  * printed page numbers: the first run of listing pages, when it starts in the first fifth
- * of the document (an index at the end looks the same but lists words, not titles). An
- * entry wrapped over two lines is read whole.
+ * of the document or its first three pages (an index at the end looks the same but lists
+ * words, not titles). An entry wrapped over two lines is read whole.
  */
 function contentsEntries(
   lines: PdfLine[],
@@ -116,7 +116,7 @@ function contentsEntries(
 ): Map<string, number[]> {
   const out = new Map<string, number[]>();
   let first = 0;
-  for (let p = 1; p <= Math.max(1, Math.ceil(pageCount / 5)); p++) {
+  for (let p = 1; p <= Math.max(3, Math.ceil(pageCount / 5)); p++) {
     if (listing(p)) {
       first = p;
       break;

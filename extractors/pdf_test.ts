@@ -2,7 +2,13 @@ import { join } from "node:path";
 import { assert, assertEquals, assertRejects, withoutHang } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1, type Truth } from "../tests/corpus.ts";
 import { type Extracted, ExtractError } from "../core/types.ts";
-import { numberingDepth, pdfHeadings, type PdfLine } from "./_headings_pdf.ts";
+import {
+  followsNumber,
+  numberingDepth,
+  pdfHeadings,
+  type PdfLine,
+  sectionNumber,
+} from "./_headings_pdf.ts";
 import { cleanTitle, pdf } from "./pdf.ts";
 import { hasCommand, noteMissing } from "../tests/have.ts";
 
@@ -117,7 +123,74 @@ Deno.test("pdf: headings of PDFs without bookmarks come from font sizes", async 
     `heuristic headings: ${rows.length} PDFs, mean title F1 ${lenient.toFixed(3)} ` +
       `(section numbers ignored), ${strict.toFixed(3)} strict`,
   );
-  assert(lenient >= 0.5, `heuristic F1 ${lenient}`);
+  assert(lenient >= 0.9, `heuristic F1 ${lenient}`);
+});
+
+Deno.test("pdf: without bookmarks, the title page, contents entries, running heads and list items are not headings", async () => {
+  const dir = await smallCorpus();
+  const doc = await extract(dir, "pdf-plain/bash-doc/bashref.pdf");
+  const hs = doc.headings ?? [];
+  const titles = hs.map((h) => h.title);
+  // Page 1 is the title page (title, edition, authors).
+  assertEquals(hs.filter((h) => h.page === 1), []);
+  // Before the first chapter: the contents' own title, none of its entries (one of which
+  // wraps: "Appendix B Major Differences From / The Bourne Shell ... 171").
+  assertEquals(titles.slice(0, titles.indexOf("1 Introduction")), ["Table of Contents"]);
+  // Running heads ("Chapter 3: Basic Shell Features 14") are not headings.
+  assert(!titles.some((t) => /^Chapter \d+:/.test(t)), "a running head became a heading");
+  // Numbered lines out of the section sequence are list items: the test builtin's
+  // "0 arguments" ... "3 arguments", the licence's "0. PREAMBLE", "1. APPLICABILITY ...".
+  const items = titles.filter((t) => /^[0-3] arguments?$|^\d+\. [A-Z]{4}/.test(t));
+  assertEquals(items, []);
+  for (const t of ["3.1.2.1 Escape Character", "6.4 Bash Conditional Expressions"]) {
+    assert(titles.includes(t), `missing "${t}"`);
+  }
+  // Each heading's line lies on its page.
+  for (const h of hs) {
+    const start = doc.pages![h.page! - 1]!;
+    const end = doc.pages![h.page!] ?? doc.lines.length + 1;
+    assert(h.line >= start && h.line < end, `"${h.title}" not on page ${h.page}`);
+    assert(doc.lines[h.line - 1]!.startsWith(h.title.split(" ")[0]!), `"${h.title}" line`);
+  }
+});
+
+Deno.test({
+  name:
+    "pdf: copies of the small corpus's manuals without bookmarks (qpdf) get headings close to the bookmarks",
+  ignore: noQpdf,
+}, async () => {
+  const dir = await smallCorpus();
+  const rows = [...(await groundTruth(dir)).values()].filter((r) =>
+    r.path.startsWith("pdf-manuals/") && r.headings?.length
+  );
+  assert(rows.length > 0);
+  const tmp = await Deno.makeTempDir();
+  try {
+    let sum = 0;
+    for (const row of rows) {
+      const out = join(tmp, "copy.pdf");
+      const r = await new Deno.Command("qpdf", {
+        args: ["--empty", "--pages", join(dir, row.path), "1-z", "--", out],
+      }).output();
+      assert(r.success, `qpdf failed on ${row.path}`);
+      const doc = await ex.extract({
+        path: out,
+        extension: ".pdf",
+        bytes: await Deno.readFile(out),
+      });
+      assertEquals(doc.outlineQuality, "medium", row.path);
+      const f1 = titleF1(
+        (doc.headings ?? []).map((h) => unnumbered(h.title)),
+        row.headings!.map((h) => unnumbered(h.title)),
+      );
+      console.log(`  ${row.path} without bookmarks: heading F1 ${f1.toFixed(3)}`);
+      assert(f1 >= 0.85, `${row.path}: F1 ${f1}`);
+      sum += f1;
+    }
+    assert(sum / rows.length >= 0.9, `mean F1 ${sum / rows.length}`);
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
 });
 
 Deno.test("pdf: pages[] is increasing and has one entry per page", async () => {
@@ -249,6 +322,19 @@ Deno.test("headings_pdf: sizes give levels, running headers and page numbers are
   assertEquals(numberingDepth("2.3 Files"), 2);
   assertEquals(numberingDepth("Chapter 4: Shells"), 1);
   assertEquals(numberingDepth("Bash is a shell"), 0);
+  // Section numbers in sequence: a next sibling, a first child, a return to a parent's level.
+  assertEquals(sectionNumber("2.3 Files"), [2, 3]);
+  assertEquals(sectionNumber("1 : b <- {0, 1}"), undefined);
+  for (
+    const [prev, next, ok] of [
+      [[2, 3], [2, 4], true],
+      [[2, 3], [2, 3, 1], true],
+      [[2, 3, 4], [3], true],
+      [[2, 3], [1], false],
+      [[2, 3], [2, 3, 5], false],
+      [[4, 1], [7], false],
+    ] as [number[], number[], boolean][]
+  ) assertEquals(followsNumber(prev, next), ok, `${prev} ${next}`);
   const lines: PdfLine[] = [];
   let n = 0;
   for (let p = 1; p <= 6; p++) {
