@@ -45,7 +45,7 @@ export function linedText(text: string): LinedText {
 }
 
 /** Lines `from`..`to` (1-based, inclusive) of a lined text. */
-function linesOf(doc: LinedText, from: number, to: number): string[] {
+export function linesOf(doc: LinedText, from: number, to: number): string[] {
   return doc.text.slice(doc.starts[from - 1]!, doc.starts[to]! - 1).split("\n");
 }
 

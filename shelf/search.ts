@@ -10,7 +10,10 @@ import { checkFields } from "../core/fields.ts";
 import type { Hit, Query, Retriever, SearchFilters } from "../core/types.ts";
 import { rrf } from "../retrievers/fusion.ts";
 import { bestPassages, passagesOf } from "../retrievers/passages.ts";
-import { positiveTerms, prepareQuery } from "../retrievers/query.ts";
+import { parseQuery, positiveTerms, prepareQuery } from "../retrievers/query.ts";
+import { queryText } from "../retrievers/lancedb.ts";
+import { guardFusion, heldWords, requiredWords } from "./hybrid.ts";
+import { nearestPassages } from "./near_passages.ts";
 import { collapseCopies } from "./copies.ts";
 import { docText } from "./lines.ts";
 import type { Shelf } from "./shelf.ts";
@@ -63,7 +66,7 @@ export function defaultMode(shelf: Shelf): { mode: SearchMode; why: string } {
     return {
       mode: "keyword",
       why:
-        `keyword ranks better than hybrid with ${e.model} (measured); ask mode hybrid for vectors`,
+        `hybrid with ${e.model} ties keyword at the first hit for twice the time (measured); ask mode hybrid for vectors`,
     };
   }
   return { mode: "hybrid", why: `keyword and ${e.model} vectors fused` };
@@ -118,30 +121,54 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   const ranked = lists.map((hits, j) =>
     used[j]!.kind === "semantic" ? heldToSyntax(shelf, hits, q) : hits
   );
-  const fused = used.length === 1 ? ranked[0]!.slice(0, wanted) : rrf(
+  let fused = used.length === 1 ? ranked[0]! : rrf(
     ranked.map((hits, j) => hits.slice(0, used[j]!.fusionDepth ?? hits.length)),
     RRF_K,
-    wanted,
+    Infinity,
     used.map((r) => r.fusionWeight ?? 1),
   );
+  // Held to the keyword evidence before the cut, so a keyword hit the vectors pushed down
+  // can come back up.
+  const k = used.findIndex((r) => (r.kind ?? "keyword") === "keyword");
+  if (used.length > 1 && k >= 0) fused = heldToKeywords(shelf, fused, ranked[k]!, q);
+  fused = fused.slice(0, wanted);
   const hits = collapseCopies(shelf, fused, q.filters, req.limit);
-  attachPassages(shelf, hits, q, req.passages ?? 1);
+  await attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword");
   return { hits, mode, note };
 }
 
 /**
- * Give each hit its best passages and a snippet: the best passage's, else (a match only
- * in the title, path or headings) the keyword retriever's.
+ * Give each hit its best passages and a snippet: the best passage's; else, for a hit found
+ * by its vector alone (`semantic`), the passages nearest to the query; else (a match only
+ * in the title, path or headings) the keyword retriever's snippet.
  */
-function attachPassages(shelf: Shelf, hits: Hit[], q: Query, count: number): void {
+async function attachPassages(
+  shelf: Shelf,
+  hits: Hit[],
+  q: Query,
+  count: number,
+  semantic: boolean,
+): Promise<void> {
   const terms = positiveTerms(q.parsed);
   const bare: string[] = [];
+  let queryVector: Promise<Float32Array | undefined> | undefined;
+  const embedder = semantic && shelf.vectors?.ready ? shelf.vectors.embedder : undefined;
   for (const h of hits) {
     const doc = shelf.catalog.sections(h.doc_id);
     if (!doc) continue;
     const text = docText(shelf.catalog, h.doc_id, doc.hash);
     const passages = passagesOf({ ...doc, totalLines: text.text ? text.starts.length - 1 : 0 });
-    const best = bestPassages(text, passages, terms, Math.max(1, count), 160, doc.pages);
+    const want = Math.max(1, count);
+    let best = bestPassages(text, passages, terms, want, 160, doc.pages);
+    if (!best.length && embedder && passages.length) {
+      queryVector ??= embedder.embed([queryText(q.parsed)], "query").then((v) => v[0])
+        .catch(() => undefined);
+      const v = await queryVector;
+      if (v) {
+        best = await nearestPassages(embedder, v, text, passages, want, 160, doc.pages)
+          .catch(() => []);
+      }
+    }
     if (best.length) {
       h.snippet = best[0]!.snippet;
       if (count > 0) h.passages = best.slice(0, count);
@@ -152,6 +179,17 @@ function attachPassages(shelf: Shelf, hits: Hit[], q: Query, count: number): voi
   if (!bare.length) return;
   const snippets = shelf.fts.snippets(bare, q.parsed);
   for (const h of hits) if (!h.snippet) h.snippet = snippets.get(h.doc_id) ?? h.snippet;
+}
+
+/** A hybrid ranking held to the keyword evidence (see `hybrid.ts`). */
+function heldToKeywords(shelf: Shelf, fused: Hit[], keyword: Hit[], q: Query): Hit[] {
+  const required = requiredWords(q.parsed, shelf.catalog);
+  const held = heldWords(
+    fused.map((h) => h.doc_id),
+    required,
+    (ids, word) => shelf.fts.constrain(ids, parseQuery(`"${word.replaceAll('"', "")}"`)),
+  );
+  return guardFusion(fused, keyword, held);
 }
 
 /** Hits that satisfy the query's hard constraints, in order. */
