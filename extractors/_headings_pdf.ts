@@ -106,6 +106,14 @@ export function followsNumber(prev: number[] | undefined, next: number[]): boole
   return false;
 }
 
+/** Whether section number `a` comes after `b` (`2.10` after `2.9`, `3` after `2.4`). */
+function after(a: number[], b: number[]): boolean {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) return a[i]! > b[i]!;
+  }
+  return a.length > b.length;
+}
+
 /** Key for running headers/footers: case-folded, digits removed, whitespace collapsed. */
 function repeatKey(text: string): string {
   return text.toLowerCase().replace(/[0-9]+/g, "#").replace(/\s+/g, " ").trim();
@@ -137,6 +145,7 @@ function withoutTitlePage<C extends { l: PdfLine; depth: number }>(
   cands: C[],
   lines: PdfLine[],
   pageCount: number,
+  body: number,
 ): C[] {
   if (pageCount < 2) return cands;
   const first = lines.filter((l) => l.page === 1);
@@ -148,9 +157,13 @@ function withoutTitlePage<C extends { l: PdfLine; depth: number }>(
   const counts = [...perPage.values()].sort((a, b) => a - b);
   const median = counts[Math.floor(counts.length / 2)]!;
   const cover = first.length <= 12 && first.length * 2 < median;
-  // First running text: a non-candidate line of several words.
-  const bodyAt = first.find((l) => !isCand.has(l) && l.text.split(/\s+/).length >= 6)?.line ??
-    first[first.length - 1]!.line;
+  // First running text: a non-candidate line of several words in the body's size (not a
+  // contents entry).
+  const bodyAt =
+    first.find((l) =>
+      !isCand.has(l) && l.text.split(/\s+/).length >= 6 && bucket(l.size) <= body &&
+      !ENDS_NUM.test(l.text)
+    )?.line ?? first[first.length - 1]!.line;
   const laterStyles = new Set(cands.filter((c) => c.l.line > bodyAt).map((c) => styleKey(c.l)));
   return cands.filter((c) =>
     c.l.page !== 1 ||
@@ -271,7 +284,7 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
     }
   }
   cands.sort((a, b) => a.l.line - b.l.line);
-  cands = withoutTitlePage(cands, lines, pageCount);
+  cands = withoutTitlePage(cands, lines, pageCount, body);
   // Section numbers run in sequence and share one form ("2.1" or "2.1."), which the larger
   // headings show: a numbered line of body size out of sequence or in the other form is a
   // list item or a line of code. Larger numbered headings set the sequence.
@@ -279,15 +292,21 @@ export function pdfHeadings(lines: PdfLine[], pageCount: number): PdfHeadingResu
   const big = cands.filter((c) => c.large && c.depth > 0 && NUMBERED.test(c.text));
   const dots = big.filter(dotted).length;
   const form = big.length < 2 ? undefined : dots * 2 > big.length;
+  // A number further on than the sequence expects (headings missed in between) still
+  // counts when it is set like the numbered headings of its depth already accepted.
   let lastNumber: number[] | undefined;
+  const depthStyle = new Map<number, string>();
   cands = cands.filter((c) => {
     const n = c.depth > 0 ? sectionNumber(c.text) : undefined;
     if (!n) return true;
     if (!c.large) {
-      if (!followsNumber(lastNumber, n)) return false;
+      const resumes = !!lastNumber && after(n, lastNumber) &&
+        depthStyle.get(n.length) === styleKey(c.l);
+      if (!followsNumber(lastNumber, n) && !resumes) return false;
       if (form !== undefined && NUMBERED.test(c.text) && dotted(c) !== form) return false;
     }
     lastNumber = n;
+    depthStyle.set(n.length, styleKey(c.l));
     return true;
   });
 
