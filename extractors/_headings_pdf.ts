@@ -1,10 +1,13 @@
 /**
  * Heuristic headings for PDFs without bookmarks: a pure function over the rebuilt lines
- * with their font size, weight and page, so it can be unit-tested without pdf.js.
+ * with their font size, font, page and position, so it can be unit-tested without pdf.js.
  *
- * Candidate headings are short lines clearly larger than the body text, bold, or starting
- * with section numbering; running headers/footers, page numbers and table-of-contents pages
- * are dropped; levels come from the distinct font sizes (largest = 1) and numbering depth.
+ * Candidate headings are short lines clearly larger than the body text, lines starting with
+ * a section number that continues the document's sequence (in its form, "2.1" or "2.1."),
+ * and body-size lines in their own font that the table of contents lists on their page
+ * (`_pdf_contents.ts`). Dropped: running heads and footers, page numbers, the title page,
+ * the entries of contents and index pages, numbered code and list lines. Levels come from
+ * the distinct font sizes (largest = 1) and numbering depth.
  *
  * @module
  */

@@ -2,7 +2,8 @@
  * The PDF extractor, on pdf.js (`npm:pdfjs-dist`), running in the current thread (no pdf.js
  * worker): text rebuilt into lines in reading order page by page, `pages[]` exact, metadata
  * from the info dictionary (XMP `dc:title` as a fallback), bookmarks mapped to pages and
- * lines (`high`), else headings from font sizes and numbering (`medium` or `none`).
+ * lines (`high`), else headings from font sizes, fonts, numbering and the table of contents
+ * (`medium` or `none`, see `_headings_pdf.ts`).
  *
  * @module
  */
