@@ -367,6 +367,11 @@ export class Catalog {
     this.#q("UPDATE documents SET mtime_ms = -1, hash = '' WHERE library = ?").run(library);
   }
 
+  /** Mark every document of a type, in every library, as changed (extracted again next run). */
+  invalidateType(docType: string): void {
+    this.#q("UPDATE documents SET mtime_ms = -1, hash = '' WHERE doc_type = ?").run(docType);
+  }
+
   /** Record that an unchanged file was touched (new mtime, same content). */
   touch(docId: string, mtimeMs: number, modifiedAt: string): void {
     const row = this.#q("SELECT card FROM documents WHERE doc_id = ?").get(docId);

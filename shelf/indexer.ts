@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { extname } from "node:path";
 import { buildCard, distinctTerms } from "../core/card.ts";
 import type { Catalog, FileState } from "../core/catalog.ts";
+import { EXTRACTION_VERSIONS } from "../extractors/versions.ts";
 import { documentFields, fieldsChanged, libraryFields, noteFields } from "../core/fields.ts";
 import { buildOutline } from "../core/outline.ts";
 import { docIdFor } from "../core/paths.ts";
@@ -73,6 +74,11 @@ export class Indexer {
   #extract: ExtractFn;
   #retrievers: Retriever[];
   #concurrency: number;
+  /**
+   * Extractor output versions by `doc_type` (`extractors/versions.ts`): a type whose version
+   * differs from the one the catalog was built with is extracted again.
+   */
+  versions: Readonly<Record<string, number>> = EXTRACTION_VERSIONS;
 
   /**
    * @param catalog the catalog to write
@@ -85,6 +91,29 @@ export class Indexer {
     this.#extract = extract;
     this.#retrievers = retrievers;
     this.#concurrency = Math.max(1, concurrency);
+  }
+
+  /**
+   * Documents of a type whose extractor output version changed are marked for extraction,
+   * in this run's transaction with the new versions (a run stopped halfway resumes).
+   */
+  #reextractChanged(): void {
+    const now = JSON.stringify(this.versions);
+    const before = this.#catalog.getMeta("extraction_versions");
+    if (before === now) return;
+    if (before !== undefined) {
+      const old = JSON.parse(before) as Record<string, number>;
+      const types = new Set([...Object.keys(old), ...Object.keys(this.versions)]);
+      for (const t of types) {
+        if ((old[t] ?? 1) !== (this.versions[t] ?? 1)) this.#catalog.invalidateType(t);
+      }
+    } else if (this.#catalog.count() > 0) {
+      // A catalog from before versions were kept: its PDFs predate version 2.
+      for (const [t, v] of Object.entries(this.versions)) {
+        if (v > 1) this.#catalog.invalidateType(t);
+      }
+    }
+    this.#catalog.setMeta("extraction_versions", now);
   }
 
   /** Index every library: new and changed files are extracted, deleted ones removed. */
@@ -110,6 +139,7 @@ export class Indexer {
     let inBatch = 0;
     this.#catalog.begin();
     try {
+      this.#reextractChanged();
       for (const { lib, files, refused } of plans) {
         // A library whose indexed front-matter fields changed is extracted again: its
         // documents are marked in this run's transaction, with the new field list, so a run
