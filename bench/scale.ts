@@ -28,72 +28,21 @@ import { callTool } from "../server/dispatch.ts";
 import { closeGrep } from "../server/tools/grep.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { measureCommand } from "./footprint.ts";
+import { defaultCorpus, libraryDocs, random, type Section, sectionsOf } from "./scale_docs.ts";
 import { dirSize, pct } from "./stats.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(ROOT, "server/cli.ts");
 
-/** A seeded generator (mulberry32): the same library every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** A section of a real document: its heading and up to 60 lines of its body. */
-interface Section {
-  heading: string;
-  body: string[];
-}
-
-/** The sections of the corpus's Markdown files (headings `#`..`###`). */
-async function sectionsOf(corpus: string): Promise<Section[]> {
-  const out: Section[] = [];
-  const walk = async (dir: string) => {
-    for await (const e of Deno.readDir(dir)) {
-      const p = join(dir, e.name);
-      if (e.isDirectory) await walk(p);
-      else if (/\.(md|markdown)$/i.test(e.name)) {
-        let cur: Section | undefined;
-        for (const line of (await Deno.readTextFile(p)).split("\n")) {
-          const m = /^#{1,3}\s+(.+)$/.exec(line);
-          if (m) {
-            if (cur && cur.body.filter((l) => l.trim()).length >= 3) out.push(cur);
-            cur = { heading: m[1]!.trim(), body: [] };
-          } else if (cur && cur.body.length < 60) cur.body.push(line);
-        }
-        if (cur && cur.body.filter((l) => l.trim()).length >= 3) out.push(cur);
-      }
-    }
-  };
-  await walk(join(corpus, "markdown"));
-  return out;
-}
-
 /** Write `n` documents of 2-7 real sections each into `dir` (1,000 per folder). */
 async function buildLibrary(dir: string, n: number, sections: Section[]): Promise<number> {
-  const rnd = random(1);
-  const pick = () => sections[Math.floor(rnd() * sections.length)]!;
   let bytes = 0;
-  for (let i = 0; i < n; i++) {
-    const folder = join(dir, `part-${String(Math.floor(i / 1000)).padStart(3, "0")}`);
-    if (i % 1000 === 0) await Deno.mkdir(folder, { recursive: true });
-    const title = pick().heading;
-    const parts = [`# ${title}`, ""];
-    const k = 2 + Math.floor(rnd() * 6);
-    for (let j = 0; j < k; j++) {
-      const s = pick();
-      parts.push(`## ${s.heading}`, ...s.body, "");
-    }
-    const text = parts.join("\n");
-    bytes += text.length;
-    const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, "-").slice(0, 40) || "doc";
-    await Deno.writeTextFile(join(folder, `${slug}-${i}.md`), text);
+  let made = "";
+  for (const doc of libraryDocs(n, sections)) {
+    const folder = join(dir, doc.folder);
+    if (folder !== made) await Deno.mkdir(made = folder, { recursive: true });
+    bytes += doc.text.length;
+    await Deno.writeTextFile(join(folder, doc.name), doc.text);
   }
   return bytes;
 }
@@ -142,8 +91,7 @@ async function main() {
     },
   });
   const n = Number(values.docs);
-  const corpus = values.corpus ??
-    join(Deno.env.get("HOME") ?? "/root", ".cache/shelfmark/corpus-full");
+  const corpus = values.corpus ?? defaultCorpus();
   const lib = join(values.work!, "library");
   const data = join(values.work!, "data");
   const log = (m: string) => console.error(`scale: ${m}`);
