@@ -12,6 +12,11 @@
 import { encodeFrame, FrameReader } from "../extraction/proc_channel.ts";
 import { answer, type WorkerAnswer, type WorkerMessage } from "../core/workers.ts";
 import { type OnnxInit, TRANSFORMERS } from "./onnx.ts";
+import { lowerPriority } from "./priority.ts";
+
+// Vectors are background work: this process (and onnxruntime's threads, started later,
+// which inherit it) yields to indexing and tool calls.
+lowerPriority();
 
 /** The little of transformers.js used here. */
 interface Transformers {
