@@ -15,7 +15,14 @@
  */
 import type { OutlineNode, OutlineQuality, Passage, PassageHit } from "../core/types.ts";
 import { hasCJK } from "../core/tokenize.ts";
-import { atWordStart, makeSnippet, matchWords, snippetMatcher, wordScanner } from "./snippet.ts";
+import {
+  atWordStart,
+  makeSnippet,
+  matchWords,
+  readableLine,
+  snippetMatcher,
+  wordScanner,
+} from "./snippet.ts";
 
 /** A document's text with the offset where each line starts. */
 export interface LinedText {
@@ -246,7 +253,7 @@ export function bestPassages(
   scored.sort((a, b) => b.score - a.score || a.i - b.i);
   return scored.slice(0, limit).map(({ i, score }) => {
     const ps = passages[i]!;
-    const own = linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount));
+    const own = linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount)).map(readableLine);
     const found = bestSentence(own, re, words, idf, snippetChars);
     const hit: PassageHit = {
       ...ps,

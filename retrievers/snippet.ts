@@ -66,6 +66,27 @@ export function wordScanner(terms: string[]): RegExp | undefined {
 
 const WORD_CHAR = /[\p{L}\p{N}_]/u;
 
+/** `![alt](target "title")` and `[text](target "title")`; `[text][ref]`. */
+const INLINE_LINK =
+  /(!?)\[([^\]\n]*)\]\((?:<[^>\n]*>|[^()\s]*(?:\([^()\s]*\)[^()\s]*)*)(?:\s+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?\s*\)/g;
+const REFERENCE_LINK = /\[([^\]\n]+)\]\[[^\]\n]*\]/g;
+
+/**
+ * A line of Markdown as it reads: links and images keep their text and lose their
+ * targets and titles (`[ssh](ssh.html "SSH")` is `ssh`, an image without alt text goes),
+ * for snippets; the document's lines themselves stay as written.
+ *
+ * @example
+ * ```ts
+ * import { readableLine } from "./snippet.ts";
+ * readableLine('See [the guide](doc/guide.md "Guide") and ![](x.png).'); // "See the guide and ."
+ * ```
+ */
+export function readableLine(line: string): string {
+  if (!line.includes("](") && !line.includes("][")) return line;
+  return line.replace(INLINE_LINK, "$2").replace(REFERENCE_LINK, "$1");
+}
+
 /**
  * Whether a match of {@link wordScanner} at `index` starts a word (CJK matches always do:
  * CJK is written without spaces).

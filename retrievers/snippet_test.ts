@@ -1,5 +1,6 @@
 import { assert, assertEquals } from "../tests/assert.ts";
-import { makeSnippet, snippetMatcher } from "./snippet.ts";
+import { makeSnippet, readableLine, snippetMatcher } from "./snippet.ts";
+import { bestPassages, linedText, passagesOf } from "./passages.ts";
 
 Deno.test("makeSnippet() picks the window with the most distinct query words", () => {
   const text = "Wombats dig. ".repeat(40) + "Here wombats and burrows meet in one sentence. " +
@@ -24,4 +25,26 @@ Deno.test("makeSnippet() matches latin words at word starts only, CJK words anyw
   const re = snippetMatcher(["id", "数据库"])!;
   assertEquals(makeSnippet("We provide the id.", re), "We provide the **id**.");
   assertEquals(makeSnippet("使用数据库备份", re), "使用**数据库**备份");
+});
+
+Deno.test("readableLine: Markdown links and images keep their text, lose targets and titles", () => {
+  const cases: [string, string][] = [
+    ['See [the guide](doc/guide.md "Guide").', "See the guide."],
+    ["![Ratio](doc/images/cr.png 'Compression Ratio') | ![](x.png)", "Ratio | "],
+    ["[wiki](https://en.wikipedia.org/wiki/Zstd_(algorithm)) page", "wiki page"],
+    ["[spaced](<a file.md>) and [ref][1] and [bare][]", "spaced and ref and bare"],
+    ["no links here [1] (2)", "no links here [1] (2)"],
+  ];
+  for (const [line, want] of cases) assertEquals(readableLine(line), want, line);
+});
+
+Deno.test("bestPassages: the snippet of a Markdown passage reads without link targets", () => {
+  const lines = [
+    "# Speed",
+    'Compression speed is shown in [the benchmark table](doc/bench.md "Benchmarks") below.',
+  ];
+  const passages = passagesOf({ outline: [], quality: "none", docType: "markdown", totalLines: 2 });
+  const [best] = bestPassages(linedText(lines.join("\n")), passages, ["benchmark"]);
+  assert(best, "a passage");
+  assert(!best.snippet.includes("doc/bench.md") && best.snippet.includes("table"), best.snippet);
 });

@@ -11,6 +11,7 @@
  */
 import type { Embedder, Passage, PassageHit } from "../core/types.ts";
 import { type LinedText, linesOf, pageOf } from "../retrievers/passages.ts";
+import { readableLine } from "../retrievers/snippet.ts";
 
 /** Passages compared per document, at most. */
 export const MAX_PASSAGES = 32;
@@ -37,7 +38,8 @@ export function spread<T>(items: T[], n: number): T[] {
 /** The start of a passage's text as one line, cut at a word boundary. */
 function opening(doc: LinedText, p: Passage, chars: number): string {
   const last = Math.min(p.end_line, doc.starts.length - 1);
-  const text = linesOf(doc, p.start_line, last).join(" ").replace(/\s+/g, " ").trim();
+  const text = linesOf(doc, p.start_line, last).map(readableLine).join(" ").replace(/\s+/g, " ")
+    .trim();
   if (text.length <= chars) return text;
   const cut = text.lastIndexOf(" ", chars);
   return `${text.slice(0, cut > chars * 0.6 ? cut : chars)}…`;
