@@ -3,9 +3,8 @@
  * enough. The documents are those of `bench/scale.ts` (`bench/scale_docs.ts`: a title and
  * 2-7 real sections of the shared corpus each), made in memory instead of written to files:
  * each goes through the real Markdown extractor and is stored the way the indexer stores a
- * file (`shelf/indexer.ts`: outline, card, term counts, `Catalog.put`, the FTS5 retriever's
- * `upsert`, batches of 100 documents or 1.5 s per transaction). At each checkpoint
- * (100k, 250k, 500k, 1M by default) the fill pauses and measures:
+ * file (`bench/catalog_fill.ts`). At each checkpoint (100k, 250k, 500k and the last by
+ * default) the fill pauses and measures:
  *
  * - insert rate and CPU of the segment since the last checkpoint, split by step;
  * - catalog size on disk (`catalog.db`, `-wal`, `-shm`) per 1,000 documents;
@@ -22,44 +21,35 @@
  *
  * ```
  * deno task bench:catalog [--docs 1000000] [--checkpoints 100000,250000,500000]
- *   [--work /tmp/shelfmark-catalog-scale] [--max-minutes 60] [--keep] [--json]
+ *   [--work /tmp/shelfmark-catalog-scale] [--max-minutes 60] [--count-in-memory] [--keep] [--json]
  * ```
  *
  * Every checkpoint is logged to stderr as it is reached, so a stopped run still gives its
- * numbers. The work folder is removed at the end unless `--keep`. Not a test: numbers, not
- * assertions.
+ * numbers; `--max-minutes` ends the fill with a last checkpoint. The indexer asks the
+ * catalog's `count(*)` twice for every document (the fill's `count` step: it grows with the
+ * catalog, 10 ms a document at 250,000); `--count-in-memory` keeps the count instead (the
+ * same values, so the same catalog, sooner). The work folder is removed at the end unless
+ * `--keep`. Not a test: numbers, not assertions.
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { buildCard } from "../core/card.ts";
 import { Catalog } from "../core/catalog.ts";
-import { documentFields, fieldsChanged, libraryFields, noteFields } from "../core/fields.ts";
 import { linkGraph } from "../core/graph.ts";
 import { docTable } from "../core/listing.ts";
-import { buildOutline } from "../core/outline.ts";
-import { docIdFor } from "../core/paths.ts";
-import { sniff } from "../core/sniff.ts";
-import type { ExtractFn, IndexedDoc, Library, TermStats } from "../core/types.ts";
-import { ExtractorRegistry } from "../core/registry.ts";
-import { inProcess } from "../extraction/pool.ts";
-import { markdown } from "../extractors/markdown.ts";
 import { Fts5Retriever } from "../retrievers/fts5.ts";
 import { prepareQuery } from "../retrievers/query.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeGrep } from "../server/tools/grep.ts";
 import { Shelf } from "../shelf/shelf.ts";
-import { defaultCorpus, type LibraryDoc, libraryDocs, random, sectionsOf } from "./scale_docs.ts";
+import { Filler } from "./catalog_fill.ts";
+import { defaultCorpus, libraryDocs, random, sectionsOf } from "./scale_docs.ts";
 import { pct } from "./stats.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(ROOT, "server/cli.ts");
-/** The indexer's batch: 100 documents or 1.5 s per transaction (`shelf/indexer.ts`). */
-const BATCH_FILES = 100;
-const BATCH_MS = 1500;
 /** Documents whose outline and text are read at each checkpoint. */
 const SAMPLE = 300;
 
@@ -110,120 +100,6 @@ async function latency<T>(
 function questions(): string[] {
   return Deno.readTextFileSync(join(ROOT, "../shared/eval/questions.dev.jsonl")).split("\n")
     .filter(Boolean).map((l) => JSON.parse(l).question as string);
-}
-
-/** Stores generated documents the way the indexer stores extracted files. */
-class Filler {
-  readonly catalog: Catalog;
-  readonly fts: Fts5Retriever;
-  readonly lib: Library;
-  /** Milliseconds spent in each step since the last checkpoint. */
-  ms = Filler.steps();
-  #extract: ExtractFn;
-  /** The catalog's statistics, with the time of `count(*)` (`docCount`) kept apart. */
-  #stats: TermStats;
-  #wanted: string[];
-  #inBatch = 0;
-  #batchStart = Date.now();
-
-  static steps() {
-    return { extract: 0, outline: 0, card: 0, count: 0, put: 0, fts: 0, commit: 0 };
-  }
-
-  constructor(file: string, lib: Library) {
-    this.catalog = new Catalog(file);
-    const c = this.catalog;
-    this.#stats = {
-      df: (term) => c.df(term),
-      docCount: () => {
-        const t = performance.now();
-        const n = c.docCount();
-        this.ms.count += performance.now() - t;
-        return n;
-      },
-    };
-    this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
-    this.lib = lib;
-    const registry = new ExtractorRegistry();
-    registry.register(markdown());
-    this.#extract = inProcess(registry);
-    this.#wanted = libraryFields(lib);
-    if (fieldsChanged(this.catalog, lib)) {
-      this.catalog.invalidate(lib.name);
-      noteFields(this.catalog, lib);
-    }
-    this.catalog.begin();
-  }
-
-  /** Store one document (the body of `Indexer.indexFile` after the file is read). */
-  async add(doc: LibraryDoc, mtimeMs: number): Promise<string> {
-    const c = this.catalog;
-    let t = performance.now();
-    const lap = (k: keyof Filler["ms"]) => {
-      const now = performance.now();
-      this.ms[k] += now - t;
-      t = now;
-    };
-    const path = `${this.lib.name}/${doc.folder}/${doc.name}`;
-    const bytes = new TextEncoder().encode(doc.text);
-    const hash = createHash("sha256").update(bytes).digest("hex");
-    const docId = docIdFor(path);
-    const result = await this.#extract({
-      path,
-      extension: ".md",
-      bytes,
-      mimeType: sniff(bytes).mimeType,
-    });
-    if (!result) throw new Error(`no extractor for ${path}`);
-    const { extracted } = result;
-    const lines = extracted.lines.map((l) => l.includes("\0") ? l.replaceAll("\0", "\uFFFD") : l);
-    extracted.lines = lines;
-    lap("extract");
-    const outline = buildOutline(lines, extracted.headings ?? [], this.#stats);
-    const quality = outline.length ? (extracted.outlineQuality ?? "high") : "none";
-    lap("outline");
-    const text = lines.join("\n");
-    const modified = new Date(mtimeMs).toISOString();
-    const { card, terms, counts } = buildCard({
-      doc_id: docId,
-      path,
-      library: this.lib.name,
-      doc_type: result.extractor,
-      lines,
-      extracted,
-      outline,
-      outline_quality: quality,
-      modified_at: modified,
-      size: bytes.length,
-      stats: this.#stats,
-    });
-    c.countTerms(counts.keys());
-    const fields = documentFields(extracted.meta, this.#wanted);
-    lap("card");
-    c.put(
-      { card, outline, pages: extracted.pages, terms, hash, mtime_ms: mtimeMs, fields },
-      text,
-      extracted.links,
-    );
-    lap("put");
-    const indexed: IndexedDoc = { card, outline, lines };
-    await this.fts.upsert([indexed]);
-    lap("fts");
-    if (++this.#inBatch >= BATCH_FILES || Date.now() - this.#batchStart > BATCH_MS) {
-      this.flush();
-      this.catalog.begin();
-      lap("commit");
-    }
-    return docId;
-  }
-
-  /** Commit the batch (term counts with it, as the indexer does). */
-  flush(): void {
-    this.catalog.saveTermCounts();
-    this.catalog.commit();
-    this.#inBatch = 0;
-    this.#batchStart = Date.now();
-  }
 }
 
 /** Bytes of the catalog's files, MiB. */
@@ -335,6 +211,7 @@ async function main() {
       corpus: { type: "string" },
       "max-minutes": { type: "string" },
       keep: { type: "boolean", default: false },
+      "count-in-memory": { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       measure: { type: "string" },
       ids: { type: "string" },
@@ -358,7 +235,11 @@ async function main() {
   const sections = await sectionsOf(values.corpus ?? defaultCorpus());
   log(`${sections.length} real sections; storing up to ${n} documents in ${data}`);
 
-  const filler = new Filler(join(data, "catalog.db"), { name: "library", root: libRoot });
+  const filler = new Filler(
+    join(data, "catalog.db"),
+    { name: "library", root: libRoot },
+    values["count-in-memory"],
+  );
   const rows: Row[] = [];
   const sample: string[] = [];
   const pick = random(3);
