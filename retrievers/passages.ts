@@ -181,6 +181,8 @@ function wordOf(match: string, words: string[]): number {
  * @param snippetChars length of each snippet
  * @param pages first line of each page (paged documents): a passage's `page` is then the
  *   page of its snippet
+ * @param markup whether the lines are Markdown (`MARKUP_TYPES`): snippets then read
+ *   without emphasis marks, escapes and fences
  * @returns the passages that hold at least one query word, with snippets
  * @example
  * ```ts
@@ -205,6 +207,7 @@ export function bestPassages(
   limit = 1,
   snippetChars = 160,
   pages?: number[],
+  markup = false,
 ): PassageHit[] {
   const re = snippetMatcher(terms);
   if (!re || !passages.length || limit <= 0) return [];
@@ -253,7 +256,9 @@ export function bestPassages(
   scored.sort((a, b) => b.score - a.score || a.i - b.i);
   return scored.slice(0, limit).map(({ i, score }) => {
     const ps = passages[i]!;
-    const own = linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount)).map(readableLine);
+    const own = linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount)).map((l) =>
+      readableLine(l, markup)
+    );
     const found = bestSentence(own, re, words, idf, snippetChars);
     const hit: PassageHit = {
       ...ps,

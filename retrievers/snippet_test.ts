@@ -48,3 +48,24 @@ Deno.test("bestPassages: the snippet of a Markdown passage reads without link ta
   assert(best, "a passage");
   assert(!best.snippet.includes("doc/bench.md") && best.snippet.includes("table"), best.snippet);
 });
+
+Deno.test("readableLine: Markdown emphasis, escapes and fences go; code and plain text stay", () => {
+  const markup: [string, string][] = [
+    ["The _`count`_ is **not** *always* exact", "The `count` is not always exact"],
+    ["1.1\\. Installation \\_private\\_ and ***both***", "1.1. Installation _private_ and both"],
+    ["```js", ""],
+    ["~~~", ""],
+    [
+      "call `__init__` or `a\\.b`, snake_case_name, 2*3*4",
+      "call `__init__` or `a\\.b`, snake_case_name, 2*3*4",
+    ],
+    ["*'backupcopy'* *'bkc'* string", "'backupcopy' 'bkc' string"],
+    ["a * b * c and **", "a * b * c and **"],
+  ];
+  for (const [line, want] of markup) assertEquals(readableLine(line, true), want, line);
+  // Plain text (a PDF, a man page, TeX) keeps its marks: they may be the text.
+  assertEquals(
+    readableLine("Missing \\right. inserted, use a\\.b *twice*"),
+    "Missing \\right. inserted, use a\\.b *twice*",
+  );
+});

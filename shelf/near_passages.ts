@@ -36,9 +36,10 @@ export function spread<T>(items: T[], n: number): T[] {
 }
 
 /** The start of a passage's text as one line, cut at a word boundary. */
-function opening(doc: LinedText, p: Passage, chars: number): string {
+function opening(doc: LinedText, p: Passage, chars: number, markup = false): string {
   const last = Math.min(p.end_line, doc.starts.length - 1);
-  const text = linesOf(doc, p.start_line, last).map(readableLine).join(" ").replace(/\s+/g, " ")
+  const text = linesOf(doc, p.start_line, last).map((l) => readableLine(l, markup)).join(" ")
+    .replace(/\s+/g, " ")
     .trim();
   if (text.length <= chars) return text;
   const cut = text.lastIndexOf(" ", chars);
@@ -66,6 +67,7 @@ export async function nearestPassages(
   limit: number,
   snippetChars: number,
   pages?: number[],
+  markup = false,
 ): Promise<PassageHit[]> {
   const chosen = spread(passages, MAX_PASSAGES);
   if (!chosen.length || limit <= 0) return [];
@@ -78,7 +80,7 @@ export async function nearestPassages(
   return scored.slice(0, limit).map(({ p, score }) => {
     const hit: PassageHit = {
       ...p,
-      snippet: opening(doc, p, snippetChars),
+      snippet: opening(doc, p, snippetChars, markup),
       score: Math.round(score * 1000) / 1000,
       line: p.start_line,
     };

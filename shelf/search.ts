@@ -11,6 +11,7 @@ import type { Hit, Query, Retriever, SearchFilters } from "../core/types.ts";
 import { rrf } from "../retrievers/fusion.ts";
 import { bestPassages, passagesOf } from "../retrievers/passages.ts";
 import { parseQuery, positiveTerms, prepareQuery } from "../retrievers/query.ts";
+import { MARKUP_TYPES } from "../retrievers/snippet.ts";
 import { queryText } from "../retrievers/lancedb.ts";
 import { guardFusion, heldWords, requiredWords } from "./hybrid.ts";
 import { nearestPassages } from "./near_passages.ts";
@@ -159,13 +160,14 @@ async function attachPassages(
     const text = docText(shelf.catalog, h.doc_id, doc.hash);
     const passages = passagesOf({ ...doc, totalLines: text.text ? text.starts.length - 1 : 0 });
     const want = Math.max(1, count);
-    let best = bestPassages(text, passages, terms, want, 160, doc.pages);
+    const markup = MARKUP_TYPES.has(doc.docType);
+    let best = bestPassages(text, passages, terms, want, 160, doc.pages, markup);
     if (!best.length && embedder && passages.length) {
       queryVector ??= embedder.embed([queryText(q.parsed)], "query").then((v) => v[0])
         .catch(() => undefined);
       const v = await queryVector;
       if (v) {
-        best = await nearestPassages(embedder, v, text, passages, want, 160, doc.pages)
+        best = await nearestPassages(embedder, v, text, passages, want, 160, doc.pages, markup)
           .catch(() => []);
       }
     }

@@ -88,9 +88,13 @@ function bare(s: string): string {
   return s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
 }
 
+/** A heading's own section number (`7.4`, `3.1.`, `2)`; not a year) before its words. */
+const HEADING_NUMBER = /^(?:\d{1,3}(?:\.\d{1,3})+\.?|\d{1,2}[.)]?)\s+(?=\p{L})/u;
+
 /**
  * `L120-160 p.633 §3.2 Title`: where a passage is. A section titled like the document
  * (its top heading, most often) is named by its id alone: the hit's first line said it.
+ * A heading's own number (`7.4 Inline mode`) goes: the id beside it is the one to read by.
  */
 export function where(p: Omit<PassageHit, "score">, docTitle: string): string {
   const parts = [`L${p.start_line}-${p.end_line}`];
@@ -99,7 +103,8 @@ export function where(p: Omit<PassageHit, "score">, docTitle: string): string {
     const t = bare(p.title);
     const doc = bare(docTitle);
     const same = t === doc || (t.length >= 8 && doc.startsWith(t));
-    parts.push(same ? `§${p.node_id}` : `§${p.node_id} ${escapeControl(clipWords(p.title, 32))}`);
+    const title = p.title.replace(HEADING_NUMBER, "");
+    parts.push(same ? `§${p.node_id}` : `§${p.node_id} ${escapeControl(clipWords(title, 32))}`);
   }
   return parts.join(" ");
 }

@@ -18,6 +18,16 @@ Deno.test("compact hit: a section titled like its document is named by its id al
     where({ ...passage, node_id: "2.1", title: "Restrictions", page: 7 }, "Shelve"),
     "L1-49 p.7 §2.1 Restrictions",
   );
+  // The heading's own number is not repeated beside the id an agent reads by.
+  assertEquals(
+    where({ ...passage, node_id: "3.3.3", title: "4.3.3 Ways of Improving" }, "Beamer"),
+    "L1-49 §3.3.3 Ways of Improving",
+  );
+  assertEquals(where({ ...passage, node_id: "3", title: "3.1. Test" }, "X"), "L1-49 §3 Test");
+  assertEquals(
+    where({ ...passage, node_id: "2", title: "2024 plans" }, "X"),
+    "L1-49 §2 2024 plans",
+  );
 });
 
 Deno.test("compact hit: the snippet does not repeat the section's heading", () => {
