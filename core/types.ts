@@ -412,6 +412,11 @@ export class ToolError extends Error {
 export interface Embedder {
   /** Model name as `status` shows it, e.g. `use-lite-en`, `ollama:nomic-embed-text`. */
   readonly model: string;
+  /**
+   * What beside the name decides a document's vector (weights file and its size, pooling,
+   * document prefix): stored with the vectors, and a change computes them all again.
+   */
+  readonly settings?: string;
   /** Vector length (0 until known: remote embedders learn it from their first answer). */
   readonly dimensions: number;
   /** Whether the model understands many languages (a query in one finds documents in another). */

@@ -322,6 +322,8 @@ function childProcess(config: string, model: OnnxModel): Connect {
 export class OnnxEmbedder implements Embedder {
   /** `onnx:<folder name>`, e.g. `onnx:multilingual-e5-small`. */
   readonly model: string;
+  /** Weights file and size, pooling, document prefix: a change computes the vectors again. */
+  readonly settings: string;
   /** Vector length: from `config.json`, then from the model's first answer. */
   dimensions: number;
   /** From the configuration, else guessed from the model's name. */
@@ -358,6 +360,11 @@ export class OnnxEmbedder implements Embedder {
       );
     }
     this.model = `onnx:${this.info.name}`;
+    const { file, documentPrefix } = this.info;
+    const bytes = statSync(join(this.info.folder, file)).size;
+    this.settings = `${file} ${bytes} bytes, ${this.info.pooling} pooling, document prefix ${
+      JSON.stringify(documentPrefix)
+    }`;
     this.dimensions = this.info.dimensions;
     this.multilingual = this.info.multilingual;
     this.maxChars = Math.min(8000, Math.max(500, this.info.maxTokens * 4));

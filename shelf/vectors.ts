@@ -108,10 +108,14 @@ export class VectorIndex {
     this.#log = log;
   }
 
-  /** Open the table; start over when the model changed; drop vectors of deleted documents. */
+  /**
+   * Open the table; start over when the model or its settings changed; drop vectors of
+   * deleted documents.
+   */
   open(): Promise<void> {
     this.#opened ??= (async () => {
-      const model = `${this.embedder.model}`;
+      const { model: name, settings } = this.embedder;
+      const model = settings ? `${name} (${settings})` : name;
       const stored = this.#catalog.getMeta("vectors_model");
       const rows = await this.retriever.open();
       if (stored !== model) {

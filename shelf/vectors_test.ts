@@ -1,5 +1,8 @@
+import { join } from "node:path";
 import { assert, assertEquals } from "../tests/assert.ts";
-import type { Card, OutlineNode } from "../core/types.ts";
+import { toyVector } from "../tests/embed_standin.ts";
+import { openTestShelf } from "../tests/shelf_helper.ts";
+import type { Card, Embedder, OutlineNode } from "../core/types.ts";
 import { embedText } from "./vectors.ts";
 
 const node = (
@@ -54,4 +57,51 @@ Deno.test("embedText() trims to the model's limit at a word boundary", () => {
   assert(t.length <= 300);
   assertEquals(t.startsWith("Atomic Commit In SQLite"), true);
   assert(!t.endsWith("wor"));
+});
+
+/** The toy model of `tests/embed_standin.ts` in process, counting the documents it embeds. */
+function countingEmbedder(settings: string, seen: { documents: number }): Embedder {
+  return {
+    model: "toy",
+    settings,
+    dimensions: 64,
+    multilingual: false,
+    maxChars: 4000,
+    embed: (texts, kind) => {
+      if (kind !== "query") seen.documents += texts.length;
+      return Promise.resolve(texts.map((t) => Float32Array.from(toyVector(t))));
+    },
+  };
+}
+
+Deno.test({
+  name: "vectors are computed again when the model's settings change, not when they stay",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-vsettings-" });
+    const lib = join(base, "notes");
+    await Deno.mkdir(lib);
+    for (const name of ["cats", "dogs", "bread"]) {
+      await Deno.writeTextFile(join(lib, `${name}.md`), `# ${name}\n\nA note about ${name}.\n`);
+    }
+    const seen = { documents: 0 };
+    await using s = await openTestShelf({
+      base,
+      folders: [lib],
+      embedder: countingEmbedder("mean pooling", seen),
+    });
+    const run = async (settings?: string) => {
+      seen.documents = 0;
+      if (settings) await s.reopen({ embedder: countingEmbedder(settings, seen) });
+      await s.shelf.index();
+      await s.shelf.vectors!.idle();
+      return { documents: seen.documents, embedded: s.shelf.vectors!.status().embedded };
+    };
+    assertEquals(await run(), { documents: 3, embedded: 3 });
+    // Same settings: the stored vectors are used.
+    assertEquals(await run("mean pooling"), { documents: 0, embedded: 3 });
+    // Another pooling makes other vectors: every document is embedded again.
+    assertEquals(await run("cls pooling"), { documents: 3, embedded: 3 });
+  },
 });
