@@ -35,6 +35,8 @@ export interface AgentCost {
   hitTokensP50: number;
   hitTokensP90: number;
   answerTokensP50: number;
+  /** The whole markdown answer with the default arguments (20 hits). */
+  defaultAnswerTokensP50: number;
   evidenceShown: number;
   passageHolds: number;
   passageHits: number;
@@ -98,6 +100,7 @@ export async function agentCost(
 ): Promise<AgentCost> {
   const perHit: number[] = [];
   const answers: number[] = [];
+  const defaults: number[] = [];
   const paths: number[] = [];
   let shown = 0;
   let holds = 0;
@@ -113,6 +116,8 @@ export async function agentCost(
     const blocks = body.split(/\n(?=\d+\. )/).slice(1);
     for (const b of blocks) perHit.push(tokens(b.replace(/\nNext: .*$/s, "")));
     answers.push(tokens(body));
+    const whole = await callTool(shelf, "search", { query: q.question, mode });
+    defaults.push(tokens(whole.text.replace(/\n\n\[meta\].*$/s, "")));
     const text = plain(md.text);
     if (evidenceKeys(q.evidence).some((k) => text.includes(k))) shown++;
     const js = await callTool(shelf, "search", {
@@ -163,6 +168,7 @@ export async function agentCost(
     hitTokensP50: pct(perHit, 50),
     hitTokensP90: pct(perHit, 90),
     answerTokensP50: pct(answers, 50),
+    defaultAnswerTokensP50: pct(defaults, 50),
     evidenceShown: shown / Math.max(n, 1),
     passageHolds: holds / Math.max(passageHits, 1),
     passageHits,
@@ -180,6 +186,7 @@ export function agentCostRows(c: AgentCost, label: string): string {
   return [
     `| ${label}: search hit tokens (o200k, markdown, limit 5) p50 / p90 | ${c.hitTokensP50} / ${c.hitTokensP90} |`,
     `| ${label}: search answer tokens p50 (5 hits) | ${c.answerTokensP50} |`,
+    `| ${label}: search answer tokens p50 (default arguments: 20 hits) | ${c.defaultAnswerTokensP50} |`,
     `| ${label}: evidence already shown in the top-5 answer | ${
       f(c.evidenceShown)
     } of ${c.questions} questions |`,

@@ -211,10 +211,14 @@ function typeNote(path: string, type: string): string {
   return extensionSaysType(path, type) ? "" : ` · ${type}`;
 }
 
+/** Hits shown with their passages' snippets in the compact view; later ones get one line. */
+export const WITH_SNIPPETS = 5;
+
 /**
  * Results as numbered markdown cards. Compact (the default): title (when the file name
  * does not already say it), doc id, path, type and size on one line, then each passage's
- * line range, page, section and snippet. Verbose: the whole card, keywords included.
+ * line range, page, section and snippet; after the first {@link WITH_SNIPPETS} hits, one
+ * line each ending with the best passage's place. Verbose: the whole card, keywords included.
  */
 export function resultsMd(results: SearchResult[], verbose = false): string[] {
   if (verbose) return verboseMd(results);
@@ -228,7 +232,11 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
         escapeControl(h.path)
       }${typeNote(h.path, h.doc_type)} · ${n(h.total_lines)} lines${copies(h)}`,
     );
-    if (h.passages?.length) {
+    if (i >= WITH_SNIPPETS) {
+      // Further down the list, where the best passage is is enough to choose by.
+      const p = h.passages?.[0];
+      if (p) out[out.length - 1] += ` · ${where(p, h.title)}`;
+    } else if (h.passages?.length) {
       for (const p of h.passages) {
         out.push(`   ${where(p, h.title)}: ${shortSnippet(afterHeading(p.snippet, p.title))}`);
       }

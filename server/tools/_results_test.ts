@@ -1,5 +1,5 @@
 import { assertEquals } from "../../tests/assert.ts";
-import { afterHeading, where } from "./_results.ts";
+import { afterHeading, resultsMd, type SearchResult, where, WITH_SNIPPETS } from "./_results.ts";
 
 const passage = {
   start_line: 1,
@@ -40,4 +40,36 @@ Deno.test("compact hit: the snippet does not repeat the section's heading", () =
   );
   const other = "The data in serial or identity columns backed by sequences is replicated.";
   assertEquals(afterHeading(other, "31.6. Restrictions"), other);
+});
+
+Deno.test("compact list: snippets for the first five hits, one line with the place after", () => {
+  const hit = (i: number): SearchResult => ({
+    doc_id: `${i}`.padStart(15, "0"),
+    title: `Doc ${i}`,
+    path: `lib/doc${i}.md`,
+    library: "lib",
+    doc_type: "markdown",
+    word_count: 100,
+    total_lines: 40,
+    has_outline: true,
+    outline_quality: "high",
+    brief: false,
+    modified_at: "2026-01-01T00:00:00Z",
+    keywords: [],
+    relevance: 0.5,
+    snippet: "the matching sentence",
+    passages: [{
+      node_id: "2",
+      title: "Setup",
+      start_line: 10,
+      end_line: 20,
+      snippet: "the **matching** sentence",
+    }],
+  });
+  const lines = resultsMd(Array.from({ length: 7 }, (_, i) => hit(i + 1)));
+  // Five hits of two lines, then two of one.
+  assertEquals(lines.length, 5 * 2 + 2);
+  assertEquals(lines[1], "   L10-20 §2 Setup: the matching sentence");
+  assertEquals(lines[10], "6. Doc 6 [000000000000006] lib/doc6.md · 40 lines · L10-20 §2 Setup");
+  assertEquals(lines.filter((l) => l.includes("matching")).length, WITH_SNIPPETS);
 });
