@@ -12,6 +12,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { fieldFilterSql, FIELDS_SCHEMA, writeFields } from "./fields.ts";
 import { type Fingerprint, fingerprint } from "./fingerprint.ts";
+import { MARKUP_TYPES } from "./readable.ts";
 import { decodeText, encodeText } from "./text_codec.ts";
 import type {
   Card,
@@ -336,12 +337,7 @@ export class Catalog {
     );
     // SQLite returns text only up to a NUL byte: never store one.
     const safe = text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text;
-    const fp = fingerprint(safe);
-    this.#q("UPDATE documents SET text_key = ?, minhash = ? WHERE doc_id = ?").run(
-      fp.key,
-      fp.minhash ? new Uint8Array(fp.minhash.buffer) : null,
-      c.doc_id,
-    );
+    this.#setFingerprint(c.doc_id, safe, c.doc_type);
     this.#q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(
       c.doc_id,
       encodeText(safe),
@@ -355,6 +351,30 @@ export class Catalog {
       link.run(c.doc_id, l.line, l.target, typeof l.text === "string" ? l.text : "");
     }
     writeFields(this.db, c.doc_id, doc.fields);
+  }
+
+  #setFingerprint(docId: string, text: string, docType: string): void {
+    const fp = fingerprint(text, MARKUP_TYPES.has(docType));
+    this.#q("UPDATE documents SET text_key = ?, minhash = ? WHERE doc_id = ?").run(
+      fp.key,
+      fp.minhash ? new Uint8Array(fp.minhash.buffer) : null,
+      docId,
+    );
+  }
+
+  /**
+   * Compute documents' fingerprints again from their stored text (after the rule changed,
+   * see `FINGERPRINT_VERSION`).
+   */
+  refingerprint(ids: string[]): void {
+    const q = this.#q(
+      "SELECT d.doc_type, t.text FROM documents d JOIN texts t USING (doc_id) WHERE d.doc_id = ?",
+    );
+    for (const id of ids) {
+      const r = q.get(id);
+      const text = r ? decodeText(r.text) : undefined;
+      if (r && text !== undefined) this.#setFingerprint(id, text, r.doc_type as string);
+    }
   }
 
   /** The links of a document, in document order. */

@@ -2,6 +2,7 @@
  * Fingerprints of a document's text, to find copies: the same text in another format
  * (the PDF and its copy without bookmarks, a DOCX made from the Markdown, a copy in
  * another folder). Both work on the text's words alone (letters and digits, lower case),
+ * as it reads (`core/readable.ts`: link targets and image references are not its words),
  * so markup, line breaks and punctuation do not tell copies apart.
  *
  * - `key`: a hash of the whole word sequence, for exact copies (an index finds them all).
@@ -12,7 +13,13 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { readableLine } from "./readable.ts";
 
+/**
+ * Version of the fingerprints: stored catalogs with another one compute theirs again
+ * (2: the words of the readable text, without link targets).
+ */
+export const FINGERPRINT_VERSION = "2";
 /** MinHash values per document. */
 export const MINHASH_SIZE = 64;
 /** Words per shingle. */
@@ -60,6 +67,7 @@ function fnv(s: string): number {
  * The fingerprints of a text.
  *
  * @param text the document's text
+ * @param markup whether its lines are Markdown (`MARKUP_TYPES` of `core/readable.ts`)
  * @returns its exact key and MinHash signature
  * @example
  * ```ts
@@ -67,8 +75,9 @@ function fnv(s: string): number {
  * fingerprint("# Hello,  World").key === fingerprint("hello world\n").key; // true
  * ```
  */
-export function fingerprint(text: string): Fingerprint {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+export function fingerprint(text: string, markup = false): Fingerprint {
+  const readable = text.split("\n").map((l) => readableLine(l, markup)).join("\n");
+  const words = readable.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   const key = createHash("sha256").update(words.join(" ")).digest("hex").slice(0, 32);
   if (words.length < MIN_WORDS) return { key };
   const min = new Uint32Array(MINHASH_SIZE).fill(0xffffffff);

@@ -15,14 +15,8 @@
  */
 import type { OutlineNode, OutlineQuality, Passage, PassageHit } from "../core/types.ts";
 import { hasCJK } from "../core/tokenize.ts";
-import {
-  atWordStart,
-  makeSnippet,
-  matchWords,
-  readableLine,
-  snippetMatcher,
-  wordScanner,
-} from "./snippet.ts";
+import { readableLine } from "../core/readable.ts";
+import { atWordStart, makeSnippet, matchWords, snippetMatcher, wordScanner } from "./snippet.ts";
 
 /** A document's text with the offset where each line starts. */
 export interface LinedText {

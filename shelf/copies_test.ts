@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import { callTool } from "../server/dispatch.ts";
+import { FINGERPRINT_VERSION } from "../core/fingerprint.ts";
 
 const TEXT = Array.from(
   { length: 60 },
@@ -54,4 +55,35 @@ Deno.test("search collapses copies into one hit and still applies filters to eve
 
   const md = await callTool(t.shelf, "search", { query: "okapi leaves" });
   assert(/\+3 copies/.test(md.text), md.text);
+});
+
+Deno.test("copies are told by their words as they read: link targets do not count", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-copies-links-" });
+  const lib = join(base, "lib");
+  await Deno.mkdir(lib);
+  // The same text; the Markdown version links every paragraph to a page of its own.
+  const linked = TEXT.split("\n\n").map((p, i) =>
+    p.replace("the okapi", `the [okapi](https://example.org/wiki/okapi-page-${i} "Okapi ${i}")`)
+  ).join("\n\n");
+  await Deno.writeTextFile(join(lib, "okapi.md"), `# Okapi\n\n${linked}\n`);
+  await Deno.writeTextFile(join(lib, "okapi.txt"), `Okapi\n\n${TEXT}\n`);
+  await Deno.writeTextFile(join(lib, "other.md"), "# Giraffe\n\nThe giraffe eats leaves.\n");
+  await using t = await openTestShelf({ base, folders: [lib] });
+  await t.shelf.index();
+  const search = async () =>
+    (await callTool(t.shelf, "search", { query: "okapi leaves", output_format: "json" }))
+      .json.results as Result[];
+  const collapsed = (rs: Result[]) =>
+    rs.filter((r) => r.path !== "lib/other.md").map((r) =>
+      [r.path, ...(r.copies ?? []).map((c) => c.path)].sort()
+    );
+  assertEquals(collapsed(await search()), [["lib/okapi.md", "lib/okapi.txt"]]);
+
+  // A catalog fingerprinted by an older rule computes its fingerprints again on the next run.
+  t.shelf.catalog.setMeta("fingerprints", "1");
+  t.shelf.catalog.db.exec("UPDATE documents SET text_key = doc_id, minhash = NULL");
+  assertEquals(collapsed(await search()).length, 2);
+  await t.shelf.index();
+  assertEquals(t.shelf.catalog.getMeta("fingerprints"), FINGERPRINT_VERSION);
+  assertEquals(collapsed(await search()), [["lib/okapi.md", "lib/okapi.txt"]]);
 });

@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import { extname } from "node:path";
 import { buildCard, distinctTerms } from "../core/card.ts";
 import type { Catalog, FileState } from "../core/catalog.ts";
+import { FINGERPRINT_VERSION } from "../core/fingerprint.ts";
 import { EXTRACTION_VERSIONS } from "../extractors/versions.ts";
 import { documentFields, fieldsChanged, libraryFields, noteFields } from "../core/fields.ts";
 import { buildOutline } from "../core/outline.ts";
@@ -140,6 +141,7 @@ export class Indexer {
     this.#catalog.begin();
     try {
       this.#reextractChanged();
+      await this.#refingerprint(opts.signal);
       for (const { lib, files, refused } of plans) {
         // A library whose indexed front-matter fields changed is extracted again: its
         // documents are marked in this run's transaction, with the new field list, so a run
@@ -215,6 +217,24 @@ export class Indexer {
     p.current = undefined;
     opts.onProgress?.({ ...p });
     return p;
+  }
+
+  /**
+   * Fingerprints made by an older rule (`FINGERPRINT_VERSION`) are computed again from the
+   * stored texts, in committed batches with a yield between them (a server keeps answering;
+   * a stopped run starts over next time).
+   */
+  async #refingerprint(signal?: AbortSignal): Promise<void> {
+    if (this.#catalog.getMeta("fingerprints") === FINGERPRINT_VERSION) return;
+    const ids = this.#catalog.ids();
+    for (let i = 0; i < ids.length; i += BATCH_FILES) {
+      if (signal?.aborted) return;
+      this.#catalog.refingerprint(ids.slice(i, i + BATCH_FILES));
+      this.#catalog.commit();
+      this.#catalog.begin();
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    this.#catalog.setMeta("fingerprints", FINGERPRINT_VERSION);
   }
 
   /** Remove documents from the catalog, the retrievers and the term statistics. */

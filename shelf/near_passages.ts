@@ -11,7 +11,7 @@
  */
 import type { Embedder, Passage, PassageHit } from "../core/types.ts";
 import { type LinedText, linesOf, pageOf } from "../retrievers/passages.ts";
-import { readableLine } from "../retrievers/snippet.ts";
+import { readableLine } from "../core/readable.ts";
 
 /** Passages compared per document, at most. */
 export const MAX_PASSAGES = 32;

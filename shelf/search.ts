@@ -11,7 +11,7 @@ import type { Hit, Query, Retriever, SearchFilters } from "../core/types.ts";
 import { rrf } from "../retrievers/fusion.ts";
 import { bestPassages, passagesOf } from "../retrievers/passages.ts";
 import { parseQuery, positiveTerms, prepareQuery } from "../retrievers/query.ts";
-import { MARKUP_TYPES } from "../retrievers/snippet.ts";
+import { MARKUP_TYPES } from "../core/readable.ts";
 import { queryText } from "../retrievers/lancedb.ts";
 import { guardFusion, heldWords, requiredWords } from "./hybrid.ts";
 import { nearestPassages } from "./near_passages.ts";
