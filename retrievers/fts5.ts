@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
 import { Catalog, type DocTitles, filterSql } from "../core/catalog.ts";
 import {
   type Hit,
@@ -23,13 +23,14 @@ import {
   type OutlineNode,
   type ParsedQuery,
   type Query,
+  type QueryUnit,
   type Retriever,
   type RetrieverState,
   type TermStats,
   ToolError,
 } from "../core/types.ts";
-import { bareWord, CJK_UNSPACED_CHARS, segmentCJK, words } from "../core/tokenize.ts";
-import { positiveTerms, toFtsMatch } from "./query.ts";
+import { bareWord, CJK_UNSPACED_CHARS, hasCJK, segmentCJK, words } from "../core/tokenize.ts";
+import { positiveTerms, type TieredMatch, tieredMatch, toFtsMatch } from "./query.ts";
 import { makeSnippet, snippetMatcher } from "./snippet.ts";
 
 /** BM25 weight of each indexed column. */
@@ -66,6 +67,17 @@ export interface Fts5Options {
   stats?: TermStats;
   /** Share of documents above which a word is common (default 0.25). */
   commonShare?: number;
+  /**
+   * A question whose words' documents add up to more than this is ranked in two phases,
+   * over the documents holding its rarer words (default 20,000; see `tieredMatch` in
+   * `query.ts`). Below, every match is ranked.
+   */
+  wholeDocs?: number;
+  /**
+   * Documents the rarer words may match together in two-phase ranking (default 10 % of
+   * the documents, at least 10,000).
+   */
+  rareDocs?: number;
   /** The tables exist and the handle is read-only: do not create them (search workers). */
   readOnly?: boolean;
 }
@@ -82,6 +94,11 @@ CREATE INDEX IF NOT EXISTS fts_map_rowid ON fts_map(rowid);
 
 /** BM25 magnitude that maps to a score of 0.5. */
 const HALF_SCORE = 5;
+/** Default of {@link Fts5Options.wholeDocs}: ranking every match takes ~25 ms below. */
+const WHOLE_DOCS = 20_000;
+/** Default of {@link Fts5Options.rareDocs}: this share of the documents, at least `RARE_DOCS`. */
+const RARE_SHARE = 0.1;
+const RARE_DOCS = 10_000;
 const SNIPPET_CHARS = 200;
 /** Characters of the body read first when making a snippet. */
 const SNIPPET_PREFIX = 32 * 1024;
@@ -177,7 +194,9 @@ export class Fts5Retriever implements Retriever {
   #stats?: TermStats;
   #stmts = new Map<string, StatementSync>();
   #commonShare: number;
-  #tokenDf = new Map<string, number>();
+  #wholeDocs: number;
+  #rareDocs?: number;
+  #tokenDf = new Map<string, { n: number; exact: boolean }>();
   #tokenDfDocs = 0;
   #text?: (docId: string) => string | undefined;
   #titles?: (docId: string) => DocTitles | undefined;
@@ -193,6 +212,8 @@ export class Fts5Retriever implements Retriever {
     this.#weights = { ...DEFAULT_WEIGHTS, ...options.weights };
     this.#stats = options.stats;
     this.#commonShare = options.commonShare ?? 0.25;
+    this.#wholeDocs = options.wholeDocs ?? WHOLE_DOCS;
+    this.#rareDocs = options.rareDocs;
     if (!options.readOnly) db.exec(SCHEMA);
   }
 
@@ -282,51 +303,58 @@ export class Fts5Retriever implements Retriever {
       const ws = words(word, true);
       if (ws.length === 1) return stats.df(ws[0]!) > limit;
       const token = bareWord(word);
-      return /^[\p{L}\p{N}]+$/u.test(token) && this.#ftsDf(token) > limit;
+      return /^[\p{L}\p{N}]+$/u.test(token) && this.#ftsDf(token, limit + 1) > limit;
     };
   }
 
-  /** Documents holding one token, from the FTS5 index (cached until the count changes). */
-  #ftsDf(token: string): number {
-    let n = this.#tokenDf.get(token);
-    if (n === undefined) {
-      n = this.#q("SELECT count(*) AS n FROM docs_fts WHERE docs_fts MATCH ?").get(
-        `"${token}"`,
-      )?.n as number;
-      this.#tokenDf.set(token, n);
+  /**
+   * Documents holding one token, from the FTS5 index, counted up to `atMost` (cached until
+   * the document count changes).
+   */
+  #ftsDf(token: string, atMost: number): number {
+    const known = this.#tokenDf.get(token);
+    if (known && (known.exact || known.n >= atMost)) return known.n;
+    const n = this.#q(
+      "SELECT count(*) AS n FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)",
+    ).get(`"${token}"`, Number.isFinite(atMost) ? Math.ceil(atMost) : -1)?.n as number;
+    this.#tokenDf.set(token, { n, exact: n < atMost });
+    return n;
+  }
+
+  /**
+   * Documents an optional unit of a query matches, about: a word's count in the index
+   * (cached), a phrase's rarest word's, a CJK run's words' together.
+   */
+  #unitDocs(unit: QueryUnit, atMost: number): number {
+    let n = 0;
+    for (const item of unit.alternatives) {
+      const tokens = segmentCJK(item.text).toLowerCase().split(/[^\p{L}\p{N}]+/u)
+        .filter(Boolean);
+      const dfs = tokens.map((t) => this.#ftsDf(t, atMost));
+      if (!dfs.length) continue;
+      n += hasCJK(item.text) ? dfs.reduce((x, y) => x + y) : Math.min(...dfs);
     }
     return n;
   }
 
   #search(q: Query): Hit[] {
-    const match = matchExpression(q, this.#isCommon());
-    const w = this.#weights;
+    const isCommon = this.#isCommon();
+    const match = matchExpression(q, isCommon);
     const f = filterSql(q.filters, "d");
     const limit = Math.max(0, Math.floor(q.limit));
-    const weights = [w.title, w.path, w.keywords, w.headings, w.body];
-    // Without filters, rank straight from the FTS index (a top-N sort, several times
-    // faster). With filters, the MATCH runs in a materialized CTE so the planner always
-    // starts from the FTS index (a filter-first plan can turn milliseconds into seconds).
-    // The doc_id comes from fts_map (the contentless table keeps no column values).
-    const rows = f.params.length === 0
-      ? this.#q(`
-      SELECT h.rid, m.doc_id, h.raw FROM (
-        SELECT rowid AS rid, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
-        FROM docs_fts WHERE docs_fts MATCH ? ORDER BY raw, rowid LIMIT ?
-      ) h JOIN fts_map m ON m.rowid = h.rid ORDER BY h.raw, h.rid`).all(
-        ...weights,
-        match,
-        limit,
-      )
-      : this.#q(`
-      WITH hits AS MATERIALIZED (
-        SELECT rowid AS rid, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
-        FROM docs_fts WHERE docs_fts MATCH ?
-      )
-      SELECT h.rid, m.doc_id, h.raw FROM hits h
-      JOIN fts_map m ON m.rowid = h.rid JOIN documents d ON d.doc_id = m.doc_id
-      WHERE ${f.where}
-      ORDER BY h.raw, h.rid LIMIT ?`).all(...weights, match, ...f.params, limit);
+    // A question of many words matches most of a large library, and BM25 is computed for
+    // every match: past `wholeDocs`, rank the documents that hold its rarer words.
+    let tiers: TieredMatch | undefined;
+    if (isCommon && limit > 0) {
+      const n = this.#stats!.docCount();
+      const limits = {
+        whole: this.#wholeDocs,
+        rare: this.#rareDocs ?? Math.max(RARE_DOCS, Math.round(n * RARE_SHARE)),
+      };
+      const atMost = Math.max(limits.whole, limits.rare) + 1;
+      tiers = tieredMatch(q.parsed, (u) => this.#unitDocs(u, atMost), limits, isCommon);
+    }
+    const rows = (tiers && this.#twoPhase(tiers, f, limit)) ?? this.#ranked(match, f, limit);
     const re = snippetMatcher(positiveTerms(q.parsed));
     const withSnippets = q.snippets ?? Infinity;
     return rows.map((row, i) => {
@@ -342,6 +370,62 @@ export class Fts5Retriever implements Retriever {
       if (snippet) hit.snippet = snippet;
       return hit;
     });
+  }
+
+  /**
+   * The best `limit` documents for a MATCH expression, by BM25 (then rowid). Without
+   * filters, ranked straight from the FTS index (a top-N sort); with filters, every match
+   * is ranked first and the documents are then checked in that order until `limit` pass
+   * (a plan that starts from the library instead walks every document of it).
+   */
+  #ranked(match: string, f: { where: string; params: SQLInputValue[] }, limit: number) {
+    const w = this.#weights;
+    const weights = [w.title, w.path, w.keywords, w.headings, w.body];
+    // The doc_id comes from fts_map (the contentless table keeps no column values).
+    if (f.params.length === 0) {
+      return this.#q(`
+      SELECT h.rid, m.doc_id, h.raw FROM (
+        SELECT rowid AS rid, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
+        FROM docs_fts WHERE docs_fts MATCH ? ORDER BY raw, rowid LIMIT ?
+      ) h JOIN fts_map m ON m.rowid = h.rid ORDER BY h.raw, h.rid`).all(
+        ...weights,
+        match,
+        limit,
+      );
+    }
+    // `LIMIT -1` keeps the ranked subquery whole (not flattened into the join), and CROSS
+    // JOIN keeps the join order: the outer ORDER BY is then the subquery's, read in order.
+    return this.#q(`
+      SELECT h.rid, m.doc_id, h.raw FROM (
+        SELECT rowid AS rid, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
+        FROM docs_fts WHERE docs_fts MATCH ? ORDER BY raw, rowid LIMIT -1
+      ) h CROSS JOIN fts_map m ON m.rowid = h.rid CROSS JOIN documents d ON d.doc_id = m.doc_id
+      WHERE ${f.where} ORDER BY h.raw, h.rid LIMIT ?`).all(...weights, match, ...f.params, limit);
+  }
+
+  /**
+   * The best `limit` documents among those holding a rare word, scored as by the whole
+   * query. BM25 is a sum over the query's phrases, so \`rare AND common\` scores a document
+   * holding words of both exactly as the whole OR does; `rare` alone scores the others (and
+   * under-scores the former, which then rank below `limit` documents of the first list, so
+   * the merged top is exact). Documents holding common words only are left out;
+   * `undefined` when fewer than `limit` documents hold a rare word.
+   */
+  #twoPhase(
+    t: TieredMatch,
+    f: { where: string; params: SQLInputValue[] },
+    limit: number,
+  ): Record<string, SQLOutputValue>[] | undefined {
+    const not = t.excluded ? ` NOT (${t.excluded})` : "";
+    const both = this.#ranked(`((${t.rare}) AND (${t.common}))${not}`, f, limit);
+    const seen = new Set(both.map((r) => r.rid));
+    const rows = [
+      ...both,
+      ...this.#ranked(`(${t.rare})${not}`, f, limit).filter((r) => !seen.has(r.rid)),
+    ];
+    if (rows.length < limit) return undefined;
+    rows.sort((a, b) => (a.raw as number) - (b.raw as number) || Number(a.rid) - Number(b.rid));
+    return rows.slice(0, limit);
   }
 
   #snippet(docId: string, re: RegExp): string {

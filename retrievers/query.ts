@@ -140,6 +140,25 @@ function exprs(units: QueryUnit[], expandCJK = false): string[] {
   return units.map((u) => unitExpr(u, expandCJK)).filter((e): e is string => e !== undefined);
 }
 
+/** The optional units that reach the MATCH expression (see {@link toFtsMatch}). */
+function optionalUnits(
+  parsed: ParsedQuery,
+  hasRequired: boolean,
+  isCommon?: (word: string) => boolean,
+): QueryUnit[] {
+  let units = parsed.optional.filter((u) => !u.alternatives.every(isStopWord));
+  if (!hasRequired && exprs(units).length === 0) units = parsed.optional;
+  if (isCommon) {
+    // Words in most documents barely move BM25 but make every document a match: leave
+    // them out while enough rarer words remain.
+    const rare = units.filter((u) =>
+      !u.alternatives.every((a) => a.kind === "term" && isCommon(a.text))
+    );
+    if (rare.length >= 2 || (rare.length >= 1 && hasRequired)) units = rare;
+  }
+  return units;
+}
+
 /**
  * Build a safe FTS5 MATCH expression from a parsed query.
  *
@@ -161,17 +180,7 @@ export function toFtsMatch(
   isCommon?: (word: string) => boolean,
 ): string | undefined {
   const required = exprs(parsed.required);
-  let optionalUnits = parsed.optional.filter((u) => !u.alternatives.every(isStopWord));
-  if (required.length === 0 && exprs(optionalUnits).length === 0) optionalUnits = parsed.optional;
-  if (isCommon) {
-    // Words in most documents barely move BM25 but make every document a match: leave
-    // them out while enough rarer words remain.
-    const rare = optionalUnits.filter((u) =>
-      !u.alternatives.every((a) => a.kind === "term" && isCommon(a.text))
-    );
-    if (rare.length >= 2 || (rare.length >= 1 && required.length)) optionalUnits = rare;
-  }
-  const optional = exprs(optionalUnits, true);
+  const optional = exprs(optionalUnits(parsed, required.length > 0, isCommon), true);
   const excluded = exprs(parsed.excluded);
   let positive: string;
   if (required.length && optional.length) {
@@ -186,6 +195,76 @@ export function toFtsMatch(
   if (!excluded.length) return positive;
   const neg = excluded.length === 1 ? excluded[0] : `(${excluded.join(" OR ")})`;
   return `(${positive}) NOT ${neg}`;
+}
+
+/** A question's MATCH expression split in two for ranking in two phases. */
+export interface TieredMatch {
+  /** The rarer optional units, OR-ed: the documents that hold one are the candidates. */
+  rare: string;
+  /** The other optional units, OR-ed: they add to the candidates' BM25 only. */
+  common: string;
+  /** The excluded units, OR-ed, when there are any (they follow `NOT`). */
+  excluded?: string;
+}
+
+/** How many documents the words of a question may match in {@link tieredMatch}. */
+export interface TierLimits {
+  /** Split only when the units' documents add up to more than this. */
+  whole: number;
+  /** The rare units' documents add up to at most this (the rarest unit always counts). */
+  rare: number;
+}
+
+/**
+ * Split a question of optional words (no quoted phrase, no `+` unit) into its rarer and
+ * its more common words, for ranking in two phases: BM25 is a sum over the query's
+ * phrases, so `rare AND common` scores a document exactly as the whole OR does, while the
+ * index only visits the documents that hold a rare word. The rarest units are taken while
+ * their documents add up to at most `limits.rare`.
+ *
+ * @param parsed the output of {@link parseQuery}
+ * @param docs documents an optional unit matches (an estimate)
+ * @param limits when to split, and how many documents the rare units may match
+ * @param isCommon as in {@link toFtsMatch}
+ * @returns the split, or `undefined` when there is nothing to split (a `+` unit or quoted
+ *   phrase, fewer than two optional units, or few enough documents to rank them all)
+ * @example
+ * ```ts
+ * const df: Record<string, number> = { zlib: 3, objects: 900, thousands: 400 };
+ * const t = tieredMatch(
+ *   parseQuery("thousands of zlib objects"),
+ *   (u) => df[u.alternatives[0]!.text] ?? 0,
+ *   { whole: 1000, rare: 100 },
+ * );
+ * t?.rare; // '"zlib"'
+ * t?.common; // '"thousands" OR "objects"'
+ * ```
+ */
+export function tieredMatch(
+  parsed: ParsedQuery,
+  docs: (unit: QueryUnit) => number,
+  limits: TierLimits,
+  isCommon?: (word: string) => boolean,
+): TieredMatch | undefined {
+  if (parsed.required.length) return undefined;
+  const units = optionalUnits(parsed, false, isCommon)
+    .map((unit) => ({ unit, expr: unitExpr(unit, true) }))
+    .filter((u): u is { unit: QueryUnit; expr: string } => u.expr !== undefined);
+  if (units.length < 2) return undefined;
+  const byDocs = units.map((u) => ({ ...u, n: docs(u.unit) })).sort((a, b) => a.n - b.n);
+  if (byDocs.reduce((sum, u) => sum + u.n, 0) <= limits.whole) return undefined;
+  let total = byDocs[0]!.n;
+  let cut = 1;
+  while (cut < byDocs.length && total + byDocs[cut]!.n <= limits.rare) total += byDocs[cut++]!.n;
+  if (cut === byDocs.length) return undefined;
+  // each part keeps the question's order
+  const rare = new Set(byDocs.slice(0, cut).map((u) => u.unit));
+  const part = (inRare: boolean) =>
+    units.filter((u) => rare.has(u.unit) === inRare).map((u) => u.expr).join(" OR ");
+  const out: TieredMatch = { rare: part(true), common: part(false) };
+  const excluded = exprs(parsed.excluded);
+  if (excluded.length) out.excluded = excluded.join(" OR ");
+  return out;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { parseQuery, positiveTerms, toFtsMatch } from "./query.ts";
+import type { QueryUnit } from "../core/types.ts";
+import { parseQuery, positiveTerms, tieredMatch, toFtsMatch } from "./query.ts";
 
 const match = (q: string) => toFtsMatch(parseQuery(q));
 
@@ -145,4 +146,37 @@ Deno.test("toFtsMatch() drops the function words of questions in German, Spanish
     '"restauro" OR "volcado" OR "pg_dump?"',
   );
   assertEquals(toFtsMatch(parseQuery("Pourquoi mon man page")), '"man" OR "page"');
+});
+
+Deno.test("tieredMatch() splits a long question into its rarest words and the others", () => {
+  const df: Record<string, number> = { zlib: 3, objects: 900, thousands: 400, git: 50 };
+  const docs = (u: QueryUnit) => df[u.alternatives[0]!.text] ?? 0;
+  const t = tieredMatch(parseQuery("thousands of zlib git objects -pack"), docs, {
+    whole: 1000,
+    rare: 100,
+  });
+  assertEquals(t, {
+    rare: '"zlib" OR "git"',
+    common: '"thousands" OR "objects"',
+    excluded: '"pack"',
+  });
+  // few enough documents: the whole OR is ranked
+  assertEquals(
+    tieredMatch(parseQuery("thousands of zlib objects"), docs, { whole: 2000, rare: 100 }),
+    undefined,
+  );
+  // a + unit or a quoted phrase restricts the matches already
+  assertEquals(
+    tieredMatch(parseQuery("+thousands zlib objects"), docs, { whole: 0, rare: 100 }),
+    undefined,
+  );
+  assertEquals(
+    tieredMatch(parseQuery('"zlib objects" thousands git'), docs, { whole: 0, rare: 100 }),
+    undefined,
+  );
+  // the rarest unit is a candidate even past the limit
+  assertEquals(
+    tieredMatch(parseQuery("thousands objects"), docs, { whole: 0, rare: 1 })?.rare,
+    '"thousands"',
+  );
 });

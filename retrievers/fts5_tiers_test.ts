@@ -1,0 +1,188 @@
+// Two-phase ranking of long questions (`tieredMatch` + `Fts5Retriever`), on a catalog of
+// real text: the sections of the small corpus's Markdown files, one document each.
+import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import { join, relative } from "node:path";
+import { Catalog } from "../core/catalog.ts";
+import type { Card, IndexedDoc, SearchFilters } from "../core/types.ts";
+import { smallCorpus } from "../tests/corpus.ts";
+import { Fts5Retriever } from "./fts5.ts";
+import { parseQuery, prepareQuery, type TieredMatch, tieredMatch, toFtsMatch } from "./query.ts";
+
+/** Markdown files of a folder, recursively. */
+function* markdownFiles(dir: string): Generator<string> {
+  for (const e of Deno.readDirSync(dir)) {
+    const p = join(dir, e.name);
+    if (e.isDirectory) yield* markdownFiles(p);
+    else if (e.name.endsWith(".md")) yield p;
+  }
+}
+
+/** One document per `#`/`##` section of the corpus's Markdown files (two libraries). */
+async function sectionDocs(): Promise<IndexedDoc[]> {
+  const root = await smallCorpus();
+  const docs: IndexedDoc[] = [];
+  for (const file of [...markdownFiles(root)].sort()) {
+    const rel = relative(root, file);
+    const parts = Deno.readTextFileSync(file).split(/\n(?=##? )/);
+    parts.forEach((text, i) => {
+      const lines = text.split("\n");
+      if (lines.length < 3) return;
+      const library = docs.length % 2 ? "beta" : "alpha";
+      const card: Card = {
+        doc_id: `d${docs.length}`,
+        path: `${library}/${rel}#${i}`,
+        library,
+        doc_type: "markdown",
+        title: lines[0]!.replace(/^#+\s*/, ""),
+        language: "en",
+        word_count: text.split(/\s+/).length,
+        total_lines: lines.length,
+        abstract: "",
+        keywords: [],
+        brief: true,
+        outline_quality: "high",
+        has_outline: false,
+        modified_at: "2026-01-01T00:00:00.000Z",
+        size: text.length,
+      };
+      docs.push({ card, outline: [], lines });
+    });
+  }
+  return docs;
+}
+
+const QUESTIONS = [
+  "how do I compress a file with zstd at the highest level and keep the original",
+  "which sqlite pragma makes the database write ahead log faster and is it safe",
+  "how can I track large binary files in git without storing them in the repository",
+  "what happens to the lock when a process that holds it is killed",
+];
+/** Documents the rare words may match together: small, so most questions are split. */
+const RARE_DOCS = 40;
+
+let shared: Promise<{ catalog: Catalog; docs: number }> | undefined;
+/** The catalog with the documents stored and indexed (built once for this file). */
+function corpusCatalog(): Promise<{ catalog: Catalog; docs: number }> {
+  shared ??= (async () => {
+    const catalog = new Catalog(":memory:");
+    const fts = new Fts5Retriever(catalog.db);
+    const docs = await sectionDocs();
+    for (const { card, outline, lines } of docs) {
+      catalog.put({ card, outline, terms: {}, hash: card.doc_id, mtime_ms: 0 }, lines.join("\n"));
+    }
+    await fts.upsert(docs);
+    return { catalog, docs: docs.length };
+  })();
+  return shared;
+}
+
+/** Documents matching an FTS5 expression. */
+function matching(catalog: Catalog, match: string): Set<string> {
+  return new Set(
+    catalog.db.prepare(
+      "SELECT m.doc_id FROM docs_fts JOIN fts_map m ON m.rowid = docs_fts.rowid WHERE docs_fts MATCH ?",
+    ).all(match).map((r) => r.doc_id as string),
+  );
+}
+
+/** The split the retriever makes, its documents counted the same way (plain words). */
+function tiersOf(catalog: Catalog, question: string): TieredMatch | undefined {
+  return tieredMatch(
+    parseQuery(question),
+    (unit) => matching(catalog, toFtsMatch({ optional: [unit], required: [], excluded: [] })!).size,
+    { whole: 0, rare: RARE_DOCS },
+  );
+}
+
+/** A retriever ranking in two phases whenever it can, and one ranking every match. */
+function retrievers(catalog: Catalog): { split: Fts5Retriever; whole: Fts5Retriever } {
+  // commonShare 1: no word is left out as common, so both see the same words
+  const base = { stats: catalog, commonShare: 1, readOnly: true };
+  return {
+    split: new Fts5Retriever(catalog.db, { ...base, wholeDocs: 0, rareDocs: RARE_DOCS }),
+    whole: new Fts5Retriever(catalog.db, { ...base, wholeDocs: Infinity }),
+  };
+}
+
+async function hits(fts: Fts5Retriever, q: string, limit: number, filters: SearchFilters = {}) {
+  return (await fts.search(prepareQuery(q, limit, filters, 0))).map((h) => ({
+    id: h.doc_id,
+    raw: Number(h.raw!.toFixed(9)),
+  }));
+}
+
+Deno.test("two-phase ranking returns the whole ranking's best documents among those holding a rare word, with the same scores", async () => {
+  const { catalog, docs } = await corpusCatalog();
+  assert(docs >= 100, `${docs} documents`);
+  const { split, whole } = retrievers(catalog);
+  let splitQuestions = 0;
+  for (const q of QUESTIONS) {
+    const tiers = tiersOf(catalog, q);
+    const got = await hits(split, q, 10);
+    const all = await hits(whole, q, docs);
+    if (!tiers) {
+      assertEquals(got, all.slice(0, 10), q);
+      continue;
+    }
+    const holders = matching(catalog, tiers.rare);
+    const expected = all.filter((h) => holders.has(h.id));
+    // fewer than 10 holders: the whole ranking answers
+    assertEquals(got, expected.length < 10 ? all.slice(0, 10) : expected.slice(0, 10), q);
+    if (expected.length >= 10) splitQuestions++;
+  }
+  assert(splitQuestions >= 2, `${splitQuestions} questions ranked in two phases`);
+});
+
+Deno.test("two-phase ranking applies the filters", async () => {
+  const { catalog, docs } = await corpusCatalog();
+  const { split, whole } = retrievers(catalog);
+  const alpha = new Set(
+    catalog.db.prepare("SELECT doc_id FROM documents WHERE library = 'alpha'").all()
+      .map((r) => r.doc_id as string),
+  );
+  for (const q of QUESTIONS) {
+    const tiers = tiersOf(catalog, q);
+    const got = await hits(split, q, 5, { library: "alpha" });
+    assert(got.length > 0, q);
+    assert(got.every((h) => alpha.has(h.id)), q);
+    const all = (await hits(whole, q, docs)).filter((h) => alpha.has(h.id));
+    const holders = tiers ? matching(catalog, tiers.rare) : undefined;
+    const expected = holders ? all.filter((h) => holders.has(h.id)) : all;
+    assertEquals(got, expected.length < 5 ? all.slice(0, 5) : expected.slice(0, 5), q);
+  }
+});
+
+Deno.test("a filtered search ranks as the whole ranking does, the other libraries left out", async () => {
+  const { catalog, docs } = await corpusCatalog();
+  const { whole } = retrievers(catalog);
+  for (const q of QUESTIONS) {
+    const beta = await hits(whole, q, 7, { library: "beta" });
+    const all = await hits(whole, q, docs);
+    const inBeta = new Set(
+      catalog.db.prepare("SELECT doc_id FROM documents WHERE library = 'beta'").all()
+        .map((r) => r.doc_id as string),
+    );
+    assertEquals(beta, all.filter((h) => inBeta.has(h.id)).slice(0, 7), q);
+  }
+});
+
+Deno.test("a question of common words only still answers in two phases", async () => {
+  const { catalog } = await corpusCatalog();
+  const { split, whole } = retrievers(catalog);
+  // words found in many sections: the rarest alone is the candidates
+  const q = "file use command option";
+  const got = await hits(split, q, 5);
+  assertEquals(got.length, 5);
+  const scores = new Map((await hits(whole, q, 1000)).map((h) => [h.id, h.raw]));
+  for (const h of got) assertEquals(scores.get(h.id), h.raw, h.id);
+});
+
+Deno.test("a question with a quoted phrase or a + word is ranked over every match", async () => {
+  const { catalog } = await corpusCatalog();
+  const { split, whole } = retrievers(catalog);
+  for (
+    const q of ['"write ahead" log database faster safe', "+zstd compress file level original"]
+  ) {
+    assertEquals(await hits(split, q, 10), await hits(whole, q, 10), q);
+  }
+});
