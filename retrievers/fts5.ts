@@ -492,10 +492,11 @@ export class Fts5Retriever implements Retriever {
   candidates(words: string[], filters: Query["filters"]): string[] {
     const match = `body : (${words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" AND ")})`;
     const f = filterSql(filters, "d");
+    // CROSS JOIN: from the matches to their documents (the other way walks the library)
     return this.#q(`
-      WITH hits AS MATERIALIZED (SELECT rowid AS rid FROM docs_fts WHERE docs_fts MATCH ?)
-      SELECT m.doc_id FROM hits h JOIN fts_map m ON m.rowid = h.rid
-      JOIN documents d ON d.doc_id = m.doc_id WHERE ${f.where}`).all(match, ...f.params)
+      SELECT m.doc_id FROM docs_fts CROSS JOIN fts_map m ON m.rowid = docs_fts.rowid
+      CROSS JOIN documents d ON d.doc_id = m.doc_id
+      WHERE docs_fts MATCH ? AND ${f.where}`).all(match, ...f.params)
       .map((r) => r.doc_id as string);
   }
 

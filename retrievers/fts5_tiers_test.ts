@@ -186,3 +186,19 @@ Deno.test("a question with a quoted phrase or a + word is ranked over every matc
     assertEquals(await hits(split, q, 10), await hits(whole, q, 10), q);
   }
 });
+
+Deno.test("candidates() keeps the documents of the filtered library that hold every word", async () => {
+  const { catalog } = await corpusCatalog();
+  const { whole } = retrievers(catalog);
+  const inAlpha = new Set(
+    catalog.db.prepare("SELECT doc_id FROM documents WHERE library = 'alpha'").all()
+      .map((r) => r.doc_id as string),
+  );
+  const both = matching(catalog, 'body : ("file" AND "compression")');
+  assert(both.size > 1);
+  assertEquals(
+    whole.candidates(["file", "compression"], { library: "alpha" }).sort(),
+    [...both].filter((id) => inAlpha.has(id)).sort(),
+  );
+  assertEquals(whole.candidates(["file", "compression"], {}).sort(), [...both].sort());
+});
