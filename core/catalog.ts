@@ -111,6 +111,8 @@ export interface VectorTodo {
   card: Card;
   /** Its outline. */
   outline: OutlineNode[];
+  /** Whether it had a vector before (its text changed): replaced, not added. */
+  known: boolean;
 }
 
 /**
@@ -689,12 +691,15 @@ export class Catalog {
   /** The next documents waiting for a vector, by id. */
   vectorTodo(limit: number): VectorTodo[] {
     return this.#q(
-      `SELECT d.doc_id, d.hash, d.card, d.outline ${VECTOR_PENDING} ORDER BY d.doc_id LIMIT ?`,
+      `SELECT d.doc_id, d.hash, d.card, d.outline,
+         EXISTS (SELECT 1 FROM vectors k WHERE k.doc_id = d.doc_id) AS known
+       ${VECTOR_PENDING} ORDER BY d.doc_id LIMIT ?`,
     ).all(limit).map((r) => ({
       doc_id: r.doc_id as string,
       hash: r.hash as string,
       card: JSON.parse(r.card as string) as Card,
       outline: JSON.parse(r.outline as string) as OutlineNode[],
+      known: r.known === 1,
     }));
   }
 

@@ -239,7 +239,11 @@ export class VectorIndex {
         path: c.path,
         modified_at: c.modified_at,
       }));
-      await this.retriever.write(out);
+      // New documents are appended; those with an older vector replace it. A crash between
+      // the append and the records below leaves rows without a record: the next opening's
+      // sweep removes them, and they are appended again.
+      await this.retriever.write(out.filter((_, i) => !rows[i]!.known), true);
+      await this.retriever.write(out.filter((_, i) => rows[i]!.known));
       wrote = true;
       // Record what each vector was made from; a document deleted meanwhile loses its vector.
       const gone: string[] = [];

@@ -105,3 +105,39 @@ Deno.test({
     assertEquals(await run("cls pooling"), { documents: 3, embedded: 3 });
   },
 });
+
+Deno.test({
+  name: "new documents' vectors are added, changed ones replaced: one row per document",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-vrows-" });
+    const lib = join(base, "notes");
+    await Deno.mkdir(lib);
+    const note = (name: string, body: string) =>
+      Deno.writeTextFile(join(lib, `${name}.md`), `# ${name}\n\n${body}\n`);
+    for (const name of ["cats", "dogs", "bread"]) await note(name, `A note about ${name}.`);
+    const seen = { documents: 0 };
+    await using s = await openTestShelf({
+      base,
+      folders: [lib],
+      embedder: countingEmbedder("mean pooling", seen),
+    });
+    const vectors = s.shelf.vectors!;
+    const rows = async () => {
+      await s.shelf.index();
+      await vectors.idle();
+      const ids = await vectors.retriever.ids();
+      return { rows: ids.length, distinct: new Set(ids).size, count: vectors.retriever.count() };
+    };
+    assertEquals(await rows(), { rows: 3, distinct: 3, count: 3 });
+    const before = await vectors.retriever.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
+    await note("dogs", "Dogs sleep in the kitchen and bake bread on Sundays.");
+    await note("chat", "Le chat dort.");
+    seen.documents = 0;
+    assertEquals(await rows(), { rows: 4, distinct: 4, count: 4 });
+    assertEquals(seen.documents, 2);
+    const after = await vectors.retriever.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
+    assert(before && after && before.some((x, i) => x !== after[i]), "the changed note's vector");
+  },
+});
