@@ -345,6 +345,7 @@ export class Fts5Retriever implements Retriever {
     // A question of many words matches most of a large library, and BM25 is computed for
     // every match: past `wholeDocs`, rank the documents that hold its rarer words.
     let tiers: TieredMatch | undefined;
+    let rows: Record<string, SQLOutputValue>[] | undefined;
     if (isCommon && limit > 0) {
       const n = this.#stats!.docCount();
       const limits = {
@@ -352,9 +353,22 @@ export class Fts5Retriever implements Retriever {
         rare: this.#rareDocs ?? Math.max(RARE_DOCS, Math.round(n * RARE_SHARE)),
       };
       const atMost = Math.max(limits.whole, limits.rare) + 1;
-      tiers = tieredMatch(q.parsed, (u) => this.#unitDocs(u, atMost), limits, isCommon);
+      const half = Math.floor(n / 2);
+      // the common words are counted on to half the documents, to leave out those past it
+      const docs = (u: QueryUnit) => {
+        const d = this.#unitDocs(u, atMost);
+        return d >= atMost && half >= atMost ? this.#unitDocs(u, half + 1) : d;
+      };
+      tiers = tieredMatch(q.parsed, docs, { ...limits, drop: half }, isCommon);
+      // too few documents hold the rarest words: take one more word among them
+      while (tiers) {
+        rows = this.#twoPhase(tiers, f, limit);
+        if (rows) break;
+        const minRare = tiers.rareUnits + 1;
+        tiers = tieredMatch(q.parsed, docs, { ...limits, drop: half, minRare }, isCommon);
+      }
     }
-    const rows = (tiers && this.#twoPhase(tiers, f, limit)) ?? this.#ranked(match, f, limit);
+    rows ??= this.#ranked(match, f, limit);
     const re = snippetMatcher(positiveTerms(q.parsed));
     const withSnippets = q.snippets ?? Infinity;
     return rows.map((row, i) => {
@@ -417,7 +431,7 @@ export class Fts5Retriever implements Retriever {
     limit: number,
   ): Record<string, SQLOutputValue>[] | undefined {
     const not = t.excluded ? ` NOT (${t.excluded})` : "";
-    const both = this.#ranked(`((${t.rare}) AND (${t.common}))${not}`, f, limit);
+    const both = t.common ? this.#ranked(`((${t.rare}) AND (${t.common}))${not}`, f, limit) : [];
     const seen = new Set(both.map((r) => r.rid));
     const rows = [
       ...both,

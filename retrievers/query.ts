@@ -201,8 +201,10 @@ export function toFtsMatch(
 export interface TieredMatch {
   /** The rarer optional units, OR-ed: the documents that hold one are the candidates. */
   rare: string;
-  /** The other optional units, OR-ed: they add to the candidates' BM25 only. */
+  /** The other optional units, OR-ed: they add to the candidates' BM25 only (may be empty). */
   common: string;
+  /** Number of rare units. */
+  rareUnits: number;
   /** The excluded units, OR-ed, when there are any (they follow `NOT`). */
   excluded?: string;
 }
@@ -213,6 +215,13 @@ export interface TierLimits {
   whole: number;
   /** The rare units' documents add up to at most this (the rarest unit always counts). */
   rare: number;
+  /**
+   * Common units in more documents than this are left out (FTS5's BM25 gives a word in
+   * half the documents or more an IDF of 1e-6: it cannot change the ranking).
+   */
+  drop?: number;
+  /** Rare units taken at least (default 1): more when the rarest match too few documents. */
+  minRare?: number;
 }
 
 /**
@@ -253,15 +262,18 @@ export function tieredMatch(
   if (units.length < 2) return undefined;
   const byDocs = units.map((u) => ({ ...u, n: docs(u.unit) })).sort((a, b) => a.n - b.n);
   if (byDocs.reduce((sum, u) => sum + u.n, 0) <= limits.whole) return undefined;
-  let total = byDocs[0]!.n;
-  let cut = 1;
+  let cut = Math.max(1, limits.minRare ?? 1);
+  let total = byDocs.slice(0, cut).reduce((sum, u) => sum + u.n, 0);
   while (cut < byDocs.length && total + byDocs[cut]!.n <= limits.rare) total += byDocs[cut++]!.n;
-  if (cut === byDocs.length) return undefined;
+  if (cut >= byDocs.length) return undefined;
   // each part keeps the question's order
   const rare = new Set(byDocs.slice(0, cut).map((u) => u.unit));
-  const part = (inRare: boolean) =>
-    units.filter((u) => rare.has(u.unit) === inRare).map((u) => u.expr).join(" OR ");
-  const out: TieredMatch = { rare: part(true), common: part(false) };
+  const common = new Set(
+    byDocs.slice(cut).filter((u) => u.n <= (limits.drop ?? Infinity)).map((u) => u.unit),
+  );
+  const part = (set: Set<QueryUnit>) =>
+    units.filter((u) => set.has(u.unit)).map((u) => u.expr).join(" OR ");
+  const out: TieredMatch = { rare: part(rare), common: part(common), rareUnits: cut };
   const excluded = exprs(parsed.excluded);
   if (excluded.length) out.excluded = excluded.join(" OR ");
   return out;

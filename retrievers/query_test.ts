@@ -159,7 +159,18 @@ Deno.test("tieredMatch() splits a long question into its rarest words and the ot
     rare: '"zlib" OR "git"',
     common: '"thousands" OR "objects"',
     excluded: '"pack"',
+    rareUnits: 2,
   });
+  // more rare units when asked; common units past `drop` left out
+  assertEquals(
+    tieredMatch(parseQuery("thousands of zlib git objects"), docs, {
+      whole: 1000,
+      rare: 100,
+      minRare: 3,
+      drop: 800,
+    }),
+    { rare: '"thousands" OR "zlib" OR "git"', common: "", rareUnits: 3 },
+  );
   // few enough documents: the whole OR is ranked
   assertEquals(
     tieredMatch(parseQuery("thousands of zlib objects"), docs, { whole: 2000, rare: 100 }),
