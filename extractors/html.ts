@@ -174,6 +174,11 @@ const KEEP_WHOLE = new Set(["ul", "ol", "dl", "table", "blockquote", "pre", "a",
 /** The items a long container may be cut between. */
 const ITEM_OF: Record<string, string[]> = { li: ["ul", "ol"], dt: ["dl"], tr: ["table"] };
 const SPLIT_BEFORE = /^(?:h[1-6]|p|div|section|article|pre|table|ul|ol|dl|blockquote|hr)$/;
+const LIST_PARTS = new Set(["ul", "ol", "li"]);
+/** The text of a list item reopened in the next piece of a page (see {@link splitBlocks}). */
+export const REOPENED = "ShelfmarkReopenedItem";
+/** The Markdown line of a reopened item, dropped. */
+const REOPENED_LINE = new RegExp(`^\\s*(?:[*+-]|\\d+[.)])\\s+${REOPENED}\\s*$`);
 
 /**
  * Cut a page into pieces of about `size` characters before block-level tags outside
@@ -183,7 +188,10 @@ const SPLIT_BEFORE = /^(?:h[1-6]|p|div|section|article|pre|table|ul|ol|dl|blockq
  * @param html the page, chrome already removed
  * @param size target size of a piece
  * A single list, definition list or table longer than `2 * size` is cut between its items
- * (`li`, `dt`, `tr`): the piece closes the container and the next one opens it again.
+ * (`li`, `dt`, `tr`): the piece closes the container and the next one opens it again. Nested
+ * lists (a table of contents) are cut between items at any depth: the piece closes every open
+ * list and item, the next one opens them again, each reopened item holding only
+ * {@link REOPENED} (a line the extractor drops), so the items keep their indentation.
  *
  * @returns the pieces, in order; without those reopened containers, their concatenation is `html`
  */
@@ -194,14 +202,20 @@ export function splitBlocks(html: string, size = 64_000): string[] {
   let start = 0;
   let container: { name: string; open: string } | undefined;
   let prefix = "";
+  // The open containers and list items, outermost first (for nested lists).
+  const open: { name: string; tag: string }[] = [];
   for (const t of tags(html)) {
     const { name, start: lt } = t;
     if (t.kind === "comment" || t.kind === "decl") continue;
     if (t.kind === "close") {
       if (KEEP_WHOLE.has(name) && depth > 0) depth--;
       if (depth === 0) container = undefined;
+      const at = open.findLastIndex((e) => e.name === name);
+      if (at >= 0) open.length = at;
       continue;
     }
+    // an item closes the one before it when that was left open
+    if (name === "li" && open.at(-1)?.name === "li") open.pop();
     // split here when outside context-sensitive elements (or the piece is far too big)
     const due = lt - start >= size && (depth === 0 || lt - start >= size * 32);
     if (due && SPLIT_BEFORE.test(name)) {
@@ -210,6 +224,7 @@ export function splitBlocks(html: string, size = 64_000): string[] {
       prefix = "";
       if (depth > 0) depth = 0;
       container = undefined;
+      open.length = 0;
     } else if (
       depth === 1 && container && lt - start >= size * 2 && ITEM_OF[name]?.includes(container.name)
     ) {
@@ -217,9 +232,22 @@ export function splitBlocks(html: string, size = 64_000): string[] {
       pieces.push(prefix + html.slice(start, lt) + `</${container.name}>`);
       start = lt;
       prefix = container.open;
+    } else if (
+      depth > 1 && name === "li" && lt - start >= size * 2 && open.length > 1 &&
+      open.every((e) => LIST_PARTS.has(e.name)) && open.at(-1)!.name !== "li"
+    ) {
+      // nested lists: close every list and item, open them again (items only marked)
+      const close = open.map((e) => `</${e.name}>`).reverse().join("");
+      pieces.push(prefix + html.slice(start, lt) + close);
+      start = lt;
+      prefix = open.map((e) => e.name === "li" ? `${e.tag}${REOPENED}` : e.tag).join("");
     }
-    if (KEEP_WHOLE.has(name) && !t.attrs.endsWith("/")) {
+    const selfClosing = t.attrs.endsWith("/");
+    if (KEEP_WHOLE.has(name) && !selfClosing) {
       if (depth++ === 0) container = { name, open: html.slice(lt, t.end) };
+    }
+    if ((KEEP_WHOLE.has(name) || name === "li") && !selfClosing) {
+      open.push({ name, tag: html.slice(lt, t.end) });
     }
   }
   pieces.push(prefix + html.slice(start));
@@ -396,7 +424,7 @@ export function html(): Extractor {
         const md = toMarkdown.translate(pieces[i]!);
         if (raw.length && md.trim()) raw.push("");
         for (const l of md.replace(/\r\n?/g, "\n").replace(/^\n+|\s+$/g, "").split("\n")) {
-          raw.push(l.trimEnd());
+          if (!REOPENED_LINE.test(l)) raw.push(l.trimEnd());
         }
       }
       while (raw.length && raw[raw.length - 1] === "") raw.pop();

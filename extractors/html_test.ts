@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
 import { ExtractError } from "../core/types.ts";
-import { html, splitBlocks, stripChrome } from "./html.ts";
+import { html, REOPENED, splitBlocks, stripChrome } from "./html.ts";
 import { corpusLinks } from "./_links_check.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -90,6 +90,54 @@ Deno.test("splitBlocks() cuts one very long list between items and reopens it", 
     assert(p.startsWith('<ol start="1">') || p.startsWith("<li>"), p.slice(0, 30));
   }
   assertEquals(pieces.join("").replaceAll('</ol><ol start="1">', ""), page);
+});
+
+/** A table of contents three lists deep (about 200 KB), and its items' Markdown lines. */
+function nestedToc(): { page: string; lines: string[] } {
+  const lines: string[] = [];
+  const item = (name: string, depth: number, kids: () => string) => {
+    lines.push(`${"  ".repeat(depth)}* ${name}`);
+    return `<li><a href="#${name}">${name}</a>${kids()}</li>`;
+  };
+  const list = (n: number, f: (i: number) => string) =>
+    `<ul>${Array.from({ length: n }, (_, i) => f(i)).join("")}</ul>`;
+  const page = list(
+    3,
+    (a) =>
+      item(
+        `part${a}`,
+        0,
+        () =>
+          list(200, (b) =>
+            item(`chapter${a}x${b}`, 1, () =>
+              list(5, (c) =>
+                item(`section${a}x${b}x${c}`, 2, () =>
+                  "")))),
+      ),
+  );
+  return { page: `<h1>Contents</h1>${page}<p>end</p>`, lines };
+}
+
+Deno.test("splitBlocks() cuts nested lists between items, reopening every list and item", () => {
+  const { page } = nestedToc();
+  const pieces = splitBlocks(page, 2_000);
+  assert(pieces.length > 20, `${pieces.length} pieces`);
+  for (const p of pieces) assert(p.length < 10_000, `a piece of ${p.length}`);
+  const text = (h: string) => h.replace(/<[^>]*>/g, "").replaceAll(REOPENED, "");
+  assertEquals(pieces.map(text).join(""), text(page), "every item in one piece, once");
+  for (const p of pieces.slice(1, -1)) {
+    assert(p.startsWith(`<ul><li><a href="#part`) || p.startsWith(`<ul><li>${REOPENED}<ul>`), p);
+    assert(p.endsWith("</ul></li></ul>") || p.endsWith("</li></ul>"), p.slice(-40));
+  }
+});
+
+Deno.test("html() converts a long nested table of contents with every item at its depth", async () => {
+  const { page, lines } = nestedToc();
+  assert(page.length > 150_000, `${page.length}`);
+  const doc = await run(page);
+  const text = doc.lines.filter((l) => l.trim() && l !== "# Contents" && l !== "end");
+  assertEquals(text, lines);
+  assert(!doc.lines.join("\n").includes(REOPENED));
 });
 
 Deno.test("html() keeps the text of links and images in the lines, their targets apart", async () => {
