@@ -352,13 +352,10 @@ export class Fts5Retriever implements Retriever {
         whole: this.#wholeDocs,
         rare: this.#rareDocs ?? Math.max(RARE_DOCS, Math.round(n * RARE_SHARE)),
       };
-      const atMost = Math.max(limits.whole, limits.rare) + 1;
+      // counted on to half the documents, to leave out the common words past it
       const half = Math.floor(n / 2);
-      // the common words are counted on to half the documents, to leave out those past it
-      const docs = (u: QueryUnit) => {
-        const d = this.#unitDocs(u, atMost);
-        return d >= atMost && half >= atMost ? this.#unitDocs(u, half + 1) : d;
-      };
+      const atMost = Math.max(limits.whole, limits.rare, half) + 1;
+      const docs = (u: QueryUnit) => this.#unitDocs(u, atMost);
       tiers = tieredMatch(q.parsed, docs, { ...limits, drop: half }, isCommon);
       // too few documents hold the rarest words: take one more word among them
       while (tiers) {
