@@ -56,6 +56,11 @@ export function cosineScore(distance: number): number {
   return Math.max(0, Math.min(1, 1 - distance / 2));
 }
 
+/** A string literal for a Lance (DataFusion SQL) filter. */
+function quote(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
 function inList(ids: string[]): string {
   return ids.filter((id) => ID.test(id)).map((id) => `'${id}'`).join(", ");
 }
@@ -241,6 +246,17 @@ export class LanceRetriever implements Retriever {
 
   /** A Lance filter for the documents the filters allow (`""`: none; `undefined`: all). */
   #allowed(filters: SearchFilters): string | undefined {
+    const { library, doc_types, ...rest } = filters;
+    const byColumns = Object.values(rest).every((v) => v === undefined || v === "") &&
+      (library !== undefined || doc_types?.length);
+    if (byColumns) {
+      // The table's own columns (a document's library and type never change under its id):
+      // no list of every allowed id, which runs to 100,000 on a large library.
+      const conds: string[] = [];
+      if (library !== undefined) conds.push(`library = ${quote(library)}`);
+      if (doc_types?.length) conds.push(`doc_type IN (${doc_types.map(quote).join(", ")})`);
+      return conds.join(" AND ");
+    }
     const ids = this.#catalog.idsMatching(filters);
     if (!ids) return undefined;
     const list = inList(ids);

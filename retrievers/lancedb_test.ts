@@ -59,11 +59,19 @@ Deno.test({
       const near = await lance.nearest(rows[42]!.vector, 3);
       assertEquals(near[0]!.doc_id, rows[42]!.doc_id);
       assert(near[0]!.score > 0.999 && near[1]!.score < near[0]!.score);
-      // Filters come from the catalog: only odd documents.
+      // Library and type filter on the table's columns: only odd documents.
       const odd = await lance.nearest(rows[42]!.vector, 5, { library: "odd" });
       assertEquals(odd.length, 5);
       assert(odd.every((h) => parseInt(h.doc_id, 16) % 2 === 1));
       assertEquals(await lance.nearest(rows[42]!.vector, 5, { library: "none" }), []);
+      assertEquals(await lance.nearest(rows[42]!.vector, 5, { library: "it's" }), []);
+      const typed = { library: "odd", doc_types: ["markdown", "pdf"] };
+      assertEquals((await lance.nearest(rows[42]!.vector, 5, typed)).length, 5);
+      assertEquals(await lance.nearest(rows[42]!.vector, 5, { doc_types: ["pdf"] }), []);
+      // Other filters come from the catalog (its GLOB, its dates, its fields).
+      const glob = await lance.nearest(rows[42]!.vector, 50, { path_glob: "odd/1*.md" });
+      assert(glob.length > 0 && glob.every((h) => parseInt(h.doc_id, 16) % 2 === 1));
+      assert(glob.every((h) => String(parseInt(h.doc_id, 16)).startsWith("1")), "GLOB odd/1*");
       // `similar` leaves the document itself out.
       const sim = await lance.nearest(rows[7]!.vector, 4, {}, rows[7]!.doc_id);
       assertEquals(sim.length, 4);
