@@ -688,13 +688,16 @@ export class Catalog {
     return { pending, embedded: total - pending };
   }
 
-  /** The next documents waiting for a vector, by id. */
-  vectorTodo(limit: number): VectorTodo[] {
+  /**
+   * The next documents waiting for a vector, by id, after `after` (a cursor: without it,
+   * every call would walk past the documents done before).
+   */
+  vectorTodo(limit: number, after = ""): VectorTodo[] {
     return this.#q(
       `SELECT d.doc_id, d.hash, d.card, d.outline,
          EXISTS (SELECT 1 FROM vectors k WHERE k.doc_id = d.doc_id) AS known
-       ${VECTOR_PENDING} ORDER BY d.doc_id LIMIT ?`,
-    ).all(limit).map((r) => ({
+       ${VECTOR_PENDING} AND d.doc_id > ? ORDER BY d.doc_id LIMIT ?`,
+    ).all(after, limit).map((r) => ({
       doc_id: r.doc_id as string,
       hash: r.hash as string,
       card: JSON.parse(r.card as string) as Card,

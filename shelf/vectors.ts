@@ -209,9 +209,17 @@ export class VectorIndex {
     const started = performance.now();
     let done = 0;
     let wrote = false;
+    // In id order from a cursor; at the end, once more from the start for documents stored
+    // meanwhile with smaller ids.
+    let cursor = "";
     while (!this.#stopped) {
-      const rows = this.#catalog.vectorTodo(BATCH);
-      if (!rows.length) break;
+      const rows = this.#catalog.vectorTodo(BATCH, cursor);
+      if (!rows.length) {
+        if (!cursor) break;
+        cursor = "";
+        continue;
+      }
+      cursor = rows[rows.length - 1]!.doc_id;
       const cards = rows.map((r) => r.card);
       const texts = rows.map((r) => embedText(r.card, r.outline, this.embedder.maxChars));
       let vectors: Float32Array[];
@@ -254,7 +262,7 @@ export class VectorIndex {
       done += rows.length;
       this.embeddedCount += rows.length;
       this.#rate = done / ((performance.now() - started) / 1000);
-      this.#counts = undefined;
+      // Counted again at most once a second (`COUNTS_TTL_MS`): a count reads every document.
       this.onProgress?.(this.status());
     }
     if (wrote && !this.#stopped) await this.retriever.optimize();
