@@ -346,8 +346,9 @@ export class Fts5Retriever implements Retriever {
     // every match: past `wholeDocs`, rank the documents that hold its rarer words.
     let tiers: TieredMatch | undefined;
     let rows: Record<string, SQLOutputValue>[] | undefined;
-    if (isCommon && limit > 0) {
-      const n = this.#stats!.docCount();
+    const n = isCommon ? this.#stats!.docCount() : 0;
+    // (no word is counted when its documents cannot add up to `wholeDocs`)
+    if (isCommon && limit > 0 && n * q.parsed.optional.length > this.#wholeDocs) {
       const limits = {
         whole: this.#wholeDocs,
         rare: this.#rareDocs ?? Math.max(RARE_DOCS, Math.round(n * RARE_SHARE)),
