@@ -11,7 +11,7 @@
  * are worker threads, which have a time limit but no memory limit.
  *
  * Workers leave when they are done: one idle for `idleMs` (10 s) stops, and a process that
- * has grown past `recycleMb` (320 MiB, say after a large PDF) is replaced after its file, so
+ * has grown past `recycleMb` (256 MiB, say after a large PDF or page) is replaced after its file, so
  * an idle server or a process busy computing vectors holds no extraction memory. The next
  * file starts a worker again (about half a second for a process).
  *
@@ -59,7 +59,7 @@ export interface PoolOptions {
   idleMs?: number;
   /**
    * A process whose resident size is over this many MiB when it finishes a file is replaced
-   * (default 320; 0 keeps processes however large they grow, up to `memoryMb`).
+   * (default 256; 0 keeps processes however large they grow, up to `memoryMb`).
    */
   recycleMb?: number;
 }
@@ -138,7 +138,7 @@ export class ExtractPool {
       }
     }
     if (this.#config) this.memoryMb = Math.max(128, opts.memoryMb ?? 1024);
-    const recycle = (opts.recycleMb ?? 320) * 1024 * 1024;
+    const recycle = (opts.recycleMb ?? 256) * 1024 * 1024;
     this.#workers = new WorkerPool({
       name: "extraction",
       connect: (events) => this.#connect(events),

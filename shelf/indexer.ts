@@ -56,6 +56,14 @@ export interface IndexerOptions {
   full?: ReadonlySet<string>;
 }
 
+/**
+ * Bytes of the files being extracted and stored at once: a file that would take them over
+ * waits until the files before it are done (one file always runs, however large). A large
+ * PDF or page takes an extraction process tens of times its size, and its text, lines,
+ * card and compressed copy take the indexing process several times the text: two of them
+ * at once are what made the process tree's peak.
+ */
+const MAX_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
 const BATCH_FILES = 100;
 const BATCH_MS = 1500;
 const YIELD_MS = 30;
@@ -80,6 +88,11 @@ export class Indexer {
    * differs from the one the catalog was built with is extracted again.
    */
   versions: Readonly<Record<string, number>> = EXTRACTION_VERSIONS;
+  /**
+   * At most this many bytes of files are extracted and stored at once (with `concurrency`
+   * files at most); a larger file runs alone.
+   */
+  maxBytesInFlight: number = MAX_BYTES_IN_FLIGHT;
 
   /**
    * @param catalog the catalog to write
@@ -161,6 +174,7 @@ export class Indexer {
           p.done++;
         }
         const inflight = new Set<Promise<void>>();
+        let inflightBytes = 0;
         for (const f of files) {
           if (opts.signal?.aborted) break;
           seen.add(f.path);
@@ -171,6 +185,12 @@ export class Indexer {
             p.done++;
             opts.onProgress?.({ ...p });
           } else {
+            // Backpressure: wait for room in files and in bytes (a large file runs alone).
+            while (
+              inflight.size >= this.#concurrency ||
+              (inflight.size > 0 && inflightBytes + f.size > this.maxBytesInFlight)
+            ) await Promise.race(inflight);
+            inflightBytes += f.size;
             const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes, full).then(
               (outcome) => {
                 p[outcome]++;
@@ -180,8 +200,10 @@ export class Indexer {
               },
             );
             inflight.add(task);
-            task.finally(() => inflight.delete(task));
-            if (inflight.size >= this.#concurrency) await Promise.race(inflight);
+            task.finally(() => {
+              inflight.delete(task);
+              inflightBytes -= f.size;
+            }).catch(() => {});
           }
           if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
             // Document frequencies go in the same transaction as the documents they
