@@ -414,3 +414,19 @@ Deno.test("Fts5Retriever keeps no copy of the text: contentless table, snippets 
   db.exec("INSERT INTO docs_fts(docs_fts, rank) VALUES('integrity-check', 1)");
   db.close();
 });
+
+Deno.test("Fts5Retriever.constrain() keeps, in order, the given documents that meet + and -", async () => {
+  const { fts } = await setup([
+    { id: "a", path: "L/a.md", body: "zebra and lion" },
+    { id: "b", path: "L/b.md", body: "zebra alone" },
+    { id: "c", path: "L/c.md", body: "lion alone" },
+    { id: "d", path: "L/d.md", body: "zebra, lion and tiger" },
+  ]);
+  const ids = ["d", "c", "b", "a", "not-indexed"];
+  assertEquals(fts.constrain(ids, parseQuery("+zebra")), ["d", "b", "a"]);
+  assertEquals(fts.constrain(ids, parseQuery("+zebra -tiger")), ["b", "a"]);
+  assertEquals(fts.constrain(ids, parseQuery('"zebra and lion"')), ["a"]);
+  assertEquals(fts.constrain(ids, parseQuery("-lion")), ["b", "not-indexed"]);
+  assertEquals(fts.constrain(["c"], parseQuery("+zebra")), []);
+  assertEquals(fts.constrain(ids, parseQuery("zebra")), ids);
+});
