@@ -34,7 +34,7 @@ import { closeGrep } from "../server/tools/grep.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { UseEmbedder } from "../embedders/use.ts";
 import type { Embedder } from "../core/types.ts";
-import type { Question } from "./agent_cost.ts";
+import { devQuestions } from "./agent_cost.ts";
 import { treeSize } from "./vectors_bench.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -132,9 +132,9 @@ async function main(): Promise<void> {
     const status = shelf.vectors!.status();
     log(`  ${status.embedded} vectors in ${vectorSeconds.toFixed(0)} s`);
 
-    const questions: Question[] = (await Deno.readTextFile(
-      join(here, "../../shared/eval/questions.dev.jsonl"),
-    )).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const questions = await devQuestions(
+      Deno.env.get("SHELFMARK_SHARED") ?? resolve(here, "..", "..", "shared"),
+    );
     const ask = (query: string, mode: string) =>
       callTool(shelf, "search", { query, mode, limit: 5 });
     // Warm: the model loads, the table and index open, pages come into the cache.
