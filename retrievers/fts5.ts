@@ -16,7 +16,7 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
-import { Catalog, type DocTitles, filterSql } from "../core/catalog.ts";
+import { filterSql } from "../core/catalog.ts";
 import {
   type Hit,
   type IndexedDoc,
@@ -29,9 +29,10 @@ import {
   type TermStats,
   ToolError,
 } from "../core/types.ts";
-import { bareWord, CJK_UNSPACED_CHARS, hasCJK, segmentCJK, words } from "../core/tokenize.ts";
+import { bareWord, hasCJK, segmentCJK, words } from "../core/tokenize.ts";
 import { positiveTerms, type TieredMatch, tieredMatch, toFtsMatch } from "./query.ts";
-import { makeSnippet, snippetMatcher } from "./snippet.ts";
+import { snippetMatcher } from "./snippet.ts";
+import { StoredSnippets } from "./fts5_snippets.ts";
 
 /** BM25 weight of each indexed column. */
 export interface Fts5Weights {
@@ -99,11 +100,6 @@ const WHOLE_DOCS = 20_000;
 /** Default of {@link Fts5Options.rareDocs}: this share of the documents, at least `RARE_DOCS`. */
 const RARE_SHARE = 0.1;
 const RARE_DOCS = 10_000;
-const SNIPPET_CHARS = 200;
-/** Characters of the body read first when making a snippet. */
-const SNIPPET_PREFIX = 32 * 1024;
-const CJK = CJK_UNSPACED_CHARS; // not Hangul: Korean keeps its spaces
-const CJK_GAP = new RegExp(`([${CJK}])(\\*\\*)? (\\*\\*)?(?=[${CJK}])`, "g");
 
 /**
  * The FTS5 MATCH expression of a query.
@@ -137,13 +133,6 @@ function headingTitles(nodes: OutlineNode[], out: string[] = []): string[] {
 /** The path as words: separators become spaces and the file extension is left out. */
 function pathWords(path: string): string {
   return path.replace(/\.[A-Za-z0-9]{1,5}$/, "").replace(/[/_.\-\\]+/g, " ");
-}
-
-/** One line, no CJK segmentation spaces, at most ~200 characters. */
-function tidySnippet(s: string): string {
-  let out = s.replace(/\s+/g, " ").replace(CJK_GAP, "$1$2$3").trim();
-  if (out.length > SNIPPET_CHARS) out = out.slice(0, SNIPPET_CHARS - 1).trimEnd() + "…";
-  return out;
 }
 
 /** Run synchronous work, turning a throw into a rejected promise. */
@@ -198,8 +187,7 @@ export class Fts5Retriever implements Retriever {
   #rareDocs?: number;
   #tokenDf = new Map<string, { n: number; exact: boolean }>();
   #tokenDfDocs = 0;
-  #text?: (docId: string) => string | undefined;
-  #titles?: (docId: string) => DocTitles | undefined;
+  #snippets: StoredSnippets;
 
   /**
    * Create the retriever and its tables (`docs_fts`, `fts_map`) if they do not exist.
@@ -214,6 +202,7 @@ export class Fts5Retriever implements Retriever {
     this.#commonShare = options.commonShare ?? 0.25;
     this.#wholeDocs = options.wholeDocs ?? WHOLE_DOCS;
     this.#rareDocs = options.rareDocs;
+    this.#snippets = new StoredSnippets(db);
     if (!options.readOnly) db.exec(SCHEMA);
   }
 
@@ -378,7 +367,7 @@ export class Fts5Retriever implements Retriever {
         retriever: this.name,
       };
       if (!re || i >= withSnippets) return hit;
-      const snippet = this.#snippet(row.doc_id as string, re);
+      const snippet = this.#snippets.of(row.doc_id as string, re);
       if (snippet) hit.snippet = snippet;
       return hit;
     });
@@ -440,24 +429,6 @@ export class Fts5Retriever implements Retriever {
     return rows.slice(0, limit);
   }
 
-  #snippet(docId: string, re: RegExp): string {
-    // Cut from the stored text, CJK split into words as the index saw it; most matches are
-    // near the start, so a prefix is tried first and the whole body only if needed.
-    this.#text ??= Catalog.textReader(this.#db);
-    const body = this.#text(docId) ?? "";
-    let text = makeSnippet(segmentCJK(body.slice(0, SNIPPET_PREFIX)), re, SNIPPET_CHARS);
-    if (!text && body.length > SNIPPET_PREFIX) {
-      text = makeSnippet(segmentCJK(body), re, SNIPPET_CHARS);
-    }
-    if (!text) {
-      this.#titles ??= Catalog.titleReader(this.#db);
-      const t = this.#titles(docId);
-      text = makeSnippet(segmentCJK(t?.headings.join("\n") ?? ""), re, SNIPPET_CHARS) ||
-        makeSnippet(segmentCJK(t?.title ?? ""), re, SNIPPET_CHARS);
-    }
-    return tidySnippet(text);
-  }
-
   /** Snippets of documents for a query, by id (left out where none of its terms occur). */
   snippets(docIds: string[], parsed: ParsedQuery): Map<string, string> {
     const out = new Map<string, string>();
@@ -465,7 +436,7 @@ export class Fts5Retriever implements Retriever {
     if (!re) return out;
     const indexed = this.#q("SELECT 1 AS x FROM fts_map WHERE doc_id = ?");
     for (const id of docIds) {
-      const snippet = indexed.get(id) ? this.#snippet(id, re) : "";
+      const snippet = indexed.get(id) ? this.#snippets.of(id, re) : "";
       if (snippet) out.set(id, snippet);
     }
     return out;
