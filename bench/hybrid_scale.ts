@@ -35,21 +35,10 @@ import { Shelf } from "../shelf/shelf.ts";
 import { UseEmbedder } from "../embedders/use.ts";
 import type { Embedder } from "../core/types.ts";
 import { devQuestions } from "./agent_cost.ts";
-import { treeSize } from "./vectors_bench.ts";
+import { random } from "./scale_docs.ts";
+import { dirSize, pct } from "./stats.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-/** A seeded generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A random unit vector, the same for the same text. */
 function unitVector(text: string, dims: number): Float32Array {
@@ -88,11 +77,6 @@ function standInEmbedder(real: UseEmbedder): Embedder {
         : Promise.resolve(texts.map((t) => unitVector(t, real.dimensions))),
     close: () => real.close(),
   };
-}
-
-function pct(xs: number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 }
 
 async function main(): Promise<void> {
@@ -166,7 +150,7 @@ async function main(): Promise<void> {
       documents: docs,
       vectors: status.embedded,
       vector_write_s: Math.round(vectorSeconds),
-      vector_table_mib: Math.round(treeSize(join(data, "vectors")) / 1048576 * 10) / 10,
+      vector_table_mib: Math.round(dirSize(join(data, "vectors")) / 1048576 * 10) / 10,
       keyword_p50_ms: Math.round(pct(times.keyword!, 50) * 10) / 10,
       keyword_p95_ms: Math.round(pct(times.keyword!, 95) * 10) / 10,
       hybrid_p50_ms: Math.round(pct(times.hybrid!, 50) * 10) / 10,

@@ -201,7 +201,7 @@ export class LanceRetriever implements Retriever {
   /** Compact the table's small write fragments and drop old versions; build the ANN index once it pays off. */
   async optimize(): Promise<void> {
     if (!this.#table) return;
-    await this.compact();
+    await this.#table.optimize({ cleanupOlderThan: new Date() });
     if (this.#rows >= this.#annMinRows && this.#rows >= 2 * this.#indexedRows) {
       await this.#table.createIndex("vector", {
         config: (await loadLance()).Index.ivfFlat({
@@ -212,14 +212,6 @@ export class LanceRetriever implements Retriever {
       });
       this.#indexedRows = this.#rows;
     }
-  }
-
-  /**
-   * Merge the table's small fragments (each write adds one) and drop old versions: every
-   * write's manifest lists every fragment, so without it writing grows with the table.
-   */
-  async compact(): Promise<void> {
-    await this.#table?.optimize({ cleanupOlderThan: new Date() });
   }
 
   /** Whether an ANN index exists on the vectors. */
