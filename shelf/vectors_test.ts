@@ -74,23 +74,30 @@ function countingEmbedder(settings: string, seen: { documents: number }): Embedd
   };
 }
 
+/** Three notes in a temporary library, opened with the counting embedder. */
+async function notesShelf(prefix: string) {
+  const base = await Deno.makeTempDir({ prefix });
+  const lib = join(base, "notes");
+  await Deno.mkdir(lib);
+  const note = (name: string, body: string) =>
+    Deno.writeTextFile(join(lib, `${name}.md`), `# ${name}\n\n${body}\n`);
+  for (const name of ["cats", "dogs", "bread"]) await note(name, `A note about ${name}.`);
+  const seen = { documents: 0 };
+  const s = await openTestShelf({
+    base,
+    folders: [lib],
+    embedder: countingEmbedder("mean pooling", seen),
+  });
+  return { s, seen, note };
+}
+
 Deno.test({
   name: "vectors are computed again when the model's settings change, not when they stay",
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const base = await Deno.makeTempDir({ prefix: "shelfmark-vsettings-" });
-    const lib = join(base, "notes");
-    await Deno.mkdir(lib);
-    for (const name of ["cats", "dogs", "bread"]) {
-      await Deno.writeTextFile(join(lib, `${name}.md`), `# ${name}\n\nA note about ${name}.\n`);
-    }
-    const seen = { documents: 0 };
-    await using s = await openTestShelf({
-      base,
-      folders: [lib],
-      embedder: countingEmbedder("mean pooling", seen),
-    });
+    const { s: shelf, seen } = await notesShelf("shelfmark-vsettings-");
+    await using s = shelf;
     const run = async (settings?: string) => {
       seen.documents = 0;
       if (settings) await s.reopen({ embedder: countingEmbedder(settings, seen) });
@@ -111,18 +118,8 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    const base = await Deno.makeTempDir({ prefix: "shelfmark-vrows-" });
-    const lib = join(base, "notes");
-    await Deno.mkdir(lib);
-    const note = (name: string, body: string) =>
-      Deno.writeTextFile(join(lib, `${name}.md`), `# ${name}\n\n${body}\n`);
-    for (const name of ["cats", "dogs", "bread"]) await note(name, `A note about ${name}.`);
-    const seen = { documents: 0 };
-    await using s = await openTestShelf({
-      base,
-      folders: [lib],
-      embedder: countingEmbedder("mean pooling", seen),
-    });
+    const { s: shelf, seen, note } = await notesShelf("shelfmark-vrows-");
+    await using s = shelf;
     const vectors = s.shelf.vectors!;
     const rows = async () => {
       await s.shelf.index();
