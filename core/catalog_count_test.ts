@@ -4,28 +4,19 @@
  * 100), so storing a document no longer scans every document; `count()` stays exact.
  */
 import { assertEquals } from "../tests/assert.ts";
+import { testCard } from "../tests/card_fixture.ts";
 import { Catalog } from "./catalog.ts";
 import type { StoredDoc } from "./catalog.ts";
 
 function doc(i: number): StoredDoc {
   return {
-    card: {
+    card: testCard({
       doc_id: `d${i}`,
       path: `lib/n${i}.md`,
-      library: "lib",
-      doc_type: "markdown",
       title: `Note ${i}`,
-      language: "en",
       word_count: 2,
-      total_lines: 1,
-      abstract: "",
-      keywords: [],
-      brief: true,
-      outline_quality: "none",
-      has_outline: false,
-      modified_at: "2026-01-01T00:00:00.000Z",
       size: 10,
-    },
+    }),
     outline: [],
     terms: { note: 1 },
     hash: `h${i}`,

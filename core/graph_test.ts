@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { assert, assertEquals } from "../tests/assert.ts";
+import { testCard } from "../tests/card_fixture.ts";
 import { Catalog } from "./catalog.ts";
 import { linkGraph, parseTarget } from "./graph.ts";
 import type { Card, Link } from "./types.ts";
@@ -56,23 +57,7 @@ Deno.test("parseTarget() reads URLs, fragments, relative and rooted paths, wiki 
 });
 
 function card(path: string, docType = "markdown"): Card {
-  return {
-    doc_id: path.replace(/\W/g, "_"),
-    path,
-    library: path.slice(0, path.indexOf("/")),
-    doc_type: docType,
-    title: path,
-    language: "en",
-    word_count: 1,
-    total_lines: 10,
-    abstract: "",
-    keywords: [],
-    brief: true,
-    outline_quality: "none",
-    has_outline: false,
-    modified_at: "2026-01-01T00:00:00.000Z",
-    size: 1,
-  };
+  return testCard({ path, doc_type: docType, total_lines: 10 });
 }
 
 function put(catalog: Catalog, path: string, links: [string, number?][], docType?: string): string {

@@ -1,26 +1,11 @@
 import { assert, assertEquals } from "../tests/assert.ts";
+import { testCard } from "../tests/card_fixture.ts";
 import { Catalog } from "./catalog.ts";
 import { decodeText, encodeText } from "./text_codec.ts";
 import type { Card } from "./types.ts";
 
 function card(id: string): Card {
-  return {
-    doc_id: id,
-    path: `lib/${id}.md`,
-    library: "lib",
-    doc_type: "markdown",
-    title: id,
-    language: "en",
-    word_count: 1,
-    total_lines: 1,
-    abstract: "",
-    keywords: [],
-    brief: true,
-    outline_quality: "none",
-    has_outline: false,
-    modified_at: "2026-01-01T00:00:00.000Z",
-    size: 1,
-  };
+  return testCard({ doc_id: id, path: `lib/${id}.md`, title: id });
 }
 
 Deno.test("encodeText/decodeText: long texts are compressed and come back exactly", () => {
