@@ -42,6 +42,8 @@ export interface VectorRow {
 
 const TABLE = "documents";
 const ID = /^[0-9a-f]{1,64}$/;
+/** Query vectors remembered (see `LanceRetriever.queryVector`). */
+const QUERIES_KEPT = 16;
 /** Rows from which an ANN (IVF) index pays off over a flat scan. */
 export const ANN_MIN_ROWS = 5000;
 
@@ -79,6 +81,7 @@ export class LanceRetriever implements Retriever {
   #conn?: Promise<lancedb.Connection>;
   #table?: lancedb.Table;
   #rows = 0;
+  #queries = new Map<string, Promise<Float32Array | undefined>>();
   #indexedRows = 0;
   readonly #annMinRows: number;
 
@@ -268,10 +271,31 @@ export class LanceRetriever implements Retriever {
     const text = queryText(q.parsed);
     await this.open();
     if (!text || !this.#table) return [];
-    const [vector] = await this.#embedder.embed([text], "query");
+    const vector = await this.queryVector(text);
     if (!vector) return [];
     const floor = cosineScore(1 - (this.#embedder.minSimilarity ?? 0));
     return (await this.nearest(vector, q.limit, q.filters)).filter((h) => h.score >= floor);
+  }
+
+  /**
+   * The vector of a query text. The last few are remembered: a search and the semantic
+   * snippets of its hits (`near_passages.ts`) embed the same text once.
+   *
+   * @param text the query text ({@link queryText})
+   * @returns its vector, or undefined when the embedder gives none
+   */
+  queryVector(text: string): Promise<Float32Array | undefined> {
+    let v = this.#queries.get(text);
+    if (v) {
+      this.#queries.delete(text);
+    } else {
+      v = this.#embedder.embed([text], "query").then((r) => r[0]);
+      // A failure is not remembered: the next search asks again.
+      v.catch(() => this.#queries.delete(text));
+    }
+    this.#queries.set(text, v);
+    if (this.#queries.size > QUERIES_KEPT) this.#queries.delete(this.#queries.keys().next().value!);
+    return v;
   }
 
   /** Number of vectors stored. */

@@ -5,7 +5,8 @@
  *
  * Each passage is embedded as its title and first few hundred characters. A long document
  * has hundreds of passages; at most {@link MAX_PASSAGES}, spread evenly over it, are
- * compared, which keeps a hit to one small embedding batch.
+ * compared, and a search embeds at most {@link SEMANTIC_PASSAGES} in all, which keeps a
+ * semantic search within a few hundred milliseconds.
  *
  * @module
  */
@@ -14,9 +15,15 @@ import { type LinedText, linesOf, pageOf } from "../retrievers/passages.ts";
 import { readableLine } from "../core/readable.ts";
 
 /** Passages compared per document, at most. */
-export const MAX_PASSAGES = 32;
+export const MAX_PASSAGES = 8;
+/**
+ * Passages embedded per search, at most, spent on its hits found by their vectors alone in
+ * rank order: embedding one costs about as much as a whole keyword search (15–30 ms on 2
+ * cores).
+ */
+export const SEMANTIC_PASSAGES = 16;
 /** Characters of a passage's text embedded after its title. */
-const TEXT_CHARS = 300;
+const TEXT_CHARS = 200;
 
 /** Cosine similarity of two vectors. */
 function cosine(a: Float32Array, b: Float32Array): number {
@@ -56,7 +63,9 @@ function opening(doc: LinedText, p: Passage, chars: number, markup = false): str
  * @param passages its passages
  * @param limit passages wanted
  * @param snippetChars snippet length
- * @param pages first line of each page, for paged documents
+ * @param opts `pages` (first line of each page, for paged documents), `markup` (the lines
+ *   are Markdown), `compared` (passages embedded at most, spread over the document;
+ *   {@link MAX_PASSAGES} by default)
  * @returns the nearest passages (score: cosine similarity)
  */
 export async function nearestPassages(
@@ -66,10 +75,10 @@ export async function nearestPassages(
   passages: Passage[],
   limit: number,
   snippetChars: number,
-  pages?: number[],
-  markup = false,
+  opts: { pages?: number[]; markup?: boolean; compared?: number } = {},
 ): Promise<PassageHit[]> {
-  const chosen = spread(passages, MAX_PASSAGES);
+  const { pages, markup = false } = opts;
+  const chosen = spread(passages, Math.min(MAX_PASSAGES, opts.compared ?? MAX_PASSAGES));
   if (!chosen.length || limit <= 0) return [];
   const texts = chosen.map((p) =>
     `${p.title}\n${opening(doc, p, TEXT_CHARS)}`.slice(0, embedder.maxChars)

@@ -4,6 +4,8 @@ import { toyVector } from "../tests/embed_standin.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import type { Card, Embedder, OutlineNode } from "../core/types.ts";
 import { embedText } from "./vectors.ts";
+import { SEMANTIC_PASSAGES } from "./near_passages.ts";
+import { callTool } from "../server/dispatch.ts";
 
 const node = (
   id: string,
@@ -60,7 +62,10 @@ Deno.test("embedText() trims to the model's limit at a word boundary", () => {
 });
 
 /** The toy model of `tests/embed_standin.ts` in process, counting the documents it embeds. */
-function countingEmbedder(settings: string, seen: { documents: number }): Embedder {
+function countingEmbedder(
+  settings: string,
+  seen: { documents: number; queries?: number },
+): Embedder {
   return {
     model: "toy",
     settings,
@@ -69,6 +74,7 @@ function countingEmbedder(settings: string, seen: { documents: number }): Embedd
     maxChars: 4000,
     embed: (texts, kind) => {
       if (kind !== "query") seen.documents += texts.length;
+      else seen.queries = (seen.queries ?? 0) + 1;
       return Promise.resolve(texts.map((t) => Float32Array.from(toyVector(t))));
     },
   };
@@ -82,7 +88,7 @@ async function notesShelf(prefix: string) {
   const note = (name: string, body: string) =>
     Deno.writeTextFile(join(lib, `${name}.md`), `# ${name}\n\n${body}\n`);
   for (const name of ["cats", "dogs", "bread"]) await note(name, `A note about ${name}.`);
-  const seen = { documents: 0 };
+  const seen: { documents: number; queries?: number } = { documents: 0 };
   const s = await openTestShelf({
     base,
     folders: [lib],
@@ -136,5 +142,39 @@ Deno.test({
     assertEquals(seen.documents, 2);
     const after = await vectors.retriever.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
     assert(before && after && before.some((x, i) => x !== after[i]), "the changed note's vector");
+  },
+});
+
+Deno.test({
+  name: "semantic snippets: a search embeds its query once and at most SEMANTIC_PASSAGES passages",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const { s: shelf, seen, note } = await notesShelf("shelfmark-vbudget-");
+    await using s = shelf;
+    // Five long notes about cats; none holds the French query word "chat".
+    for (let n = 1; n <= 5; n++) {
+      const parts = Array.from(
+        { length: 12 },
+        (_, i) => `## Part ${i + 1}\n\n${i === 7 ? "Cats sleep all day." : "Bread and dogs."}`,
+      );
+      await note(`long${n}`, parts.join("\n\n"));
+    }
+    await s.shelf.index();
+    await s.shelf.vectors!.idle();
+    seen.documents = 0;
+    seen.queries = 0;
+    const r = await callTool(s.shelf, "search", {
+      query: "chat",
+      mode: "semantic",
+      limit: 5,
+      output_format: "json",
+    });
+    const hits = r.json.results as { path: string; snippet?: string; passages?: unknown[] }[];
+    assertEquals(hits.length, 5);
+    assertEquals(seen.queries, 1, "the retriever and the snippets share the query's vector");
+    assert(seen.documents > 0 && seen.documents <= SEMANTIC_PASSAGES, `${seen.documents}`);
+    assert(hits[0]!.passages?.length, "the first hit points into its document");
+    assert(hits.every((h) => h.snippet), "hits past the budget keep a snippet");
   },
 });
