@@ -29,10 +29,11 @@ import {
   type TermStats,
   ToolError,
 } from "../core/types.ts";
-import { bareWord, hasCJK, segmentCJK, words } from "../core/tokenize.ts";
+import { segmentCJK } from "../core/tokenize.ts";
 import { positiveTerms, type TieredMatch, tieredMatch, toFtsMatch } from "./query.ts";
 import { snippetMatcher } from "./snippet.ts";
 import { StoredSnippets } from "./fts5_snippets.ts";
+import { WordDocs } from "./fts5_words.ts";
 
 /** BM25 weight of each indexed column. */
 export interface Fts5Weights {
@@ -182,11 +183,9 @@ export class Fts5Retriever implements Retriever {
   #weights: Fts5Weights;
   #stats?: TermStats;
   #stmts = new Map<string, StatementSync>();
-  #commonShare: number;
+  #words?: WordDocs;
   #wholeDocs: number;
   #rareDocs?: number;
-  #tokenDf = new Map<string, { n: number; exact: boolean }>();
-  #tokenDfDocs = 0;
   #snippets: StoredSnippets;
 
   /**
@@ -199,7 +198,9 @@ export class Fts5Retriever implements Retriever {
     this.#db = db;
     this.#weights = { ...DEFAULT_WEIGHTS, ...options.weights };
     this.#stats = options.stats;
-    this.#commonShare = options.commonShare ?? 0.25;
+    if (options.stats) {
+      this.#words = new WordDocs(db, options.stats, options.commonShare ?? 0.25);
+    }
     this.#wholeDocs = options.wholeDocs ?? WHOLE_DOCS;
     this.#rareDocs = options.rareDocs;
     this.#snippets = new StoredSnippets(db);
@@ -278,56 +279,8 @@ export class Fts5Retriever implements Retriever {
     return settle(() => this.#search(q));
   }
 
-  #isCommon(): ((word: string) => boolean) | undefined {
-    const stats = this.#stats;
-    if (!stats) return undefined;
-    const n = stats.docCount();
-    if (n < 50) return undefined;
-    const limit = n * this.#commonShare;
-    if (this.#tokenDf.size > 4096 || this.#tokenDfDocs !== n) this.#tokenDf.clear();
-    this.#tokenDfDocs = n;
-    // Counted as the catalog counts words: `pages?` is `pages`, `Node.js` stays one word.
-    // The catalog does not count numbers and single letters (`2`, `C`); FTS5 does.
-    return (word) => {
-      const ws = words(word, true);
-      if (ws.length === 1) return stats.df(ws[0]!) > limit;
-      const token = bareWord(word);
-      return /^[\p{L}\p{N}]+$/u.test(token) && this.#ftsDf(token, limit + 1) > limit;
-    };
-  }
-
-  /**
-   * Documents holding one token, from the FTS5 index, counted up to `atMost` (cached until
-   * the document count changes).
-   */
-  #ftsDf(token: string, atMost: number): number {
-    const known = this.#tokenDf.get(token);
-    if (known && (known.exact || known.n >= atMost)) return known.n;
-    const n = this.#q(
-      "SELECT count(*) AS n FROM (SELECT 1 FROM docs_fts WHERE docs_fts MATCH ? LIMIT ?)",
-    ).get(`"${token}"`, Number.isFinite(atMost) ? Math.ceil(atMost) : -1)?.n as number;
-    this.#tokenDf.set(token, { n, exact: n < atMost });
-    return n;
-  }
-
-  /**
-   * Documents an optional unit of a query matches, about: a word's count in the index
-   * (cached), a phrase's rarest word's, a CJK run's words' together.
-   */
-  #unitDocs(unit: QueryUnit, atMost: number): number {
-    let n = 0;
-    for (const item of unit.alternatives) {
-      const tokens = segmentCJK(item.text).toLowerCase().split(/[^\p{L}\p{N}]+/u)
-        .filter(Boolean);
-      const dfs = tokens.map((t) => this.#ftsDf(t, atMost));
-      if (!dfs.length) continue;
-      n += hasCJK(item.text) ? dfs.reduce((x, y) => x + y) : Math.min(...dfs);
-    }
-    return n;
-  }
-
   #search(q: Query): Hit[] {
-    const isCommon = this.#isCommon();
+    const isCommon = this.#words?.isCommon();
     const match = matchExpression(q, isCommon);
     const f = filterSql(q.filters, "d");
     const limit = Math.max(0, Math.floor(q.limit));
@@ -345,7 +298,7 @@ export class Fts5Retriever implements Retriever {
       // counted on to half the documents, to leave out the common words past it
       const half = Math.floor(n / 2);
       const atMost = Math.max(limits.whole, limits.rare, half) + 1;
-      const docs = (u: QueryUnit) => this.#unitDocs(u, atMost);
+      const docs = (u: QueryUnit) => this.#words!.unitDocs(u, atMost);
       tiers = tieredMatch(q.parsed, docs, { ...limits, drop: half }, isCommon);
       // too few documents hold the rarest words: take one more word among them
       while (tiers) {
