@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../tests/assert.ts";
 import { testCard } from "../tests/card_fixture.ts";
-import { Catalog } from "./catalog.ts";
+import { Catalog, textReader } from "./catalog.ts";
 import { decodeText, encodeText } from "./text_codec.ts";
 import type { Card } from "./types.ts";
 
@@ -38,7 +38,7 @@ Deno.test("Catalog stores texts compressed and every reader gets them back", () 
   ).all()
     .map((r) => [r.doc_id, r.t]);
   assertEquals(raw, [["big", "blob"], ["empty", "text"], ["small", "text"]]);
-  const reader = Catalog.textReader(catalog.db);
+  const reader = textReader(catalog.db);
   for (const [id, text] of Object.entries(docs)) {
     assertEquals(catalog.text(id), text);
     assertEquals(reader(id), text);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { Catalog, type DocTitles } from "../core/catalog.ts";
+import { type DocTitles, textReader, titleReader } from "../core/catalog.ts";
 import { CJK_UNSPACED_CHARS, segmentCJK } from "../core/tokenize.ts";
 import { makeSnippet } from "./snippet.ts";
 
@@ -41,14 +41,14 @@ export class StoredSnippets {
   of(docId: string, re: RegExp): string {
     // Cut from the stored text, CJK split into words as the index saw it; most matches are
     // near the start, so a prefix is tried first and the whole body only if needed.
-    this.#text ??= Catalog.textReader(this.#db);
+    this.#text ??= textReader(this.#db);
     const body = this.#text(docId) ?? "";
     let text = makeSnippet(segmentCJK(body.slice(0, SNIPPET_PREFIX)), re, SNIPPET_CHARS);
     if (!text && body.length > SNIPPET_PREFIX) {
       text = makeSnippet(segmentCJK(body), re, SNIPPET_CHARS);
     }
     if (!text) {
-      this.#titles ??= Catalog.titleReader(this.#db);
+      this.#titles ??= titleReader(this.#db);
       const t = this.#titles(docId);
       text = makeSnippet(segmentCJK(t?.headings.join("\n") ?? ""), re, SNIPPET_CHARS) ||
         makeSnippet(segmentCJK(t?.title ?? ""), re, SNIPPET_CHARS);

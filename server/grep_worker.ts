@@ -5,7 +5,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { Catalog, openReadOnly } from "../core/catalog.ts";
+import { openReadOnly, textReader } from "../core/catalog.ts";
 import { serveThread } from "../core/workers.ts";
 
 /**
@@ -137,7 +137,7 @@ function reader(file: string): (id: string) => string | undefined {
     // Texts read through a memory map: about twice as fast as through reads (the file only
     // grows: SQLite never shrinks it without VACUUM, which shelfmark does not run).
     db.exec("PRAGMA mmap_size = 1073741824");
-    catalog = { file, db, text: Catalog.textReader(db) };
+    catalog = { file, db, text: textReader(db) };
   }
   return catalog.text;
 }

@@ -1,0 +1,129 @@
+/**
+ * SQL shared by the catalog and the handles other threads open on its file (search and
+ * grep workers): the search filters as conditions, a read-only handle with term
+ * statistics, and readers of texts and titles.
+ *
+ * @module
+ */
+import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { fieldFilterSql } from "./fields.ts";
+import { decodeText } from "./text_codec.ts";
+import type { OutlineNode, SearchFilters, TermStats } from "./types.ts";
+
+/**
+ * SQL conditions for the search filters, against the `documents` table under `alias`.
+ * Values are always bound, never interpolated; dates are expected normalised (the search
+ * path does that once, see `normalizeTime` in `retrievers/query.ts`).
+ *
+ * @param filters the search filters
+ * @param alias the alias of `documents` in the query
+ * @returns a `WHERE`-ready condition (`"1"` when there is none) and its parameters
+ * @example
+ * ```ts
+ * import { filterSql } from "./catalog_sql.ts";
+ * filterSql({ library: "Papers" }, "d"); // { where: "d.library = ?", params: ["Papers"] }
+ * ```
+ */
+export function filterSql(
+  filters: SearchFilters,
+  alias = "d",
+): { where: string; params: SQLInputValue[] } {
+  const conds: string[] = [];
+  const params: SQLInputValue[] = [];
+  if (filters.doc_types?.length) {
+    conds.push(`${alias}.doc_type IN (${filters.doc_types.map(() => "?").join(", ")})`);
+    params.push(...filters.doc_types);
+  }
+  if (filters.library !== undefined) {
+    conds.push(`${alias}.library = ?`);
+    params.push(filters.library);
+  }
+  if (filters.path_glob) {
+    conds.push(`${alias}.path GLOB ?`);
+    params.push(filters.path_glob);
+  }
+  if (filters.modified_after) {
+    conds.push(`${alias}.modified_at >= ?`);
+    params.push(filters.modified_after);
+  }
+  if (filters.modified_before) {
+    conds.push(`${alias}.modified_at <= ?`);
+    params.push(filters.modified_before);
+  }
+  if (filters.fields) {
+    const f = fieldFilterSql(filters.fields, alias);
+    conds.push(...f.conds);
+    params.push(...f.params);
+  }
+  return { where: conds.length ? conds.join(" AND ") : "1", params };
+}
+
+/** Escape `%`, `_` and `\\` for a `LIKE ... ESCAPE '\\'` pattern. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Read-only term statistics of a catalog file, for search workers (their own connection;
+ * WAL lets them read beside the indexer's writes). The document count is reused for 2 s.
+ *
+ * @param file the catalog database file
+ * @returns the open handle (for the FTS5 retriever's own tables) and the statistics
+ */
+export function openReadOnly(file: string): { db: DatabaseSync; stats: TermStats } {
+  const db = new DatabaseSync(file, { readOnly: true });
+  db.exec("PRAGMA busy_timeout=5000;");
+  const df = db.prepare("SELECT n FROM df WHERE term = ?");
+  const count = db.prepare("SELECT count(*) AS n FROM documents");
+  let docs = { n: 0, at: 0 };
+  const stats: TermStats = {
+    df: (term: string) => (df.get(term)?.n as number) ?? 0,
+    docCount: () => {
+      const now = Date.now();
+      if (now - docs.at > 2000) docs = { n: count.get()?.n as number, at: now };
+      return docs.n;
+    },
+  };
+  return { db, stats };
+}
+
+/**
+ * A reader of document texts through another handle on a catalog file (a worker's own
+ * read-only connection, see {@link openReadOnly}): the text of an id, or undefined.
+ */
+export function textReader(db: DatabaseSync): (docId: string) => string | undefined {
+  const q = db.prepare("SELECT text FROM texts WHERE doc_id = ?");
+  return (docId) => decodeText(q.get(docId)?.text);
+}
+
+/**
+ * A reader of a document's title and heading titles (outline order) through any handle
+ * on a catalog file, or undefined: what a snippet falls back to when the body does not
+ * hold the query's words (the FTS5 index keeps no copy of its columns).
+ */
+export function titleReader(db: DatabaseSync): (docId: string) => DocTitles | undefined {
+  const q = db.prepare(
+    "SELECT json_extract(card, '$.title') AS title, outline FROM documents WHERE doc_id = ?",
+  );
+  const walk = (nodes: OutlineNode[], out: string[]): string[] => {
+    for (const n of nodes) {
+      out.push(n.title);
+      walk(n.children, out);
+    }
+    return out;
+  };
+  return (docId) => {
+    const r = q.get(docId);
+    if (!r) return undefined;
+    const outline = JSON.parse(r.outline as string) as OutlineNode[];
+    return { title: String(r.title ?? ""), headings: walk(outline, []) };
+  };
+}
+
+/** A document's title and heading titles (see {@link titleReader}). */
+export interface DocTitles {
+  /** The card's title. */
+  title: string;
+  /** Every outline heading's title, in outline order. */
+  headings: string[];
+}
