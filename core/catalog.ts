@@ -15,7 +15,9 @@ import { type Fingerprint, fingerprint } from "./fingerprint.ts";
 import { MARKUP_TYPES } from "./readable.ts";
 import { decodeText, encodeText } from "./text_codec.ts";
 import { escapeLike, filterSql } from "./catalog_sql.ts";
+import { VectorRecords } from "./vector_records.ts";
 
+export { type VectorTodo } from "./vector_records.ts";
 export {
   type DocTitles,
   escapeLike,
@@ -99,28 +101,12 @@ ${FIELDS_SCHEMA}`;
  */
 const FORMAT = "5";
 
-/** Documents whose vector is missing or was made from other content. */
-const VECTOR_PENDING = `FROM documents d
-  WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.doc_id = d.doc_id AND v.hash = d.hash)`;
-
-/** A document waiting for its vector. */
-export interface VectorTodo {
-  /** The document. */
-  doc_id: string;
-  /** The content its vector will be made from. */
-  hash: string;
-  /** Its card. */
-  card: Card;
-  /** Its outline. */
-  outline: OutlineNode[];
-  /** Whether it had a vector before (its text changed): replaced, not added. */
-  known: boolean;
-}
-
 /** The catalog database. */
 export class Catalog {
   /** The SQLite handle, shared with the retrievers. */
   readonly db: DatabaseSync;
+  /** Which documents have an up-to-date vector. */
+  readonly vectors: VectorRecords;
   #stmts = new Map<string, StatementSync>();
   #df = new Map<string, number>();
   #dfDirty = new Set<string>();
@@ -141,6 +127,7 @@ export class Catalog {
     this.db.exec(SCHEMA);
     this.#migrate();
     this.db.exec("CREATE INDEX IF NOT EXISTS documents_text_key ON documents(text_key)");
+    this.vectors = new VectorRecords(this.db);
   }
 
   /**
@@ -604,52 +591,6 @@ export class Catalog {
     return this.#q(`SELECT path FROM documents${where}`).all(...params).map((r) =>
       r.path as string
     );
-  }
-
-  /** Documents waiting for a vector, and documents with an up-to-date one. */
-  vectorCounts(): { pending: number; embedded: number } {
-    const total = this.count();
-    const pending = (this.#q(`SELECT count(*) AS n ${VECTOR_PENDING}`).get()?.n as number) ?? 0;
-    return { pending, embedded: total - pending };
-  }
-
-  /**
-   * The next documents waiting for a vector, by id, after `after` (a cursor: without it,
-   * every call would walk past the documents done before).
-   */
-  vectorTodo(limit: number, after = ""): VectorTodo[] {
-    return this.#q(
-      `SELECT d.doc_id, d.hash, d.card, d.outline,
-         EXISTS (SELECT 1 FROM vectors k WHERE k.doc_id = d.doc_id) AS known
-       ${VECTOR_PENDING} AND d.doc_id > ? ORDER BY d.doc_id LIMIT ?`,
-    ).all(after, limit).map((r) => ({
-      doc_id: r.doc_id as string,
-      hash: r.hash as string,
-      card: JSON.parse(r.card as string) as Card,
-      outline: JSON.parse(r.outline as string) as OutlineNode[],
-      known: r.known === 1,
-    }));
-  }
-
-  /**
-   * Record that a document's vector was made from `hash`; false (nothing recorded) when the
-   * document was deleted meanwhile.
-   */
-  vectorDone(docId: string, hash: string): boolean {
-    if (!this.has(docId)) return false;
-    this.#q("INSERT OR REPLACE INTO vectors (doc_id, hash) VALUES (?, ?)").run(docId, hash);
-    return true;
-  }
-
-  /** Forget every vector record (the model changed). */
-  clearVectors(): void {
-    this.#q("DELETE FROM vectors").run();
-  }
-
-  /** Drop the records of vectors whose document left; returns the ids still recorded. */
-  pruneVectors(): Set<string> {
-    this.#q("DELETE FROM vectors WHERE doc_id NOT IN (SELECT doc_id FROM documents)").run();
-    return new Set(this.#q("SELECT doc_id FROM vectors").all().map((r) => r.doc_id as string));
   }
 
   /** A value of the meta table. */

@@ -120,7 +120,7 @@ export class VectorIndex {
       const rows = await this.retriever.open();
       if (stored !== model) {
         if (rows > 0 || stored !== undefined) await this.retriever.clear();
-        this.#catalog.clearVectors();
+        this.#catalog.vectors.clear();
         this.#catalog.setMeta("vectors_model", model);
       }
       await this.#sweep();
@@ -133,7 +133,7 @@ export class VectorIndex {
 
   /** Remove vectors (and their records) of documents no longer in the catalog. */
   async #sweep(): Promise<void> {
-    const known = this.#catalog.pruneVectors();
+    const known = this.#catalog.vectors.prune();
     const orphans = (await this.retriever.ids()).filter((id) => !known.has(id));
     if (orphans.length) await this.retriever.remove(orphans);
   }
@@ -144,7 +144,7 @@ export class VectorIndex {
   #count(): { pending: number; embedded: number } {
     const now = Date.now();
     if (!this.#counts || now - this.#counts.at > COUNTS_TTL_MS) {
-      this.#counts = { ...this.#catalog.vectorCounts(), at: now };
+      this.#counts = { ...this.#catalog.vectors.counts(), at: now };
     }
     return this.#counts;
   }
@@ -213,7 +213,7 @@ export class VectorIndex {
     // meanwhile with smaller ids.
     let cursor = "";
     while (!this.#stopped) {
-      const rows = this.#catalog.vectorTodo(BATCH, cursor);
+      const rows = this.#catalog.vectors.todo(BATCH, cursor);
       if (!rows.length) {
         if (!cursor) break;
         cursor = "";
@@ -256,7 +256,7 @@ export class VectorIndex {
       // Record what each vector was made from; a document deleted meanwhile loses its vector.
       const gone: string[] = [];
       for (const r of rows) {
-        if (!this.#catalog.vectorDone(r.doc_id, r.hash)) gone.push(r.doc_id);
+        if (!this.#catalog.vectors.done(r.doc_id, r.hash)) gone.push(r.doc_id);
       }
       if (gone.length) await this.retriever.remove(gone);
       done += rows.length;
