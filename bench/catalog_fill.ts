@@ -86,6 +86,11 @@ export class Filler {
     this.catalog.begin();
   }
 
+  /** The display path a document is stored under. */
+  pathOf(doc: LibraryDoc): string {
+    return `${this.lib.name}/${doc.folder}/${doc.name}`;
+  }
+
   /**
    * Store one document (the body of `Indexer.indexFile` after the file is read).
    *
@@ -101,7 +106,7 @@ export class Filler {
       this.ms[k] += now - t;
       t = now;
     };
-    const path = `${this.lib.name}/${doc.folder}/${doc.name}`;
+    const path = this.pathOf(doc);
     const bytes = new TextEncoder().encode(doc.text);
     const hash = createHash("sha256").update(bytes).digest("hex");
     const docId = docIdFor(path);

@@ -22,6 +22,7 @@
  * ```
  * deno task bench:catalog [--docs 1000000] [--checkpoints 100000,250000,500000]
  *   [--work /tmp/shelfmark-catalog-scale] [--max-minutes 60] [--count-in-memory] [--keep] [--json]
+ *   [--resume]
  * ```
  *
  * Every checkpoint is logged to stderr as it is reached, so a stopped run still gives its
@@ -29,7 +30,8 @@
  * catalog's `count(*)` twice for every document (the fill's `count` step: it grows with the
  * catalog, 10 ms a document at 250,000); `--count-in-memory` keeps the count instead (the
  * same values, so the same catalog, sooner). The work folder is removed at the end unless
- * `--keep`. Not a test: numbers, not assertions.
+ * `--keep`; `--resume` goes on filling a kept folder where a stopped run left it (the same
+ * documents in the same order; `fill_total_s` then counts from the resumption). Not a test: numbers, not assertions.
  *
  * @module
  */
@@ -37,6 +39,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Catalog } from "../core/catalog.ts";
+import { docIdFor } from "../core/paths.ts";
 import { linkGraph } from "../core/graph.ts";
 import { docTable } from "../core/listing.ts";
 import { Fts5Retriever } from "../retrievers/fts5.ts";
@@ -212,6 +215,7 @@ async function main() {
       "max-minutes": { type: "string" },
       keep: { type: "boolean", default: false },
       "count-in-memory": { type: "boolean", default: false },
+      resume: { type: "boolean", default: false },
       json: { type: "boolean", default: false },
       measure: { type: "string" },
       ids: { type: "string" },
@@ -229,7 +233,7 @@ async function main() {
   );
   const budgetMs = values["max-minutes"] ? Number(values["max-minutes"]) * 60_000 : Infinity;
   const log = (m: string) => console.error(`catalog_scale: ${m}`);
-  await Deno.remove(work, { recursive: true }).catch(() => {});
+  if (!values.resume) await Deno.remove(work, { recursive: true }).catch(() => {});
   const data = join(work, "data");
   Deno.mkdirSync(data, { recursive: true });
   const sections = await sectionsOf(values.corpus ?? defaultCorpus());
@@ -284,11 +288,26 @@ async function main() {
   };
 
   const epoch = Date.UTC(2020, 0, 1);
+  // `--resume`: the documents already stored are generated again (the same seeded
+  // sequence), not stored, so the sample and the next documents are those of one run.
+  const stored = values.resume ? filler.catalog.count() : 0;
+  if (stored) log(`resuming after ${stored} stored documents`);
   for (const doc of libraryDocs(n, sections)) {
     // a modification time a minute apart, so `recent` has an order to keep
-    const id = await filler.add(doc, epoch + i * 60_000);
+    const id = i < stored
+      ? docIdFor(filler.pathOf(doc))
+      : await filler.add(doc, epoch + i * 60_000);
     bytes += doc.text.length;
     i++;
+    if (i === stored) {
+      segDocs = i;
+      segStart = performance.now();
+    }
+    if (i <= stored) {
+      if (sample.length < SAMPLE) sample.push(id);
+      else if (pick() < SAMPLE / i) sample[Math.floor(pick() * SAMPLE)] = id;
+      continue;
+    }
     // reservoir sample of the documents read at checkpoints
     if (sample.length < SAMPLE) sample.push(id);
     else if (pick() < SAMPLE / i) sample[Math.floor(pick() * SAMPLE)] = id;
