@@ -179,6 +179,14 @@ export class Shelf {
       this.retrievers,
       workers + 1,
     );
+    // A file starts beside others only while the process tree is under its memory budget.
+    const pool = this.pool;
+    if (pool) {
+      this.indexer.admit = () => pool.roomFor(INDEX_MEMORY_MB);
+      // A file that runs alone (a page to OCR, a large PDF) does not sit beside idle
+      // extraction processes: their memory goes back and the next file starts one again.
+      this.indexer.beforeAlone = () => pool.stopIdle();
+    }
   }
 
   /** Open the shelf of a data directory, adding command-line folders to its configuration. */
@@ -361,6 +369,12 @@ export class Shelf {
     this.catalog.close();
   }
 }
+
+/**
+ * Resident memory (MiB) of this process and its extraction processes over which the indexer
+ * starts no file beside those in flight (one file always runs).
+ */
+const INDEX_MEMORY_MB = 450;
 
 /** The keyword retriever with its searches sent to the search workers. */
 function pooled(fts: Fts5Retriever, pool: SearchPool): Retriever {
