@@ -28,6 +28,7 @@ import { html } from "./html.ts";
 import { decodeEntities, textOf, xmlValue } from "./_xml.ts";
 import { entryText, readZip, type ZipEntry } from "./_zip.ts";
 import { splitDocumentXml } from "./_docx_split.ts";
+import { HeapTrimmer } from "../core/heap.ts";
 
 /** The part of mammoth's API used here. */
 interface Mammoth {
@@ -108,6 +109,9 @@ const STYLE_MAP = [
 const DOCUMENT = "word/document.xml";
 /** A `word/document.xml` over this many characters is converted in pieces of about this size. */
 const SPLIT_CHARS = 1 << 20;
+
+/** Between the pieces of a large body. */
+const heap = new HeapTrimmer();
 
 /** Options of the DOCX extractor. */
 export interface DocxOptions {
@@ -229,6 +233,8 @@ export function docx(opts: DocxOptions = {}): Extractor {
         };
         const html: string[] = [];
         for (piece of pieces ?? [undefined]) {
+          // The garbage of the pieces before is given back as it grows (V8 would keep it).
+          if (html.length) heap.trim();
           html.push((await mammoth.convertToHtml({ file: mammothZip }, options)).value);
         }
         piece = undefined;
