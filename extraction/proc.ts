@@ -29,7 +29,7 @@ const post = (a: WorkerAnswer) => {
 };
 const handle = answer(extractionWorker(), post);
 // A large file's garbage is given back once its answer is written, not kept while idle.
-const heap = new HeapTrimmer();
+const heap = new HeapTrimmer({ growthMb: 96, floorMb: 128 });
 
 const frames = new FrameReader();
 for await (const chunk of Deno.stdin.readable) {

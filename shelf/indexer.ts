@@ -79,7 +79,7 @@ const EXTRACTION_WEIGHT: Record<string, number> = {
   ".odp": 12,
   ".ods": 12,
   ".epub": 4,
-  ".pdf": 4,
+  ".pdf": 8,
   ".html": 8,
   ".htm": 8,
   ".xhtml": 8,
@@ -147,7 +147,7 @@ export class Indexer {
    * Collects the garbage between files once the heap has grown (V8 would otherwise let it
    * reach several times the live size: 250 MB of garbage beside 25 MB live).
    */
-  readonly heap: HeapTrimmer = new HeapTrimmer();
+  readonly heap: HeapTrimmer = new HeapTrimmer({ growthMb: 96 });
 
   /**
    * @param catalog the catalog to write

@@ -102,5 +102,5 @@ Deno.test("expectedLoad weighs a file by its type", () => {
   assertEquals(expectedLoad("a/b.txt", 1000), 1000);
   assertEquals(expectedLoad("a/b.PNG", 1000), 16_000);
   assertEquals(expectedLoad("a/b.docx", 1000), 12_000);
-  assertEquals(expectedLoad("a/b.pdf", 1000), 4000);
+  assertEquals(expectedLoad("a/b.pdf", 1000), 8000);
 });

@@ -185,7 +185,9 @@ export class Shelf {
       this.indexer.admit = () => pool.roomFor(INDEX_MEMORY_MB);
       // A file that runs alone (a page to OCR, a large PDF) does not sit beside idle
       // extraction processes: their memory goes back and the next file starts one again.
-      this.indexer.beforeAlone = () => pool.stopIdle();
+      this.indexer.beforeAlone = () => {
+        if (!pool.roomFor(INDEX_MEMORY_MB - ALONE_HEADROOM_MB)) pool.stopIdle();
+      };
     }
   }
 
@@ -374,7 +376,9 @@ export class Shelf {
  * Resident memory (MiB) of this process and its extraction processes over which the indexer
  * starts no file beside those in flight (one file always runs).
  */
-const INDEX_MEMORY_MB = 450;
+const INDEX_MEMORY_MB = 400;
+/** What a file that runs alone may add: idle extraction processes leave when there is less. */
+const ALONE_HEADROOM_MB = 200;
 
 /** The keyword retriever with its searches sent to the search workers. */
 function pooled(fts: Fts5Retriever, pool: SearchPool): Retriever {
