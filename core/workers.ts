@@ -222,12 +222,15 @@ export class WorkerPool<Q, R, I = unknown> {
 
   /**
    * Stop the ready workers that hold no request (say, to give their memory back while one
-   * large request runs); the next request starts another. Returns how many stopped.
+   * large request runs), but the first `keep` of them (the next request goes to the first);
+   * a later request starts another. Returns how many stopped.
    */
-  stopIdle(): number {
+  stopIdle(keep = 0): number {
     let n = 0;
     for (const s of [...this.#slots]) {
-      if (s.ready && s.pending.size === 0 && this.#stop(s)) n++;
+      if (!s.ready || s.pending.size > 0) continue;
+      if (keep > 0) keep--;
+      else if (this.#stop(s)) n++;
     }
     return n;
   }

@@ -195,3 +195,16 @@ Deno.test("WorkerPool: stopIdle stops the workers without a request and leaves a
     p.close();
   }
 });
+
+Deno.test("WorkerPool: stopIdle(1) keeps the first idle worker, which takes the next request", async () => {
+  const p = pool({ size: 3 });
+  try {
+    await p.start();
+    const first = await p.request({ op: "who" });
+    assertEquals(p.stopIdle(1), 2);
+    assertEquals(p.workers, 1);
+    assertEquals(await p.request({ op: "who" }), first, "the kept worker answers");
+  } finally {
+    p.close();
+  }
+});

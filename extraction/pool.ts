@@ -163,9 +163,12 @@ export class ExtractPool {
     return this.pids.reduce((sum, pid) => sum + (rssOf(pid) ?? 0), 0);
   }
 
-  /** Stop the workers that are idle now (their memory goes back); returns how many. */
-  stopIdle(): number {
-    return this.#workers.stopIdle();
+  /**
+   * Stop the workers that are idle now but the first `keep` (their memory goes back);
+   * returns how many stopped.
+   */
+  stopIdle(keep = 0): number {
+    return this.#workers.stopIdle(keep);
   }
 
   /**

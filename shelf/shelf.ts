@@ -184,9 +184,9 @@ export class Shelf {
     if (pool) {
       this.indexer.admit = () => pool.roomFor(INDEX_MEMORY_MB);
       // A file that runs alone (a page to OCR, a large PDF) does not sit beside idle
-      // extraction processes: their memory goes back and the next file starts one again.
+      // extraction processes: all but the one that takes it leave (their memory goes back).
       this.indexer.beforeAlone = () => {
-        if (!pool.roomFor(INDEX_MEMORY_MB - ALONE_HEADROOM_MB)) pool.stopIdle();
+        if (!pool.roomFor(INDEX_MEMORY_MB - ALONE_HEADROOM_MB)) pool.stopIdle(1);
       };
     }
   }
