@@ -3,6 +3,10 @@
  * `/proc/<pid>/status`) of a process and all its descendants, sampled every 200 ms, and
  * the CPU time (user + system) of a command with every child it waited for.
  *
+ * Beside RSS it reports PSS (`Pss` of `/proc/<pid>/smaps_rollup`): a page shared by n
+ * processes counts 1/n in each, so the tree's PSS counts the `deno` executable's pages
+ * once, where the sum of RSS counts them once per process.
+ *
  * ```
  * deno run -A bench/footprint.ts [--interval 200] [--json] -- CMD ARGS...   # run and measure
  * deno run -A bench/footprint.ts --pid PID [--seconds 10] [--json]         # watch a process
@@ -31,6 +35,19 @@ export function rssOf(pid: number): number | undefined {
   try {
     const m = /VmRSS:\s+(\d+)\s+kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
     return m ? Number(m[1]) * 1024 : 0; // a zombie has no VmRSS
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Proportional set size in bytes of one process (shared pages divided among the processes
+ * that map them), or undefined when it is gone or the kernel does not say.
+ */
+export function pssOf(pid: number): number | undefined {
+  try {
+    const m = /\nPss:\s+(\d+)\s+kB/.exec(Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`));
+    return m ? Number(m[1]) * 1024 : 0;
   } catch {
     return undefined;
   }
@@ -86,6 +103,12 @@ export interface Footprint {
   peakTree: number;
   /** Largest resident size of the root process alone, bytes. */
   peakRoot: number;
+  /** Largest sum of the tree's proportional set sizes (PSS), bytes. */
+  peakTreePss: number;
+  /** Largest PSS of the root process alone, bytes. */
+  peakRootPss: number;
+  /** Largest PSS seen per command name and depth in the tree, bytes. */
+  peakByNamePss: Record<string, number>;
   /** Largest number of processes in the tree at once. */
   peakProcesses: number;
   /** Largest resident size seen per command name and depth in the tree (`deno@2`), bytes. */
@@ -94,6 +117,8 @@ export interface Footprint {
   sampledCpu: number;
   /** The processes at the peak, `name@depth MiB` each. */
   atPeak: string;
+  /** The processes at the PSS peak, `name@depth MiB` (of PSS) each. */
+  atPeakPss: string;
   /** Tree resident size at the last sample, bytes. */
   lastTree: number;
   /** Processes at the last sample. */
@@ -110,10 +135,14 @@ export class TreeSampler {
   #fp: Footprint = {
     peakTree: 0,
     peakRoot: 0,
+    peakTreePss: 0,
+    peakRootPss: 0,
+    peakByNamePss: {},
     peakProcesses: 0,
     peakByName: {},
     sampledCpu: 0,
     atPeak: "",
+    atPeakPss: "",
     lastTree: 0,
     lastProcesses: 0,
     samples: 0,
@@ -134,20 +163,31 @@ export class TreeSampler {
     const procs = processTree(this.#root);
     if (!procs.length) return;
     let tree = 0;
+    let treePss = 0;
     const fp = this.#fp;
     const parts: string[] = [];
+    const partsPss: string[] = [];
     for (const p of procs) {
       const rss = rssOf(p.pid) ?? 0;
+      const pss = pssOf(p.pid) ?? 0;
       tree += rss;
+      treePss += pss;
       parts.push(`${p.name}@${p.depth} ${(rss / 2 ** 20).toFixed(0)}`);
-      if (p.pid === this.#root) fp.peakRoot = Math.max(fp.peakRoot, rss);
+      partsPss.push(`${p.name}@${p.depth} ${(pss / 2 ** 20).toFixed(0)}`);
+      if (p.pid === this.#root) {
+        fp.peakRoot = Math.max(fp.peakRoot, rss);
+        fp.peakRootPss = Math.max(fp.peakRootPss, pss);
+      }
       const key = `${p.name}@${p.depth}`;
       fp.peakByName[key] = Math.max(fp.peakByName[key] ?? 0, rss);
+      fp.peakByNamePss[key] = Math.max(fp.peakByNamePss[key] ?? 0, pss);
       this.#cpu.set(p.pid, p.cpu);
     }
     fp.sampledCpu = [...this.#cpu.values()].reduce((a, b) => a + b, 0);
     if (tree > fp.peakTree) fp.atPeak = parts.join(", ");
+    if (treePss > fp.peakTreePss) fp.atPeakPss = partsPss.join(", ");
     fp.peakTree = Math.max(fp.peakTree, tree);
+    fp.peakTreePss = Math.max(fp.peakTreePss, treePss);
     fp.peakProcesses = Math.max(fp.peakProcesses, procs.length);
     fp.lastTree = tree;
     fp.lastProcesses = procs.length;
@@ -296,15 +336,17 @@ const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 /** A footprint as lines for a terminal. */
 export function describe(fp: Footprint & Partial<CommandFootprint>): string {
   const names = Object.entries(fp.peakByName).sort((a, b) => b[1] - a[1]).slice(0, 6)
-    .map(([n, b]) => `${n} ${mib(b)}`).join(", ");
+    .map(([n, b]) => `${n} ${mib(b)} (PSS ${mib(fp.peakByNamePss?.[n] ?? 0)})`).join(", ");
   return [
     fp.seconds !== undefined ? `wall ${fp.seconds.toFixed(1)} s` : "",
     fp.cpuSeconds !== undefined ? `CPU (user+sys, tree) ${fp.cpuSeconds.toFixed(1)} s` : "",
     `peak RSS of the tree ${mib(fp.peakTree)} (root alone ${
       mib(fp.peakRoot)
     }, ${fp.peakProcesses} processes at most)`,
+    `peak PSS of the tree ${mib(fp.peakTreePss)} (root alone ${mib(fp.peakRootPss)})`,
     `last sample ${mib(fp.lastTree)} in ${fp.lastProcesses} processes (${fp.samples} samples)`,
     `at the peak (MiB): ${fp.atPeak}`,
+    `at the PSS peak (MiB of PSS): ${fp.atPeakPss}`,
     `largest per command: ${names}`,
   ].filter(Boolean).join("\n");
 }

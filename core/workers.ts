@@ -220,6 +220,21 @@ export class WorkerPool<Q, R, I = unknown> {
     return this.#slots.length;
   }
 
+  /**
+   * Stop the ready workers that hold no request (say, to give their memory back while one
+   * large request runs), but the first `keep` of them (the next request goes to the first);
+   * a later request starts another. Returns how many stopped.
+   */
+  stopIdle(keep = 0): number {
+    let n = 0;
+    for (const s of [...this.#slots]) {
+      if (!s.ready || s.pending.size > 0) continue;
+      if (keep > 0) keep--;
+      else if (this.#stop(s)) n++;
+    }
+    return n;
+  }
+
   /** Stop every worker; requests in flight or waiting fail with `closed`. */
   close(): void {
     const slots = this.#slots;

@@ -179,3 +179,32 @@ Deno.test("WorkerPool: retire stops a worker after its last request; the next re
     p.close();
   }
 });
+
+Deno.test("WorkerPool: stopIdle stops the workers without a request and leaves a busy one", async () => {
+  const p = pool({ size: 2 });
+  try {
+    await p.start();
+    assertEquals(p.workers, 2);
+    const hang = p.request({ op: "hang" }).catch((e) => e);
+    assertEquals(p.stopIdle(), 1, "the idle one");
+    assertEquals(p.workers, 1, "the busy one stays");
+    assertEquals(p.stopIdle(), 0);
+    p.close();
+    assert((await hang) instanceof WorkerError);
+  } finally {
+    p.close();
+  }
+});
+
+Deno.test("WorkerPool: stopIdle(1) keeps the first idle worker, which takes the next request", async () => {
+  const p = pool({ size: 3 });
+  try {
+    await p.start();
+    const first = await p.request({ op: "who" });
+    assertEquals(p.stopIdle(1), 2);
+    assertEquals(p.workers, 1);
+    assertEquals(await p.request({ op: "who" }), first, "the kept worker answers");
+  } finally {
+    p.close();
+  }
+});

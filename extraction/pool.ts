@@ -158,6 +158,31 @@ export class ExtractPool {
     return [...this.#channels].map((c) => c.pid);
   }
 
+  /** Resident size in bytes of the extraction processes running now (0 with threads). */
+  residentBytes(): number {
+    return this.pids.reduce((sum, pid) => sum + (rssOf(pid) ?? 0), 0);
+  }
+
+  /**
+   * Stop the workers that are idle now but the first `keep` (their memory goes back);
+   * returns how many stopped.
+   */
+  stopIdle(keep = 0): number {
+    return this.#workers.stopIdle(keep);
+  }
+
+  /**
+   * Whether another file may start beside those in flight: this process and its extraction
+   * processes together are resident under `budgetMb`. Always true with threads or where
+   * resident sizes cannot be read.
+   */
+  roomFor(budgetMb: number): boolean {
+    if (this.isolation !== "process") return true;
+    const own = rssOf(Deno.pid);
+    if (own === undefined) return true;
+    return own + this.residentBytes() <= budgetMb * 2 ** 20;
+  }
+
   /** Workers running now (processes or threads). */
   get workers(): number {
     return this.#workers.workers;

@@ -9,6 +9,7 @@
  */
 import { encodeFrame, FrameReader } from "./proc_channel.ts";
 import { answer, type WorkerAnswer, type WorkerMessage } from "../core/workers.ts";
+import { HeapTrimmer } from "../core/heap.ts";
 
 // Keep stdout for frames: console output of extractors and libraries goes to stderr, except
 // pdf.js's notice that its optional canvas (never used for text) cannot load without FFI.
@@ -27,6 +28,8 @@ const post = (a: WorkerAnswer) => {
   writing = writing.then(() => out.write(frame)).catch(() => Deno.exit(1));
 };
 const handle = answer(extractionWorker(), post);
+// A large file's garbage is given back once its answer is written, not kept while idle.
+const heap = new HeapTrimmer({ growthMb: 96, floorMb: 128 });
 
 const frames = new FrameReader();
 for await (const chunk of Deno.stdin.readable) {
@@ -34,7 +37,7 @@ for await (const chunk of Deno.stdin.readable) {
     const m = msg as WorkerMessage<Record<string, unknown>>;
     if (m.id !== 0) m.data = { ...m.data, bytes: bin };
     // Extractions are sent one at a time; do not wait here so the reader keeps draining.
-    handle(m);
+    handle(m).then(() => writing).then(() => heap.trim());
   }
 }
 // The pool closed our stdin: finish what is being written and leave.

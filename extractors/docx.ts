@@ -27,6 +27,8 @@ import { ExtractError } from "../core/types.ts";
 import { html } from "./html.ts";
 import { decodeEntities, textOf, xmlValue } from "./_xml.ts";
 import { entryText, readZip, type ZipEntry } from "./_zip.ts";
+import { splitDocumentXml } from "./_docx_split.ts";
+import { HeapTrimmer } from "../core/heap.ts";
 
 /** The part of mammoth's API used here. */
 interface Mammoth {
@@ -103,6 +105,23 @@ const STYLE_MAP = [
   "r[style-name='Verbatim Char'] => code",
 ];
 
+/** The main part of a Word document. */
+const DOCUMENT = "word/document.xml";
+/** A `word/document.xml` over this many characters is converted in pieces of about this size. */
+const SPLIT_CHARS = 1 << 20;
+
+/** Between the pieces of a large body. */
+const heap = new HeapTrimmer();
+
+/** Options of the DOCX extractor. */
+export interface DocxOptions {
+  /**
+   * A document body over this many characters of XML is converted in pieces of about this
+   * size (default 1 Mi): mammoth holds about fifty times the XML it converts.
+   */
+  splitChars?: number;
+}
+
 /** Images are dropped: no base64 data in the text. */
 const NO_IMAGES = () => Promise.resolve([]);
 
@@ -167,8 +186,9 @@ function isXmlPart(e: ZipEntry): boolean {
  * const doc = await docx().extract({ path: "lib/a.docx", extension: ".docx", bytes });
  * ```
  */
-export function docx(): Extractor {
+export function docx(opts: DocxOptions = {}): Extractor {
   const toMarkdown = html();
+  const splitChars = opts.splitChars ?? SPLIT_CHARS;
   return {
     name: "docx",
     extensions: [".docx"],
@@ -183,9 +203,16 @@ export function docx(): Extractor {
       ) {
         throw new ExtractError("corrupt", "zip archive is not a Word document");
       }
+      // A large body is converted in pieces (see _docx_split.ts), each read as the document.
+      const main = files.get(DOCUMENT);
+      const pieces = main && main.length > splitChars
+        ? splitDocumentXml(new TextDecoder().decode(main), splitChars)
+        : undefined;
+      let piece: string | undefined;
       const mammothZip: MammothZip = {
         exists: (name) => names.has(name),
         read(name, encoding) {
+          if (piece !== undefined && name === DOCUMENT && encoding) return Promise.resolve(piece);
           const data = files.get(name);
           if (!data) return Promise.reject(new Error(`part not loaded: ${name}`));
           if (!encoding) return Promise.resolve(data);
@@ -198,13 +225,20 @@ export function docx(): Extractor {
       const mammoth = await loadMammoth();
       let converted: string;
       try {
-        const result = await mammoth.convertToHtml({ file: mammothZip }, {
+        const options = {
           styleMap: STYLE_MAP,
           includeDefaultStyleMap: true,
           convertImage: NO_IMAGES,
           ignoreEmptyParagraphs: true,
-        });
-        converted = result.value;
+        };
+        const html: string[] = [];
+        for (piece of pieces ?? [undefined]) {
+          // The garbage of the pieces before is given back as it grows (V8 would keep it).
+          if (html.length) heap.trim();
+          html.push((await mammoth.convertToHtml({ file: mammothZip }, options)).value);
+        }
+        piece = undefined;
+        converted = html.join("");
       } catch (e) {
         const msg = e instanceof Error ? e.message : String(e);
         throw new ExtractError("corrupt", `cannot read the Word document: ${msg}`, { cause: e });

@@ -18,10 +18,14 @@ import {
 } from "node-html-markdown";
 import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
 import { ExtractError } from "../core/types.ts";
+import { HeapTrimmer } from "../core/heap.ts";
 import { decodeText } from "../core/sniff.ts";
 import { markdownHeadings } from "./_headings_markdown.ts";
 import { LinkSink } from "./_links.ts";
 import { attr, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
+
+/** Between the pieces of a long page (see {@link splitBlocks}). */
+const heap = new HeapTrimmer();
 
 /** Classes that mark navigation chrome (the corpus's definition of "outside navigation"). */
 const NAV_CLASSES = new Set([
@@ -421,6 +425,8 @@ export function html(): Extractor {
           warnings.push(`time limit reached: converted ${i} of ${pieces.length} parts of the page`);
           break;
         }
+        // The garbage of the pieces before is given back as it grows (V8 would keep it).
+        if (i) heap.trim();
         const md = toMarkdown.translate(pieces[i]!);
         if (raw.length && md.trim()) raw.push("");
         for (const l of md.replace(/\r\n?/g, "\n").replace(/^\n+|\s+$/g, "").split("\n")) {

@@ -10,6 +10,7 @@ import { extname } from "node:path";
 import { buildCard, distinctTerms } from "../core/card.ts";
 import type { Catalog, FileState } from "../core/catalog.ts";
 import { FINGERPRINT_VERSION } from "../core/fingerprint.ts";
+import { HeapTrimmer } from "../core/heap.ts";
 import { EXTRACTION_VERSIONS } from "../extractors/versions.ts";
 import { documentFields, fieldsChanged, libraryFields, noteFields } from "../core/fields.ts";
 import { buildOutline } from "../core/outline.ts";
@@ -64,6 +65,47 @@ export interface IndexerOptions {
  * at once are what made the process tree's peak.
  */
 const MAX_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
+/**
+ * How many times its size a file of a type takes to extract, beside a plain text: a DOCX's
+ * XML is inflated and parsed into a tree (mammoth: 460 MB for a 0.4 MB file), a page image
+ * is OCRed (about 300 MiB whatever its size), pdf.js and the HTML converter hold hundreds of
+ * times the text of a large file. Counted against `maxBytesInFlight`, so such files run alone.
+ */
+const EXTRACTION_WEIGHT: Record<string, number> = {
+  ".docx": 12,
+  ".pptx": 12,
+  ".xlsx": 12,
+  ".odt": 12,
+  ".odp": 12,
+  ".ods": 12,
+  ".epub": 4,
+  ".pdf": 8,
+  ".html": 8,
+  ".htm": 8,
+  ".xhtml": 8,
+  ".png": 16,
+  ".jpg": 16,
+  ".jpeg": 16,
+  ".gif": 16,
+  ".bmp": 16,
+  ".tif": 16,
+  ".tiff": 16,
+  ".webp": 16,
+};
+
+/**
+ * What a file is expected to take while it is extracted and stored, in bytes of plain text
+ * (its size times its type's weight): the unit of `Indexer.maxBytesInFlight`.
+ *
+ * @example
+ * ```ts
+ * expectedLoad("scans/page-1.png", 300_000); // 4_800_000: runs alone
+ * ```
+ */
+export function expectedLoad(path: string, size: number): number {
+  return size * (EXTRACTION_WEIGHT[extname(path).toLowerCase()] ?? 1);
+}
+
 const BATCH_FILES = 100;
 const BATCH_MS = 1500;
 const YIELD_MS = 30;
@@ -89,10 +131,23 @@ export class Indexer {
    */
   versions: Readonly<Record<string, number>> = EXTRACTION_VERSIONS;
   /**
-   * At most this many bytes of files are extracted and stored at once (with `concurrency`
-   * files at most); a larger file runs alone.
+   * At most this many bytes of files, weighted by type (see {@link expectedLoad}), are
+   * extracted and stored at once (with `concurrency` files at most); a larger file runs alone.
    */
   maxBytesInFlight: number = MAX_BYTES_IN_FLIGHT;
+  /**
+   * Asked before a file starts beside others still in flight: false makes it wait until one
+   * of them is done (say, while the process tree is over a memory budget). One file always
+   * runs.
+   */
+  admit?: () => boolean;
+  /** Called before a file that runs alone starts (once the files before it are done). */
+  beforeAlone?: () => void;
+  /**
+   * Collects the garbage between files once the heap has grown (V8 would otherwise let it
+   * reach several times the live size: 250 MB of garbage beside 25 MB live).
+   */
+  readonly heap: HeapTrimmer = new HeapTrimmer({ growthMb: 96 });
 
   /**
    * @param catalog the catalog to write
@@ -185,16 +240,21 @@ export class Indexer {
             p.done++;
             opts.onProgress?.({ ...p });
           } else {
-            // Backpressure: wait for room in files and in bytes (a large file runs alone).
+            // Backpressure: wait for room in files, in weighted bytes (a large file runs
+            // alone) and in memory.
+            const load = expectedLoad(f.path, f.size);
             while (
               inflight.size >= this.#concurrency ||
-              (inflight.size > 0 && inflightBytes + f.size > this.maxBytesInFlight)
+              (inflight.size > 0 && inflightBytes + load > this.maxBytesInFlight) ||
+              (inflight.size > 0 && this.admit && !this.admit())
             ) await Promise.race(inflight);
-            inflightBytes += f.size;
+            if (load > this.maxBytesInFlight) this.beforeAlone?.();
+            inflightBytes += load;
             const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes, full).then(
               (outcome) => {
                 p[outcome]++;
                 if (outcome !== "unchanged") inBatch++;
+                this.heap.trim();
                 p.done++;
                 opts.onProgress?.({ ...p });
               },
@@ -202,7 +262,7 @@ export class Indexer {
             inflight.add(task);
             task.finally(() => {
               inflight.delete(task);
-              inflightBytes -= f.size;
+              inflightBytes -= load;
             }).catch(() => {});
           }
           if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Catalog } from "../core/catalog.ts";
 import type { ExtractFn } from "../core/types.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
-import { Indexer } from "./indexer.ts";
+import { expectedLoad, Indexer } from "./indexer.ts";
 
 const MB = 1024 * 1024;
 
@@ -47,4 +47,60 @@ Deno.test("Indexer keeps the bytes of the files in flight within its budget; a l
   } finally {
     await Deno.remove(base, { recursive: true });
   }
+});
+
+Deno.test("Indexer starts a file beside others only when admit() says so, and weighs page images", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-admit-" });
+  try {
+    const root = join(base, "Lib");
+    await Deno.mkdir(root);
+    for (let i = 0; i < 8; i++) {
+      await Deno.writeTextFile(join(root, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(100));
+    }
+    // 300 kB images: 16 times their size is over the 4 MiB budget, so each runs alone.
+    for (let i = 0; i < 3; i++) {
+      await Deno.writeFile(join(root, `p${i}.png`), new Uint8Array(300_000));
+    }
+    let files = 0;
+    let most = 0;
+    const withImage: number[] = [];
+    let room = true;
+    const extract: ExtractFn = async (input) => {
+      files++;
+      most = Math.max(most, files);
+      const image = input.path.endsWith(".png");
+      await new Promise((r) => setTimeout(r, 5));
+      if (image) withImage.push(files);
+      files--;
+      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+    };
+    const catalog = new Catalog(join(base, "catalog.db"));
+    try {
+      const indexer = new Indexer(catalog, extract, [], 3);
+      let asked = 0;
+      indexer.admit = () => (asked++, room);
+      let p = await indexer.run([{ name: "Lib", root }]);
+      assertEquals([p.indexed, p.skipped], [11, 0]);
+      assert(most >= 2, "text files run side by side while admitted");
+      assert(asked > 0, "admit() was asked");
+      assertEquals(withImage, [1, 1, 1], "each image ran alone");
+      // Over the budget: one file at a time, all the same indexed.
+      room = false;
+      most = 0;
+      p = await indexer.run([{ name: "Lib", root }], { full: new Set(["Lib"]) });
+      assertEquals([p.indexed, p.skipped], [11, 0]);
+      assertEquals(most, 1);
+    } finally {
+      catalog.close();
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("expectedLoad weighs a file by its type", () => {
+  assertEquals(expectedLoad("a/b.txt", 1000), 1000);
+  assertEquals(expectedLoad("a/b.PNG", 1000), 16_000);
+  assertEquals(expectedLoad("a/b.docx", 1000), 12_000);
+  assertEquals(expectedLoad("a/b.pdf", 1000), 8000);
 });

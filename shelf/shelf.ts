@@ -179,6 +179,16 @@ export class Shelf {
       this.retrievers,
       workers + 1,
     );
+    // A file starts beside others only while the process tree is under its memory budget.
+    const pool = this.pool;
+    if (pool) {
+      this.indexer.admit = () => pool.roomFor(INDEX_MEMORY_MB);
+      // A file that runs alone (a page to OCR, a large PDF) does not sit beside idle
+      // extraction processes: all but the one that takes it leave (their memory goes back).
+      this.indexer.beforeAlone = () => {
+        if (!pool.roomFor(INDEX_MEMORY_MB - ALONE_HEADROOM_MB)) pool.stopIdle(1);
+      };
+    }
   }
 
   /** Open the shelf of a data directory, adding command-line folders to its configuration. */
@@ -361,6 +371,14 @@ export class Shelf {
     this.catalog.close();
   }
 }
+
+/**
+ * Resident memory (MiB) of this process and its extraction processes over which the indexer
+ * starts no file beside those in flight (one file always runs).
+ */
+const INDEX_MEMORY_MB = 400;
+/** What a file that runs alone may add: idle extraction processes leave when there is less. */
+const ALONE_HEADROOM_MB = 200;
 
 /** The keyword retriever with its searches sent to the search workers. */
 function pooled(fts: Fts5Retriever, pool: SearchPool): Retriever {
