@@ -14,7 +14,7 @@ import { FIELDS_SCHEMA, writeFields } from "./fields.ts";
 import { type Fingerprint, fingerprint } from "./fingerprint.ts";
 import { MARKUP_TYPES } from "./readable.ts";
 import { decodeText, encodeText } from "./text_codec.ts";
-import { escapeLike, filterSql } from "./catalog_sql.ts";
+import { escapeLike, filterSql, statements } from "./catalog_sql.ts";
 import { VectorRecords } from "./vector_records.ts";
 
 export { type VectorTodo } from "./vector_records.ts";
@@ -23,6 +23,7 @@ export {
   escapeLike,
   filterSql,
   openReadOnly,
+  statements,
   textReader,
   titleReader,
 } from "./catalog_sql.ts";
@@ -107,7 +108,7 @@ export class Catalog {
   readonly db: DatabaseSync;
   /** Which documents have an up-to-date vector. */
   readonly vectors: VectorRecords;
-  #stmts = new Map<string, StatementSync>();
+  readonly #q: (sql: string) => StatementSync;
   #df = new Map<string, number>();
   #dfDirty = new Set<string>();
   #dfLoaded = false;
@@ -123,6 +124,7 @@ export class Catalog {
    */
   constructor(file: string) {
     this.db = new DatabaseSync(file);
+    this.#q = statements(this.db);
     this.db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
     this.db.exec(SCHEMA);
     this.#migrate();
@@ -162,15 +164,6 @@ export class Catalog {
       }
     }
     return this.#df;
-  }
-
-  #q(sql: string): StatementSync {
-    let s = this.#stmts.get(sql);
-    if (!s) {
-      s = this.db.prepare(sql);
-      this.#stmts.set(sql, s);
-    }
-    return s;
   }
 
   /** Run `fn` in a transaction (nested calls join the outer one). */

@@ -5,10 +5,33 @@
  *
  * @module
  */
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { fieldFilterSql } from "./fields.ts";
 import { decodeText } from "./text_codec.ts";
 import type { OutlineNode, SearchFilters, TermStats } from "./types.ts";
+
+/**
+ * A handle's prepared statements, each prepared on first use and kept (indexing and search
+ * run the same statements per document and per query).
+ *
+ * @param db the database handle
+ * @returns the statement of an SQL text
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * import { statements } from "./catalog_sql.ts";
+ * const q = statements(new DatabaseSync(":memory:"));
+ * q("SELECT 1 AS x") === q("SELECT 1 AS x"); // true
+ * ```
+ */
+export function statements(db: DatabaseSync): (sql: string) => StatementSync {
+  const kept = new Map<string, StatementSync>();
+  return (sql) => {
+    let s = kept.get(sql);
+    if (!s) kept.set(sql, s = db.prepare(sql));
+    return s;
+  };
+}
 
 /**
  * SQL conditions for the search filters, against the `documents` table under `alias`.

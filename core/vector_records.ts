@@ -7,6 +7,7 @@
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Card, OutlineNode } from "./types.ts";
+import { statements } from "./catalog_sql.ts";
 
 /** Documents whose vector is missing or was made from other content. */
 const VECTOR_PENDING = `FROM documents d
@@ -28,26 +29,16 @@ export interface VectorTodo {
 
 /** Which documents have an up-to-date vector, and which wait for one. */
 export class VectorRecords {
-  #db: DatabaseSync;
-  #stmts = new Map<string, StatementSync>();
+  readonly #q: (sql: string) => StatementSync;
 
   /** @param db the catalog's database (with its `documents` and `vectors` tables) */
   constructor(db: DatabaseSync) {
-    this.#db = db;
-  }
-
-  #q(sql: string): StatementSync {
-    let s = this.#stmts.get(sql);
-    if (!s) {
-      s = this.#db.prepare(sql);
-      this.#stmts.set(sql, s);
-    }
-    return s;
+    this.#q = statements(db);
   }
 
   /** Documents waiting for a vector, and documents with an up-to-date one. */
   counts(): { pending: number; embedded: number } {
-    const total = (this.#db.prepare("SELECT count(*) AS n FROM documents").get()?.n as number) ?? 0;
+    const total = (this.#q("SELECT count(*) AS n FROM documents").get()?.n as number) ?? 0;
     const pending = (this.#q(`SELECT count(*) AS n ${VECTOR_PENDING}`).get()?.n as number) ?? 0;
     return { pending, embedded: total - pending };
   }

@@ -16,7 +16,7 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
-import { filterSql } from "../core/catalog.ts";
+import { filterSql, statements } from "../core/catalog.ts";
 import {
   type Hit,
   type IndexedDoc,
@@ -182,7 +182,7 @@ export class Fts5Retriever implements Retriever {
   #db: DatabaseSync;
   #weights: Fts5Weights;
   #stats?: TermStats;
-  #stmts = new Map<string, StatementSync>();
+  readonly #q: (sql: string) => StatementSync;
   #words?: WordDocs;
   #wholeDocs: number;
   #rareDocs?: number;
@@ -196,6 +196,7 @@ export class Fts5Retriever implements Retriever {
    */
   constructor(db: DatabaseSync, options: Fts5Options = {}) {
     this.#db = db;
+    this.#q = statements(db);
     this.#weights = { ...DEFAULT_WEIGHTS, ...options.weights };
     this.#stats = options.stats;
     if (options.stats) {
@@ -205,16 +206,6 @@ export class Fts5Retriever implements Retriever {
     this.#rareDocs = options.rareDocs;
     this.#snippets = new StoredSnippets(db);
     if (!options.readOnly) db.exec(SCHEMA);
-  }
-
-  /** A prepared statement, kept for reuse (indexing and search run these per document and per query). */
-  #q(sql: string): StatementSync {
-    let st = this.#stmts.get(sql);
-    if (!st) {
-      st = this.#db.prepare(sql);
-      this.#stmts.set(sql, st);
-    }
-    return st;
   }
 
   #atomic(fn: () => void): void {
