@@ -78,7 +78,7 @@ export async function nearestPassages(
   opts: { pages?: number[]; markup?: boolean; compared?: number } = {},
 ): Promise<PassageHit[]> {
   const { pages, markup = false } = opts;
-  const chosen = spread(passages, Math.min(MAX_PASSAGES, opts.compared ?? MAX_PASSAGES));
+  const chosen = spread(passages, opts.compared ?? MAX_PASSAGES);
   if (!chosen.length || limit <= 0) return [];
   const texts = chosen.map((p) =>
     `${p.title}\n${opening(doc, p, TEXT_CHARS)}`.slice(0, embedder.maxChars)

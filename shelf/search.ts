@@ -7,9 +7,9 @@
  * @module
  */
 import { checkFields } from "../core/fields.ts";
-import type { Hit, Passage, PassageHit, Query, Retriever, SearchFilters } from "../core/types.ts";
+import type { Hit, Query, Retriever, SearchFilters } from "../core/types.ts";
 import { rrf } from "../retrievers/fusion.ts";
-import { bestPassages, type LinedText, passagesOf } from "../retrievers/passages.ts";
+import { bestPassages, passagesOf } from "../retrievers/passages.ts";
 import { parseQuery, positiveTerms, prepareQuery } from "../retrievers/query.ts";
 import { MARKUP_TYPES } from "../core/readable.ts";
 import { queryText } from "../retrievers/lancedb.ts";
@@ -140,9 +140,10 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
 
 /**
  * Give each hit its best passages and a snippet: the best passage's; else, for a hit found
- * by its vector alone (`semantic`), the passages nearest to the query, within one budget
- * of embedded passages per search ({@link SEMANTIC_PASSAGES}, spent in rank order); else (a match only in the title, path or headings, or past the budget) the
- * keyword retriever's snippet.
+ * by its vector alone (`semantic`), the passages nearest to the query, within one budget of
+ * embedded passages per search ({@link SEMANTIC_PASSAGES}, spent in rank order); else (a
+ * match only in the title, path or headings, or past the budget) the keyword retriever's
+ * snippet.
  */
 async function attachPassages(
   shelf: Shelf,
@@ -153,45 +154,34 @@ async function attachPassages(
 ): Promise<void> {
   const terms = positiveTerms(q.parsed);
   const want = Math.max(1, count);
-  const apart: {
-    h: Hit;
-    text: LinedText;
-    passages: Passage[];
-    pages?: number[];
-    markup: boolean;
-  }[] = [];
   const bare: string[] = [];
   const vectors = semantic && shelf.vectors?.ready ? shelf.vectors : undefined;
-  const found = (h: Hit, best: PassageHit[]) => {
-    h.snippet = best[0]!.snippet;
-    if (count > 0) h.passages = best.slice(0, count);
-  };
+  let queryVector: Promise<Float32Array | undefined> | undefined;
+  let budget = SEMANTIC_PASSAGES;
   for (const h of hits) {
     const doc = shelf.catalog.sections(h.doc_id);
     if (!doc) continue;
     const text = docText(shelf.catalog, h.doc_id, doc.hash);
     const passages = passagesOf({ ...doc, totalLines: text.text ? text.starts.length - 1 : 0 });
     const markup = MARKUP_TYPES.has(doc.docType);
-    const best = bestPassages(text, passages, terms, want, 160, doc.pages, markup);
-    if (best.length) found(h, best);
-    else if (vectors && passages.length) {
-      apart.push({ h, text, passages, pages: doc.pages, markup });
-    } else bare.push(h.doc_id);
-  }
-  const v = apart.length ? await vectors!.retriever.queryVector(queryText(q.parsed)) : undefined;
-  let budget = SEMANTIC_PASSAGES;
-  for (const a of apart) {
-    const share = Math.min(MAX_PASSAGES, budget);
-    const best = v && share > 0
-      ? await nearestPassages(vectors!.embedder, v, a.text, a.passages, want, 160, {
-        pages: a.pages,
-        markup: a.markup,
-        compared: share,
-      }).catch(() => [])
-      : [];
-    budget -= Math.min(share, a.passages.length);
-    if (best.length) found(a.h, best);
-    else bare.push(a.h.doc_id);
+    let best = bestPassages(text, passages, terms, want, 160, doc.pages, markup);
+    if (!best.length && vectors && passages.length && budget > 0) {
+      queryVector ??= vectors.retriever.queryVector(queryText(q.parsed)).catch(() => undefined);
+      const v = await queryVector;
+      const compared = Math.min(MAX_PASSAGES, budget, passages.length);
+      budget -= compared;
+      if (v) {
+        const opts = { pages: doc.pages, markup, compared };
+        best = await nearestPassages(vectors.embedder, v, text, passages, want, 160, opts)
+          .catch(() => []);
+      }
+    }
+    if (best.length) {
+      h.snippet = best[0]!.snippet;
+      if (count > 0) h.passages = best.slice(0, count);
+    } else {
+      bare.push(h.doc_id);
+    }
   }
   if (!bare.length) return;
   const snippets = shelf.fts.snippets(bare, q.parsed);
