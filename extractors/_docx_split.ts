@@ -58,11 +58,12 @@ export function splitDocumentXml(xml: string, maxChars: number): string[] | unde
       if (name === `${w}:bookmarkStart` || name === `${w}:bookmarkEnd`) {
         if (marks < 0) marks = start;
       } else {
-        if (name === `${w}:p`) {
-          const pPr = xml.slice(start, Math.min(bodyEnd, start + 400));
+        // Only a heading's properties are read whole (for a numbering of its own).
+        const pPr = name === `${w}:p` ? xml.slice(start, Math.min(bodyEnd, start + 400)) : "";
+        if (pPr && heading.test(pPr)) {
           const end = xml.indexOf(`</${w}:pPr>`, start);
           const props = end > 0 ? xml.slice(start, end) : pPr;
-          if (heading.test(pPr) && !props.includes(numbered)) cuts.push(marks < 0 ? start : marks);
+          if (!props.includes(numbered)) cuts.push(marks < 0 ? start : marks);
         }
         marks = -1;
       }
