@@ -31,7 +31,8 @@
  * catalog, 10 ms a document at 250,000); `--count-in-memory` keeps the count instead (the
  * same values, so the same catalog, sooner). The work folder is removed at the end unless
  * `--keep`; `--resume` goes on filling a kept folder where a stopped run left it (the same
- * documents in the same order; `fill_total_s` then counts from the resumption). Not a test: numbers, not assertions.
+ * documents in the same order; `fill_total_s` then counts from the resumption). Not a test:
+ * numbers, not assertions.
  *
  * @module
  */
@@ -247,7 +248,7 @@ async function main() {
   const rows: Row[] = [];
   const sample: string[] = [];
   const pick = random(3);
-  const started = performance.now();
+  let started = performance.now();
   let segStart = started;
   let segCpu = cpuSeconds();
   let segDocs = 0;
@@ -299,18 +300,15 @@ async function main() {
       : await filler.add(doc, epoch + i * 60_000);
     bytes += doc.text.length;
     i++;
-    if (i === stored) {
-      segDocs = i;
-      segStart = performance.now();
-    }
-    if (i <= stored) {
-      if (sample.length < SAMPLE) sample.push(id);
-      else if (pick() < SAMPLE / i) sample[Math.floor(pick() * SAMPLE)] = id;
-      continue;
-    }
-    // reservoir sample of the documents read at checkpoints
+    // reservoir sample of the documents read at checkpoints (the stored ones too)
     if (sample.length < SAMPLE) sample.push(id);
     else if (pick() < SAMPLE / i) sample[Math.floor(pick() * SAMPLE)] = id;
+    if (i < stored) continue;
+    if (i === stored) {
+      started = segStart = performance.now();
+      segDocs = i;
+      continue;
+    }
     if (i % 10_000 === 0) {
       const s = (performance.now() - started) / 1000;
       log(
