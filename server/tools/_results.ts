@@ -92,14 +92,17 @@ function bare(s: string): string {
 const HEADING_NUMBER = /^(?:\d{1,3}(?:\.\d{1,3})+\.?|\d{1,2}[.)]?)\s+(?=\p{L})/u;
 
 /**
- * `L120-160 p.633 §3.2 Title`: where a passage is. A section titled like the document
- * (its top heading, most often) is named by its id alone: the hit's first line said it.
- * A heading's own number (`7.4 Inline mode`) goes: the id beside it is the one to read by.
+ * `L120-160 p.633 §3.2 Title`: where a passage is. Without `titled` (the compact view),
+ * the section is named by its id alone: the snippet shows what it holds, the id is what
+ * `read` takes, and `outline` has the titles. A section titled like the document (its top
+ * heading, most often) is named by its id alone too: the hit's first line said it. A
+ * heading's own number (`7.4 Inline mode`) goes: the id beside it is the one to read by.
  */
-export function where(p: Omit<PassageHit, "score">, docTitle: string): string {
+export function where(p: Omit<PassageHit, "score">, docTitle: string, titled = true): string {
   const parts = [`L${p.start_line}-${p.end_line}`];
   if (p.page !== undefined) parts.push(`p.${p.page}`);
-  if (p.node_id) {
+  if (p.node_id && !titled) parts.push(`§${p.node_id}`);
+  else if (p.node_id) {
     const t = bare(p.title);
     const doc = bare(docTitle);
     const same = t === doc || (t.length >= 8 && doc.startsWith(t));
@@ -235,10 +238,10 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
     if (i >= WITH_SNIPPETS) {
       // Further down the list, where the best passage is is enough to choose by.
       const p = h.passages?.[0];
-      if (p) out[out.length - 1] += ` · ${where(p, h.title)}`;
+      if (p) out[out.length - 1] += ` · ${where(p, h.title, false)}`;
     } else if (h.passages?.length) {
       for (const p of h.passages) {
-        out.push(`   ${where(p, h.title)}: ${shortSnippet(afterHeading(p.snippet, p.title))}`);
+        out.push(`   ${where(p, h.title, false)}: ${shortSnippet(afterHeading(p.snippet, p.title))}`);
       }
     } else if (h.snippet) {
       out.push(`   > ${shortSnippet(h.snippet)}`);

@@ -9,7 +9,15 @@ const passage = {
   snippet: "",
 };
 
-Deno.test("compact hit: a section titled like its document is named by its id alone", () => {
+Deno.test("compact hit: a passage is named by its lines, page and section id, not its title", () => {
+  assertEquals(
+    where({ ...passage, node_id: "2.1", title: "Restrictions", page: 7 }, "Shelve", false),
+    "L1-49 p.7 §2.1",
+  );
+  assertEquals(where({ ...passage, node_id: undefined, title: "Page 3" }, "X", false), "L1-49");
+});
+
+Deno.test("verbose hit: a section titled like its document is named by its id alone", () => {
   assertEquals(
     where(passage, "shelve — Python object persistence — Python 3.11.2 documentation"),
     "L1-49 §1",
@@ -69,7 +77,7 @@ Deno.test("compact list: snippets for the first five hits, one line with the pla
   const lines = resultsMd(Array.from({ length: 7 }, (_, i) => hit(i + 1)));
   // Five hits of two lines, then two of one.
   assertEquals(lines.length, 5 * 2 + 2);
-  assertEquals(lines[1], "   L10-20 §2 Setup: the matching sentence");
-  assertEquals(lines[10], "6. Doc 6 [000000000000006] lib/doc6.md · 40 lines · L10-20 §2 Setup");
+  assertEquals(lines[1], "   L10-20 §2: the matching sentence");
+  assertEquals(lines[10], "6. Doc 6 [000000000000006] lib/doc6.md · 40 lines · L10-20 §2");
   assertEquals(lines.filter((l) => l.includes("matching")).length, WITH_SNIPPETS);
 });
