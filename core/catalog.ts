@@ -2,22 +2,36 @@
  * The catalog: one SQLite database (built-in `node:sqlite`, WAL mode) holding every
  * document's card, outline, text, links and file state, the files that were skipped, the
  * corpus's document frequencies, which documents have an up-to-date vector, and a small
- * key-value `meta` table. This module is the only owner of the database driver and of
- * every statement on these tables; a retriever receives the handle only to keep its own
- * tables in the same file (FTS5 keeps `docs_fts` and `fts_map`), and joins `documents`
- * only through {@link filterSql}.
+ * key-value `meta` table. This module and its siblings are the only owners of the database
+ * driver and of every statement on these tables: `catalog_schema.ts` (the tables, opening),
+ * `catalog_docs.ts` (a document's rows), `catalog_copies.ts` (text fingerprints),
+ * `corpus_stats.ts` (document frequencies and count), `vector_records.ts` and
+ * `catalog_sql.ts` (SQL other handles share). A retriever receives the handle only to keep
+ * its own tables in the same file (FTS5 keeps `docs_fts` and `fts_map`), and joins
+ * `documents` only through {@link filterSql}.
  *
  * @module
  */
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
-import { FIELDS_SCHEMA, writeFields } from "./fields.ts";
-import { type Fingerprint, fingerprint } from "./fingerprint.ts";
-import { MARKUP_TYPES } from "./readable.ts";
-import { decodeText, encodeText } from "./text_codec.ts";
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
+import type { Fingerprint } from "./fingerprint.ts";
+import { decodeText } from "./text_codec.ts";
 import { escapeLike, filterSql, statements } from "./catalog_sql.ts";
+import { openCatalogDb } from "./catalog_schema.ts";
+import { fingerprints, refingerprint, sameText } from "./catalog_copies.ts";
+import {
+  type DocSections,
+  readDoc,
+  readSections,
+  removeDoc,
+  type StoredDoc,
+  storeDoc,
+  touchDoc,
+} from "./catalog_docs.ts";
+import { CorpusStats } from "./corpus_stats.ts";
 import { VectorRecords } from "./vector_records.ts";
 
 export { type VectorTodo } from "./vector_records.ts";
+export type { DocSections, StoredDoc } from "./catalog_docs.ts";
 export {
   type DocTitles,
   escapeLike,
@@ -27,7 +41,7 @@ export {
   textReader,
   titleReader,
 } from "./catalog_sql.ts";
-import type { Card, Link, OutlineNode, SearchFilters, Skipped, TermCounts } from "./types.ts";
+import type { Card, Link, SearchFilters, Skipped } from "./types.ts";
 
 /** What the catalog remembers of a file to decide whether it changed. */
 export interface FileState {
@@ -37,62 +51,6 @@ export interface FileState {
   mtime_ms: number;
   hash: string;
 }
-
-/** A stored document. */
-export interface StoredDoc {
-  card: Card;
-  outline: OutlineNode[];
-  pages?: number[];
-  terms: TermCounts;
-  hash: string;
-  mtime_ms: number;
-  /** Values of the library's indexed front-matter fields (see `core/fields.ts`). */
-  fields?: Record<string, string[]>;
-}
-
-/** How long a handle that never writes reuses its document count (see `docCount`). */
-const DOC_COUNT_TTL_MS = 2000;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS documents (
-  doc_id TEXT PRIMARY KEY,
-  rowid_fts INTEGER,
-  library TEXT NOT NULL,
-  path TEXT NOT NULL UNIQUE,
-  doc_type TEXT NOT NULL,
-  modified_at TEXT NOT NULL,
-  size INTEGER NOT NULL,
-  mtime_ms REAL NOT NULL,
-  hash TEXT NOT NULL,
-  word_count INTEGER NOT NULL,
-  card TEXT NOT NULL,
-  outline TEXT NOT NULL,
-  pages TEXT,
-  terms TEXT NOT NULL,
-  indexed_at TEXT NOT NULL,
-  text_key TEXT,
-  minhash BLOB
-);
-CREATE INDEX IF NOT EXISTS documents_library ON documents(library);
-CREATE TABLE IF NOT EXISTS texts (doc_id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS skipped (
-  path TEXT PRIMARY KEY, library TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
-  size INTEGER NOT NULL, mtime_ms REAL NOT NULL, at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS vectors (doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS documents_doc_hash ON documents(doc_id, hash);
-CREATE TABLE IF NOT EXISTS links (
-  doc_id TEXT NOT NULL, line INTEGER NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS links_doc ON links(doc_id);
--- Links are resolved in memory from a scan (core/graph.ts); nothing looks a target up.
-DROP INDEX IF EXISTS links_target;
-CREATE INDEX IF NOT EXISTS documents_modified ON documents(modified_at);
-CREATE INDEX IF NOT EXISTS documents_listing
-  ON documents(path, doc_id, library, doc_type, size, modified_at, indexed_at);
-${FIELDS_SCHEMA}`;
 
 /**
  * The catalog's format: a catalog of another format is emptied and indexed again. 2: doc
@@ -109,61 +67,18 @@ export class Catalog {
   /** Which documents have an up-to-date vector. */
   readonly vectors: VectorRecords;
   readonly #q: (sql: string) => StatementSync;
-  #df = new Map<string, number>();
-  #dfDirty = new Set<string>();
-  #dfLoaded = false;
+  readonly #stats: CorpusStats;
   #depth = 0;
-  /** Documents written (stored or removed) through this handle. */
-  #writes = 0;
-  /** The last counted number of documents (see `docCount`). */
-  #docCount?: { n: number; at: number; writes: number };
 
   /**
    * Open (or create) the catalog at `file` (`":memory:"` for a throwaway one).
    * @param file database file path
    */
   constructor(file: string) {
-    this.db = new DatabaseSync(file);
+    this.db = openCatalogDb(file, FORMAT);
     this.#q = statements(this.db);
-    this.db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
-    this.db.exec(SCHEMA);
-    this.#migrate();
-    this.db.exec("CREATE INDEX IF NOT EXISTS documents_text_key ON documents(text_key)");
+    this.#stats = new CorpusStats(this.#q, () => this.count());
     this.vectors = new VectorRecords(this.db);
-  }
-
-  /**
-   * A catalog written by another format (document ids, stored fields) is emptied, every
-   * table of the file included (the retrievers' too), so the next run indexes afresh.
-   */
-  #migrate(): void {
-    const format = this.getMeta("format");
-    if (format === FORMAT) return;
-    const stored = format !== undefined ||
-      (this.db.prepare("SELECT count(*) AS n FROM documents").get()?.n as number) > 0;
-    if (stored) {
-      const tables = (virtual: boolean) =>
-        this.db.prepare(
-          `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-           AND sql ${virtual ? "" : "NOT "}LIKE 'CREATE VIRTUAL TABLE%'`,
-        ).all().map((r) => `"${(r.name as string).replaceAll('"', '""')}"`);
-      // Virtual tables first: dropping one drops its shadow tables.
-      for (const t of tables(true)) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
-      for (const t of tables(false)) this.db.exec(`DROP TABLE IF EXISTS ${t}`);
-      this.db.exec(SCHEMA);
-    }
-    this.setMeta("format", FORMAT);
-  }
-
-  /** Document frequencies, loaded on first use (they can run to a million terms). */
-  #terms(): Map<string, number> {
-    if (!this.#dfLoaded) {
-      this.#dfLoaded = true;
-      for (const row of this.db.prepare("SELECT term, n FROM df").iterate()) {
-        this.#df.set(row.term as string, row.n as number);
-      }
-    }
-    return this.#df;
   }
 
   /** Run `fn` in a transaction (nested calls join the outer one). */
@@ -215,58 +130,8 @@ export class Catalog {
 
   /** Store (insert or replace) a document with its text and links (they replace its old ones). */
   put(doc: StoredDoc, text: string, links: Link[] = []): void {
-    this.#writes++;
-    const c = doc.card;
-    this.#q(
-      `INSERT INTO documents (doc_id, library, path, doc_type, modified_at, size, mtime_ms, hash,
-         word_count, card, outline, pages, terms, indexed_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT(doc_id) DO UPDATE SET library=excluded.library, path=excluded.path,
-         doc_type=excluded.doc_type, modified_at=excluded.modified_at, size=excluded.size,
-         mtime_ms=excluded.mtime_ms, hash=excluded.hash, word_count=excluded.word_count,
-         card=excluded.card, outline=excluded.outline, pages=excluded.pages,
-         terms=excluded.terms, indexed_at=excluded.indexed_at`,
-    ).run(
-      c.doc_id,
-      c.library,
-      c.path,
-      c.doc_type,
-      c.modified_at,
-      c.size,
-      doc.mtime_ms,
-      doc.hash,
-      c.word_count,
-      JSON.stringify(c),
-      JSON.stringify(doc.outline),
-      doc.pages ? JSON.stringify(doc.pages) : null,
-      JSON.stringify(doc.terms),
-      new Date().toISOString(),
-    );
-    // SQLite returns text only up to a NUL byte: never store one.
-    const safe = text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text;
-    this.#setFingerprint(c.doc_id, safe, c.doc_type);
-    this.#q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(
-      c.doc_id,
-      encodeText(safe),
-    );
-    this.#q("DELETE FROM skipped WHERE path = ?").run(c.path);
-    this.#q("DELETE FROM links WHERE doc_id = ?").run(c.doc_id);
-    const link = this.#q("INSERT INTO links (doc_id, line, target, text) VALUES (?, ?, ?, ?)");
-    for (const l of links) {
-      // plugins' links are not trusted to be well formed
-      if (typeof l?.target !== "string" || !l.target || !Number.isInteger(l.line)) continue;
-      link.run(c.doc_id, l.line, l.target, typeof l.text === "string" ? l.text : "");
-    }
-    writeFields(this.db, c.doc_id, doc.fields);
-  }
-
-  #setFingerprint(docId: string, text: string, docType: string): void {
-    const fp = fingerprint(text, MARKUP_TYPES.has(docType));
-    this.#q("UPDATE documents SET text_key = ?, minhash = ? WHERE doc_id = ?").run(
-      fp.key,
-      fp.minhash ? new Uint8Array(fp.minhash.buffer) : null,
-      docId,
-    );
+    this.#stats.wrote(1);
+    storeDoc(this.db, this.#q, doc, text, links);
   }
 
   /**
@@ -274,14 +139,7 @@ export class Catalog {
    * see `FINGERPRINT_VERSION`).
    */
   refingerprint(ids: string[]): void {
-    const q = this.#q(
-      "SELECT d.doc_type, t.text FROM documents d JOIN texts t USING (doc_id) WHERE d.doc_id = ?",
-    );
-    for (const id of ids) {
-      const r = q.get(id);
-      const text = r ? decodeText(r.text) : undefined;
-      if (r && text !== undefined) this.#setFingerprint(id, text, r.doc_type as string);
-    }
+    refingerprint(this.#q, ids);
   }
 
   /** The links of a document, in document order. */
@@ -309,23 +167,13 @@ export class Catalog {
 
   /** Record that an unchanged file was touched (new mtime, same content). */
   touch(docId: string, mtimeMs: number, modifiedAt: string): void {
-    const row = this.#q("SELECT card FROM documents WHERE doc_id = ?").get(docId);
-    if (!row) return;
-    const card = JSON.parse(row.card as string) as Card;
-    card.modified_at = modifiedAt;
-    this.#q("UPDATE documents SET mtime_ms = ?, modified_at = ?, card = ? WHERE doc_id = ?")
-      .run(mtimeMs, modifiedAt, JSON.stringify(card), docId);
+    touchDoc(this.#q, docId, mtimeMs, modifiedAt);
   }
 
   /** Remove documents (and their text) by id. */
   remove(ids: string[]): void {
-    this.#writes += ids.length;
-    for (const id of ids) {
-      this.#q("DELETE FROM documents WHERE doc_id = ?").run(id);
-      this.#q("DELETE FROM texts WHERE doc_id = ?").run(id);
-      this.#q("DELETE FROM links WHERE doc_id = ?").run(id);
-      writeFields(this.db, id);
-    }
+    this.#stats.wrote(ids.length);
+    for (const id of ids) removeDoc(this.db, this.#q, id);
   }
 
   /** Record a skipped file. */
@@ -352,36 +200,15 @@ export class Catalog {
 
   /** A document by id, or undefined. */
   get(docId: string): StoredDoc | undefined {
-    const r = this.#q(
-      "SELECT card, outline, pages, terms, hash, mtime_ms FROM documents WHERE doc_id = ?",
-    ).get(docId);
-    return r ? parseRow(r) : undefined;
+    return readDoc(this.#q, docId);
   }
 
   /**
    * What a document's sections are cut from: its outline, outline quality, type, pages and
    * content hash (without parsing its card's other fields or its term counts).
    */
-  sections(docId: string):
-    | {
-      outline: OutlineNode[];
-      quality: Card["outline_quality"];
-      docType: string;
-      pages?: number[];
-      hash: string;
-    }
-    | undefined {
-    const r = this.#q(
-      "SELECT outline, pages, hash, doc_type, json_extract(card, '$.outline_quality') AS quality FROM documents WHERE doc_id = ?",
-    ).get(docId);
-    if (!r) return undefined;
-    return {
-      outline: JSON.parse(r.outline as string),
-      quality: r.quality as Card["outline_quality"],
-      docType: r.doc_type as string,
-      pages: r.pages ? JSON.parse(r.pages as string) : undefined,
-      hash: r.hash as string,
-    };
+  sections(docId: string): DocSections | undefined {
+    return readSections(this.#q, docId);
   }
 
   /** Whether a document is stored (without reading its card or outline). */
@@ -429,72 +256,30 @@ export class Catalog {
 
   /** Document frequency of a term in the corpus. */
   df(term: string): number {
-    return this.#terms().get(term) ?? 0;
+    return this.#stats.df(term);
   }
 
   /**
-   * Number of documents, for TF-IDF and the common-word cut. `count()` scans an index of
-   * every document; called for every stored document and every search, it made indexing
-   * quadratic (`bench:catalog`: 5.7 of the 7 projected hours of a 1,000,000-document
-   * catalog). So the count is reused until this handle has written more than 1 % of it
-   * (below 100 documents every write counts again: exact, as small libraries need); a
-   * handle that never writes (a search worker) counts again after 2 s, for other handles'
-   * writes. An idf barely moves with 1 % more documents, and a writer's counts do not
-   * depend on timing.
+   * Number of documents, for TF-IDF and the common-word cut: reused until this handle has
+   * written more than 1 % of it (see `CorpusStats.docCount`); `count()` stays exact.
    */
   docCount(): number {
-    const c = this.#docCount;
-    if (c) {
-      const fresh = this.#writes === 0
-        ? performance.now() - c.at < DOC_COUNT_TTL_MS
-        : this.#writes - c.writes <= Math.floor(c.n / 100);
-      if (fresh) return c.n;
-    }
-    const n = this.count();
-    this.#docCount = { n, at: performance.now(), writes: this.#writes };
-    return n;
+    return this.#stats.docCount();
   }
 
   /** Add (or with `sign = -1` take away) one document's distinct terms. */
   countTerms(terms: Iterable<string>, sign: 1 | -1 = 1): void {
-    const df = this.#terms();
-    for (const t of terms) {
-      const n = (df.get(t) ?? 0) + sign;
-      if (n > 0) df.set(t, n);
-      else df.delete(t);
-      this.#dfDirty.add(t);
-    }
+    this.#stats.countTerms(terms, sign);
   }
 
   /** Write changed document frequencies to disk. */
   saveTermCounts(): void {
-    if (this.#dfDirty.size === 0) return;
-    this.transaction(() => {
-      const up = this.#q("INSERT OR REPLACE INTO df (term, n) VALUES (?, ?)");
-      const del = this.#q("DELETE FROM df WHERE term = ?");
-      for (const t of this.#dfDirty) {
-        const n = this.#df.get(t);
-        if (n) up.run(t, n);
-        else del.run(t);
-      }
-    });
-    this.#dfDirty.clear();
+    this.#stats.save((fn) => this.transaction(fn));
   }
 
   /** The fingerprints of documents, by id (documents without one are left out). */
   fingerprints(ids: string[]): Map<string, Fingerprint> {
-    const out = new Map<string, Fingerprint>();
-    const q = this.#q("SELECT text_key, minhash FROM documents WHERE doc_id = ?");
-    for (const id of ids) {
-      const r = q.get(id);
-      if (!r?.text_key) continue;
-      const blob = r.minhash as Uint8Array | null;
-      out.set(id, {
-        key: r.text_key as string,
-        minhash: blob ? new Uint32Array(blob.slice().buffer) : undefined,
-      });
-    }
-    return out;
+    return fingerprints(this.#q, ids);
   }
 
   /**
@@ -508,20 +293,7 @@ export class Catalog {
     keys: string[],
     filters: SearchFilters,
   ): Map<string, { doc_id: string; path: string }[]> {
-    const out = new Map<string, { doc_id: string; path: string }[]>();
-    if (!keys.length) return out;
-    const f = filterSql(filters, "d");
-    const rows = this.db.prepare(
-      `SELECT d.text_key, d.doc_id, d.path FROM documents d
-       WHERE d.text_key IN (${keys.map(() => "?").join(", ")}) AND ${f.where} ORDER BY d.path`,
-    ).all(...keys, ...f.params);
-    for (const r of rows) {
-      const key = r.text_key as string;
-      const list = out.get(key) ?? [];
-      list.push({ doc_id: r.doc_id as string, path: r.path as string });
-      out.set(key, list);
-    }
-    return out;
+    return sameText(this.db, keys, filters);
   }
 
   /** Every document's id and text, one at a time (for benchmarks and exports). */
@@ -600,15 +372,4 @@ export class Catalog {
   close(): void {
     this.db.close();
   }
-}
-
-function parseRow(r: Record<string, unknown>): StoredDoc {
-  return {
-    card: JSON.parse(r.card as string),
-    outline: JSON.parse(r.outline as string),
-    pages: r.pages ? JSON.parse(r.pages as string) : undefined,
-    terms: JSON.parse(r.terms as string),
-    hash: r.hash as string,
-    mtime_ms: r.mtime_ms as number,
-  };
 }

@@ -1,0 +1,144 @@
+/**
+ * A document's rows in the catalog: its `documents` row (card, outline, term counts, file
+ * state), its text, links, fingerprints and front-matter fields, written and removed
+ * together, and the stored document read back.
+ *
+ * @module
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { writeFields } from "./fields.ts";
+import { encodeText } from "./text_codec.ts";
+import { setFingerprint } from "./catalog_copies.ts";
+import type { Card, Link, OutlineNode, TermCounts } from "./types.ts";
+
+/** A stored document. */
+export interface StoredDoc {
+  card: Card;
+  outline: OutlineNode[];
+  pages?: number[];
+  terms: TermCounts;
+  hash: string;
+  mtime_ms: number;
+  /** Values of the library's indexed front-matter fields (see `core/fields.ts`). */
+  fields?: Record<string, string[]>;
+}
+
+/** What a document's sections are cut from (see `Catalog.sections`). */
+export interface DocSections {
+  /** Its outline. */
+  outline: OutlineNode[];
+  /** Its card's outline quality. */
+  quality: Card["outline_quality"];
+  /** Its extractor. */
+  docType: string;
+  /** First line of each page (1-based), for paged formats. */
+  pages?: number[];
+  /** Its content hash. */
+  hash: string;
+}
+
+/** Store (insert or replace) a document with its text and links (see `Catalog.put`). */
+export function storeDoc(
+  db: DatabaseSync,
+  q: (sql: string) => StatementSync,
+  doc: StoredDoc,
+  text: string,
+  links: Link[],
+): void {
+  const c = doc.card;
+  q(
+    `INSERT INTO documents (doc_id, library, path, doc_type, modified_at, size, mtime_ms, hash,
+       word_count, card, outline, pages, terms, indexed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT(doc_id) DO UPDATE SET library=excluded.library, path=excluded.path,
+       doc_type=excluded.doc_type, modified_at=excluded.modified_at, size=excluded.size,
+       mtime_ms=excluded.mtime_ms, hash=excluded.hash, word_count=excluded.word_count,
+       card=excluded.card, outline=excluded.outline, pages=excluded.pages,
+       terms=excluded.terms, indexed_at=excluded.indexed_at`,
+  ).run(
+    c.doc_id,
+    c.library,
+    c.path,
+    c.doc_type,
+    c.modified_at,
+    c.size,
+    doc.mtime_ms,
+    doc.hash,
+    c.word_count,
+    JSON.stringify(c),
+    JSON.stringify(doc.outline),
+    doc.pages ? JSON.stringify(doc.pages) : null,
+    JSON.stringify(doc.terms),
+    new Date().toISOString(),
+  );
+  // SQLite returns text only up to a NUL byte: never store one.
+  const safe = text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text;
+  setFingerprint(q, c.doc_id, safe, c.doc_type);
+  q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(c.doc_id, encodeText(safe));
+  q("DELETE FROM skipped WHERE path = ?").run(c.path);
+  q("DELETE FROM links WHERE doc_id = ?").run(c.doc_id);
+  const link = q("INSERT INTO links (doc_id, line, target, text) VALUES (?, ?, ?, ?)");
+  for (const l of links) {
+    // plugins' links are not trusted to be well formed
+    if (typeof l?.target !== "string" || !l.target || !Number.isInteger(l.line)) continue;
+    link.run(c.doc_id, l.line, l.target, typeof l.text === "string" ? l.text : "");
+  }
+  writeFields(db, c.doc_id, doc.fields);
+}
+
+/** Remove a document with its text, links and fields. */
+export function removeDoc(db: DatabaseSync, q: (sql: string) => StatementSync, id: string): void {
+  q("DELETE FROM documents WHERE doc_id = ?").run(id);
+  q("DELETE FROM texts WHERE doc_id = ?").run(id);
+  q("DELETE FROM links WHERE doc_id = ?").run(id);
+  writeFields(db, id);
+}
+
+/** A stored document by id, or undefined. */
+export function readDoc(q: (sql: string) => StatementSync, docId: string): StoredDoc | undefined {
+  const r = q(
+    "SELECT card, outline, pages, terms, hash, mtime_ms FROM documents WHERE doc_id = ?",
+  ).get(docId);
+  if (!r) return undefined;
+  return {
+    card: JSON.parse(r.card as string),
+    outline: JSON.parse(r.outline as string),
+    pages: r.pages ? JSON.parse(r.pages as string) : undefined,
+    terms: JSON.parse(r.terms as string),
+    hash: r.hash as string,
+    mtime_ms: r.mtime_ms as number,
+  };
+}
+
+/** What a document's sections are cut from, without parsing its card or term counts. */
+export function readSections(
+  q: (sql: string) => StatementSync,
+  docId: string,
+): DocSections | undefined {
+  const r = q(
+    "SELECT outline, pages, hash, doc_type, json_extract(card, '$.outline_quality') AS quality FROM documents WHERE doc_id = ?",
+  ).get(docId);
+  if (!r) return undefined;
+  return {
+    outline: JSON.parse(r.outline as string),
+    quality: r.quality as Card["outline_quality"],
+    docType: r.doc_type as string,
+    pages: r.pages ? JSON.parse(r.pages as string) : undefined,
+    hash: r.hash as string,
+  };
+}
+
+/** Record that an unchanged file was touched (new mtime, same content). */
+export function touchDoc(
+  q: (sql: string) => StatementSync,
+  docId: string,
+  mtimeMs: number,
+  modifiedAt: string,
+): void {
+  const row = q("SELECT card FROM documents WHERE doc_id = ?").get(docId);
+  if (!row) return;
+  const card = JSON.parse(row.card as string) as Card;
+  card.modified_at = modifiedAt;
+  q("UPDATE documents SET mtime_ms = ?, modified_at = ?, card = ? WHERE doc_id = ?")
+    .run(mtimeMs, modifiedAt, JSON.stringify(card), docId);
+}

@@ -1,0 +1,94 @@
+/**
+ * The catalog's tables, and opening its database file: a catalog written by another format
+ * is emptied (see `FORMAT` in `core/catalog.ts`) so the next run indexes afresh.
+ *
+ * @module
+ */
+import { DatabaseSync } from "node:sqlite";
+import { FIELDS_SCHEMA } from "./fields.ts";
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS documents (
+  doc_id TEXT PRIMARY KEY,
+  rowid_fts INTEGER,
+  library TEXT NOT NULL,
+  path TEXT NOT NULL UNIQUE,
+  doc_type TEXT NOT NULL,
+  modified_at TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  hash TEXT NOT NULL,
+  word_count INTEGER NOT NULL,
+  card TEXT NOT NULL,
+  outline TEXT NOT NULL,
+  pages TEXT,
+  terms TEXT NOT NULL,
+  indexed_at TEXT NOT NULL,
+  text_key TEXT,
+  minhash BLOB
+);
+CREATE INDEX IF NOT EXISTS documents_library ON documents(library);
+CREATE TABLE IF NOT EXISTS texts (doc_id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS skipped (
+  path TEXT PRIMARY KEY, library TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
+  size INTEGER NOT NULL, mtime_ms REAL NOT NULL, at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS vectors (doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS documents_doc_hash ON documents(doc_id, hash);
+CREATE TABLE IF NOT EXISTS links (
+  doc_id TEXT NOT NULL, line INTEGER NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS links_doc ON links(doc_id);
+-- Links are resolved in memory from a scan (core/graph.ts); nothing looks a target up.
+DROP INDEX IF EXISTS links_target;
+CREATE INDEX IF NOT EXISTS documents_modified ON documents(modified_at);
+CREATE INDEX IF NOT EXISTS documents_listing
+  ON documents(path, doc_id, library, doc_type, size, modified_at, indexed_at);
+${FIELDS_SCHEMA}`;
+
+/**
+ * Open (or create) a catalog database with every table of the catalog (WAL mode).
+ *
+ * @param file database file path (`":memory:"` for a throwaway one)
+ * @param format the catalog's format: a catalog stored with another one is emptied
+ * @returns the open handle
+ * @example
+ * ```ts
+ * import { openCatalogDb } from "./catalog_schema.ts";
+ * const db = openCatalogDb(":memory:", "1");
+ * db.prepare("SELECT value FROM meta WHERE key = ?").get("format"); // { value: "1" }
+ * ```
+ */
+export function openCatalogDb(file: string, format: string): DatabaseSync {
+  const db = new DatabaseSync(file);
+  db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
+  db.exec(SCHEMA);
+  migrate(db, format);
+  db.exec("CREATE INDEX IF NOT EXISTS documents_text_key ON documents(text_key)");
+  return db;
+}
+
+/**
+ * A catalog written by another format (document ids, stored fields) is emptied, every
+ * table of the file included (the retrievers' too), so the next run indexes afresh.
+ */
+function migrate(db: DatabaseSync, format: string): void {
+  const stored = db.prepare("SELECT value FROM meta WHERE key = ?").get("format")?.value;
+  if (stored === format) return;
+  const written = stored !== undefined ||
+    (db.prepare("SELECT count(*) AS n FROM documents").get()?.n as number) > 0;
+  if (written) {
+    const tables = (virtual: boolean) =>
+      db.prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+         AND sql ${virtual ? "" : "NOT "}LIKE 'CREATE VIRTUAL TABLE%'`,
+      ).all().map((r) => `"${(r.name as string).replaceAll('"', '""')}"`);
+    // Virtual tables first: dropping one drops its shadow tables.
+    for (const t of tables(true)) db.exec(`DROP TABLE IF EXISTS ${t}`);
+    for (const t of tables(false)) db.exec(`DROP TABLE IF EXISTS ${t}`);
+    db.exec(SCHEMA);
+  }
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run("format", format);
+}
