@@ -6,9 +6,9 @@
  *
  * The table costs about 200 bytes a document. It is rebuilt when SQLite says the database
  * changed: `PRAGMA data_version` (a commit by another connection) or `total_changes()`
- * (a row written through this one). A rebuild reads the catalog's narrow `documents_listing`
- * index, not the rows (cards and outlines make them kilobytes each); only the titles and
- * line counts of documents stored since the last build are read from their cards.
+ * (a row written through this one). A rebuild reads the catalog's narrow `documents_list`
+ * index alone, titles and line counts included (an index on the card's fields), not the
+ * rows: cards and outlines make them kilobytes each, a million row lookups took 119 s.
  *
  * @module
  */
@@ -48,8 +48,6 @@ interface Cached {
   version: string;
   table: DocTable;
   stmts: Map<string, StatementSync>;
-  /** Title and lines by id, with the time the document was stored. */
-  cards: Map<string, { indexed_at: string; title: string; lines: number }>;
 }
 
 const cache = new WeakMap<DatabaseSync, Cached>();
@@ -67,7 +65,6 @@ function holder(db: DatabaseSync): Cached {
       version: "",
       table: { entries: [], byId: new Map() },
       stmts: new Map(),
-      cards: new Map(),
     };
     cache.set(db, c);
   }
@@ -88,43 +85,25 @@ export function docTable(db: DatabaseSync): DocTable {
   const version = `${v}:${t}`;
   if (version === c.version) return c.table;
   const entries: DocEntry[] = [];
-  const cards = new Map<string, { indexed_at: string; title: string; lines: number }>();
   const rows = stmt(
     db,
     c,
-    `SELECT doc_id, library, path, doc_type, size, modified_at, indexed_at
-     FROM documents INDEXED BY documents_listing ORDER BY path`,
+    `SELECT doc_id, library, path, doc_type, size, modified_at,
+       json_extract(card, '$.title') AS title, json_extract(card, '$.total_lines') AS lines
+     FROM documents INDEXED BY documents_list ORDER BY path`,
   ).all();
-  const card = stmt(
-    db,
-    c,
-    `SELECT json_extract(card, '$.title') AS title, json_extract(card, '$.total_lines') AS lines
-     FROM documents WHERE doc_id = ?`,
-  );
   for (const r of rows) {
-    const id = r.doc_id as string;
-    let known = c.cards.get(id);
-    if (!known || known.indexed_at !== r.indexed_at) {
-      const k = card.get(id);
-      known = {
-        indexed_at: r.indexed_at as string,
-        title: (k?.title as string | null) ?? "",
-        lines: (k?.lines as number | null) ?? 0,
-      };
-    }
-    cards.set(id, known);
     entries.push({
-      doc_id: id,
+      doc_id: r.doc_id as string,
       library: r.library as string,
       path: r.path as string,
       doc_type: r.doc_type as string,
-      title: known.title,
-      total_lines: known.lines,
+      title: (r.title as string | null) ?? "",
+      total_lines: (r.lines as number | null) ?? 0,
       size: r.size as number,
       modified_at: r.modified_at as string,
     });
   }
-  c.cards = cards;
   // SQLite's UTF-8 byte order and JavaScript's UTF-16 order (which the binary search uses)
   // differ between astral characters and U+E000-U+FFFF: sorted again when they do.
   if (entries.some((e, i) => i > 0 && entries[i - 1]!.path > e.path)) {
