@@ -91,7 +91,7 @@ export function docTable(db: DatabaseSync): DocTable {
     `SELECT doc_id, library, path, doc_type, size, modified_at,
        json_extract(card, '$.title') AS title, json_extract(card, '$.total_lines') AS lines
      FROM documents INDEXED BY documents_list ORDER BY path`,
-  ).all();
+  ).iterate();
   for (const r of rows) {
     entries.push({
       doc_id: r.doc_id as string,
