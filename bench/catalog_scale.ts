@@ -157,6 +157,7 @@ async function measure(data: string, idsFile: string, libRoot: string): Promise<
       (id) => callTool(shelf, "read", { doc_id: id, offset: 1, limit: 40 }),
     );
     row.server_rss_mib = memory().rss;
+    [row.file_states_ms] = timed(() => shelf.catalog.fileStates("library").size);
     [row.listing_build_ms] = timed(() => docTable(shelf.catalog.db));
     [row.listing_again_ms] = timed(() => docTable(shelf.catalog.db));
     row.server_rss_after_listing_mib = memory().rss;

@@ -241,7 +241,9 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
       if (p) out[out.length - 1] += ` · ${where(p, h.title, false)}`;
     } else if (h.passages?.length) {
       for (const p of h.passages) {
-        out.push(`   ${where(p, h.title, false)}: ${shortSnippet(afterHeading(p.snippet, p.title))}`);
+        out.push(
+          `   ${where(p, h.title, false)}: ${shortSnippet(afterHeading(p.snippet, p.title))}`,
+        );
       }
     } else if (h.snippet) {
       out.push(`   > ${shortSnippet(h.snippet)}`);
