@@ -48,6 +48,17 @@ export interface HeapTrimmerOptions {
 }
 
 /**
+ * When to collect between the pieces of one large file (a DOCX body, a long HTML page): only
+ * once the heap is over 192 MiB. A collection also makes V8 collect more often afterwards, so
+ * trimming a modest heap costs CPU and does not lower the process tree's peak, which large
+ * files running alone make. Measured on the word, ebooks and html libraries
+ * (`bench/footprint.ts -- deno run -A server/cli.ts index --no-vectors ...`): with the
+ * default floor of 96 MiB, 102 s of CPU; with 160, 90 s; with 224, 82–86 s; peak PSS 514–581
+ * MiB in every case (noise).
+ */
+export const PIECE_TRIM: HeapTrimmerOptions = { growthMb: 64, floorMb: 192 };
+
+/**
  * Collects the garbage when the heap has grown past the live size of the last collection
  * by `growthMb` (and is over `floorMb`); call {@link HeapTrimmer.trim} between pieces of work.
  *

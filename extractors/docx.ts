@@ -28,7 +28,7 @@ import { html } from "./html.ts";
 import { decodeEntities, textOf, xmlValue } from "./_xml.ts";
 import { entryText, readZip, type ZipEntry } from "./_zip.ts";
 import { splitDocumentXml } from "./_docx_split.ts";
-import { HeapTrimmer } from "../core/heap.ts";
+import { HeapTrimmer, PIECE_TRIM } from "../core/heap.ts";
 
 /** The part of mammoth's API used here. */
 interface Mammoth {
@@ -111,7 +111,7 @@ const DOCUMENT = "word/document.xml";
 const SPLIT_CHARS = 1 << 20;
 
 /** Between the pieces of a large body. */
-const heap = new HeapTrimmer();
+const heap = new HeapTrimmer(PIECE_TRIM);
 
 /** Options of the DOCX extractor. */
 export interface DocxOptions {

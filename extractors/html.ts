@@ -18,14 +18,14 @@ import {
 } from "node-html-markdown";
 import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
 import { ExtractError } from "../core/types.ts";
-import { HeapTrimmer } from "../core/heap.ts";
+import { HeapTrimmer, PIECE_TRIM } from "../core/heap.ts";
 import { decodeText } from "../core/sniff.ts";
 import { markdownHeadings } from "./_headings_markdown.ts";
 import { LinkSink } from "./_links.ts";
 import { attr, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
 
 /** Between the pieces of a long page (see {@link splitBlocks}). */
-const heap = new HeapTrimmer();
+const heap = new HeapTrimmer(PIECE_TRIM);
 
 /** Classes that mark navigation chrome (the corpus's definition of "outside navigation"). */
 const NAV_CLASSES = new Set([
