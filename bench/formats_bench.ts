@@ -150,3 +150,11 @@ export async function ocrQuality(corpus: string, truth: Map<string, { text?: str
   await closeImageWorkers();
   return { pages, secondsPerPage: secs / Math.max(1, pages), cer: cer / Math.max(1, pages) };
 }
+
+if (import.meta.main) {
+  // `deno run -A bench/formats_bench.ts CORPUS`: DOCX and EPUB documents/second alone.
+  const corpus = Deno.args[0];
+  if (!corpus) throw new Error("usage: deno run -A bench/formats_bench.ts CORPUS_DIR");
+  const s = await officeSpeed(corpus);
+  console.log(`DOCX / EPUB extraction: ${s.docx.toFixed(1)} / ${s.epub.toFixed(1)} documents/s`);
+}
