@@ -75,7 +75,7 @@ function abstractStart(abstract: string): string {
 }
 
 /** Characters of a snippet in the compact markdown. */
-const COMPACT_SNIPPET = 110;
+const COMPACT_SNIPPET = 100;
 
 /** The file name without its extension, as words. */
 function fileStem(path: string): string {
