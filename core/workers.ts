@@ -6,7 +6,8 @@
  * Both ends speak one shape of message. The pool sends `{ id: 0, data: init }` first, then
  * `{ id, data }` for each request; the worker answers each with `{ id, data }` or
  * `{ id, error }` (the ready signal is the answer to id 0). {@link serveThread} (or
- * {@link answer}, for other transports) is the worker's side.
+ * {@link answer}, for other transports) is the worker's side; they and the message types live
+ * in `core/worker_protocol.ts` and are exported here too.
  *
  * A worker is reached through a {@link Channel}: a worker thread ({@link threadChannel}), or
  * anything else that can post a message and be terminated, such as a child process.
@@ -14,25 +15,17 @@
  * @module
  */
 
-/** A message to a worker: id 0 starts it (`data` is the pool's `init`), any other a request. */
-export interface WorkerMessage<T = unknown> {
-  /** Request id, echoed in the answer; 0 for the start message. */
-  id: number;
-  /** The request, or the start data. */
-  data: T;
-}
+import type { ErrorInfo, WorkerAnswer, WorkerMessage } from "./worker_protocol.ts";
 
-/** An error as it crosses from a worker: its name, message and string fields. */
-export interface ErrorInfo {
-  name: string;
-  message: string;
-  code?: string;
-  reason?: string;
-  hint?: string;
-}
-
-/** A worker's answer to the message with the same id: a result, or the error thrown. */
-export type WorkerAnswer<T = unknown> = { id: number; data: T } | { id: number; error: ErrorInfo };
+export {
+  answer,
+  type ErrorInfo,
+  errorInfo,
+  serveThread,
+  type WorkerAnswer,
+  type WorkerBody,
+  type WorkerMessage,
+} from "./worker_protocol.ts";
 
 /**
  * Why a request failed: `failed` (the worker threw; see `remote`), `timeout` (past the time
@@ -395,66 +388,4 @@ export class WorkerPool<Q, R, I = unknown> {
     }
     this.#pump();
   }
-}
-
-/** What a worker does: `start` once with the pool's `init`, then `handle` each request. */
-export interface WorkerBody<I, Q, R> {
-  /** Get ready (load a model, open a database); the pool waits for it. */
-  start?(init: I): void | Promise<void>;
-  /** Answer one request. */
-  handle(data: Q): R | Promise<R>;
-  /** Buffers of a result to move rather than copy. */
-  transfer?(result: R): Transferable[];
-}
-
-/** An error as plain data: name, message, and its string `code`, `reason` and `hint`. */
-export function errorInfo(err: unknown): ErrorInfo {
-  const e = err as Record<string, unknown> | undefined;
-  const info: ErrorInfo = {
-    name: typeof e?.name === "string" ? e.name : "Error",
-    message: String(e?.message ?? err),
-  };
-  for (const k of ["code", "reason", "hint"] as const) {
-    if (typeof e?.[k] === "string") info[k] = e[k] as string;
-  }
-  return info;
-}
-
-/**
- * The worker's side: a handler of the pool's messages that answers each through `post`.
- *
- * @param body what the worker does
- * @param post sends an answer to the pool
- */
-export function answer<I, Q, R>(
-  body: WorkerBody<I, Q, R>,
-  post: (a: WorkerAnswer<R | undefined>, transfer: Transferable[]) => void,
-): (msg: WorkerMessage) => Promise<void> {
-  return async ({ id, data }) => {
-    try {
-      if (id === 0) {
-        await body.start?.(data as I);
-        post({ id, data: undefined }, []);
-        return;
-      }
-      const r = await body.handle(data as Q);
-      post({ id, data: r }, body.transfer?.(r) ?? []);
-    } catch (err) {
-      post({ id, error: errorInfo(err) }, []);
-    }
-  };
-}
-
-/**
- * In a worker thread, answer the pool's messages with `body`; elsewhere (the module imported
- * on the main thread, for its exports) do nothing.
- */
-export function serveThread<I, Q, R>(body: WorkerBody<I, Q, R>): void {
-  // deno-lint-ignore no-explicit-any
-  const scope = globalThis as any;
-  const inWorker = typeof scope.WorkerGlobalScope !== "undefined" &&
-    scope instanceof scope.WorkerGlobalScope;
-  if (!inWorker) return;
-  const handle = answer(body, (a, transfer) => scope.postMessage(a, transfer));
-  scope.onmessage = (e: MessageEvent<WorkerMessage>) => handle(e.data);
 }
