@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { filterSql, statements } from "../core/catalog.ts";
 import {
   type Hit,
@@ -23,40 +23,19 @@ import {
   type OutlineNode,
   type ParsedQuery,
   type Query,
-  type QueryUnit,
   type Retriever,
   type RetrieverState,
   type TermStats,
   ToolError,
 } from "../core/types.ts";
 import { segmentCJK } from "../core/tokenize.ts";
-import { positiveTerms, type TieredMatch, tieredMatch, toFtsMatch } from "./query.ts";
+import { positiveTerms, toFtsMatch } from "./query.ts";
 import { snippetMatcher } from "./snippet.ts";
 import { StoredSnippets } from "./fts5_snippets.ts";
 import { WordDocs } from "./fts5_words.ts";
+import { DEFAULT_WEIGHTS, Fts5Ranking, type Fts5Weights } from "./fts5_rank.ts";
 
-/** BM25 weight of each indexed column. */
-export interface Fts5Weights {
-  /** Document title. */
-  title: number;
-  /** Display path, split into words. */
-  path: number;
-  /** Card keywords. */
-  keywords: number;
-  /** Every outline heading. */
-  headings: number;
-  /** The full text. */
-  body: number;
-}
-
-/** Default column weights: the card and the outline weigh more than the body. */
-export const DEFAULT_WEIGHTS: Fts5Weights = {
-  title: 10,
-  path: 6,
-  keywords: 5,
-  headings: 4,
-  body: 0.2,
-};
+export { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 
 /** Options of {@link Fts5Retriever}. */
 export interface Fts5Options {
@@ -96,11 +75,6 @@ CREATE INDEX IF NOT EXISTS fts_map_rowid ON fts_map(rowid);
 
 /** BM25 magnitude that maps to a score of 0.5. */
 const HALF_SCORE = 5;
-/** Default of {@link Fts5Options.wholeDocs}: ranking every match takes ~25 ms below. */
-const WHOLE_DOCS = 20_000;
-/** Default of {@link Fts5Options.rareDocs}: this share of the documents, at least `RARE_DOCS`. */
-const RARE_SHARE = 0.1;
-const RARE_DOCS = 10_000;
 
 /**
  * The FTS5 MATCH expression of a query.
@@ -180,12 +154,9 @@ export class Fts5Retriever implements Retriever {
   /** It answers keyword searches. */
   readonly kind = "keyword";
   #db: DatabaseSync;
-  #weights: Fts5Weights;
-  #stats?: TermStats;
   readonly #q: (sql: string) => StatementSync;
   #words?: WordDocs;
-  #wholeDocs: number;
-  #rareDocs?: number;
+  #ranking: Fts5Ranking;
   #snippets: StoredSnippets;
 
   /**
@@ -197,13 +168,16 @@ export class Fts5Retriever implements Retriever {
   constructor(db: DatabaseSync, options: Fts5Options = {}) {
     this.#db = db;
     this.#q = statements(db);
-    this.#weights = { ...DEFAULT_WEIGHTS, ...options.weights };
-    this.#stats = options.stats;
     if (options.stats) {
       this.#words = new WordDocs(db, options.stats, options.commonShare ?? 0.25);
     }
-    this.#wholeDocs = options.wholeDocs ?? WHOLE_DOCS;
-    this.#rareDocs = options.rareDocs;
+    this.#ranking = new Fts5Ranking(this.#q, {
+      weights: { ...DEFAULT_WEIGHTS, ...options.weights },
+      stats: options.stats,
+      words: this.#words,
+      wholeDocs: options.wholeDocs,
+      rareDocs: options.rareDocs,
+    });
     this.#snippets = new StoredSnippets(db);
     if (!options.readOnly) db.exec(SCHEMA);
   }
@@ -275,31 +249,7 @@ export class Fts5Retriever implements Retriever {
     const match = matchExpression(q, isCommon);
     const f = filterSql(q.filters, "d");
     const limit = Math.max(0, Math.floor(q.limit));
-    // A question of many words matches most of a large library, and BM25 is computed for
-    // every match: past `wholeDocs`, rank the documents that hold its rarer words.
-    let tiers: TieredMatch | undefined;
-    let rows: Record<string, SQLOutputValue>[] | undefined;
-    const n = isCommon ? this.#stats!.docCount() : 0;
-    // (no word is counted when its documents cannot add up to `wholeDocs`)
-    if (isCommon && limit > 0 && n * q.parsed.optional.length > this.#wholeDocs) {
-      const limits = {
-        whole: this.#wholeDocs,
-        rare: this.#rareDocs ?? Math.max(RARE_DOCS, Math.round(n * RARE_SHARE)),
-      };
-      // counted on to half the documents, to leave out the common words past it
-      const half = Math.floor(n / 2);
-      const atMost = Math.max(limits.whole, limits.rare, half) + 1;
-      const docs = (u: QueryUnit) => this.#words!.unitDocs(u, atMost);
-      tiers = tieredMatch(q.parsed, docs, { ...limits, drop: half }, isCommon);
-      // too few documents hold the rarest words: take one more word among them
-      while (tiers) {
-        rows = this.#twoPhase(tiers, f, limit);
-        if (rows) break;
-        const minRare = tiers.rareUnits + 1;
-        tiers = tieredMatch(q.parsed, docs, { ...limits, drop: half, minRare }, isCommon);
-      }
-    }
-    rows ??= this.#ranked(match, f, limit);
+    const rows = this.#ranking.rows(q.parsed, match, isCommon, f, limit);
     const re = snippetMatcher(positiveTerms(q.parsed));
     const withSnippets = q.snippets ?? Infinity;
     return rows.map((row, i) => {
@@ -315,62 +265,6 @@ export class Fts5Retriever implements Retriever {
       if (snippet) hit.snippet = snippet;
       return hit;
     });
-  }
-
-  /**
-   * The best `limit` documents for a MATCH expression, by BM25 (then rowid). Without
-   * filters, ranked straight from the FTS index (a top-N sort); with filters, every match
-   * is ranked first and the documents are then checked in that order until `limit` pass
-   * (a plan that starts from the library instead walks every document of it).
-   */
-  #ranked(match: string, f: { where: string; params: SQLInputValue[] }, limit: number) {
-    const w = this.#weights;
-    const weights = [w.title, w.path, w.keywords, w.headings, w.body];
-    // The doc_id comes from fts_map (the contentless table keeps no column values).
-    if (f.params.length === 0) {
-      return this.#q(`
-      SELECT h.rid, m.doc_id, h.raw FROM (
-        SELECT rowid AS rid, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
-        FROM docs_fts WHERE docs_fts MATCH ? ORDER BY raw, rowid LIMIT ?
-      ) h JOIN fts_map m ON m.rowid = h.rid ORDER BY h.raw, h.rid`).all(
-        ...weights,
-        match,
-        limit,
-      );
-    }
-    // `LIMIT -1` keeps the ranked subquery whole (not flattened into the join), and CROSS
-    // JOIN keeps the join order: the outer ORDER BY is then the subquery's, read in order.
-    return this.#q(`
-      SELECT h.rid, m.doc_id, h.raw FROM (
-        SELECT rowid AS rid, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
-        FROM docs_fts WHERE docs_fts MATCH ? ORDER BY raw, rowid LIMIT -1
-      ) h CROSS JOIN fts_map m ON m.rowid = h.rid CROSS JOIN documents d ON d.doc_id = m.doc_id
-      WHERE ${f.where} ORDER BY h.raw, h.rid LIMIT ?`).all(...weights, match, ...f.params, limit);
-  }
-
-  /**
-   * The best `limit` documents among those holding a rare word, scored as by the whole
-   * query. BM25 is a sum over the query's phrases, so \`rare AND common\` scores a document
-   * holding words of both exactly as the whole OR does; `rare` alone scores the others (and
-   * under-scores the former, which then rank below `limit` documents of the first list, so
-   * the merged top is exact). Documents holding common words only are left out;
-   * `undefined` when fewer than `limit` documents hold a rare word.
-   */
-  #twoPhase(
-    t: TieredMatch,
-    f: { where: string; params: SQLInputValue[] },
-    limit: number,
-  ): Record<string, SQLOutputValue>[] | undefined {
-    const not = t.excluded ? ` NOT (${t.excluded})` : "";
-    const both = t.common ? this.#ranked(`((${t.rare}) AND (${t.common}))${not}`, f, limit) : [];
-    const seen = new Set(both.map((r) => r.rid));
-    const rows = [
-      ...both,
-      ...this.#ranked(`(${t.rare})${not}`, f, limit).filter((r) => !seen.has(r.rid)),
-    ];
-    if (rows.length < limit) return undefined;
-    rows.sort((a, b) => (a.raw as number) - (b.raw as number) || Number(a.rid) - Number(b.rid));
-    return rows.slice(0, limit);
   }
 
   /** Snippets of documents for a query, by id (left out where none of its terms occur). */
