@@ -10,12 +10,14 @@
  * would not save that pass: a document that appears or leaves changes what other
  * documents' links resolve to (a broken link comes alive, a wiki name becomes ambiguous),
  * so the index would redo it after each run, and the catalog format would change.
- * This module owns the SQL over `links` and `documents` it needs.
+ * This module owns the SQL over `links` and `documents` it needs; the links between
+ * documents, kept both ways, and the path search live in `link_adjacency.ts`.
  *
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Catalog } from "./catalog.ts";
+import { Adjacency, type Pair } from "./link_adjacency.ts";
 import { type Resolved, TargetResolver } from "./link_target.ts";
 import type { Library } from "./types.ts";
 
@@ -110,44 +112,12 @@ export interface Hop {
 
 const INTERNAL: Resolved = { kind: "internal" };
 
-/**
- * Adjacency in compressed rows: `ends[start[i] .. start[i+1]]`, with the number of links of
- * each pair and the row of its first link alongside.
- */
-interface Csr {
-  start: Int32Array;
-  ends: Int32Array;
-  counts: Int32Array;
-  firsts: Float64Array;
-}
-
-/** Links from one document to another: how many, and the row of the first. */
-type Pair = { count: number; first: number };
 /** Links of a document to a local target that matched nothing known. */
 type Missing = { node: number; target: string; count: number; first: number };
 
 /** Order by path. */
 const byPath = (a: { path: string }, b: { path: string }) =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-
-function csr(n: number, pairs: Map<number, Pair>, reverse: boolean): Csr {
-  const start = new Int32Array(n + 1);
-  const from = (k: number) => reverse ? k % n : Math.floor(k / n);
-  const to = (k: number) => reverse ? Math.floor(k / n) : k % n;
-  for (const k of pairs.keys()) start[from(k) + 1]!++;
-  for (let i = 0; i < n; i++) start[i + 1]! += start[i]!;
-  const fill = start.slice(0, n);
-  const ends = new Int32Array(pairs.size);
-  const counts = new Int32Array(pairs.size);
-  const firsts = new Float64Array(pairs.size);
-  for (const [k, p] of pairs) {
-    const at = fill[from(k)]!++;
-    ends[at] = to(k);
-    counts[at] = p.count;
-    firsts[at] = p.first;
-  }
-  return { start, ends, counts, firsts };
-}
 
 /** The resolved links of a catalog's documents. Build one with {@link linkGraph}. */
 export class LinkGraph {
@@ -156,8 +126,7 @@ export class LinkGraph {
   readonly #types: string[];
   readonly #byId = new Map<string, number>();
   readonly #targets: TargetResolver;
-  readonly #out: Csr;
-  readonly #in: Csr;
+  readonly #adj: Adjacency;
   /** Local targets that matched no document or known file, once per source document. */
   readonly #missing: Missing[] = [];
   readonly #broken = new Map<string, BrokenLink[]>();
@@ -214,8 +183,7 @@ export class LinkGraph {
         }
       });
     }
-    this.#out = csr(n, pairs, false);
-    this.#in = csr(n, pairs, true);
+    this.#adj = new Adjacency(n, pairs);
   }
 
   #resolve(src: number, target: string, memo?: Map<string, Resolved>): Resolved {
@@ -273,7 +241,7 @@ export class LinkGraph {
 
   /** Links between documents (each pair of documents counted once). */
   get edges(): number {
-    return this.#out.ends.length;
+    return this.#adj.edges;
   }
 
   /** A document by id, or undefined. */
@@ -292,11 +260,8 @@ export class LinkGraph {
   incoming(docId: string): LinkCount[] {
     const dst = this.#byId.get(docId);
     if (dst === undefined) return [];
-    const out: LinkCount[] = [];
-    for (let k = this.#in.start[dst]!; k < this.#in.start[dst + 1]!; k++) {
-      out.push({ ...this.#docs[this.#in.ends[k]!]!, links: this.#in.counts[k]! });
-    }
-    return out.sort(byPath);
+    return this.#adj.sources(dst).map((s) => ({ ...this.#docs[s.node]!, links: s.links }))
+      .sort(byPath);
   }
 
   /** The first link of `from` that points at `to`, or undefined when there is none. */
@@ -304,10 +269,8 @@ export class LinkGraph {
     const a = this.#byId.get(from);
     const b = this.#byId.get(to);
     if (a === undefined || b === undefined) return undefined;
-    for (let k = this.#out.start[a]!; k < this.#out.start[a + 1]!; k++) {
-      if (this.#out.ends[k] === b) return this.linkAt(this.#out.firsts[k]!);
-    }
-    return undefined;
+    const row = this.#adj.firstRow(a, b);
+    return row === undefined ? undefined : this.linkAt(row);
   }
 
   /** Links whose target does not exist, in a library or all, by source path. */
@@ -332,7 +295,7 @@ export class LinkGraph {
   orphans(library?: string): GraphDoc[] {
     return this.#docs.filter((d, i) =>
       (library === undefined || d.library === library) &&
-      this.#in.start[i + 1] === this.#in.start[i]
+      this.#adj.inDegree(i) === 0
     );
   }
 
@@ -341,12 +304,8 @@ export class LinkGraph {
     const out: (GraphDoc & { sources: number; links: number })[] = [];
     this.#docs.forEach((d, i) => {
       if (library !== undefined && d.library !== library) return;
-      const a = this.#in.start[i]!;
-      const b = this.#in.start[i + 1]!;
-      if (a === b) return;
-      let links = 0;
-      for (let k = a; k < b; k++) links += this.#in.counts[k]!;
-      out.push({ ...d, sources: b - a, links });
+      const sources = this.#adj.inDegree(i);
+      if (sources) out.push({ ...d, sources, links: this.#adj.linksIn(i) });
     });
     return out.sort((x, y) => y.sources - x.sources || y.links - x.links || byPath(x, y));
   }
@@ -360,26 +319,8 @@ export class LinkGraph {
     const a = this.#byId.get(from);
     const b = this.#byId.get(to);
     if (a === undefined || b === undefined) return undefined;
-    const prev = new Int32Array(this.#docs.length).fill(-1);
-    prev[a] = a;
-    let level = [a];
-    for (let depth = 0; depth < maxDepth && level.length && prev[b] === -1; depth++) {
-      const next: number[] = [];
-      for (const u of level) {
-        for (const g of [this.#out, this.#in]) {
-          for (let k = g.start[u]!; k < g.start[u + 1]!; k++) {
-            const v = g.ends[k]!;
-            if (prev[v] !== -1) continue;
-            prev[v] = u;
-            next.push(v);
-          }
-        }
-      }
-      level = next;
-    }
-    if (prev[b] === -1) return undefined;
-    const path = [b];
-    while (path[0] !== a) path.unshift(prev[path[0]!]!);
+    const path = this.#adj.path(a, b, maxDepth);
+    if (!path) return undefined;
     const docs = path.map((i) => this.#docs[i]!);
     const hops: Hop[] = [];
     for (let k = 1; k < docs.length; k++) {
