@@ -1,7 +1,8 @@
 /**
  * The outline builder: a flat list of headings becomes a tree of sections with
- * line ranges, a one-sentence summary and a few keywords each. Also the small
- * prose helpers (`plainText`, `ProseScanner`, `firstSentence`) the card builder shares.
+ * line ranges, a one-sentence summary and a few keywords each. The prose helpers
+ * (`plainText`, `ProseScanner`, `firstSentence`, `clipWords`, in core/prose.ts) and
+ * the term-scoring helpers (`idfOf`, `topTerms`, …, in core/terms.ts) are re-exported.
  *
  * Linear in the number of lines: every line is looked at once, and keyword
  * counting reads only a bounded sample of each section's own text.
@@ -9,196 +10,12 @@
  * @module
  */
 import type { Heading, OutlineNode, TermStats } from "./types.ts";
-import { hasCJK, words } from "./tokenize.ts";
+import { words } from "./tokenize.ts";
+import { firstSentence, ProseScanner } from "./prose.ts";
+import { idfOf, topTerms } from "./terms.ts";
 
-const FENCE = /^\s{0,3}(```|~~~)/;
-const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
-const RULE = /^\s*([-=*_])(\s*\1){2,}\s*$/;
-const ATX = /^\s{0,3}#{1,6}(\s|$)/;
-const TAG_LINE = /^\s*(<\/?[a-zA-Z!?][^>]*>\s*)+$/;
-const INLINE = /[[<`*_\\!]/;
-
-/**
- * Reads lines in order and gives the prose of each: `""` inside fenced code
- * blocks and multi-line HTML comments, else {@link plainText}.
- *
- * @example
- * ```ts
- * const scan = new ProseScanner();
- * ["~~~", "x()", "~~~", "Text."].map((l) => scan.next(l)); // ["", "", "", "Text."]
- * ```
- */
-export class ProseScanner {
-  #code = false;
-  #comment = false;
-  #headings: boolean;
-
-  /** @param opts `headings`: give the text of ATX heading lines (`## Title`) instead of `""` */
-  constructor(opts: { headings?: boolean } = {}) {
-    this.#headings = opts.headings ?? false;
-  }
-
-  /**
-   * @param line the next line of the document
-   * @returns its plain prose, or `""`
-   */
-  next(line: string): string {
-    if (this.#comment) {
-      if (line.includes("-->")) this.#comment = false;
-      return "";
-    }
-    if (FENCE.test(line)) {
-      this.#code = !this.#code;
-      return "";
-    }
-    if (this.#code) return "";
-    const open = line.indexOf("<!--");
-    if (open >= 0 && line.indexOf("-->", open + 4) < 0) {
-      this.#comment = true;
-      return plainText(line.slice(0, open));
-    }
-    if (this.#headings && ATX.test(line)) {
-      return plainText(line.replace(/^\s*#+\s*/, "").replace(/\s+#+\s*$/, ""));
-    }
-    return plainText(line);
-  }
-}
-
-/**
- * The prose of one line with Markdown markup removed, or `""` when the line is
- * not prose (blank, heading, table row, rule, HTML-only, image-only). Code
- * blocks are not recognised here; read lines with {@link ProseScanner} for that.
- *
- * @param line one line of an extracted document
- * @returns the plain text, whitespace collapsed
- * @example
- * ```ts
- * plainText("- See [the guide](g.md) for **details**."); // "See the guide for details."
- * ```
- */
-export function plainText(line: string): string {
-  if (line.length === 0 || ATX.test(line) || RULE.test(line)) return "";
-  const t = line.trimStart();
-  if (t.startsWith("|") || (t.includes("|") && TABLE_RULE.test(t)) || TAG_LINE.test(t)) return "";
-  let s = t.replace(/^(>\s?)+/, "").replace(/^([-*+•]|\d{1,3}[.)])\s+(\[[ xX]\]\s+)?/, "");
-  if (INLINE.test(s)) {
-    s = s
-      .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
-      .replace(/\[\^[^\]]+\]/g, "")
-      .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-      .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
-      .replace(/<(https?:[^>\s]+)>/g, "$1")
-      .replace(/<!--.*?-->|<\/?[a-zA-Z!][^>]*>/g, "")
-      .replace(/`+([^`]*)`+/g, "$1")
-      .replace(/(\*\*|__)(?=\S)(.+?)\1/g, "$2")
-      .replace(/\*(?=\S)([^*]+)\*/g, "$1")
-      .replace(/(^|[\s(])_(?=\S)([^_]+)_(?=[\s).,;:!?]|$)/g, "$1$2")
-      .replace(/\\([\\`*_{}[\]()#+\-.!|>])/g, "$1");
-  }
-  return s.replace(/\s+/g, " ").trim();
-}
-
-const ABBREV = new Set(
-  ("e.g i.e etc vs cf fig figs no nos mr mrs ms dr st approx incl resp ca vgl bzw usw z.b " +
-    "d.h u.a s p pp vol ch sec eq al ref").split(" "),
-);
-const SENTENCE_END = /[.!?](?=["'”’)\]]*(\s|$))|[。！？]/g;
-
-/**
- * The first sentence of a paragraph, or its first ~`max` characters cut at a
- * word boundary and ended with "…". Common abbreviations (`e.g.`, `Fig.`) and
- * initials do not end a sentence.
- *
- * @param text a paragraph of plain text
- * @param max the longest result, in characters (160)
- * @example
- * ```ts
- * firstSentence("Use e.g. grep. Then read."); // "Use e.g. grep."
- * ```
- */
-export function firstSentence(text: string, max = 160): string {
-  SENTENCE_END.lastIndex = 0;
-  for (const m of text.matchAll(SENTENCE_END)) {
-    const end = m.index + 1;
-    if (end > max + 1) break;
-    if (m[0] === ".") {
-      const before = /(\S+)$/.exec(text.slice(0, m.index))?.[1]?.toLowerCase() ?? "";
-      const bare = before.replace(/^[("'“‘[]+/, "");
-      if (ABBREV.has(bare) || /^\p{L}$/u.test(bare)) continue;
-      if (bare.length <= 3 && /^\s+\p{Ll}/u.test(text.slice(end))) continue;
-    }
-    return text.slice(0, end).trim();
-  }
-  return clipWords(text, max);
-}
-
-/**
- * A text cut to at most `max` characters at a word boundary (when one lies in the last
- * 40 %), trailing punctuation dropped, ended with "…"; a text that fits is returned as is.
- *
- * @example
- * ```ts
- * clipWords("one two three", 9); // "one two…"
- * ```
- */
-export function clipWords(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max);
-  const space = cut.lastIndexOf(" ");
-  const head = space > max * 0.6 ? cut.slice(0, space) : cut;
-  return `${head.replace(/[\s,;:.\-–—…]+$/, "")}…`;
-}
-
-/** True when the word may be a keyword: long enough, not a URL or file-name-like token. */
-export function keywordCandidate(w: string): boolean {
-  if (hasCJK(w)) return w.length >= 2;
-  if (w.length < 3 || w.length > 40) return false;
-  if (w.startsWith("http") || w.startsWith("www.")) return false;
-  if (/\d/.test(w) && !/^\p{L}+[-_]?\d{1,2}$/u.test(w)) return false;
-  return !/\.(html?|md|txt|pdf|png|jpe?g|gif|css|js)$/.test(w);
-}
-
-/**
- * A crude singular form, so `file` and `files` count as one keyword.
- *
- * @param w a lower-cased word
- * @example
- * ```ts
- * stemKey("libraries"); // "library"
- * ```
- */
-export function stemKey(w: string): string {
-  if (w.length < 4) return w;
-  if (w.endsWith("ies")) return `${w.slice(0, -3)}y`;
-  if (/(ss|x|ch|sh)es$/.test(w)) return w.slice(0, -2);
-  if (w.endsWith("s") && !/(ss|us|is)$/.test(w)) return w.slice(0, -1);
-  return w;
-}
-
-/**
- * The inverse document frequency of terms, `ln((N+1)/(df+1)) + 1`, memoised so
- * each term asks `stats.df` once; 1 for every term without statistics.
- *
- * @param stats corpus document frequencies, if known
- * @returns a function from a term to its idf
- * @example
- * ```ts
- * idfOf(undefined)("anything"); // 1
- * ```
- */
-export function idfOf(stats: TermStats | undefined): (term: string) => number {
-  if (!stats) return () => 1;
-  const n = stats.docCount();
-  const memo = new Map<string, number>();
-  return (term) => {
-    let v = memo.get(term);
-    if (v === undefined) {
-      v = Math.log((n + 1) / (stats.df(term) + 1)) + 1;
-      memo.set(term, v);
-    }
-    return v;
-  };
-}
+export { clipWords, firstSentence, plainText, ProseScanner } from "./prose.ts";
+export { byScore, idfOf, keywordCandidate, stemKey, topTerms } from "./terms.ts";
 
 /** Characters of a section's own text read for its keywords, whatever the section size. */
 const SAMPLE_TOTAL = 1_500_000;
@@ -337,54 +154,6 @@ function rankSubtree(
   const kw = topTerms(acc, weight, new Set(words(node.title, true)), 3);
   if (kw.length) node.keywords = kw;
   return acc;
-}
-
-/**
- * The `k` best terms of a count table by `tf · weight`; terms seen once are kept
- * only when the text is short (under 50 counted words). Linear in the table size.
- *
- * @param counts term counts
- * @param weight the idf of a term (see {@link idfOf})
- * @param exclude terms never to return (the title's words)
- * @param k how many; plural and singular forms count once
- */
-export function topTerms(
-  counts: Map<string, number>,
-  weight: (term: string) => number,
-  exclude: ReadonlySet<string>,
-  k: number,
-): string[] {
-  let sum = 0;
-  for (const c of counts.values()) sum += c;
-  const minCount = sum < 50 ? 1 : 2;
-  const cap = k * 3;
-  const best: [string, number][] = [];
-  for (const [w, c] of counts) {
-    if (c < minCount) continue;
-    if (exclude.has(w) || !keywordCandidate(w)) continue;
-    const last = best[cap - 1];
-    const entry: [string, number] = [w, c * weight(w)];
-    if (last && byScore(entry, last) >= 0) continue;
-    let i = best.length;
-    while (i > 0 && byScore(entry, best[i - 1]!) < 0) i--;
-    best.splice(i, 0, entry);
-    if (best.length > cap) best.pop();
-  }
-  const out: string[] = [];
-  const stems = new Set<string>();
-  for (const [w] of best) {
-    if (out.length >= k) break;
-    const key = stemKey(w);
-    if (stems.has(key)) continue;
-    stems.add(key);
-    out.push(w);
-  }
-  return out;
-}
-
-/** Higher score first, then the longer (more specific) word, then alphabetical. */
-export function byScore(a: [string, number], b: [string, number]): number {
-  return b[1] - a[1] || b[0].length - a[0].length || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
 }
 
 /**

@@ -1,0 +1,144 @@
+/**
+ * Prose helpers shared by the outline and card builders: `plainText` strips Markdown
+ * markup from a line, `ProseScanner` reads lines in order skipping code and comments,
+ * `firstSentence` and `clipWords` shorten a paragraph.
+ *
+ * @module
+ */
+const FENCE = /^\s{0,3}(```|~~~)/;
+const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
+const RULE = /^\s*([-=*_])(\s*\1){2,}\s*$/;
+const ATX = /^\s{0,3}#{1,6}(\s|$)/;
+const TAG_LINE = /^\s*(<\/?[a-zA-Z!?][^>]*>\s*)+$/;
+const INLINE = /[[<`*_\\!]/;
+
+/**
+ * Reads lines in order and gives the prose of each: `""` inside fenced code
+ * blocks and multi-line HTML comments, else {@link plainText}.
+ *
+ * @example
+ * ```ts
+ * const scan = new ProseScanner();
+ * ["~~~", "x()", "~~~", "Text."].map((l) => scan.next(l)); // ["", "", "", "Text."]
+ * ```
+ */
+export class ProseScanner {
+  #code = false;
+  #comment = false;
+  #headings: boolean;
+
+  /** @param opts `headings`: give the text of ATX heading lines (`## Title`) instead of `""` */
+  constructor(opts: { headings?: boolean } = {}) {
+    this.#headings = opts.headings ?? false;
+  }
+
+  /**
+   * @param line the next line of the document
+   * @returns its plain prose, or `""`
+   */
+  next(line: string): string {
+    if (this.#comment) {
+      if (line.includes("-->")) this.#comment = false;
+      return "";
+    }
+    if (FENCE.test(line)) {
+      this.#code = !this.#code;
+      return "";
+    }
+    if (this.#code) return "";
+    const open = line.indexOf("<!--");
+    if (open >= 0 && line.indexOf("-->", open + 4) < 0) {
+      this.#comment = true;
+      return plainText(line.slice(0, open));
+    }
+    if (this.#headings && ATX.test(line)) {
+      return plainText(line.replace(/^\s*#+\s*/, "").replace(/\s+#+\s*$/, ""));
+    }
+    return plainText(line);
+  }
+}
+
+/**
+ * The prose of one line with Markdown markup removed, or `""` when the line is
+ * not prose (blank, heading, table row, rule, HTML-only, image-only). Code
+ * blocks are not recognised here; read lines with {@link ProseScanner} for that.
+ *
+ * @param line one line of an extracted document
+ * @returns the plain text, whitespace collapsed
+ * @example
+ * ```ts
+ * plainText("- See [the guide](g.md) for **details**."); // "See the guide for details."
+ * ```
+ */
+export function plainText(line: string): string {
+  if (line.length === 0 || ATX.test(line) || RULE.test(line)) return "";
+  const t = line.trimStart();
+  if (t.startsWith("|") || (t.includes("|") && TABLE_RULE.test(t)) || TAG_LINE.test(t)) return "";
+  let s = t.replace(/^(>\s?)+/, "").replace(/^([-*+•]|\d{1,3}[.)])\s+(\[[ xX]\]\s+)?/, "");
+  if (INLINE.test(s)) {
+    s = s
+      .replace(/!\[[^\]]*\]\([^)]*\)/g, "")
+      .replace(/\[\^[^\]]+\]/g, "")
+      .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+      .replace(/\[([^\]]+)\]\[[^\]]*\]/g, "$1")
+      .replace(/<(https?:[^>\s]+)>/g, "$1")
+      .replace(/<!--.*?-->|<\/?[a-zA-Z!][^>]*>/g, "")
+      .replace(/`+([^`]*)`+/g, "$1")
+      .replace(/(\*\*|__)(?=\S)(.+?)\1/g, "$2")
+      .replace(/\*(?=\S)([^*]+)\*/g, "$1")
+      .replace(/(^|[\s(])_(?=\S)([^_]+)_(?=[\s).,;:!?]|$)/g, "$1$2")
+      .replace(/\\([\\`*_{}[\]()#+\-.!|>])/g, "$1");
+  }
+  return s.replace(/\s+/g, " ").trim();
+}
+
+const ABBREV = new Set(
+  ("e.g i.e etc vs cf fig figs no nos mr mrs ms dr st approx incl resp ca vgl bzw usw z.b " +
+    "d.h u.a s p pp vol ch sec eq al ref").split(" "),
+);
+const SENTENCE_END = /[.!?](?=["'”’)\]]*(\s|$))|[。！？]/g;
+
+/**
+ * The first sentence of a paragraph, or its first ~`max` characters cut at a
+ * word boundary and ended with "…". Common abbreviations (`e.g.`, `Fig.`) and
+ * initials do not end a sentence.
+ *
+ * @param text a paragraph of plain text
+ * @param max the longest result, in characters (160)
+ * @example
+ * ```ts
+ * firstSentence("Use e.g. grep. Then read."); // "Use e.g. grep."
+ * ```
+ */
+export function firstSentence(text: string, max = 160): string {
+  SENTENCE_END.lastIndex = 0;
+  for (const m of text.matchAll(SENTENCE_END)) {
+    const end = m.index + 1;
+    if (end > max + 1) break;
+    if (m[0] === ".") {
+      const before = /(\S+)$/.exec(text.slice(0, m.index))?.[1]?.toLowerCase() ?? "";
+      const bare = before.replace(/^[("'“‘[]+/, "");
+      if (ABBREV.has(bare) || /^\p{L}$/u.test(bare)) continue;
+      if (bare.length <= 3 && /^\s+\p{Ll}/u.test(text.slice(end))) continue;
+    }
+    return text.slice(0, end).trim();
+  }
+  return clipWords(text, max);
+}
+
+/**
+ * A text cut to at most `max` characters at a word boundary (when one lies in the last
+ * 40 %), trailing punctuation dropped, ended with "…"; a text that fits is returned as is.
+ *
+ * @example
+ * ```ts
+ * clipWords("one two three", 9); // "one two…"
+ * ```
+ */
+export function clipWords(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(" ");
+  const head = space > max * 0.6 ? cut.slice(0, space) : cut;
+  return `${head.replace(/[\s,;:.\-–—…]+$/, "")}…`;
+}
