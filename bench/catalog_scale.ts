@@ -276,7 +276,6 @@ async function main() {
     row.fill_rss_mib = mem.rss;
     row.fill_peak_mib = mem.peak;
     row.fill_count_ms = median(() => filler.catalog.docCount());
-    [row.file_states_ms] = timed(() => filler.catalog.fileStates("library").size);
     log(`${i} documents stored; measuring in a new process`);
     Object.assign(row, await measureApart(work, data, sample));
     const r = round(row);

@@ -4,7 +4,7 @@
  * read from the catalog once and again only after the catalog changed; and the most
  * recently modified documents under the search filters.
  *
- * The table costs about 200 bytes a document. It is rebuilt when SQLite says the database
+ * The table costs about 530 bytes of heap a document (526 MiB at a million). It is rebuilt when SQLite says the database
  * changed: `PRAGMA data_version` (a commit by another connection) or `total_changes()`
  * (a row written through this one). A rebuild reads the catalog's narrow `documents_list`
  * index alone, titles and line counts included (an index on the card's fields), not the
