@@ -16,7 +16,6 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { callTool } from "../server/dispatch.ts";
-import { closeGrep } from "../server/tools/grep.ts";
 import { Shelf } from "../shelf/shelf.ts";
 
 /** A dev question. */
@@ -223,6 +222,5 @@ if (import.meta.main) {
   const c = await agentCost(shelf, await devQuestions(shared), values.mode as "keyword");
   console.log("| measure | value |\n| --- | --- |");
   console.log(agentCostRows(c, values.mode!));
-  closeGrep();
   await shelf.close();
 }

@@ -13,7 +13,6 @@ import { DatabaseSync } from "node:sqlite";
 import { Shelf } from "../shelf/shelf.ts";
 import { estimateTokens } from "../core/budget.ts";
 import { callTool } from "../server/dispatch.ts";
-import { closeGrep } from "../server/tools/grep.ts";
 import { agentCost, agentCostRows, devQuestions, type Question } from "./agent_cost.ts";
 import { STOP_WORDS } from "../core/tokenize.ts";
 import { flattenOutline } from "../core/outline.ts";
@@ -221,7 +220,6 @@ async function main() {
   peakRss = Math.max(peakRss, idleRss);
   const loads = [];
   clearInterval(sampler);
-  closeGrep();
   await shelf.close();
   for (
     const [clients, mode] of [[1, "keyword"], [8, "keyword"], [32, "keyword"], [

@@ -46,7 +46,6 @@ import { docTable } from "../core/listing.ts";
 import { Fts5Retriever } from "../retrievers/fts5.ts";
 import { prepareQuery } from "../retrievers/query.ts";
 import { callTool } from "../server/dispatch.ts";
-import { closeGrep } from "../server/tools/grep.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { Filler } from "./catalog_fill.ts";
 import { defaultCorpus, libraryDocs, random, sectionsOf } from "./scale_docs.ts";
@@ -167,7 +166,6 @@ async function measure(data: string, idsFile: string, libRoot: string): Promise<
     row.server_rss_after_graph_mib = memory().rss;
     row.server_peak_mib = memory().peak;
   } finally {
-    closeGrep();
     await shelf.close();
   }
   return row;

@@ -30,7 +30,6 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { callTool } from "../server/dispatch.ts";
-import { closeGrep } from "../server/tools/grep.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { UseEmbedder } from "../embedders/use.ts";
 import type { Embedder } from "../core/types.ts";
@@ -179,7 +178,6 @@ async function main(): Promise<void> {
     }
   } finally {
     await shelf.close();
-    closeGrep();
     if (!values.keep) await Deno.remove(work, { recursive: true }).catch(() => {});
   }
 }

@@ -24,7 +24,6 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { STOP_WORDS } from "../core/tokenize.ts";
 import { Shelf } from "../shelf/shelf.ts";
-import { closeGrep } from "../server/tools/grep.ts";
 import { agentCost, devQuestions, type Question } from "./agent_cost.ts";
 import { type CommandFootprint, measureCommand } from "./footprint.ts";
 
@@ -214,7 +213,6 @@ async function shelfmarkRun(
       asked,
     };
   } finally {
-    closeGrep();
     await shelf.close();
   }
 }

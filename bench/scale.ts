@@ -25,7 +25,6 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { callTool } from "../server/dispatch.ts";
-import { closeGrep } from "../server/tools/grep.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { measureCommand } from "./footprint.ts";
 import { defaultCorpus, libraryDocs, random, type Section, sectionsOf } from "./scale_docs.ts";
@@ -157,7 +156,6 @@ async function main() {
       (id) => callTool(shelf, "read", { doc_id: id, offset: 1, limit: 40 }),
     );
   } finally {
-    closeGrep();
     await shelf.close();
   }
 

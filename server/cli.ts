@@ -25,7 +25,6 @@ import { isLoopback, serveHttp } from "./http.ts";
 import { serveStdio } from "./mcp.ts";
 import { progressBar } from "./progress.ts";
 import { checkLibrary, type Flag, type Flags, UsageError } from "./tool.ts";
-import { closeGrep } from "./tools/grep.ts";
 import { type ToolName, TOOLS } from "./tools/mod.ts";
 
 /** Flags of every command, and of the commands that are not tools. */
@@ -284,7 +283,6 @@ export async function main(argv: string[]): Promise<number> {
       await serveStdio(shelf, { structured: f.structured });
     }
     stop.abort();
-    closeGrep();
     return 0;
   }
   if (cmd === "demo") {
@@ -324,7 +322,6 @@ export async function main(argv: string[]): Promise<number> {
       ? 2
       : 1;
   } finally {
-    closeGrep();
     await shelf.close();
   }
 }

@@ -8,7 +8,6 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "./dispatch.ts";
-import { closeGrep } from "./tools/grep.ts";
 import type { ToolName } from "./tools/mod.ts";
 
 /** Run the demo; resolves to an exit code. */
@@ -55,7 +54,6 @@ export async function demo(): Promise<number> {
     console.log(`Next: \`deno task start ${samples}\` serves these tools over MCP stdio.`);
     return 0;
   } finally {
-    closeGrep();
     await shelf.close();
     await Deno.remove(data, { recursive: true }).catch(() => {});
   }

@@ -24,6 +24,15 @@ import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
 import type { Embedder, Extractor, Library, Retriever } from "../core/types.ts";
 import { VectorIndex } from "./vectors.ts";
+import { GrepRunner } from "./grep_runner.ts";
+import {
+  grepDocument,
+  type GrepDocumentAnswer,
+  type GrepDocumentOptions,
+  grepDocuments,
+  type GrepDocumentsAnswer,
+  type GrepDocumentsOptions,
+} from "./grep.ts";
 
 /** Options to open a shelf. */
 export interface ShelfOptions {
@@ -362,12 +371,44 @@ export class Shelf {
     while (this.#running) await this.#running.catch(() => {});
   }
 
-  /** Close the catalog (after the run in progress and the embedding batch in progress). */
+  // --- Grep: the runner (a worker thread) is started on first use, stopped by close().
+  #grepRunner?: GrepRunner;
+
+  /**
+   * Regular-expression matches inside one document, with merged context.
+   *
+   * @param docId the document's id
+   * @param options the pattern, context and page of matches
+   * @returns the matches (display paths)
+   * @throws {ToolError} `DOCUMENT_NOT_FOUND`, `INVALID_PATTERN`, `PATTERN_TIMEOUT`
+   */
+  grep(docId: string, options: GrepDocumentOptions): Promise<GrepDocumentAnswer> {
+    return grepDocument(this, this.#grepRunner ??= new GrepRunner(), docId, options);
+  }
+
+  /**
+   * Regular-expression matches across the documents of a scope, grouped by document.
+   *
+   * @param options the pattern, scope, context and pages
+   * @returns the documents with matches (display paths), copies folded
+   * @throws {ToolError} `INVALID_PATTERN`, `PATTERN_TIMEOUT`
+   */
+  grepDocuments(options: GrepDocumentsOptions): Promise<GrepDocumentsAnswer> {
+    return grepDocuments(this, this.#grepRunner ??= new GrepRunner(), options);
+  }
+  // --- end of grep
+
+  /**
+   * Close the catalog and stop the workers (after the run in progress and the embedding
+   * batch in progress).
+   */
   async close(): Promise<void> {
     await this.idle();
     await this.vectors?.close();
     this.searchPool?.close();
     this.pool?.close();
+    this.#grepRunner?.close();
+    this.#grepRunner = undefined;
     this.catalog.close();
   }
 }

@@ -10,7 +10,6 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { assert, assertEquals } from "./assert.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 import { createServer } from "../server/mcp.ts";
-import { closeGrep } from "../server/tools/grep.ts";
 import { TOOLS } from "../server/tools/mod.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 
@@ -111,7 +110,6 @@ Deno.test({
     // The schemas say something: a read answer without its lines does not pass.
     const readShape = TOOLS.find((x) => x.name === "read")!.output;
     assert(!z.looseObject(readShape).safeParse({ doc_id: a, title: "t", path: "p" }).success);
-    closeGrep();
   },
 });
 

@@ -5,7 +5,6 @@
  */
 import { join } from "node:path";
 import { callTool } from "../server/dispatch.ts";
-import { closeGrep } from "../server/tools/grep.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
 import { hasCommand, noteMissing } from "./have.ts";
@@ -80,7 +79,6 @@ Deno.test({
         `matches ${lines} outside page 40 [${first}, ${next})`,
       );
     } finally {
-      closeGrep();
       await t.close();
     }
   },

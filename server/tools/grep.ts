@@ -10,22 +10,18 @@
  *
  * @module
  */
-export { closeGrep } from "../grep_docs.ts";
 import { z } from "zod";
 import { type SearchFilters, ToolError } from "../../core/types.ts";
-import type { GrepMatch } from "../grep_worker.ts";
+import type { GrepMatch } from "../../shelf/grep_worker.ts";
 import {
   type DocMatches,
-  grepMany,
-  grepOne,
-  type Job,
-  type ManyAnswer,
+  type GrepDocumentAnswer,
+  type GrepDocumentsAnswer,
   nextAt,
-  type OneAnswer,
-  regexFlags,
-} from "../grep_docs.ts";
+} from "../../shelf/grep.ts";
 import {
   argHint,
+  checkLibrary,
   defineTool,
   docIdArg,
   escapeControl,
@@ -35,6 +31,8 @@ import {
   n,
   needArgs,
   type Render,
+  resolveDoc,
+  shownPath,
 } from "../tool.ts";
 import { docRef, grepMatch, nextOffset, obj, optString } from "./_output.ts";
 
@@ -101,7 +99,7 @@ const NOTES_CHARS = 300;
 
 const CUT = `answer cut at ~${n(MAX_MD_CHARS)} characters`;
 
-function oneMarkdown(r: OneAnswer, render: Render): string {
+function oneMarkdown(r: GrepDocumentAnswer, render: Render): string {
   const head = `${matchesText(r.total_matches)} for /${escapeControl(r.pattern)}/ in ${
     escapeControl(r.title)
   } [${r.doc_id}]`;
@@ -144,7 +142,7 @@ function docHead(d: DocMatches): string {
   return `[${d.doc_id}] ${escapeControl(d.path)}${title}: ${matchesText(d.total_matches)}${copies}`;
 }
 
-function manyMarkdown(r: ManyAnswer, render: Render): string {
+function manyMarkdown(r: GrepDocumentsAnswer, render: Render): string {
   const out = [
     `${matchesText(r.total_matches)} in ${n(r.total_documents)} documents for /${
       escapeControl(r.pattern)
@@ -238,10 +236,10 @@ export const grep = defineTool({
     complete: z.boolean().optional(),
     next_offset_documents: nextOffset,
   },
-  run(shelf, a): Promise<OneAnswer | ManyAnswer> {
-    const job: Job = {
-      source: a.pattern,
-      flags: regexFlags(a.pattern, a.case_insensitive),
+  async run(shelf, a): Promise<GrepDocumentAnswer | GrepDocumentsAnswer> {
+    const options = {
+      pattern: a.pattern,
+      caseInsensitive: a.case_insensitive,
       before: a.before ?? a.context,
       after: a.after ?? a.context,
       countOnly: a.output_mode === "count",
@@ -258,7 +256,9 @@ export const grep = defineTool({
           "Give doc_id to grep one document, or the scope to grep many.",
         );
       }
-      return grepOne(shelf, a.doc_id, a.pattern, job, a.offset, a.limit ?? 20);
+      const id = resolveDoc(shelf, a.doc_id);
+      const r = await shelf.grep(id, { ...options, offset: a.offset, limit: a.limit ?? 20 });
+      return { ...r, path: shownPath(shelf, r.path) };
     }
     if (a.offset) {
       throw new ToolError(
@@ -267,15 +267,19 @@ export const grep = defineTool({
         "Give doc_id with offset, or use offset_documents across documents.",
       );
     }
-    return grepMany(
-      shelf,
-      a.pattern,
+    checkLibrary(shelf, scope.library);
+    const r = await shelf.grepDocuments({
+      ...options,
       scope,
-      job,
-      a.limit ?? 5,
-      a.limit_documents,
-      a.offset_documents,
-    );
+      limit: a.limit ?? 5,
+      limitDocuments: a.limit_documents,
+      offsetDocuments: a.offset_documents,
+    });
+    for (const d of r.documents) {
+      d.path = shownPath(shelf, d.path);
+      for (const c of d.copies ?? []) c.path = shownPath(shelf, c.path);
+    }
+    return r;
   },
   markdown: (r, render) => ("documents" in r ? manyMarkdown(r, render) : oneMarkdown(r, render)),
   cli: {

@@ -9,9 +9,9 @@ import { assert, assertEquals, assertMatch, assertRejects } from "../../tests/as
 import { smallCorpus } from "../../tests/corpus.ts";
 import { openTestShelf } from "../../tests/shelf_helper.ts";
 import { callTool } from "../dispatch.ts";
-import { patternLiterals } from "../grep.ts";
-import type { GrepMatch } from "../grep_worker.ts";
-import { closeGrep, MAX_MD_CHARS } from "./grep.ts";
+import { patternLiterals } from "../../shelf/grep_pattern.ts";
+import type { GrepMatch } from "../../shelf/grep_worker.ts";
+import { MAX_MD_CHARS } from "./grep.ts";
 
 const sanitize = { sanitizeResources: false, sanitizeOps: false };
 
@@ -59,36 +59,32 @@ Deno.test({
     // Matches at 10 and 12 (context 3: one group 7-15), then 30 (its own group).
     const hits = new Set([10, 12, 30]);
     await using t = await shelfOf({ Lab: { "hay.txt": numbered(60, (i) => hits.has(i)) } });
-    try {
-      const args = { pattern: "needle", doc_id: "Lab/hay.txt", context: 3 };
-      const r = await callTool(t.shelf, "grep", { ...args, output_format: "json" });
-      const matches = r.json.matches as GrepMatch[];
-      assertEquals(matches.map((m) => m.line), [10, 12, 30]);
-      const lines = shownLines(matches);
-      assertEquals(lines, [...new Set(lines)], "a line given twice");
-      assertEquals(lines, [7, 8, 9, 10, 11, 12, 13, 14, 15, 27, 28, 29, 30, 31, 32, 33]);
-      // Line 11 follows match 10; match 12 does not give it again. Context stops before
-      // the next matching line, which comes as a match.
-      assertEquals(matches[0]!.after, ["hay 11"]);
-      assertEquals(matches[1]!.before, []);
+    const args = { pattern: "needle", doc_id: "Lab/hay.txt", context: 3 };
+    const r = await callTool(t.shelf, "grep", { ...args, output_format: "json" });
+    const matches = r.json.matches as GrepMatch[];
+    assertEquals(matches.map((m) => m.line), [10, 12, 30]);
+    const lines = shownLines(matches);
+    assertEquals(lines, [...new Set(lines)], "a line given twice");
+    assertEquals(lines, [7, 8, 9, 10, 11, 12, 13, 14, 15, 27, 28, 29, 30, 31, 32, 33]);
+    // Line 11 follows match 10; match 12 does not give it again. Context stops before
+    // the next matching line, which comes as a match.
+    assertEquals(matches[0]!.after, ["hay 11"]);
+    assertEquals(matches[1]!.before, []);
 
-      const md = (await callTool(t.shelf, "grep", args)).text;
-      const body = md.split("\n").filter((l) => /^\d+[:-] /.test(l));
-      const nums = body.map((l) => parseInt(l));
-      assertEquals(nums, [...new Set(nums)]);
-      assertEquals(md.split("\n").filter((l) => l === "--").length, 1, md);
-      assert(md.includes("10: needle 10\n11- hay 11\n12: needle 12\n"), md);
-      assert(md.includes("15- hay 15\n--\n27- hay 27\n"), md);
+    const md = (await callTool(t.shelf, "grep", args)).text;
+    const body = md.split("\n").filter((l) => /^\d+[:-] /.test(l));
+    const nums = body.map((l) => parseInt(l));
+    assertEquals(nums, [...new Set(nums)]);
+    assertEquals(md.split("\n").filter((l) => l === "--").length, 1, md);
+    assert(md.includes("10: needle 10\n11- hay 11\n12: needle 12\n"), md);
+    assert(md.includes("15- hay 15\n--\n27- hay 27\n"), md);
 
-      // Touching windows (10 and 17 with context 3: 7-13 and 14-20) are one group too.
-      const touch = await callTool(t.shelf, "grep", {
-        pattern: "needle (10|17)$",
-        doc_id: "Lab/hay.txt",
-      });
-      assert(!touch.text.includes("--"), touch.text);
-    } finally {
-      closeGrep();
-    }
+    // Touching windows (10 and 17 with context 3: 7-13 and 14-20) are one group too.
+    const touch = await callTool(t.shelf, "grep", {
+      pattern: "needle (10|17)$",
+      doc_id: "Lab/hay.txt",
+    });
+    assert(!touch.text.includes("--"), touch.text);
   },
 });
 
@@ -99,45 +95,41 @@ Deno.test({
     // 100 matching lines of ~300 characters, every other line: far past the cap.
     const long = " " + "word ".repeat(60);
     await using t = await shelfOf({ Lab: { "long.txt": numbered(200, (i) => i % 2 === 0, long) } });
+    const args = { pattern: "needle", doc_id: "Lab/long.txt", limit: 100 };
+    const json = await callTool(t.shelf, "grep", { ...args, output_format: "json" });
+    assertEquals((json.json.matches as GrepMatch[]).length, 100, "JSON keeps the limit");
+    assertEquals(json.json.next_offset, null);
+    const md = (await callTool(t.shelf, "grep", args)).text;
+    const shown = md.split("\n").filter((l) => /^\d+: needle/.test(l)).length;
+    assert(shown >= 5 && shown < 100, `${shown} matches shown`);
+    assert(md.length < MAX_MD_CHARS + 500, `${md.length} characters`);
+    assertMatch(
+      md,
+      new RegExp(
+        `Showing matches 1-${shown} of 100 \\(answer cut at ~6,000 characters.*Next: offset=${shown}\\.`,
+      ),
+    );
+    // The next page starts where the note says.
+    const next = await callTool(t.shelf, "grep", {
+      ...args,
+      offset: shown,
+      output_format: "json",
+    });
+    assertEquals((next.json.matches as GrepMatch[])[0]!.line, 2 * (shown + 1));
+    // A long matching line is cut around the match, so the match stays visible.
+    const wide = await shelfOf({
+      Wide: { "w.txt": `${"x".repeat(3000)} needle ${"y".repeat(3000)}` },
+    });
     try {
-      const args = { pattern: "needle", doc_id: "Lab/long.txt", limit: 100 };
-      const json = await callTool(t.shelf, "grep", { ...args, output_format: "json" });
-      assertEquals((json.json.matches as GrepMatch[]).length, 100, "JSON keeps the limit");
-      assertEquals(json.json.next_offset, null);
-      const md = (await callTool(t.shelf, "grep", args)).text;
-      const shown = md.split("\n").filter((l) => /^\d+: needle/.test(l)).length;
-      assert(shown >= 5 && shown < 100, `${shown} matches shown`);
-      assert(md.length < MAX_MD_CHARS + 500, `${md.length} characters`);
-      assertMatch(
-        md,
-        new RegExp(
-          `Showing matches 1-${shown} of 100 \\(answer cut at ~6,000 characters.*Next: offset=${shown}\\.`,
-        ),
-      );
-      // The next page starts where the note says.
-      const next = await callTool(t.shelf, "grep", {
-        ...args,
-        offset: shown,
+      const w = await callTool(wide.shelf, "grep", {
+        pattern: "needle",
+        doc_id: "Wide/w.txt",
         output_format: "json",
       });
-      assertEquals((next.json.matches as GrepMatch[])[0]!.line, 2 * (shown + 1));
-      // A long matching line is cut around the match, so the match stays visible.
-      const wide = await shelfOf({
-        Wide: { "w.txt": `${"x".repeat(3000)} needle ${"y".repeat(3000)}` },
-      });
-      try {
-        const w = await callTool(wide.shelf, "grep", {
-          pattern: "needle",
-          doc_id: "Wide/w.txt",
-          output_format: "json",
-        });
-        const text = (w.json.matches as GrepMatch[])[0]!.text;
-        assert(text.includes("needle") && text.length < 600, text.length.toString());
-      } finally {
-        await wide.close();
-      }
+      const text = (w.json.matches as GrepMatch[])[0]!.text;
+      assert(text.includes("needle") && text.length < 600, text.length.toString());
     } finally {
-      closeGrep();
+      await wide.close();
     }
   },
 });
@@ -163,74 +155,69 @@ Deno.test({
     const many = async (args: Record<string, unknown>) =>
       (await callTool(t.shelf, "grep", { ...args, output_format: "json" })).json as Many;
     const paths = (r: Many) => r.documents.map((d) => d.path).sort();
-    try {
-      // "quokka" and "harbour" are sure words: the keyword index picks the candidates.
-      assertEquals(patternLiterals(PHRASE).words.sort(), ["harbour", "quokka"]);
-      const all = await many({ pattern: PHRASE });
-      assertEquals(paths(all), ["Notes/a.md", "Notes/c.html", "Notes/sub/b.txt", "Other/e.md"]);
-      assertEquals(all.total_matches, 5);
-      assertEquals(all.documents[0]!.path, "Notes/a.md", "most matches first");
-      assertEquals(all.documents[0]!.matches!.map((m) => m.line), [5, 7]);
-      assertEquals(all.documents_grepped, 4, "only the documents holding the words");
-      assertEquals(all.documents_in_scope, 5);
-      // The same documents by a full scan (no sure word: "harbour light" may sit inside words).
-      assertEquals(patternLiterals("harbour light").words, []);
-      const scan = await many({ pattern: "harbour light" });
-      assertEquals(paths(scan), paths(all));
-      assertEquals(scan.documents_grepped, 5);
-      // Case-insensitive finds the line in capitals; inside a longer word is found too.
-      const ci = await many({ pattern: PHRASE, case_insensitive: true });
-      assertEquals(ci.total_matches, 6);
-      assertEquals(paths(await many({ pattern: "compress" })), ["Notes/sub/b.txt"]);
+    // "quokka" and "harbour" are sure words: the keyword index picks the candidates.
+    assertEquals(patternLiterals(PHRASE).words.sort(), ["harbour", "quokka"]);
+    const all = await many({ pattern: PHRASE });
+    assertEquals(paths(all), ["Notes/a.md", "Notes/c.html", "Notes/sub/b.txt", "Other/e.md"]);
+    assertEquals(all.total_matches, 5);
+    assertEquals(all.documents[0]!.path, "Notes/a.md", "most matches first");
+    assertEquals(all.documents[0]!.matches!.map((m) => m.line), [5, 7]);
+    assertEquals(all.documents_grepped, 4, "only the documents holding the words");
+    assertEquals(all.documents_in_scope, 5);
+    // The same documents by a full scan (no sure word: "harbour light" may sit inside words).
+    assertEquals(patternLiterals("harbour light").words, []);
+    const scan = await many({ pattern: "harbour light" });
+    assertEquals(paths(scan), paths(all));
+    assertEquals(scan.documents_grepped, 5);
+    // Case-insensitive finds the line in capitals; inside a longer word is found too.
+    const ci = await many({ pattern: PHRASE, case_insensitive: true });
+    assertEquals(ci.total_matches, 6);
+    assertEquals(paths(await many({ pattern: "compress" })), ["Notes/sub/b.txt"]);
 
-      // Scope: library, path_glob, doc_types.
-      assertEquals(paths(await many({ pattern: PHRASE, library: "Other" })), ["Other/e.md"]);
-      assertEquals(paths(await many({ pattern: PHRASE, path_glob: "Notes/sub/*" })), [
-        "Notes/sub/b.txt",
-      ]);
-      assertEquals(paths(await many({ pattern: "harbour", doc_types: ["HTML", "text"] })), [
-        "Notes/c.html",
-        "Notes/sub/b.txt",
-      ]);
+    // Scope: library, path_glob, doc_types.
+    assertEquals(paths(await many({ pattern: PHRASE, library: "Other" })), ["Other/e.md"]);
+    assertEquals(paths(await many({ pattern: PHRASE, path_glob: "Notes/sub/*" })), [
+      "Notes/sub/b.txt",
+    ]);
+    assertEquals(paths(await many({ pattern: "harbour", doc_types: ["HTML", "text"] })), [
+      "Notes/c.html",
+      "Notes/sub/b.txt",
+    ]);
 
-      // Limits: documents per page, matches per document, and where to go next.
-      const page = await many({ pattern: PHRASE, limit_documents: 2, limit: 1 });
-      assertEquals(page.documents.length, 2);
-      assertEquals(page.total_documents, 4);
-      assertEquals(page.next_offset_documents, 2);
-      assertEquals(page.documents[0]!.matches!.length, 1);
-      assertEquals((page.documents[0] as Record<string, unknown>).next_offset, 1);
-      const rest = await many({ pattern: PHRASE, limit_documents: 2, offset_documents: 2 });
-      assertEquals(rest.next_offset_documents, null);
-      assertEquals([...paths(page), ...paths(rest)].sort(), paths(all));
-      const md =
-        (await callTool(t.shelf, "grep", { pattern: PHRASE, limit_documents: 2, limit: 1 }))
-          .text;
-      assertMatch(
-        md,
-        /^5 matches in 4 documents for \/the quokka harbour lights\/ \(all libraries, 5 documents\)/,
-      );
-      assertMatch(md, /\[\w+\] Notes\/a\.md — Harbour: 2 matches\n(\d+- .*\n)*5: We saw/);
-      assertMatch(md, /\(1 more: doc_id=\w+ offset=1\)/);
-      assertMatch(md, /More documents: offset_documents=2\./);
+    // Limits: documents per page, matches per document, and where to go next.
+    const page = await many({ pattern: PHRASE, limit_documents: 2, limit: 1 });
+    assertEquals(page.documents.length, 2);
+    assertEquals(page.total_documents, 4);
+    assertEquals(page.next_offset_documents, 2);
+    assertEquals(page.documents[0]!.matches!.length, 1);
+    assertEquals((page.documents[0] as Record<string, unknown>).next_offset, 1);
+    const rest = await many({ pattern: PHRASE, limit_documents: 2, offset_documents: 2 });
+    assertEquals(rest.next_offset_documents, null);
+    assertEquals([...paths(page), ...paths(rest)].sort(), paths(all));
+    const md = (await callTool(t.shelf, "grep", { pattern: PHRASE, limit_documents: 2, limit: 1 }))
+      .text;
+    assertMatch(
+      md,
+      /^5 matches in 4 documents for \/the quokka harbour lights\/ \(all libraries, 5 documents\)/,
+    );
+    assertMatch(md, /\[\w+\] Notes\/a\.md — Harbour: 2 matches\n(\d+- .*\n)*5: We saw/);
+    assertMatch(md, /\(1 more: doc_id=\w+ offset=1\)/);
+    assertMatch(md, /More documents: offset_documents=2\./);
 
-      // Count mode: one line per document.
-      const count = await callTool(t.shelf, "grep", { pattern: PHRASE, output_mode: "count" });
-      assertEquals(count.text.split("\n").filter((l) => /^\[\d+\] /.test(l)).length, 4);
-      assert(!count.text.includes(": We saw"), count.text);
+    // Count mode: one line per document.
+    const count = await callTool(t.shelf, "grep", { pattern: PHRASE, output_mode: "count" });
+    assertEquals(count.text.split("\n").filter((l) => /^\[\d+\] /.test(l)).length, 4);
+    assert(!count.text.includes(": We saw"), count.text);
 
-      // Single-document arguments do not mix with the scope.
-      const both = await assertRejects(() =>
-        callTool(t.shelf, "grep", { pattern: "x", doc_id: "Notes/a.md", library: "Notes" })
-      ) as ToolError;
-      assertEquals(both.code, "INVALID_ARGUMENT");
-      const noLib = await assertRejects(() =>
-        callTool(t.shelf, "grep", { pattern: "x", library: "Nope" })
-      ) as ToolError;
-      assertEquals(noLib.code, "LIBRARY_NOT_FOUND");
-    } finally {
-      closeGrep();
-    }
+    // Single-document arguments do not mix with the scope.
+    const both = await assertRejects(() =>
+      callTool(t.shelf, "grep", { pattern: "x", doc_id: "Notes/a.md", library: "Notes" })
+    ) as ToolError;
+    assertEquals(both.code, "INVALID_ARGUMENT");
+    const noLib = await assertRejects(() =>
+      callTool(t.shelf, "grep", { pattern: "x", library: "Nope" })
+    ) as ToolError;
+    assertEquals(noLib.code, "LIBRARY_NOT_FOUND");
   },
 });
 
@@ -243,20 +230,16 @@ Deno.test({
       A: { "e.md": text },
       B: { "copy.md": text, "f.md": `${text}\nmore ${PHRASE}\n` },
     });
-    try {
-      const r = (await callTool(t.shelf, "grep", { pattern: PHRASE, output_format: "json" }))
-        .json as Many;
-      assertEquals(r.total_documents, 3, "the totals count every copy");
-      assertEquals(r.documents.map((d) => d.path), ["B/f.md", "A/e.md"]);
-      assertEquals(
-        (r.documents[1] as { copies?: { path: string }[] }).copies?.map((c) => c.path),
-        ["B/copy.md"],
-      );
-      const md = (await callTool(t.shelf, "grep", { pattern: PHRASE })).text;
-      assertMatch(md, /A\/e\.md — Other: 1 match \(same in 1 copy: \[\w+\] B\/copy\.md\)/);
-    } finally {
-      closeGrep();
-    }
+    const r = (await callTool(t.shelf, "grep", { pattern: PHRASE, output_format: "json" }))
+      .json as Many;
+    assertEquals(r.total_documents, 3, "the totals count every copy");
+    assertEquals(r.documents.map((d) => d.path), ["B/f.md", "A/e.md"]);
+    assertEquals(
+      (r.documents[1] as { copies?: { path: string }[] }).copies?.map((c) => c.path),
+      ["B/copy.md"],
+    );
+    const md = (await callTool(t.shelf, "grep", { pattern: PHRASE })).text;
+    assertMatch(md, /A\/e\.md — Other: 1 match \(same in 1 copy: \[\w+\] B\/copy\.md\)/);
   },
 });
 
@@ -268,16 +251,12 @@ Deno.test({
       ...LIBS,
       Evil: { "evil.txt": `Evil\n\n${"a".repeat(40)}!\n`, "fine.txt": "aaa\n" },
     });
-    try {
-      const e = await assertRejects(() =>
-        callTool(t.shelf, "grep", { pattern: "(a+)+$", library: "Evil" })
-      ) as ToolError;
-      assertEquals(e.code, "PATTERN_TIMEOUT");
-      const again = await callTool(t.shelf, "grep", { pattern: PHRASE, output_format: "json" });
-      assertEquals(again.json.total_documents, 4);
-    } finally {
-      closeGrep();
-    }
+    const e = await assertRejects(() =>
+      callTool(t.shelf, "grep", { pattern: "(a+)+$", library: "Evil" })
+    ) as ToolError;
+    assertEquals(e.code, "PATTERN_TIMEOUT");
+    const again = await callTool(t.shelf, "grep", { pattern: PHRASE, output_format: "json" });
+    assertEquals(again.json.total_documents, 4);
   },
 });
 
@@ -297,25 +276,21 @@ Deno.test({
     for (const lib of ["markdown", "text", "html"]) folders.push(join(corpus, lib));
     await using t = await openTestShelf({ base, folders });
     await t.shelf.index();
-    try {
-      // From page 9 of the R FAQ: in the PDF, and in its scan through OCR.
-      for (const pattern of ["an R object reference index", "fullrefman\\.pdf"]) {
-        const r = (await callTool(t.shelf, "grep", { pattern, output_format: "json" }))
-          .json as Many;
-        assertEquals(
-          r.documents.map((d) => d.path).sort(),
-          ["pdf-manuals/r-doc-pdf/R-FAQ.pdf", "scans/R-FAQ-p9.png"],
-          pattern,
-        );
-      }
-      const scans = (await callTool(t.shelf, "grep", {
-        pattern: "fullrefman",
-        doc_types: ["image"],
-        output_format: "json",
-      })).json as Many;
-      assertEquals(scans.documents.map((d) => d.path), ["scans/R-FAQ-p9.png"]);
-    } finally {
-      closeGrep();
+    // From page 9 of the R FAQ: in the PDF, and in its scan through OCR.
+    for (const pattern of ["an R object reference index", "fullrefman\\.pdf"]) {
+      const r = (await callTool(t.shelf, "grep", { pattern, output_format: "json" }))
+        .json as Many;
+      assertEquals(
+        r.documents.map((d) => d.path).sort(),
+        ["pdf-manuals/r-doc-pdf/R-FAQ.pdf", "scans/R-FAQ-p9.png"],
+        pattern,
+      );
     }
+    const scans = (await callTool(t.shelf, "grep", {
+      pattern: "fullrefman",
+      doc_types: ["image"],
+      output_format: "json",
+    })).json as Many;
+    assertEquals(scans.documents.map((d) => d.path), ["scans/R-FAQ-p9.png"]);
   },
 });

@@ -1,6 +1,7 @@
 /**
  * Worker that runs a grep, so a catastrophic regular expression can be stopped by
- * terminating the worker instead of hanging the server.
+ * terminating the worker instead of hanging the server (the entry module of the thread
+ * `GrepRunner` starts).
  *
  * @module
  */
@@ -76,6 +77,10 @@ function clipMatch(s: string, re: RegExp): string {
   return "…" + s.slice(start, start + MAX_LINE) + (start + MAX_LINE < s.length ? "…" : "");
 }
 
+// Module-level state, here only: this module is the entry of the grep worker thread (one
+// per `GrepRunner`, owned by a Shelf), so the compiled patterns and the catalog handle
+// below belong to that thread and end with it. Nothing else may import this module's
+// state: the main thread imports only its types.
 const compiled = new Map<string, RegExp>();
 function regex(source: string, flags: string): RegExp {
   const key = `${flags}/${source}`;

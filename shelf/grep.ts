@@ -1,56 +1,63 @@
 /**
- * Running a grep: inside one document, or across the documents of a scope (candidates
- * from the keyword index when the pattern has sure words, texts read by the worker in
- * batches under a time budget, copies folded). Answers as data; the `grep` tool
- * (`tools/grep.ts`) renders them.
+ * Grep as a use case of the shelf: inside one document, or across the documents of a
+ * scope (candidates from the keyword index when the pattern has sure words, texts read by
+ * the worker in batches under a time budget, copies folded). Answers are plain data; the
+ * `grep` tool (`server/tools/grep.ts`) renders them. The Shelf's `grep` and
+ * `grepDocuments` call these with the grep runner it owns.
  *
  * @module
  */
 import { type SearchFilters, ToolError } from "../core/types.ts";
-import type { Shelf } from "../shelf/shelf.ts";
-import { GrepRunner, patternLiterals } from "./grep.ts";
+import type { Shelf } from "./shelf.ts";
+import type { GrepRunner } from "./grep_runner.ts";
+import { patternLiterals, regexFlags } from "./grep_pattern.ts";
 import type { GrepJob, GrepMatch, GrepResult } from "./grep_worker.ts";
-import { checkLibrary, resolveDoc, shownPath } from "./tool.ts";
 
 /** Documents in one request to the grep worker (it reads fewer when they are long). */
 const BATCH_DOCS = 512;
 /** Time a grep across documents may take before it stops and answers with what it found. */
 const SCAN_MS = 15_000;
 
-let grepRunner: GrepRunner | undefined;
-
-/** Stop the grep worker (the CLI calls this before exiting). */
-export function closeGrep(): void {
-  grepRunner?.close();
-  grepRunner = undefined;
+/** What to look for, and how much of each match to give. */
+export interface GrepOptions {
+  /** A JavaScript regular expression. */
+  pattern: string;
+  /** Ignore case (default false). */
+  caseInsensitive?: boolean;
+  /** Lines of context before each match (default 3). */
+  before?: number;
+  /** Lines of context after each match (default 3). */
+  after?: number;
+  /** Count the matches without giving them (default false). */
+  countOnly?: boolean;
 }
 
-/** The pattern's flags: with `u` when the pattern is valid that way, else without. */
-export function regexFlags(pattern: string, caseInsensitive: boolean): string {
-  const flags = caseInsensitive ? "i" : "";
-  try {
-    new RegExp(pattern, flags + "u");
-    return flags + "u";
-  } catch {
-    try {
-      new RegExp(pattern, flags);
-      return flags;
-    } catch (e) {
-      throw new ToolError(
-        "INVALID_PATTERN",
-        `Invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`,
-        "Patterns are JavaScript regular expressions; escape special characters with \\.",
-      );
-    }
-  }
+/** Options of a grep inside one document. */
+export interface GrepDocumentOptions extends GrepOptions {
+  /** Matches to skip (default 0). */
+  offset?: number;
+  /** Matches to give (default 20). */
+  limit?: number;
+}
+
+/** Options of a grep across documents. */
+export interface GrepDocumentsOptions extends GrepOptions {
+  /** The documents to grep: a library, a path glob, types (default every document). */
+  scope?: SearchFilters;
+  /** Matches to give of each document (default 5). */
+  limit?: number;
+  /** Documents to give (default 10). */
+  limitDocuments?: number;
+  /** Documents to skip (default 0). */
+  offsetDocuments?: number;
 }
 
 /** Where the next page starts, or null after the last. */
 export const nextAt = (offset: number, shown: number, total: number) =>
   offset + shown < total ? offset + shown : null;
 
-/** The answer for one document. */
-export interface OneAnswer {
+/** The answer of a grep inside one document (its display path). */
+export interface GrepDocumentAnswer {
   doc_id: string;
   title: string;
   path: string;
@@ -75,8 +82,8 @@ export interface DocMatches {
   copies?: { doc_id: string; path: string }[];
 }
 
-/** The answer across documents. */
-export interface ManyAnswer {
+/** The answer of a grep across documents (display paths). */
+export interface GrepDocumentsAnswer {
   pattern: string;
   scope: SearchFilters;
   total_matches: number;
@@ -92,31 +99,49 @@ export interface ManyAnswer {
   next_offset_documents: number | null;
 }
 
-/** A grep job without its texts and page. */
-export type Job = Omit<GrepJob, "texts" | "offset" | "limit">;
-
-function runner(): GrepRunner {
-  return grepRunner ??= new GrepRunner();
+/** A job without its texts and page, from the options. */
+function jobOf(o: GrepOptions): Omit<GrepJob, "texts" | "offset" | "limit"> {
+  return {
+    source: o.pattern,
+    flags: regexFlags(o.pattern, o.caseInsensitive ?? false),
+    before: o.before ?? 3,
+    after: o.after ?? 3,
+    countOnly: o.countOnly ?? false,
+  };
 }
 
-/** Grep one document (by id or path). */
-export async function grepOne(
+/**
+ * Grep one document.
+ *
+ * @param shelf the shelf
+ * @param runner its grep runner
+ * @param docId the document's id
+ * @param o the pattern and page
+ * @throws {ToolError} `DOCUMENT_NOT_FOUND`, `INVALID_PATTERN`, `PATTERN_TIMEOUT`
+ */
+export async function grepDocument(
   shelf: Shelf,
+  runner: GrepRunner,
   docId: string,
-  pattern: string,
-  job: Job,
-  offset: number,
-  limit: number,
-): Promise<OneAnswer> {
-  const id = resolveDoc(shelf, docId);
-  const text = shelf.catalog.text(id) ?? "";
-  const [r] = await runner().run({ ...job, texts: [text], offset, limit });
-  const card = shelf.catalog.cards([id]).get(id)!;
+  o: GrepDocumentOptions,
+): Promise<GrepDocumentAnswer> {
+  const job = jobOf(o);
+  const card = shelf.catalog.cards([docId]).get(docId);
+  if (!card) {
+    throw new ToolError(
+      "DOCUMENT_NOT_FOUND",
+      `No document ${JSON.stringify(docId)}`,
+      "Use a doc_id from search results.",
+    );
+  }
+  const offset = o.offset ?? 0;
+  const text = shelf.catalog.text(docId) ?? "";
+  const [r] = await runner.run({ ...job, texts: [text], offset, limit: o.limit ?? 20 });
   return {
-    doc_id: id,
+    doc_id: docId,
     title: card.title,
-    path: shownPath(shelf, card.path),
-    pattern,
+    path: card.path,
+    pattern: o.pattern,
     total_matches: r!.total,
     offset,
     matches: job.countOnly ? undefined : r!.matches,
@@ -131,6 +156,7 @@ export async function grepOne(
  */
 async function grepBatches(
   shelf: Shelf,
+  runner: GrepRunner,
   ids: string[],
   job: GrepJob,
 ): Promise<{ found: Map<string, GrepResult>; grepped: number; complete: boolean }> {
@@ -142,7 +168,7 @@ async function grepBatches(
   while (rest.length) {
     if (Date.now() - started > SCAN_MS) break;
     const batch = rest.slice(0, BATCH_DOCS);
-    const rs = await runner().run(
+    const rs = await runner.run(
       file
         ? { ...job, file, ids: batch }
         : { ...job, texts: batch.map((id) => shelf.catalog.text(id) ?? "") },
@@ -154,25 +180,32 @@ async function grepBatches(
   return { found, grepped, complete: rest.length === 0 };
 }
 
-/** Grep every document of a scope, matches grouped by document. */
-export async function grepMany(
+/**
+ * Grep every document of a scope, matches grouped by document, most matches first.
+ *
+ * @param shelf the shelf
+ * @param runner its grep runner
+ * @param o the pattern, scope and pages
+ * @throws {ToolError} `INVALID_PATTERN`
+ */
+export async function grepDocuments(
   shelf: Shelf,
-  pattern: string,
-  scope: SearchFilters,
-  job: Job,
-  limit: number,
-  limitDocs: number,
-  offsetDocs: number,
-): Promise<ManyAnswer> {
-  checkLibrary(shelf, scope.library);
+  runner: GrepRunner,
+  o: GrepDocumentsOptions,
+): Promise<GrepDocumentsAnswer> {
+  const job = jobOf(o);
+  const scope = o.scope ?? {};
+  const pattern = o.pattern;
+  const offsetDocs = o.offsetDocuments ?? 0;
+  const limitDocs = o.limitDocuments ?? 10;
   const inScope = shelf.catalog.idsMatching(scope) ?? shelf.catalog.ids();
   const { literal, words } = patternLiterals(pattern);
   const ids = words.length ? shelf.fts.candidates(words, scope) : inScope;
-  const { found, grepped, complete } = await grepBatches(shelf, ids, {
+  const { found, grepped, complete } = await grepBatches(shelf, runner, ids, {
     ...job,
     literal,
     offset: 0,
-    limit,
+    limit: o.limit ?? 5,
   });
   const cards = shelf.catalog.cards([...found.keys()]);
   const docs: DocMatches[] = [...found].flatMap(([id, r]) => {
@@ -196,10 +229,6 @@ export async function grepMany(
   );
   const folded = foldCopies(shelf, docs);
   const page = folded.slice(offsetDocs, offsetDocs + limitDocs);
-  for (const d of page) {
-    d.path = shownPath(shelf, d.path);
-    for (const c of d.copies ?? []) c.path = shownPath(shelf, c.path);
-  }
   return {
     pattern,
     scope,

@@ -1,81 +1,42 @@
 /**
- * Grep with a time limit: jobs run one at a time in a worker that is terminated (and
- * replaced) when a pattern runs too long, so the server never hangs.
+ * What a grep pattern says before it runs: its flags (with `u` when valid that way), and
+ * the literal text and whole words every match holds, for choosing documents to grep.
  *
  * @module
  */
 import { CJK_UNSPACED_CHARS, HANGUL } from "../core/tokenize.ts";
 import { ToolError } from "../core/types.ts";
-import { threadChannel, type WorkerError, WorkerPool } from "../core/workers.ts";
-import type { GrepJob, GrepResult } from "./grep_worker.ts";
 
-/** Runs grep jobs in a worker with a time limit. */
-export class GrepRunner {
-  readonly timeoutMs: number;
-  /** Time a new worker gets to load. */
-  readonly startMs: number;
-  #pool: WorkerPool<GrepJob, GrepResult[]>;
-
-  /**
-   * The worker's start-up does not count against a job's limit. A worker that fails to
-   * load, or does not load within `startMs`, is dropped and the job fails; the next job
-   * starts a fresh worker, so one bad start never blocks grep.
-   *
-   * @param timeoutMs time limit of one job
-   * @param startMs time a new worker gets to load
-   * @param workerUrl the worker module (tests replace it)
-   */
-  constructor(
-    timeoutMs = 2000,
-    startMs = 30_000,
-    workerUrl = new URL("./grep_worker.ts", import.meta.url).href,
-  ) {
-    this.timeoutMs = timeoutMs;
-    this.startMs = startMs;
-    this.#pool = new WorkerPool({
-      name: "grep worker",
-      connect: threadChannel(workerUrl),
-      timeoutMs,
-      startMs,
-      error: (e) => grepError(e, timeoutMs),
-    });
-  }
-
-  /** Run a job (one result per text); throws `PATTERN_TIMEOUT` when it runs past the limit. */
-  run(job: GrepJob): Promise<GrepResult[]> {
-    return this.#pool.request(job);
-  }
-
-  /** Stop the worker. */
-  close(): void {
-    this.#pool.close();
-  }
-}
-
-/** The tool error of a grep job that did not finish. */
-function grepError(e: WorkerError, timeoutMs: number): ToolError {
-  switch (e.kind) {
-    case "failed":
-      return new ToolError("INVALID_PATTERN", e.detail);
-    case "timeout":
-      return new ToolError(
-        "PATTERN_TIMEOUT",
-        `Pattern ran longer than ${timeoutMs} ms and was stopped`,
-        "Simplify the regular expression (avoid nested quantifiers such as (a+)+).",
+/**
+ * The flags of a pattern: with `u` when the pattern is valid that way, else without.
+ *
+ * @param pattern a JavaScript regular expression
+ * @param caseInsensitive whether case is ignored (`i`)
+ * @returns the flags to compile it with
+ * @throws {ToolError} `INVALID_PATTERN` when it is not a valid regular expression
+ * @example
+ * ```ts
+ * import { regexFlags } from "./grep_pattern.ts";
+ * regexFlags("a+b", true); // "iu"
+ * regexFlags("\\-", false); // "" (an identity escape is invalid with `u`)
+ * ```
+ */
+export function regexFlags(pattern: string, caseInsensitive: boolean): string {
+  const flags = caseInsensitive ? "i" : "";
+  try {
+    new RegExp(pattern, flags + "u");
+    return flags + "u";
+  } catch {
+    try {
+      new RegExp(pattern, flags);
+      return flags;
+    } catch (e) {
+      throw new ToolError(
+        "INVALID_PATTERN",
+        `Invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`,
+        "Patterns are JavaScript regular expressions; escape special characters with \\.",
       );
-    case "start":
-      return new ToolError(
-        "INTERNAL",
-        e.message,
-        "Try again; the grep worker is restarted for the next request.",
-      );
-    default:
-      // A worker that dies mid-job (out of memory on a huge text) fails the job at once.
-      return new ToolError(
-        "INTERNAL",
-        e.message,
-        "Try again with a simpler pattern or a smaller limit.",
-      );
+    }
   }
 }
 
@@ -221,7 +182,7 @@ function runWords(run: Run): string[] {
  * @returns its longest required literal and its sure words (longest first, at most 8)
  * @example
  * ```ts
- * import { patternLiterals } from "./grep.ts";
+ * import { patternLiterals } from "./grep_pattern.ts";
  * patternLiterals("shared_buffers = \\d+"); // { literal: "shared_buffers = ", words: ["buffers"] }
  * patternLiterals("compress(ion)?"); // { literal: "compress", words: [] }
  * ```
