@@ -10,7 +10,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type GraphDoc, LinkGraph, linkGraph } from "../core/graph.ts";
+import { LinkGraph, linkGraph } from "../core/graph.ts";
 import { callTool, type ToolName } from "../server/dispatch.ts";
 import { Shelf } from "../shelf/shelf.ts";
 
@@ -51,11 +51,9 @@ console.log(
 const rebuilds: number[] = [];
 for (let i = 0; i < 5; i++) {
   const s = performance.now();
-  const docs = catalog.db.prepare(
-    "SELECT doc_id, path, library, doc_type FROM documents ORDER BY path",
-  ).all() as unknown as (GraphDoc & { doc_type: string })[];
-  const skipped = catalog.db.prepare("SELECT path FROM skipped").all().map((r) => r.path as string);
-  new LinkGraph(catalog.db, docs, skipped, shelf.libraries);
+  const docs = catalog.graphDocs();
+  const skipped = catalog.skipped().map((s) => s.path);
+  new LinkGraph(catalog, docs, skipped, shelf.libraries);
   rebuilds.push(performance.now() - s);
 }
 rebuilds.sort((a, b) => a - b);

@@ -52,7 +52,7 @@ function percentile(sorted: number[], p: number): number {
 const shelf = await Shelf.open({ data: flags.data, embedder: "none", log: () => {}, workers: 0 });
 try {
   const coldStart = performance.now();
-  const { entries } = docTable(shelf.catalog.db);
+  const { entries } = docTable(shelf.catalog);
   const tableMs = performance.now() - coldStart;
   if (!entries.length) throw new Error(`${flags.data}: no document indexed by this version`);
   const libs = shelf.libraries.map((l) => l.name);

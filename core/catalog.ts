@@ -42,6 +42,8 @@ export {
   titleReader,
 } from "./catalog_sql.ts";
 import type { Card, Link, SearchFilters, Skipped } from "./types.ts";
+import type { DocEntry } from "./listing.ts";
+import type { GraphDoc, LinkRow } from "./graph.ts";
 
 /** What the catalog remembers of a file to decide whether it changed. */
 export interface FileState {
@@ -60,6 +62,39 @@ export interface FileState {
  */
 const FORMAT = "5";
 
+/**
+ * A kind of cache of a view of the catalog (the document listing, the link graph, texts
+ * split into lines): each catalog makes its own with `make` on first use
+ * ({@link Catalog.cache}) and drops it on close, so nothing outlives the catalog it
+ * describes and two catalogs never share one.
+ *
+ * @example
+ * ```ts
+ * import { Catalog, CatalogCache } from "./catalog.ts";
+ * const SEEN = new CatalogCache("seen", () => new Set<string>());
+ * const a = new Catalog(":memory:");
+ * const b = new Catalog(":memory:");
+ * a.cache(SEEN).add("x");
+ * a.cache(SEEN).has("x"); // true
+ * b.cache(SEEN).has("x"); // false
+ * ```
+ */
+export class CatalogCache<T> {
+  /**
+   * @param name what it holds (for debugging)
+   * @param make makes the cache of one catalog
+   */
+  constructor(readonly name: string, readonly make: (catalog: Catalog) => T) {}
+}
+
+/** A document as the link graph keeps it, with what tells whether its links changed. */
+export interface GraphDocRow extends GraphDoc {
+  /** Its extractor. */
+  doc_type: string;
+  /** When it was stored (its links were written again). */
+  indexed_at: string;
+}
+
 /** The catalog database. */
 export class Catalog {
   /** The SQLite handle, shared with the retrievers. */
@@ -68,6 +103,7 @@ export class Catalog {
   readonly vectors: VectorRecords;
   readonly #q: (sql: string) => StatementSync;
   readonly #stats: CorpusStats;
+  readonly #caches = new Map<CatalogCache<unknown>, unknown>();
   #depth = 0;
 
   /**
@@ -131,7 +167,7 @@ export class Catalog {
   /** Store (insert or replace) a document with its text and links (they replace its old ones). */
   put(doc: StoredDoc, text: string, links: Link[] = []): void {
     this.#stats.wrote(1);
-    storeDoc(this.db, this.#q, doc, text, links);
+    storeDoc(this.#q, doc, text, links);
   }
 
   /**
@@ -173,7 +209,7 @@ export class Catalog {
   /** Remove documents (and their text) by id. */
   remove(ids: string[]): void {
     this.#stats.wrote(ids.length);
-    for (const id of ids) removeDoc(this.db, this.#q, id);
+    for (const id of ids) removeDoc(this.#q, id);
   }
 
   /** Record a skipped file. */
@@ -368,8 +404,105 @@ export class Catalog {
     this.#q("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)").run(key, value);
   }
 
+  /**
+   * This catalog's cache of a kind, made on first use and dropped on close.
+   *
+   * @param kind the kind of cache
+   * @returns this catalog's instance
+   */
+  cache<T>(kind: CatalogCache<T>): T {
+    if (!this.#caches.has(kind)) this.#caches.set(kind, kind.make(this));
+    return this.#caches.get(kind) as T;
+  }
+
+  /**
+   * A token that changes whenever the database changes: SQLite's `PRAGMA data_version` (a
+   * commit by another connection) and `total_changes()` (a row written through this one).
+   */
+  changeToken(): string {
+    const v = this.#q("PRAGMA data_version").get()?.data_version;
+    const t = this.#q("SELECT total_changes() AS n").get()?.n;
+    return `${v}:${t}`;
+  }
+
+  /**
+   * Every document as listings show it, by path (SQLite's binary order), read from the
+   * narrow `documents_list` index alone: cards and outlines make rows kilobytes each.
+   */
+  *listEntries(): Generator<DocEntry> {
+    const rows = this.#q(
+      `SELECT doc_id, library, path, doc_type, size, modified_at,
+         json_extract(card, '$.title') AS title, json_extract(card, '$.total_lines') AS lines
+       FROM documents INDEXED BY documents_list ORDER BY path`,
+    ).iterate();
+    for (const r of rows) {
+      yield {
+        doc_id: r.doc_id as string,
+        library: r.library as string,
+        path: r.path as string,
+        doc_type: r.doc_type as string,
+        title: (r.title as string | null) ?? "",
+        total_lines: (r.lines as number | null) ?? 0,
+        size: r.size as number,
+        modified_at: r.modified_at as string,
+      };
+    }
+  }
+
+  /**
+   * The most recently modified documents the filters allow, newest first (ties by path).
+   *
+   * @param filters search filters (library, path_glob, doc_types, dates normalised)
+   * @param limit documents at most
+   * @returns their ids, newest first
+   */
+  recentIds(filters: SearchFilters, limit: number): string[] {
+    const f = filterSql(filters, "d");
+    return this.#q(
+      `SELECT d.doc_id FROM documents d WHERE ${f.where}
+       ORDER BY d.modified_at DESC, d.path LIMIT ?`,
+    ).all(...f.params, limit).map((r) => r.doc_id as string);
+  }
+
+  /** Every document with what the link graph needs of it, by path. */
+  graphDocs(): GraphDocRow[] {
+    return this.#q(
+      "SELECT doc_id, path, library, doc_type, indexed_at FROM documents ORDER BY path",
+    ).all() as unknown as GraphDocRow[];
+  }
+
+  /**
+   * The stored links of every document that has some, one document at a time: their
+   * targets and rows in the same order (`#fragment` targets, inside the document, left out).
+   */
+  *linkTargets(): Generator<{ doc_id: string; targets: string[]; rows: number[] }> {
+    // Two arrays aggregated over the same rows line up.
+    const rows = this.#q(
+      `SELECT doc_id, json_group_array(target) AS t, json_group_array(rowid) AS r
+       FROM links WHERE substr(target, 1, 1) <> '#' GROUP BY doc_id`,
+    ).iterate();
+    for (const r of rows) {
+      yield {
+        doc_id: r.doc_id as string,
+        targets: JSON.parse(r.t as string) as string[],
+        rows: JSON.parse(r.r as string) as number[],
+      };
+    }
+  }
+
+  /** A stored link by its row (see {@link linkTargets}); empty fields when there is none. */
+  linkAt(rowid: number): LinkRow {
+    const r = this.#q("SELECT line, target, text FROM links WHERE rowid = ?").get(rowid);
+    return {
+      line: (r?.line as number) ?? 0,
+      text: (r?.text as string) ?? "",
+      target: (r?.target as string) ?? "",
+    };
+  }
+
   /** Close the database. */
   close(): void {
+    this.#caches.clear();
     this.db.close();
   }
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { StatementSync } from "node:sqlite";
 import { writeFields } from "./fields.ts";
 import { encodeText } from "./text_codec.ts";
 import { setFingerprint } from "./catalog_copies.ts";
@@ -39,7 +39,6 @@ export interface DocSections {
 
 /** Store (insert or replace) a document with its text and links (see `Catalog.put`). */
 export function storeDoc(
-  db: DatabaseSync,
   q: (sql: string) => StatementSync,
   doc: StoredDoc,
   text: string,
@@ -83,15 +82,15 @@ export function storeDoc(
     if (typeof l?.target !== "string" || !l.target || !Number.isInteger(l.line)) continue;
     link.run(c.doc_id, l.line, l.target, typeof l.text === "string" ? l.text : "");
   }
-  writeFields(db, c.doc_id, doc.fields);
+  writeFields(q, c.doc_id, doc.fields);
 }
 
 /** Remove a document with its text, links and fields. */
-export function removeDoc(db: DatabaseSync, q: (sql: string) => StatementSync, id: string): void {
+export function removeDoc(q: (sql: string) => StatementSync, id: string): void {
   q("DELETE FROM documents WHERE doc_id = ?").run(id);
   q("DELETE FROM texts WHERE doc_id = ?").run(id);
   q("DELETE FROM links WHERE doc_id = ?").run(id);
-  writeFields(db, id);
+  writeFields(q, id);
 }
 
 /** A stored document by id, or undefined. */

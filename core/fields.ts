@@ -39,16 +39,6 @@ CREATE INDEX IF NOT EXISTS fields_doc ON fields(doc_id, field, folded);
 CREATE INDEX IF NOT EXISTS fields_value ON fields(field, folded);
 `;
 
-const cache = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
-
-function stmt(db: DatabaseSync, sql: string): StatementSync {
-  let m = cache.get(db);
-  if (!m) cache.set(db, m = new Map());
-  let s = m.get(sql);
-  if (!s) m.set(sql, s = db.prepare(sql));
-  return s;
-}
-
 /**
  * A field name as stored and matched: trimmed, lower case.
  *
@@ -138,14 +128,20 @@ export function documentFields(
   return out;
 }
 
-/** Replace the stored field values of a document (none: its rows are removed). */
+/**
+ * Replace the stored field values of a document (none: its rows are removed).
+ *
+ * @param q the catalog's prepared statements (see `statements`)
+ * @param docId the document
+ * @param fields its values by field
+ */
 export function writeFields(
-  db: DatabaseSync,
+  q: (sql: string) => StatementSync,
   docId: string,
   fields: Record<string, string[]> = {},
 ): void {
-  stmt(db, "DELETE FROM fields WHERE doc_id = ?").run(docId);
-  const ins = stmt(db, "INSERT INTO fields (doc_id, field, folded, value) VALUES (?, ?, ?, ?)");
+  q("DELETE FROM fields WHERE doc_id = ?").run(docId);
+  const ins = q("INSERT INTO fields (doc_id, field, folded, value) VALUES (?, ?, ?, ?)");
   for (const [field, values] of Object.entries(fields)) {
     for (const v of values) ins.run(docId, field, foldValue(field, v), v);
   }
@@ -155,7 +151,7 @@ export function writeFields(
 export function docFields(db: DatabaseSync, docId: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (
-    const r of stmt(db, "SELECT field, value FROM fields WHERE doc_id = ? ORDER BY rowid").all(
+    const r of db.prepare("SELECT field, value FROM fields WHERE doc_id = ? ORDER BY rowid").all(
       docId,
     )
   ) {
@@ -269,12 +265,11 @@ export function fieldValues(
     ? "FROM fields f WHERE f.field = ?"
     : "FROM fields f JOIN documents d ON d.doc_id = f.doc_id WHERE f.field = ? AND d.library = ?";
   const params = library === undefined ? [field] : [field, library];
-  const values = stmt(
-    db,
+  const values = db.prepare(
     `SELECT min(f.value) AS value, count(DISTINCT f.doc_id) AS n ${join}
      GROUP BY f.folded ORDER BY n DESC, f.folded LIMIT ?`,
   ).all(...params, limit).map((r) => ({ value: r.value as string, documents: r.n as number }));
-  const total = stmt(db, `SELECT count(DISTINCT f.folded) AS n ${join}`).get(...params)
+  const total = db.prepare(`SELECT count(DISTINCT f.folded) AS n ${join}`).get(...params)
     ?.n as number;
   return { values, total: total ?? 0 };
 }

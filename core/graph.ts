@@ -10,13 +10,13 @@
  * would not save that pass: a document that appears or leaves changes what other
  * documents' links resolve to (a broken link comes alive, a wiki name becomes ambiguous),
  * so the index would redo it after each run, and the catalog format would change.
- * This module owns the SQL over `links` and `documents` it needs; the links between
- * documents, kept both ways, and the path search live in `link_adjacency.ts`.
+ * The catalog reads the rows (`Catalog.graphDocs`, `linkTargets`, `links`, `linkAt`) and
+ * keeps the graph; the links between documents, kept both ways, and the path search live in
+ * `link_adjacency.ts`.
  *
  * @module
  */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Catalog } from "./catalog.ts";
+import { type Catalog, CatalogCache, type GraphDocRow } from "./catalog.ts";
 import { Adjacency, type Pair } from "./link_adjacency.ts";
 import { type Resolved, TargetResolver } from "./link_target.ts";
 import type { Library } from "./types.ts";
@@ -119,9 +119,12 @@ type Missing = { node: number; target: string; count: number; first: number };
 const byPath = (a: { path: string }, b: { path: string }) =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
+/** What the graph reads of the catalog. */
+export type LinkSource = Pick<Catalog, "linkTargets" | "links" | "linkAt">;
+
 /** The resolved links of a catalog's documents. Build one with {@link linkGraph}. */
 export class LinkGraph {
-  readonly #db: DatabaseSync;
+  readonly #catalog: LinkSource;
   readonly #docs: GraphDoc[];
   readonly #types: string[];
   readonly #byId = new Map<string, number>();
@@ -130,42 +133,36 @@ export class LinkGraph {
   /** Local targets that matched no document or known file, once per source document. */
   readonly #missing: Missing[] = [];
   readonly #broken = new Map<string, BrokenLink[]>();
-  #linksOf?: StatementSync;
-  #linkAt?: StatementSync;
 
   /**
    * Resolve every link of the catalog (use {@link linkGraph}, which keeps the result).
    *
-   * @param db the catalog's database
+   * @param catalog the catalog (its links)
    * @param docs every document, with its type
    * @param skipped display paths of files the catalog skipped (on disk, not indexed)
    * @param libraries the configured libraries (their roots, for files on disk)
    */
   constructor(
-    db: DatabaseSync,
+    catalog: LinkSource,
     docs: (GraphDoc & { doc_type: string })[],
     skipped: string[],
     libraries: Library[],
   ) {
-    this.#db = db;
+    this.#catalog = catalog;
     this.#docs = docs.map(({ doc_id, path, library }) => ({ doc_id, path, library }));
     this.#types = docs.map((d) => d.doc_type);
     docs.forEach((d, i) => this.#byId.set(d.doc_id, i));
     this.#targets = new TargetResolver(docs.map((d) => d.path), skipped, libraries);
     const n = docs.length;
     const pairs = new Map<number, Pair>();
-    // Two arrays aggregated over the same rows line up; fragments (`#x`) are internal.
-    const rows = db.prepare(
-      `SELECT doc_id, json_group_array(target) AS t, json_group_array(rowid) AS r
-       FROM links WHERE substr(target, 1, 1) <> '#' GROUP BY doc_id`,
-    );
-    for (const r of rows.iterate()) {
-      const src = this.#byId.get(r.doc_id as string);
+    // Fragments (`#x`) are internal: the catalog leaves them out.
+    for (const r of catalog.linkTargets()) {
+      const src = this.#byId.get(r.doc_id);
       if (src === undefined) continue;
-      const rowids = JSON.parse(r.r as string) as number[];
+      const rowids = r.rows;
       const memo = this.#targets.memo(this.#docs[src]!.path, this.#types[src]!);
       const missing = new Map<string, Missing>();
-      (JSON.parse(r.t as string) as string[]).forEach((target, k) => {
+      r.targets.forEach((target, k) => {
         const res = this.#resolve(src, target, memo);
         const row = rowids[k]!;
         if (res.kind === "document") {
@@ -213,25 +210,12 @@ export class LinkGraph {
   }
 
   #rows(node: number): { target: string; text: string; line: number }[] {
-    this.#linksOf ??= this.#db.prepare(
-      "SELECT line, target, text FROM links WHERE doc_id = ? ORDER BY rowid",
-    );
-    return this.#linksOf.all(this.#docs[node]!.doc_id) as {
-      target: string;
-      text: string;
-      line: number;
-    }[];
+    return this.#catalog.links(this.#docs[node]!.doc_id);
   }
 
   /** A stored link by its row (as {@link BrokenLink.row} gives it). */
   linkAt(rowid: number): LinkRow {
-    this.#linkAt ??= this.#db.prepare("SELECT line, target, text FROM links WHERE rowid = ?");
-    const r = this.#linkAt.get(rowid);
-    return {
-      line: (r?.line as number) ?? 0,
-      text: (r?.text as string) ?? "",
-      target: (r?.target as string) ?? "",
-    };
+    return this.#catalog.linkAt(rowid);
   }
 
   /** Documents in the graph. */
@@ -339,20 +323,22 @@ export class LinkGraph {
   }
 }
 
-interface Cached {
+/** The graph of a catalog and what it was built from. */
+interface Built {
   version: string;
   docs: string;
   libraries: string;
   graph: LinkGraph;
 }
 
-const cache = new WeakMap<Catalog, Cached>();
+/** Each catalog's graph (one slot: the graph last built). */
+const GRAPH = new CatalogCache("link graph", () => ({ built: undefined as Built | undefined }));
 
 /**
- * The link graph of a catalog, built on first use and kept until the documents change:
- * SQLite's change counters tell when anything was written; the documents' ids, paths,
- * types and times of indexing (a document stored again has its links written again), and
- * the skipped files, tell whether the graph must be rebuilt.
+ * The link graph of a catalog, built on first use and kept by the catalog until the
+ * documents change: the catalog's change token tells when anything was written; the
+ * documents' ids, paths, types and times of indexing (a document stored again has its
+ * links written again), and the skipped files, tell whether the graph must be rebuilt.
  *
  * @param catalog the catalog
  * @param libraries the configured libraries
@@ -366,26 +352,20 @@ const cache = new WeakMap<Catalog, Cached>();
  * ```
  */
 export function linkGraph(catalog: Catalog, libraries: Library[]): LinkGraph {
-  const db = catalog.db;
-  const version = `${db.prepare("PRAGMA data_version").get()?.data_version}:${
-    db.prepare("SELECT total_changes() AS n").get()?.n
-  }`;
+  const slot = catalog.cache(GRAPH);
+  const hit = slot.built;
+  const version = catalog.changeToken();
   const libs = JSON.stringify(libraries.map((l) => [l.name, l.root]));
-  const hit = cache.get(catalog);
   if (hit && hit.version === version && hit.libraries === libs) return hit.graph;
-  const rows = db.prepare(
-    "SELECT doc_id, path, library, doc_type, indexed_at FROM documents ORDER BY path",
-  ).all() as unknown as (GraphDoc & { doc_type: string; indexed_at: string })[];
-  const skipped = db.prepare("SELECT path FROM skipped ORDER BY path").all().map((r) =>
-    r.path as string
-  );
+  const rows: GraphDocRow[] = catalog.graphDocs();
+  const skipped = catalog.skipped().map((s) => s.path);
   const docs = rows.map((r) => `${r.doc_id} ${r.indexed_at} ${r.doc_type} ${r.path}`).join("\n") +
     `\n\n${skipped.join("\n")}`;
   if (hit && hit.docs === docs && hit.libraries === libs) {
     hit.version = version;
     return hit.graph;
   }
-  const graph = new LinkGraph(db, rows, skipped, libraries);
-  cache.set(catalog, { version, docs, libraries: libs, graph });
+  const graph = new LinkGraph(catalog, rows, skipped, libraries);
+  slot.built = { version, docs, libraries: libs, graph };
   return graph;
 }

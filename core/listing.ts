@@ -1,20 +1,17 @@
 /**
  * Document listings for `browse`, `find_documents` and `recent`: a compact in-memory table
  * of every document (id, library, path, type, title, lines, size, modified), sorted by path,
- * read from the catalog once and again only after the catalog changed; and the most
- * recently modified documents under the search filters.
+ * read from the catalog once and again only after the catalog changed, kept by the catalog.
  *
  * The table costs about 530 bytes of heap a document (526 MiB at a million). It is rebuilt when SQLite says the database
- * changed: `PRAGMA data_version` (a commit by another connection) or `total_changes()`
- * (a row written through this one). A rebuild reads the catalog's narrow `documents_list`
- * index alone, titles and line counts included (an index on the card's fields), not the
- * rows: cards and outlines make them kilobytes each, a million row lookups took 119 s.
+ * changed (`Catalog.changeToken`: a commit by another connection or a row written through
+ * this one). A rebuild reads the catalog's narrow `documents_list` index alone
+ * (`Catalog.listEntries`), titles and line counts included (an index on the card's fields),
+ * not the rows: cards and outlines make them kilobytes each, a million row lookups took 119 s.
  *
  * @module
  */
-import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { filterSql } from "./catalog.ts";
-import type { SearchFilters } from "./types.ts";
+import { type Catalog, CatalogCache } from "./catalog.ts";
 
 /** One document as listings show it. */
 export interface DocEntry {
@@ -44,66 +41,27 @@ export interface DocTable {
   byId: Map<string, DocEntry>;
 }
 
-interface Cached {
-  version: string;
-  table: DocTable;
-  stmts: Map<string, StatementSync>;
+/** The table of a catalog and the change token it was read at. */
+class Listing {
+  version = "";
+  table: DocTable = { entries: [], byId: new Map() };
 }
 
-const cache = new WeakMap<DatabaseSync, Cached>();
-
-function stmt(db: DatabaseSync, c: Cached, sql: string): StatementSync {
-  let s = c.stmts.get(sql);
-  if (!s) c.stmts.set(sql, s = db.prepare(sql));
-  return s;
-}
-
-function holder(db: DatabaseSync): Cached {
-  let c = cache.get(db);
-  if (!c) {
-    c = {
-      version: "",
-      table: { entries: [], byId: new Map() },
-      stmts: new Map(),
-    };
-    cache.set(db, c);
-  }
-  return c;
-}
+/** Each catalog's listing. */
+const LISTING = new CatalogCache("document listing", () => new Listing());
 
 /**
- * The table of every document of the catalog behind `db`, rebuilt only when the
- * database changed since the last call.
+ * The table of every document of a catalog, rebuilt only when the catalog changed since
+ * the last call (the catalog keeps it until it closes).
  *
- * @param db the catalog's database (`Catalog.db`)
+ * @param catalog the catalog
  * @returns the documents by path, and by id
  */
-export function docTable(db: DatabaseSync): DocTable {
-  const c = holder(db);
-  const v = stmt(db, c, "PRAGMA data_version").get()?.data_version;
-  const t = stmt(db, c, "SELECT total_changes() AS n").get()?.n;
-  const version = `${v}:${t}`;
+export function docTable(catalog: Catalog): DocTable {
+  const c = catalog.cache(LISTING);
+  const version = catalog.changeToken();
   if (version === c.version) return c.table;
-  const entries: DocEntry[] = [];
-  const rows = stmt(
-    db,
-    c,
-    `SELECT doc_id, library, path, doc_type, size, modified_at,
-       json_extract(card, '$.title') AS title, json_extract(card, '$.total_lines') AS lines
-     FROM documents INDEXED BY documents_list ORDER BY path`,
-  ).iterate();
-  for (const r of rows) {
-    entries.push({
-      doc_id: r.doc_id as string,
-      library: r.library as string,
-      path: r.path as string,
-      doc_type: r.doc_type as string,
-      title: (r.title as string | null) ?? "",
-      total_lines: (r.lines as number | null) ?? 0,
-      size: r.size as number,
-      modified_at: r.modified_at as string,
-    });
-  }
+  const entries = [...catalog.listEntries()];
   // SQLite's UTF-8 byte order and JavaScript's UTF-16 order (which the binary search uses)
   // differ between astral characters and U+E000-U+FFFF: sorted again when they do.
   if (entries.some((e, i) => i > 0 && entries[i - 1]!.path > e.path)) {
@@ -145,22 +103,4 @@ export function under(entries: DocEntry[], folder: string): DocEntry[] {
     out.push(entries[i]!);
   }
   return out;
-}
-
-/**
- * The most recently modified documents the filters allow, newest first (ties by path).
- *
- * @param db the catalog's database
- * @param filters search filters (library, path_glob, doc_types, dates normalised)
- * @param limit documents at most
- * @returns their ids, newest first
- */
-export function recentIds(db: DatabaseSync, filters: SearchFilters, limit: number): string[] {
-  const f = filterSql(filters, "d");
-  return stmt(
-    db,
-    holder(db),
-    `SELECT d.doc_id FROM documents d WHERE ${f.where}
-     ORDER BY d.modified_at DESC, d.path LIMIT ?`,
-  ).all(...f.params, limit).map((r) => r.doc_id as string);
 }

@@ -22,14 +22,14 @@ Deno.test("docTable: every document by path with its title and lines, rebuilt af
   try {
     put(c, "lib/b.md", "Bee", 7);
     put(c, "lib/a.md", "Ant", 3);
-    const first = docTable(c.db);
+    const first = docTable(c);
     assertEquals(
       first.entries.map((e) => [e.path, e.title, e.total_lines]),
       [["lib/a.md", "Ant", 3], ["lib/b.md", "Bee", 7]],
     );
-    assertEquals(docTable(c.db), first, "unchanged catalog: the same table");
+    assertEquals(docTable(c), first, "unchanged catalog: the same table");
     put(c, "lib/a.md", "Ant, again", 4);
-    const second = docTable(c.db);
+    const second = docTable(c);
     assertEquals(second.byId.get("lib_a_md")?.title, "Ant, again");
     assertEquals(second.byId.get("lib_a_md")?.total_lines, 4);
     const plan = c.db.prepare(

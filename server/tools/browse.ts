@@ -108,7 +108,7 @@ function browseFolder(
   shelf: Shelf,
   a: { path?: string; sort: "name" | "newest"; offset: number; limit: number },
 ): Listing {
-  const { entries } = docTable(shelf.catalog.db);
+  const { entries } = docTable(shelf.catalog);
   let folders: Folder[];
   let docs: DocEntry[] = [];
   let path: string | null = null;

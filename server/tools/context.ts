@@ -107,7 +107,7 @@ export const context = defineTool({
       items: back.all.slice(0, a.limit).map(back.detail),
     };
     const folder = c.path.slice(0, c.path.lastIndexOf("/"));
-    const peers = under(docTable(shelf.catalog.db).entries, folder).filter((d) =>
+    const peers = under(docTable(shelf.catalog).entries, folder).filter((d) =>
       d.doc_id !== id && !d.path.includes("/", folder.length + 1)
     );
     const fields = docFields(shelf.catalog.db, id);

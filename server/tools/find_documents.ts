@@ -80,7 +80,7 @@ export const findDocuments = defineTool({
       );
     }
     const types = new Set(a.doc_types.map((t) => t.toLowerCase()));
-    const { entries } = docTable(shelf.catalog.db);
+    const { entries } = docTable(shelf.catalog);
     const names = tableNames(entries);
     const hits: { e: DocEntry; m: NameMatch }[] = [];
     entries.forEach((e, i) => {

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { docTable, recentIds } from "../../core/listing.ts";
+import { docTable } from "../../core/listing.ts";
 import {
   checkLibrary,
   defineTool,
@@ -43,8 +43,8 @@ export const recent = defineTool({
       path_glob: a.path_glob,
       doc_types: a.doc_types.map((t) => t.toLowerCase()),
     };
-    const ids = recentIds(shelf.catalog.db, filters, a.limit);
-    const { byId } = docTable(shelf.catalog.db);
+    const ids = shelf.catalog.recentIds(filters, a.limit);
+    const { byId } = docTable(shelf.catalog);
     const documents = ids.flatMap((id) => {
       const e = byId.get(id);
       return e ? [docCard(shelf, e)] : [];
