@@ -3,10 +3,9 @@
  * library, glob or type, with merged context (no line is given twice), on a worker thread
  * with a time limit (a runaway pattern fails with `PATTERN_TIMEOUT`).
  *
- * Across documents, the pattern's sure words (see `patternLiterals`) pick the candidates
- * from the keyword index when it has any; otherwise every document in scope is grepped.
- * The worker reads the texts itself, in batches, each under the time limit; the scan stops
- * at a time budget and says so. Copies with the same text are one entry.
+ * The grep itself is the shelf's (`shelf.grep`, `shelf.grepDocuments`: `shelf/grep.ts`);
+ * this module holds the tool's schema, its markdown and its CLI form, and shows paths as
+ * `--full-paths` asks.
  *
  * @module
  */
