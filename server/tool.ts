@@ -10,7 +10,6 @@
  * @module
  */
 import { z } from "zod";
-import { confinePath } from "../core/paths.ts";
 import { ToolError } from "../core/types.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 
@@ -163,13 +162,8 @@ export function needArgs(pos: string[], n: number, what: string, usage: string):
 
 /** Resolve a `doc_id` argument (an id, or a path inside a library) to a stored id. */
 export function resolveDoc(shelf: Shelf, arg: string): string {
-  const id = arg.trim();
-  if (/^[0-9a-f]{6,16}$/.test(id) && shelf.catalog.has(id)) return id;
-  if (/[/\\\0]/.test(id) || id.startsWith("..")) {
-    const path = confinePath(id, shelf.libraries);
-    const found = shelf.catalog.idByPath(path);
-    if (found) return found;
-  }
+  const found = shelf.findDocument(arg);
+  if (found) return found;
   throw new ToolError(
     "DOCUMENT_NOT_FOUND",
     `No document ${JSON.stringify(arg)}`,
