@@ -416,6 +416,25 @@ export class Shelf {
   // The use cases: what the tools, the CLI and the web page ask of the shelf, as plain
   // data (paths are display paths, `<library>/<path inside it>`).
 
+  /**
+   * Queue an index run of changed files (`full`: of every file) and return at once;
+   * `status` shows its progress. A run in progress finishes first.
+   *
+   * @param library the library to re-index (default: all)
+   * @param full extract every file again, changed or not
+   * @returns the libraries queued, whether the run waits for one in progress, and the run
+   */
+  reindex(
+    library: string | undefined,
+    full: boolean,
+  ): { libraries: string[]; after_run_in_progress: boolean; run: Promise<IndexProgress> } {
+    const libraries = library !== undefined ? [library] : this.#libraries.map((l) => l.name);
+    const joined = this.#status.state === "building";
+    const run = this.index(undefined, full ? libraries : undefined);
+    run.catch(() => {});
+    return { libraries, after_run_in_progress: joined, run };
+  }
+
   /** Documents indexed, in one library or in all. */
   documentCount(library?: string): number {
     return this.catalog.count(library);
