@@ -190,6 +190,11 @@ export function shownPath(shelf: Shelf, path: string): string {
   return lib ? [lib.root, ...rest].join("/") : path;
 }
 
+/** Entries with their paths as answers show them (absolute with `--full-paths`). */
+export function shownPaths<T extends { path: string | null }>(shelf: Shelf, items: T[]): T[] {
+  return items.map((e) => (e.path === null ? e : { ...e, path: shownPath(shelf, e.path) }));
+}
+
 // deno-lint-ignore no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/g;
 

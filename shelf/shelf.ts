@@ -1,6 +1,9 @@
 /**
  * A shelf: the libraries, the catalog, the extractors, the retrievers and the index
- * state, opened from a data directory. Tools and the CLI work on one shelf.
+ * state, opened from a data directory. It is the application: one method per use case
+ * (read lines, outline, links, browse, status, ...), each returning plain data; the tools,
+ * the CLI and the web page are adapters over it (the logic of the use cases lives in
+ * `documents.ts`, `links.ts`, `listings.ts`, `context.ts`, `similar.ts`).
  *
  * @module
  */
@@ -120,7 +123,10 @@ export interface IndexStatus {
   last_error?: string;
 }
 
-/** The libraries, catalog, extractors, retrievers and index state. */
+/**
+ * The libraries, catalog, extractors, retrievers and index state, and the use cases
+ * over them.
+ */
 export class Shelf {
   /**
    * The catalog.

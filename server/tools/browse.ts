@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { type BrowseRequest, fileName, type FolderListing } from "../../shelf/listings.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
-import { argHint, defineTool, escapeControl, intFlag, n, shownPath } from "../tool.ts";
+import { argHint, defineTool, escapeControl, intFlag, n, shownPath, shownPaths } from "../tool.ts";
 import { count, type DocCard, docCard, docLine } from "./_listing.ts";
 import { docEntry, nextOffset, obj } from "./_output.ts";
 
@@ -25,7 +25,7 @@ function browseFolder(shelf: Shelf, a: BrowseRequest): Listing {
   return {
     ...r,
     path: r.path === null ? null : shownPath(shelf, r.path),
-    folders: r.folders.map((f) => ({ ...f, path: shownPath(shelf, f.path) })),
+    folders: shownPaths(shelf, r.folders),
     documents: r.documents.map((d) => ({ name: fileName(d.path), ...docCard(shelf, d) })),
   };
 }

@@ -13,7 +13,7 @@ import {
   intFlag,
   needArgs,
   resolveDoc,
-  shownPath,
+  shownPaths,
 } from "../tool.ts";
 import { plural, quote } from "./links.ts";
 import { docRef, obj, optInt, optString } from "./_output.ts";
@@ -47,8 +47,8 @@ export const connection = defineTool({
   },
   run(shelf, a): Connection {
     const r = shelf.connection(resolveDoc(shelf, a.from), resolveDoc(shelf, a.to), a.max_depth);
-    const show = (d: ChainDoc): ChainDoc => ({ ...d, path: shownPath(shelf, d.path) });
-    return { ...r, from: show(r.from), to: show(r.to), chain: r.chain?.map(show) };
+    const [from, to] = shownPaths(shelf, [r.from, r.to]);
+    return { ...r, from: from!, to: to!, chain: r.chain && shownPaths(shelf, r.chain) };
   },
   markdown(r) {
     const name = (d: ChainDoc) => `${escapeControl(d.path)} (${d.doc_id})`;

@@ -19,8 +19,9 @@ import {
   needArgs,
   resolveDoc,
   shownPath,
+  shownPaths,
 } from "../tool.ts";
-import { inLine, kindSummary, outLine, plural, shownPaths } from "./links.ts";
+import { inLine, kindSummary, outLine, plural } from "./links.ts";
 import { docRef, linkPage, obj, optString } from "./_output.ts";
 
 const USAGE = `shelfmark context ID [--limit 5] [--json]

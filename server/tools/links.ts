@@ -18,7 +18,6 @@ import type {
   LinkReport,
   OutLink,
 } from "../../shelf/links.ts";
-import type { Shelf } from "../../shelf/shelf.ts";
 import {
   argHint,
   checkLibrary,
@@ -30,14 +29,10 @@ import {
   n,
   resolveDoc,
   shownPath,
+  shownPaths,
   UsageError,
 } from "../tool.ts";
 import { linkItem, linkPage, nextOffset, optInt, optString } from "./_output.ts";
-
-/** Entries with their paths as answers show them (absolute with `--full-paths`). */
-export function shownPaths<T extends { path: string | null }>(shelf: Shelf, items: T[]): T[] {
-  return items.map((l) => (l.path === null ? l : { ...l, path: shownPath(shelf, l.path) }));
-}
 
 /** A link's text for one markdown line: control characters escaped, long texts cut. */
 export function quote(text: string): string {
