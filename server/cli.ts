@@ -135,13 +135,11 @@ async function openShelf(f: CliFlags, folders: string[], searchWorkers = 0): Pro
 }
 
 async function embedWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
-  const v = shelf.vectors;
-  if (!v) return;
-  const bar = quiet ? undefined : progressBar("embedding", "docs");
-  const first = v.status();
-  const total = first.pending;
+  const total = shelf.vectorStatus()?.pending ?? 0;
   if (total === 0) return;
-  v.onProgress = (s) =>
+  const bar = quiet ? undefined : progressBar("embedding", "docs");
+  // The index run started the embedding when it finished; wait for it.
+  const s = await shelf.embedded((s) =>
     bar?.update({
       done: total - s.pending,
       total,
@@ -149,10 +147,9 @@ async function embedWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
       unchanged: 0,
       skipped: 0,
       removed: 0,
-    });
-  // The index run started the embedding when it finished; wait for it.
-  await v.idle();
-  const s = v.status();
+    })
+  );
+  if (!s) return;
   bar?.done(
     s.error && s.pending
       ? `${s.pending} documents still without vectors: ${s.error}`
@@ -176,8 +173,8 @@ async function indexWithProgress(
   const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   bar?.done(
     `indexed ${p.indexed}, unchanged ${p.unchanged}, skipped ${p.skipped}, removed ${p.removed}; ` +
-      `${shelf.catalog.count()} of ${
-        shelf.catalog.count() + shelf.catalog.skipped().length
+      `${shelf.documentCount()} of ${
+        shelf.documentCount() + shelf.skippedFiles().length
       } documents indexed in ${shelf.libraries.length} libraries` +
       (searchable !== undefined ? `; keyword search answered from ${secs(searchable)} on` : ""),
   );
@@ -238,7 +235,7 @@ export async function main(argv: string[]): Promise<number> {
     // Vectors the search uses by default are computed now; those of a model that is not
     // the default (the built-in one: keyword ranks better) only with --vectors (serve
     // computes them in the background).
-    const byDefault = shelf.vectors?.embedder.defaultMode !== "keyword";
+    const byDefault = shelf.defaultSearchMode().mode !== "keyword";
     if (f.vectors || (byDefault && !f["no-vectors"])) {
       await embedWithProgress(shelf, f.quiet ?? false);
     }
@@ -296,7 +293,7 @@ export async function main(argv: string[]): Promise<number> {
   const [tool, args] = toolArgs(cmd, pos, f);
   const shelf = await openShelf(f, []);
   try {
-    const empty = shelf.catalog.count() === 0 && tool !== "list_libraries";
+    const empty = shelf.documentCount() === 0 && tool !== "list_libraries";
     if ((empty || f.fresh) && shelf.libraries.length && tool !== "reindex") {
       await indexWithProgress(shelf, f.quiet ?? false);
     }

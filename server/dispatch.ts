@@ -29,7 +29,7 @@ export function meta(shelf: Shelf) {
     now: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
     index: {
       state: shelf.status.state,
-      vectors: shelf.vectors?.status().state ?? "unavailable",
+      vectors: shelf.vectorStatus()?.state ?? "unavailable",
       stale: shelf.stale,
     },
   };

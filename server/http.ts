@@ -10,7 +10,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Shelf } from "../shelf/shelf.ts";
 import { createServer } from "./mcp.ts";
-import { serveWeb } from "./web.ts";
+import { PageAssets, serveWeb } from "./web.ts";
 
 /** Options of the HTTP server. */
 export interface HttpOptions {
@@ -139,7 +139,12 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     }
   };
   /** The web page and its API (`server/web.ts`): the same Origin rule and token. */
-  const web = { shelf, token, originAllowed: (o: string | null) => originAllowed(o, extra) };
+  const web = {
+    shelf,
+    token,
+    originAllowed: (o: string | null) => originAllowed(o, extra),
+    assets: new PageAssets(),
+  };
   const sweeper = setInterval(evict, 60_000);
   Deno.unrefTimer(sweeper);
 
@@ -202,8 +207,11 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     transport.onclose = () => {
       if (transport.sessionId) forget(transport.sessionId);
     };
-    await createServer(shelf, { allowWrites: !!token, structured: opts.structured })
-      .connect(transport);
+    await createServer(shelf, {
+      allowWrites: !!token,
+      structured: opts.structured,
+      assets: web.assets,
+    }).connect(transport);
     return await transport.handleRequest(req, { parsedBody: body });
   };
 

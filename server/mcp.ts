@@ -14,7 +14,8 @@ import { ToolError } from "../core/types.ts";
 import { errorBody, runTool } from "./dispatch.ts";
 import { argSchemas, TOOLS } from "./tools/mod.ts";
 import { metaOut } from "./tools/_output.ts";
-import { APP_MIME, APP_TOOLS, APP_URI, appHtml } from "./web/mcp_app.ts";
+import { APP_MIME, APP_TOOLS, APP_URI } from "./web/mcp_app.ts";
+import { PageAssets } from "./web.ts";
 
 /** Server name and version sent in `initialize`. */
 export const SERVER_INFO = { name: "shelfmark", version: VERSION };
@@ -60,10 +61,16 @@ export interface ServerOptions {
    * markdown (Claude Code does), which costs the agent several times the tokens.
    */
   structured?: boolean;
+  /**
+   * The web page's files, for the MCP App view (default: the server's own). The HTTP
+   * server shares its own with every session.
+   */
+  assets?: PageAssets;
 }
 
 /** Build the MCP server for a shelf. */
 export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer {
+  const assets = opts.assets ?? new PageAssets();
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {} },
     instructions: INSTRUCTIONS,
@@ -135,7 +142,9 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
       description: "Search results, outline and reader of the user's documents",
       mimeType: APP_MIME,
     },
-    async () => ({ contents: [{ uri: APP_URI, mimeType: APP_MIME, text: await appHtml() }] }),
+    async () => ({
+      contents: [{ uri: APP_URI, mimeType: APP_MIME, text: await assets.appHtml() }],
+    }),
   );
   compactToolsList(server);
   return server;

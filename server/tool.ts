@@ -10,7 +10,6 @@
  * @module
  */
 import { z } from "zod";
-import { confinePath } from "../core/paths.ts";
 import { ToolError } from "../core/types.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 
@@ -163,13 +162,8 @@ export function needArgs(pos: string[], n: number, what: string, usage: string):
 
 /** Resolve a `doc_id` argument (an id, or a path inside a library) to a stored id. */
 export function resolveDoc(shelf: Shelf, arg: string): string {
-  const id = arg.trim();
-  if (/^[0-9a-f]{6,16}$/.test(id) && shelf.catalog.has(id)) return id;
-  if (/[/\\\0]/.test(id) || id.startsWith("..")) {
-    const path = confinePath(id, shelf.libraries);
-    const found = shelf.catalog.idByPath(path);
-    if (found) return found;
-  }
+  const found = shelf.findDocument(arg);
+  if (found) return found;
   throw new ToolError(
     "DOCUMENT_NOT_FOUND",
     `No document ${JSON.stringify(arg)}`,
@@ -194,6 +188,11 @@ export function shownPath(shelf: Shelf, path: string): string {
   const [name, ...rest] = path.split("/");
   const lib = shelf.libraries.find((l) => l.name === name);
   return lib ? [lib.root, ...rest].join("/") : path;
+}
+
+/** Entries with their paths as answers show them (absolute with `--full-paths`). */
+export function shownPaths<T extends { path: string | null }>(shelf: Shelf, items: T[]): T[] {
+  return items.map((e) => (e.path === null ? e : { ...e, path: shownPath(shelf, e.path) }));
 }
 
 // deno-lint-ignore no-control-regex

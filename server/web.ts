@@ -11,11 +11,11 @@
  */
 import { extname } from "node:path";
 import { ToolError } from "../core/types.ts";
-import { isInside, realPath } from "../core/paths.ts";
 import { VERSION } from "../core/version.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 import { callTool, errorBody, type ToolName } from "./dispatch.ts";
 import { toolByName } from "./tools/mod.ts";
+import { buildAppHtml } from "./web/mcp_app.ts";
 
 /** What the web routes need from the HTTP server. */
 export interface WebContext {
@@ -25,6 +25,8 @@ export interface WebContext {
   token?: string;
   /** Whether a browser `Origin` may call the API (the same rule as `/mcp`). */
   originAllowed(origin: string | null): boolean;
+  /** The page's files, kept by the server. */
+  assets: PageAssets;
 }
 
 /** The page's Content-Security-Policy: scripts, styles and data from this origin only. */
@@ -61,9 +63,6 @@ const ASSETS: Record<string, [file: string, type: string]> = {
   "/web/app.js": ["app.js", "text/javascript; charset=utf-8"],
 };
 
-/** Scripts of the page, in the order they run (the MCP App inlines them in this order). */
-export const SCRIPTS = ["dom.js", "api.js", "views.js", "doc.js", "app.js"];
-
 /** Content types of the files the page shows as they are (PDF pages, scans). */
 const FILE_TYPES: Record<string, string> = {
   ".pdf": "application/pdf",
@@ -78,13 +77,33 @@ const FILE_TYPES: Record<string, string> = {
 };
 
 const WEB_DIR = new URL("./web/", import.meta.url);
-const cache = new Map<string, Uint8Array<ArrayBuffer>>();
 
-/** A file of the page (read once, then kept). */
-export async function asset(file: string): Promise<Uint8Array<ArrayBuffer>> {
-  let b = cache.get(file);
-  if (!b) cache.set(file, b = await Deno.readFile(new URL(file, WEB_DIR)));
-  return b;
+/**
+ * The page's files, each read once, and the MCP App's HTML, built once: a server keeps
+ * one (they go with it when it closes).
+ */
+export class PageAssets {
+  #files = new Map<string, Promise<Uint8Array<ArrayBuffer>>>();
+  #app?: Promise<string>;
+
+  /** A file of the page (read once, then kept). */
+  file(name: string): Promise<Uint8Array<ArrayBuffer>> {
+    let b = this.#files.get(name);
+    if (!b) {
+      this.#files.set(name, b = Deno.readFile(new URL(name, WEB_DIR)));
+      b.catch(() => this.#files.delete(name));
+    }
+    return b;
+  }
+
+  /** The HTML of the MCP App view: the page with everything inline (built once). */
+  appHtml(): Promise<string> {
+    if (!this.#app) {
+      this.#app = buildAppHtml((name) => this.file(name));
+      this.#app.catch(() => (this.#app = undefined));
+    }
+    return this.#app;
+  }
 }
 
 /** The folder of the `pdfjs-dist` package, or undefined when it cannot be found on disk. */
@@ -143,7 +162,7 @@ export async function serveWeb(
   }
   const a = ASSETS[path];
   if (a && get) {
-    const body = await asset(a[0]);
+    const body = await ctx.assets.file(a[0]);
     const headers: Record<string, string> = {
       ...COMMON,
       "content-type": a[1],
@@ -219,17 +238,17 @@ async function toolCall(req: Request, name: string, ctx: WebContext): Promise<Re
  * catalog; the file must still lie inside its library's root (symlinks resolved).
  */
 async function docFile(shelf: Shelf, id: string, head: boolean): Promise<Response> {
-  const card = shelf.catalog.has(id) ? shelf.catalog.cards([id]).get(id) : undefined;
-  if (!card) {
-    return apiError(404, "DOCUMENT_NOT_FOUND", `No document ${JSON.stringify(id)}`);
+  const found = shelf.documentFile(id);
+  if (!found.ok) {
+    return apiError(
+      404,
+      "DOCUMENT_NOT_FOUND",
+      found.error === "not_found"
+        ? `No document ${JSON.stringify(id)}`
+        : `The file of ${id} is gone or moved`,
+    );
   }
-  const [name, ...rest] = card.path.split("/");
-  const lib = shelf.libraries.find((l) => l.name === name);
-  const root = lib && realPath(lib.root);
-  const real = root && rest.length ? realPath([lib.root, ...rest].join("/")) : undefined;
-  if (!root || !real || !isInside(root, real)) {
-    return apiError(404, "DOCUMENT_NOT_FOUND", `The file of ${id} is gone or moved`);
-  }
+  const real = found.path;
   let f: Deno.FsFile;
   try {
     f = await Deno.open(real, { read: true });
@@ -239,7 +258,7 @@ async function docFile(shelf: Shelf, id: string, head: boolean): Promise<Respons
       return apiError(404, "DOCUMENT_NOT_FOUND", `The file of ${id} is not a file`);
     }
     const type = FILE_TYPES[extname(real).toLowerCase()] ?? "application/octet-stream";
-    const file = rest[rest.length - 1]!;
+    const file = found.name;
     const headers = {
       ...COMMON,
       "content-type": type,

@@ -1,6 +1,9 @@
 /**
  * A shelf: the libraries, the catalog, the extractors, the retrievers and the index
- * state, opened from a data directory. Tools and the CLI work on one shelf.
+ * state, opened from a data directory. It is the application: one method per use case
+ * (read lines, outline, links, browse, status, ...), each returning plain data; the tools,
+ * the CLI and the web page are adapters over it (the logic of the use cases lives in
+ * `documents.ts`, `links.ts`, `listings.ts`, `context.ts`, `similar.ts`).
  *
  * @module
  */
@@ -22,8 +25,57 @@ import {
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
-import type { Embedder, Extractor, Library, Retriever } from "../core/types.ts";
-import { VectorIndex } from "./vectors.ts";
+import { VectorIndex, type VectorStatus } from "./vectors.ts";
+import type {
+  Card,
+  Embedder,
+  Extractor,
+  Hit,
+  Library,
+  Retriever,
+  SearchFilters,
+  Skipped,
+} from "../core/types.ts";
+import type { FieldValues } from "../core/fields.ts";
+import type { DocEntry } from "../core/listing.ts";
+import type { PathAggregate } from "../retrievers/path.ts";
+import { type DocumentContext, documentContext } from "./context.ts";
+import {
+  type DocumentFile,
+  documentFile,
+  type DocumentOutline,
+  documentOutline,
+  findDocument,
+  type ReadLines,
+  readLines,
+  type ReadRequest,
+} from "./documents.ts";
+import {
+  type Connection,
+  connection,
+  type DocumentLinks,
+  documentLinks,
+  type LinkReport,
+  linkReport,
+  type LinkReportKind,
+  type LinksRequest,
+} from "./links.ts";
+import {
+  browseFolder,
+  type BrowseRequest,
+  documentsNamed,
+  type FolderListing,
+  foldersMatching,
+  type LibraryOverview,
+  libraryOverview,
+  type NameMatches,
+  type NameRequest,
+  type NamesCache,
+  recentDocuments,
+  tagValues,
+} from "./listings.ts";
+import { defaultMode, type SearchMode } from "./search.ts";
+import { similarTo } from "./similar.ts";
 import { GrepRunner } from "./grep_runner.ts";
 import {
   grepDocument,
@@ -80,7 +132,10 @@ export interface IndexStatus {
   last_error?: string;
 }
 
-/** The libraries, catalog, extractors, retrievers and index state. */
+/**
+ * The libraries, catalog, extractors, retrievers and index state, and the use cases
+ * over them.
+ */
 export class Shelf {
   /**
    * The catalog.
@@ -146,6 +201,8 @@ export class Shelf {
   #firstIndexWaitMs: number;
   /** The run in progress is the first of a library (it had no document when it started). */
   #first = false;
+  /** Normalised names of the documents, for finding them by name. */
+  #names: NamesCache = new WeakMap();
 
   private constructor(
     opts: ShelfOptions,
@@ -371,6 +428,154 @@ export class Shelf {
     while (this.#running) await this.#running.catch(() => {});
   }
 
+  // The use cases: what the tools, the CLI and the web page ask of the shelf, as plain
+  // data (paths are display paths, `<library>/<path inside it>`).
+
+  /**
+   * Queue an index run of changed files (`full`: of every file) and return at once;
+   * `status` shows its progress. A run in progress finishes first.
+   *
+   * @param library the library to re-index (default: all)
+   * @param full extract every file again, changed or not
+   * @returns the libraries queued, whether the run waits for one in progress, and the run
+   */
+  reindex(
+    library: string | undefined,
+    full: boolean,
+  ): { libraries: string[]; after_run_in_progress: boolean; run: Promise<IndexProgress> } {
+    const libraries = library !== undefined ? [library] : this.#libraries.map((l) => l.name);
+    const joined = this.#status.state === "building";
+    const run = this.index(undefined, full ? libraries : undefined);
+    run.catch(() => {});
+    return { libraries, after_run_in_progress: joined, run };
+  }
+
+  /** Documents indexed, in one library or in all. */
+  documentCount(library?: string): number {
+    return this.catalog.count(library);
+  }
+
+  /** Files the index skipped, with their reasons, in one library or in all. */
+  skippedFiles(library?: string): Skipped[] {
+    return this.catalog.skipped(library);
+  }
+
+  /** State of the document vectors (undefined when no embedder is configured). */
+  vectorStatus(): VectorStatus | undefined {
+    return this.vectors?.status();
+  }
+
+  /** The mode a search takes when none is asked for, and why. */
+  defaultSearchMode(): { mode: SearchMode; why: string } {
+    return defaultMode(this);
+  }
+
+  /**
+   * Wait until the documents waiting for a vector have one (or embedding fails).
+   *
+   * @param onProgress called after every batch
+   * @returns the vectors' state then (undefined when no embedder is configured)
+   */
+  async embedded(
+    onProgress?: (s: VectorStatus) => void,
+  ): Promise<VectorStatus | undefined> {
+    const v = this.vectors;
+    if (!v) return undefined;
+    const before = v.onProgress;
+    v.onProgress = onProgress;
+    try {
+      await v.idle();
+    } finally {
+      v.onProgress = before;
+    }
+    return v.status();
+  }
+
+  /** The stored id of a document named by its id or by `<library>/<path>`, or undefined. */
+  findDocument(ref: string): string | undefined {
+    return findDocument(this, ref);
+  }
+
+  /** Cards of stored documents by id (ids not stored are left out). */
+  cards(ids: string[]): Map<string, Card> {
+    return this.catalog.cards(ids);
+  }
+
+  /** A stored document's card and outline. */
+  outline(id: string): DocumentOutline | undefined {
+    return documentOutline(this, id);
+  }
+
+  /** Numbered lines of a stored document: from an offset, a section or a page. */
+  readLines(id: string, r: ReadRequest): ReadLines {
+    return readLines(this, id, r);
+  }
+
+  /** Where a document's original file is, when it still lies inside its library. */
+  documentFile(id: string): DocumentFile {
+    return documentFile(this, id);
+  }
+
+  /** Documents like a stored document: by its vector, else by its keywords. */
+  similar(id: string, limit: number): Promise<{ hits: Hit[]; by: "vectors" | "keywords" }> {
+    return similarTo(this, this.catalog.cards([id]).get(id)!, limit);
+  }
+
+  /** A stored document's dossier: card, links, similar documents, folder, fields. */
+  documentContext(id: string, limit: number): Promise<DocumentContext> {
+    return documentContext(this, id, limit);
+  }
+
+  /** A stored document's outgoing links and backlinks, a page of each. */
+  documentLinks(id: string, r: LinksRequest): DocumentLinks {
+    return documentLinks(this, id, r);
+  }
+
+  /** A page of the broken links, orphans or most linked documents of a library (or all). */
+  linkReport(
+    kind: LinkReportKind,
+    library: string | undefined,
+    offset: number,
+    limit: number,
+  ): LinkReport {
+    return linkReport(this, kind, library, offset, limit);
+  }
+
+  /** The shortest chain of links between two stored documents. */
+  connection(from: string, to: string, maxDepth: number): Connection {
+    return connection(this, from, to, maxDepth);
+  }
+
+  /** A page of a folder's sub-folders and documents (or of the libraries). */
+  browse(r: BrowseRequest): FolderListing {
+    return browseFolder(this, r);
+  }
+
+  /** The most recently modified documents under search filters. */
+  recentDocuments(filters: SearchFilters, limit: number): DocEntry[] {
+    return recentDocuments(this, filters, limit);
+  }
+
+  /** Documents by file name or title. */
+  findDocuments(r: NameRequest): NameMatches {
+    return documentsNamed(this, this.#names, r);
+  }
+
+  /** What a library (or every library) holds: types, folders, top keywords. */
+  overview(library?: string): LibraryOverview {
+    return libraryOverview(this, library);
+  }
+
+  /** The values of an indexed front-matter field with their document counts. */
+  tagValues(field: string, library: string | undefined, limit: number): FieldValues {
+    return tagValues(this, field, library, limit);
+  }
+
+  /** Folders whose path contains any of the patterns, with their file counts. */
+  findFolders(patterns: string[], library: string | undefined, limit: number): PathAggregate {
+    return foldersMatching(this, patterns, library, limit);
+  }
+
   // --- Grep: the runner (a worker thread) is started on first use, stopped by close().
   #grepRunner?: GrepRunner;
 
@@ -398,10 +603,7 @@ export class Shelf {
   }
   // --- end of grep
 
-  /**
-   * Close the catalog and stop the workers (after the run in progress and the embedding
-   * batch in progress).
-   */
+  /** Close the catalog (after the run in progress and the embedding batch in progress). */
   async close(): Promise<void> {
     await this.idle();
     await this.vectors?.close();
@@ -410,6 +612,7 @@ export class Shelf {
     this.#grepRunner?.close();
     this.#grepRunner = undefined;
     this.catalog.close();
+    this.#names = new WeakMap();
   }
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 import type { DocEntry } from "../../core/listing.ts";
+import { fileName } from "../../shelf/listings.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, shownPath } from "../tool.ts";
 import { extensionSaysType } from "./_results.ts";
@@ -64,11 +65,6 @@ export function bytes(size: number): string {
     u++;
   }
   return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[u]}`;
-}
-
-/** The file name of a path. */
-export function fileName(path: string): string {
-  return path.slice(path.lastIndexOf("/") + 1);
 }
 
 /** Whether the title says more than the file name does (compared as words). */

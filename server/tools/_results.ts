@@ -43,7 +43,7 @@ export function nextStep(render: Render): string {
 
 /** Cards of hits as search results (a hit without a snippet shows the abstract's start). */
 export function toResults(shelf: Shelf, hits: Hit[]): SearchResult[] {
-  const cards = shelf.catalog.cards(hits.map((h) => h.doc_id));
+  const cards = shelf.cards(hits.map((h) => h.doc_id));
   const results: SearchResult[] = [];
   for (const h of hits) {
     const c = cards.get(h.doc_id);

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { linkGraph } from "../../core/graph.ts";
+import type { ChainDoc, Connection } from "../../shelf/links.ts";
 import {
   defineTool,
   docIdArg,
@@ -13,46 +13,13 @@ import {
   intFlag,
   needArgs,
   resolveDoc,
-  shownPath,
+  shownPaths,
 } from "../tool.ts";
 import { plural, quote } from "./links.ts";
 import { docRef, obj, optInt, optString } from "./_output.ts";
 
 /** Steps a chain may take, at most (and by default). */
 const MAX_DEPTH = 10;
-
-/** A document of the chain. */
-interface ChainDoc {
-  doc_id: string;
-  path: string;
-  title: string;
-}
-
-/** The link taken from one document of the chain to the next. */
-interface ChainLink {
-  /** `out`: the link stands in the earlier document; `in`: in the later one. */
-  direction: "out" | "in";
-  /** The document the link stands in. */
-  from: string;
-  /** The document it points to. */
-  to: string;
-  /** Its line in `from`. */
-  line: number;
-  /** Its text. */
-  text: string;
-  /** Its target as written. */
-  target: string;
-}
-
-interface Answer {
-  from: ChainDoc;
-  to: ChainDoc;
-  max_depth: number;
-  found: boolean;
-  hops?: number;
-  chain?: ChainDoc[];
-  links?: ChainLink[];
-}
 
 const USAGE = `shelfmark connection FROM TO [--max-depth 10] [--json]
   The shortest chain of links between two documents (ids or paths), either direction.`;
@@ -78,25 +45,10 @@ export const connection = defineTool({
     chain: z.array(docRef).optional(),
     links: z.array(obj({ line: optInt, text: optString })).optional(),
   },
-  run(shelf, a): Answer {
-    const from = resolveDoc(shelf, a.from);
-    const to = resolveDoc(shelf, a.to);
-    const found = linkGraph(shelf.catalog, shelf.libraries).chain(from, to, a.max_depth);
-    const ids = found ? found.docs.map((d) => d.doc_id) : [from, to];
-    const cards = shelf.catalog.cards(ids);
-    const doc = (id: string): ChainDoc => {
-      const c = cards.get(id)!;
-      return { doc_id: id, path: shownPath(shelf, c.path), title: c.title };
-    };
-    const base = { from: doc(from), to: doc(to), max_depth: a.max_depth };
-    if (!found) return { ...base, found: false };
-    return {
-      ...base,
-      found: true,
-      hops: found.hops.length,
-      chain: ids.map(doc),
-      links: found.hops.map((h, k) => ({ direction: h.from === ids[k] ? "out" : "in", ...h })),
-    };
+  run(shelf, a): Connection {
+    const r = shelf.connection(resolveDoc(shelf, a.from), resolveDoc(shelf, a.to), a.max_depth);
+    const [from, to] = shownPaths(shelf, [r.from, r.to]);
+    return { ...r, from: from!, to: to!, chain: r.chain && shownPaths(shelf, r.chain) };
   },
   markdown(r) {
     const name = (d: ChainDoc) => `${escapeControl(d.path)} (${d.doc_id})`;

@@ -9,11 +9,7 @@
  * @module
  */
 import { z } from "zod";
-import { docFields } from "../../core/fields.ts";
-import { linkGraph } from "../../core/graph.ts";
-import { docTable, under } from "../../core/listing.ts";
-import type { Card } from "../../core/types.ts";
-import { similarTo } from "../../shelf/similar.ts";
+import type { ContextEntry, DocumentContext } from "../../shelf/context.ts";
 import {
   defineTool,
   docIdArg,
@@ -23,54 +19,10 @@ import {
   needArgs,
   resolveDoc,
   shownPath,
+  shownPaths,
 } from "../tool.ts";
-import {
-  inLine,
-  type InLink,
-  inLinks,
-  kindCounts,
-  kindSummary,
-  outLine,
-  type OutLink,
-  outLinks,
-  plural,
-} from "./links.ts";
+import { inLine, kindSummary, outLine, plural } from "./links.ts";
 import { docRef, linkPage, obj, optString } from "./_output.ts";
-
-/** A document in one of the dossier's lists. */
-interface Entry {
-  doc_id: string;
-  path: string;
-  title: string;
-}
-
-interface Answer {
-  card:
-    & Pick<
-      Card,
-      | "doc_id"
-      | "title"
-      | "path"
-      | "library"
-      | "doc_type"
-      | "modified_at"
-      | "total_lines"
-      | "word_count"
-      | "size"
-    >
-    & { author?: string; page_count?: number };
-  tags: string[];
-  fields: Record<string, string[]>;
-  backlinks: { total: number; items: InLink[] };
-  outlinks: {
-    total: number;
-    by_kind: Partial<Record<OutLink["kind"], number>>;
-    items: OutLink[];
-  };
-  similar: Entry[];
-  similar_by: "vectors" | "keywords";
-  folder: { path: string; total: number; items: Entry[] };
-}
 
 const USAGE = `shelfmark context ID [--limit 5] [--json]
   A dossier of one document: card, backlinks, outlinks, similar documents, folder peers, tags.`;
@@ -95,60 +47,18 @@ export const context = defineTool({
     similar_by: optString,
     folder: obj({ path: z.string(), total: z.number().int(), items: z.array(docRef) }),
   },
-  async run(shelf, a): Promise<Answer> {
-    const id = resolveDoc(shelf, a.doc_id);
-    const c = shelf.catalog.cards([id]).get(id)!;
-    const graph = linkGraph(shelf.catalog, shelf.libraries);
-    const out = outLinks(shelf, graph, id);
-    const back = inLinks(shelf, graph, id);
-    // the graph's rows are read before the search below gives the indexer a turn
-    const backlinks = {
-      total: back.all.length,
-      items: back.all.slice(0, a.limit).map(back.detail),
-    };
-    const folder = c.path.slice(0, c.path.lastIndexOf("/"));
-    const peers = under(docTable(shelf.catalog).entries, folder).filter((d) =>
-      d.doc_id !== id && !d.path.includes("/", folder.length + 1)
-    );
-    const fields = docFields(shelf.catalog.db, id);
-    const similar = await similarTo(shelf, c, a.limit);
-    const cards = shelf.catalog.cards(similar.hits.map((h) => h.doc_id));
-    const entry = (e: { doc_id: string; path: string; title: string }): Entry => ({
-      doc_id: e.doc_id,
-      path: shownPath(shelf, e.path),
-      title: e.title,
-    });
+  async run(shelf, a): Promise<DocumentContext> {
+    const r = await shelf.documentContext(resolveDoc(shelf, a.doc_id), a.limit);
     return {
-      card: {
-        doc_id: id,
-        title: c.title,
-        path: shownPath(shelf, c.path),
-        library: c.library,
-        doc_type: c.doc_type,
-        modified_at: c.modified_at,
-        total_lines: c.total_lines,
-        word_count: c.word_count,
-        size: c.size,
-        ...(c.author ? { author: c.author } : {}),
-        ...(c.page_count ? { page_count: c.page_count } : {}),
-      },
-      tags: fields.tags ?? [],
-      fields,
-      backlinks,
-      outlinks: {
-        total: out.all.length,
-        by_kind: kindCounts(out.all),
-        items: out.all.slice(0, a.limit),
-      },
-      similar: similar.hits.flatMap((h) => {
-        const e = cards.get(h.doc_id);
-        return e ? [entry(e)] : [];
-      }),
-      similar_by: similar.by,
+      ...r,
+      card: { ...r.card, path: shownPath(shelf, r.card.path) },
+      backlinks: { ...r.backlinks, items: shownPaths(shelf, r.backlinks.items) },
+      outlinks: { ...r.outlinks, items: shownPaths(shelf, r.outlinks.items) },
+      similar: shownPaths(shelf, r.similar),
       folder: {
-        path: shownPath(shelf, folder),
-        total: peers.length,
-        items: peers.slice(0, a.limit).map(entry),
+        ...r.folder,
+        path: shownPath(shelf, r.folder.path),
+        items: shownPaths(shelf, r.folder.items),
       },
     };
   },
@@ -157,7 +67,7 @@ export const context = defineTool({
     const e = escapeControl;
     const more = (shown: number, total: number) =>
       total > shown ? [`- … ${n(total - shown)} more`] : [];
-    const doc = (d: Entry) => `- ${e(d.path)} (${d.doc_id}) ${e(d.title)}`;
+    const doc = (d: ContextEntry) => `- ${e(d.path)} (${d.doc_id}) ${e(d.title)}`;
     const lines = [
       `# ${e(c.title)}`,
       `${e(c.path)} (${c.doc_id}) · ${c.doc_type} · ${plural(c.total_lines, "line")}${

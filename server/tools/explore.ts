@@ -5,67 +5,15 @@
  * @module
  */
 import { z } from "zod";
+import type { LibraryOverview } from "../../shelf/listings.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { checkLibrary, defineTool, libraryArg, n } from "../tool.ts";
 import { libraryOrAll, obj } from "./_output.ts";
 
-const MAX_DIRS = 40;
-const MAX_DEPTH = 3;
-
-function median(xs: number[]): number {
-  if (!xs.length) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : Math.round((s[m - 1]! + s[m]!) / 2);
-}
-
 /** An overview of one library (or of all). */
-function overview(shelf: Shelf, a: { library?: string }) {
+function overview(shelf: Shelf, a: { library?: string }): LibraryOverview {
   checkLibrary(shelf, a.library);
-  const types = new Map<string, number>();
-  const dirs = new Map<string, number[]>();
-  const kw = new Map<string, Map<string, number>>();
-  let total = 0;
-  for (const c of shelf.catalog.iterCards(a.library)) {
-    total++;
-    types.set(c.doc_type, (types.get(c.doc_type) ?? 0) + 1);
-    const parts = c.path.split("/").slice(0, -1);
-    for (let d = 1; d <= Math.min(parts.length, MAX_DEPTH); d++) {
-      const dir = parts.slice(0, d).join("/");
-      let list = dirs.get(dir);
-      if (!list) dirs.set(dir, list = []);
-      list.push(c.word_count);
-    }
-    const dir = parts.slice(0, Math.min(parts.length, MAX_DEPTH)).join("/");
-    for (const k of c.keywords.slice(0, 5)) {
-      let m = kw.get(k);
-      if (!m) kw.set(k, m = new Map());
-      m.set(dir, (m.get(dir) ?? 0) + 1);
-    }
-  }
-  const directories = [...dirs.entries()]
-    .map(([path, wc]) => ({ path, file_count: wc.length, median_words: median(wc) }))
-    .sort((x, y) => x.path.localeCompare(y.path));
-  const shown = directories.length > MAX_DIRS
-    ? directories.filter((d) => d.path.split("/").length <= 2).slice(0, MAX_DIRS)
-    : directories;
-  const keywords = [...kw.entries()]
-    .map(([keyword, m]) => ({
-      keyword,
-      documents: [...m.values()].reduce((s, n) => s + n, 0),
-      directories: [...m.entries()].sort((x, y) => y[1] - x[1]).slice(0, 3).map(([d]) => d),
-    }))
-    .filter((k) => k.documents > 1)
-    .sort((x, y) => y.documents - x.documents || x.keyword.localeCompare(y.keyword))
-    .slice(0, 20);
-  return {
-    library: a.library ?? null,
-    document_count: total,
-    doc_types: Object.fromEntries([...types.entries()].sort((x, y) => y[1] - x[1])),
-    directories: shown,
-    directories_total: directories.length,
-    top_keywords: keywords,
-  };
+  return shelf.overview(a.library);
 }
 
 /** The `explore` tool. */

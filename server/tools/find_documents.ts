@@ -6,16 +6,8 @@
  * @module
  */
 import { z } from "zod";
-import { type DocEntry, docTable } from "../../core/listing.ts";
 import { ToolError } from "../../core/types.ts";
-import {
-  type MatchKind,
-  matchNames,
-  type NameMatch,
-  type Names,
-  namesOf,
-  normalizeName,
-} from "../../retrievers/names.ts";
+import { type MatchKind, normalizeName } from "../../retrievers/names.ts";
 import {
   argHint,
   checkLibrary,
@@ -41,15 +33,6 @@ type Found = DocCard & {
   /** Typos allowed for a fuzzy match. */
   edits?: number;
 };
-
-/** Normalised names of the documents of a table, made once per table. */
-const namesCache = new WeakMap<DocEntry[], Names[]>();
-
-function tableNames(entries: DocEntry[]): Names[] {
-  let names = namesCache.get(entries);
-  if (!names) namesCache.set(entries, names = entries.map((e) => namesOf(e.path, e.title)));
-  return names;
-}
 
 /** The `find_documents` tool. */
 export const findDocuments = defineTool({
@@ -79,26 +62,20 @@ export const findDocuments = defineTool({
         "Give part of a file name or title.",
       );
     }
-    const types = new Set(a.doc_types.map((t) => t.toLowerCase()));
-    const { entries } = docTable(shelf.catalog);
-    const names = tableNames(entries);
-    const hits: { e: DocEntry; m: NameMatch }[] = [];
-    entries.forEach((e, i) => {
-      if (a.library !== undefined && e.library !== a.library) return;
-      if (types.size && !types.has(e.doc_type)) return;
-      const m = matchNames(q, names[i]!, a.fuzzy);
-      if (m) hits.push({ e, m });
+    const found = shelf.findDocuments({
+      query: q,
+      fuzzy: a.fuzzy,
+      library: a.library,
+      doc_types: a.doc_types.map((t) => t.toLowerCase()),
+      limit: a.limit,
     });
-    hits.sort((x, y) => x.m.score - y.m.score || (x.e.path < y.e.path ? -1 : 1));
-    const counts: Partial<Record<MatchKind, number>> = {};
-    for (const h of hits) counts[h.m.kind] = (counts[h.m.kind] ?? 0) + 1;
-    const results: Found[] = hits.slice(0, a.limit).map(({ e, m }) => ({
-      ...docCard(shelf, e),
-      match: m.kind,
-      matched_on: m.on,
-      edits: m.kind === "fuzzy" ? m.distance : undefined,
+    const results: Found[] = found.matches.map(({ entry, match }) => ({
+      ...docCard(shelf, entry),
+      match: match.kind,
+      matched_on: match.on,
+      edits: match.kind === "fuzzy" ? match.distance : undefined,
     }));
-    return { query: a.query, fuzzy: a.fuzzy, total: hits.length, counts, results };
+    return { query: a.query, fuzzy: a.fuzzy, total: found.total, counts: found.counts, results };
   },
   markdown(r, render) {
     if (!r.results.length) {

@@ -4,7 +4,6 @@
  * @module
  */
 import { z } from "zod";
-import { findPaths as aggregate } from "../../retrievers/path.ts";
 import {
   checkLibrary,
   defineTool,
@@ -38,7 +37,7 @@ export const findPaths = defineTool({
   },
   run(shelf, a) {
     checkLibrary(shelf, a.library);
-    return aggregate(shelf.catalog, { patterns: a.patterns, library: a.library, limit: a.limit });
+    return shelf.findFolders(a.patterns, a.library, a.limit);
   },
   markdown(r) {
     if (!r.directories.length) return "No folders match.";

@@ -8,9 +8,16 @@
  * @module
  */
 import { z } from "zod";
-import { type LinkGraph, linkGraph, type LinkKind } from "../../core/graph.ts";
 import { ToolError } from "../../core/types.ts";
-import type { Shelf } from "../../shelf/shelf.ts";
+import type {
+  BrokenItem,
+  DocumentLinks,
+  InLink,
+  KindCounts,
+  LinkedItem,
+  LinkReport,
+  OutLink,
+} from "../../shelf/links.ts";
 import {
   argHint,
   checkLibrary,
@@ -22,124 +29,10 @@ import {
   n,
   resolveDoc,
   shownPath,
+  shownPaths,
   UsageError,
 } from "../tool.ts";
 import { linkItem, linkPage, nextOffset, optInt, optString } from "./_output.ts";
-
-/** An outgoing link (links to the same target given once). */
-export interface OutLink {
-  /** The target as written (the first link's). */
-  target: string;
-  /** What it is: document, file (not indexed), broken, external, outside. */
-  kind: Exclude<LinkKind, "internal">;
-  /** The target document, when indexed. */
-  doc_id: string | null;
-  /** The target's path (for a broken link: the path looked for). */
-  path: string | null;
-  /** Whether the target exists (null: a URL or a path outside the library). */
-  exists: boolean | null;
-  /** The first link's text. */
-  text: string;
-  /** The first link's line. */
-  line: number;
-  /** Links to this target. */
-  count: number;
-}
-
-/** A document linking to another. */
-export interface InLink {
-  /** The linking document. */
-  doc_id: string;
-  /** Its path. */
-  path: string;
-  /** Line of its first link. */
-  line: number;
-  /** Text of its first link. */
-  text: string;
-  /** Its links to the document. */
-  count: number;
-}
-
-/** A list cut to a page. */
-export interface Page<T> {
-  /** Entries in all. */
-  total: number;
-  /** The entries shown. */
-  items: T[];
-  /** Offset of the next page, when there is one. */
-  next_offset?: number;
-}
-
-const KIND_ORDER: Record<string, number> = {
-  document: 0,
-  file: 1,
-  broken: 2,
-  outside: 3,
-  external: 4,
-};
-
-/** Cut a list to a page. */
-function page<T>(all: T[], offset: number, limit: number): Page<T> {
-  const items = all.slice(offset, offset + limit);
-  const next = offset + items.length;
-  return { total: all.length, items, ...(next < all.length ? { next_offset: next } : {}) };
-}
-
-/**
- * A document's outgoing links, one per target (documents first, then files, broken
- * links, URLs), and the number of links inside the document.
- */
-export function outLinks(
-  shelf: Shelf,
-  graph: LinkGraph,
-  docId: string,
-): { all: OutLink[]; links: number; internal: number } {
-  const groups = new Map<string, OutLink>();
-  let internal = 0;
-  const links = graph.outgoing(docId);
-  for (const l of links) {
-    if (l.kind === "internal") {
-      internal++;
-      continue;
-    }
-    const key = l.kind === "external" || l.kind === "outside" ? `u ${l.target}` : `p ${l.path}`;
-    const g = groups.get(key);
-    if (g) g.count++;
-    else {
-      groups.set(key, {
-        target: l.target,
-        kind: l.kind,
-        doc_id: l.doc_id,
-        path: l.path === null ? null : shownPath(shelf, l.path),
-        exists: l.exists,
-        text: l.text,
-        line: l.line,
-        count: 1,
-      });
-    }
-  }
-  const all = [...groups.values()].sort((a, b) => KIND_ORDER[a.kind]! - KIND_ORDER[b.kind]!);
-  return { all, links: links.length - internal, internal };
-}
-
-/** The documents linking to a document, by path; line and text of each one's first link. */
-export function inLinks(shelf: Shelf, graph: LinkGraph, docId: string): {
-  all: { doc_id: string; path: string; count: number }[];
-  detail: (e: { doc_id: string; path: string; count: number }) => InLink;
-} {
-  const all = graph.incoming(docId).map((s) => ({
-    doc_id: s.doc_id,
-    path: shownPath(shelf, s.path),
-    count: s.links,
-  }));
-  return {
-    all,
-    detail(e) {
-      const first = graph.linkBetween(e.doc_id, docId);
-      return { ...e, line: first?.line ?? 0, text: first?.text ?? "" };
-    },
-  };
-}
 
 /** A link's text for one markdown line: control characters escaped, long texts cut. */
 export function quote(text: string): string {
@@ -168,15 +61,8 @@ export function inLine(l: InLink): string {
   return `- ${escapeControl(l.path)} (${l.doc_id}) L${l.line} ${quote(l.text)}${times(l.count)}`;
 }
 
-/** Targets of each kind among a document's outgoing links. */
-export function kindCounts(all: OutLink[]): Partial<Record<OutLink["kind"], number>> {
-  const counts: Partial<Record<OutLink["kind"], number>> = {};
-  for (const l of all) counts[l.kind] = (counts[l.kind] ?? 0) + 1;
-  return counts;
-}
-
 /** Targets of each kind in a few words: `3 documents, 1 broken, 2 URLs`. */
-export function kindSummary(counts: Partial<Record<OutLink["kind"], number>>): string {
+export function kindSummary(counts: KindCounts): string {
   const names: [OutLink["kind"], string, string][] = [
     ["document", "document", "documents"],
     ["file", "file", "files"],
@@ -188,25 +74,6 @@ export function kindSummary(counts: Partial<Record<OutLink["kind"], number>>): s
     `${n(counts[k]!)} ${counts[k] === 1 ? one : many}`
   ).join(", ") || "none";
 }
-
-type DocAnswer = {
-  doc_id: string;
-  path: string;
-  title: string;
-  outgoing?: Page<OutLink> & {
-    by_kind: Partial<Record<OutLink["kind"], number>>;
-    links: number;
-    internal: number;
-  };
-  incoming?: Page<InLink>;
-};
-type KindAnswer = {
-  kind: "broken" | "orphans" | "most_linked";
-  library?: string;
-  total: number;
-  items: Record<string, unknown>[];
-  next_offset?: number;
-};
 
 const USAGE = `shelfmark links ID [--direction both|out|in] [--limit 20] [--offset 0] [--json]
 shelfmark links --kind broken|orphans|most_linked [--library NAME] [--limit 20] [--offset 0]`;
@@ -236,7 +103,7 @@ export const links = defineTool({
     items: z.array(linkItem).optional(),
     next_offset: nextOffset,
   },
-  run(shelf, a): DocAnswer | KindAnswer {
+  run(shelf, a): DocumentLinks | LinkReport {
     if ((a.doc_id === undefined) === (a.kind === undefined)) {
       throw new ToolError(
         "INVALID_ARGUMENT",
@@ -245,26 +112,26 @@ export const links = defineTool({
       );
     }
     checkLibrary(shelf, a.library);
-    if (a.kind) return kindList(shelf, a.kind, a.library, a.offset, a.limit);
-    const id = resolveDoc(shelf, a.doc_id!);
-    const graph = linkGraph(shelf.catalog, shelf.libraries);
-    const card = shelf.catalog.cards([id]).get(id)!;
-    const out: DocAnswer = { doc_id: id, path: shownPath(shelf, card.path), title: card.title };
-    if (a.direction !== "in") {
-      const o = outLinks(shelf, graph, id);
-      out.outgoing = {
-        ...page(o.all, a.offset, a.limit),
-        by_kind: kindCounts(o.all),
-        links: o.links,
-        internal: o.internal,
-      };
+    if (a.kind) {
+      const r = shelf.linkReport(a.kind, a.library, a.offset, a.limit);
+      const items = r.items.map((e) =>
+        "target_path" in e
+          ? { ...e, path: shownPath(shelf, e.path), target_path: shownPath(shelf, e.target_path) }
+          : { ...e, path: shownPath(shelf, e.path) }
+      );
+      return { ...r, items };
     }
-    if (a.direction !== "out") {
-      const i = inLinks(shelf, graph, id);
-      const p = page(i.all, a.offset, a.limit);
-      out.incoming = { ...p, items: p.items.map(i.detail) };
-    }
-    return out;
+    const r = shelf.documentLinks(resolveDoc(shelf, a.doc_id!), a);
+    return {
+      ...r,
+      path: shownPath(shelf, r.path),
+      ...(r.outgoing
+        ? { outgoing: { ...r.outgoing, items: shownPaths(shelf, r.outgoing.items) } }
+        : {}),
+      ...(r.incoming
+        ? { incoming: { ...r.incoming, items: shownPaths(shelf, r.incoming.items) } }
+        : {}),
+    };
   },
   markdown(r, render) {
     const more = (next: number | undefined) =>
@@ -277,9 +144,7 @@ export const links = defineTool({
         : r.kind === "orphans"
         ? `${plural(r.total, "document")} in ${where} with no backlinks:`
         : `${plural(r.total, "linked document")} in ${where}, most linked first:`;
-      return [head, ...r.items.map((e) => kindLine(r.kind, e)), ...more(r.next_offset)].join(
-        "\n",
-      );
+      return [head, ...r.items.map(kindLine), ...more(r.next_offset)].join("\n");
     }
     const lines = [`Links of ${escapeControl(r.path)} (${r.doc_id}) — ${escapeControl(r.title)}`];
     if (r.outgoing) {
@@ -321,52 +186,15 @@ export const links = defineTool({
   },
 });
 
-function kindList(
-  shelf: Shelf,
-  kind: KindAnswer["kind"],
-  library: string | undefined,
-  offset: number,
-  limit: number,
-): KindAnswer {
-  const graph = linkGraph(shelf.catalog, shelf.libraries);
-  const base = { kind, ...(library === undefined ? {} : { library }) };
-  if (kind === "broken") {
-    const p = page(graph.broken(library), offset, limit);
-    const items = p.items.map((b) => {
-      const first = graph.linkAt(b.row);
-      return {
-        doc_id: b.source.doc_id,
-        path: shownPath(shelf, b.source.path),
-        target: b.target,
-        target_path: shownPath(shelf, b.path!),
-        exists: false,
-        line: first.line,
-        text: first.text,
-        count: b.count,
-      };
-    });
-    return { ...base, ...p, items };
-  }
-  const all = kind === "orphans" ? graph.orphans(library) : graph.mostLinked(library);
-  const p = page<(typeof all)[number]>(all, offset, limit);
-  const cards = shelf.catalog.cards(p.items.map((d) => d.doc_id));
-  const items = p.items.map((d) => ({
-    ...d,
-    path: shownPath(shelf, d.path),
-    title: cards.get(d.doc_id)?.title ?? "",
-  }));
-  return { ...base, ...p, items };
-}
-
-function kindLine(kind: KindAnswer["kind"], e: Record<string, unknown>): string {
-  const s = (k: string) => escapeControl(String(e[k] ?? ""));
-  if (kind === "broken") {
-    return `- ${s("path")} (${s("doc_id")}) L${e.line} ${quote(String(e.text))} → ${s("target")}${
-      times(e.count as number)
+function kindLine(e: BrokenItem | LinkedItem): string {
+  const s = escapeControl;
+  if ("target_path" in e) {
+    return `- ${s(e.path)} (${e.doc_id}) L${e.line} ${quote(e.text)} → ${s(e.target)}${
+      times(e.count)
     }`;
   }
-  const counts = kind === "most_linked"
-    ? ` ← ${plural(e.sources as number, "document")}, ${plural(e.links as number, "link")}`
+  const counts = e.sources !== undefined
+    ? ` ← ${plural(e.sources, "document")}, ${plural(e.links ?? 0, "link")}`
     : "";
-  return `- ${s("path")} (${s("doc_id")}) ${s("title")}${counts}`;
+  return `- ${s(e.path)} (${e.doc_id}) ${s(e.title)}${counts}`;
 }

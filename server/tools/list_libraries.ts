@@ -25,7 +25,7 @@ export const listLibraries = defineTool({
       libraries: shelf.libraries.map((l) => ({
         name: l.name,
         description: l.description ?? "",
-        document_count: shelf.catalog.count(l.name),
+        document_count: shelf.documentCount(l.name),
         state: building ? "building" : "ready",
         root: shelf.fullPaths ? l.root : undefined,
       })),

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from "zod";
-import { checkFields, fieldValues, foldField } from "../../core/fields.ts";
+import { checkFields, foldField } from "../../core/fields.ts";
 import { checkLibrary, defineTool, escapeControl, intFlag, libraryArg, n } from "../tool.ts";
 import { count } from "./_listing.ts";
 import { libraryOrAll, obj } from "./_output.ts";
@@ -34,7 +34,7 @@ export const listTags = defineTool({
     checkLibrary(shelf, a.library);
     checkFields(shelf.libraries, a.library, [a.field]);
     const field = foldField(a.field);
-    const { values, total } = fieldValues(shelf.catalog.db, field, a.library, a.limit);
+    const { values, total } = shelf.tagValues(field, a.library, a.limit);
     return { field, library: a.library ?? null, total, values };
   },
   markdown(r) {

@@ -73,7 +73,7 @@ export const outline = defineTool({
         }
         throw e;
       }
-      const doc = shelf.catalog.get(id)!;
+      const doc = shelf.outline(id)!;
       const card = { ...doc.card, path: shownPath(shelf, doc.card.path) };
       const shown = { ...card, path: escapeControl(card.path), title: escapeControl(card.title) };
       let r = renderOutline(shown, doc.outline, {

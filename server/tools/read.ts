@@ -4,9 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { findNode, flattenOutline } from "../../core/outline.ts";
-import { type OutlineNode, ToolError } from "../../core/types.ts";
-import { docLines } from "../../shelf/lines.ts";
+import { MAX_READ_LINES } from "../../shelf/documents.ts";
 import {
   argHint,
   defineTool,
@@ -19,39 +17,11 @@ import {
 } from "../tool.ts";
 import { nextOffset, obj } from "./_output.ts";
 
-const MAX_LINE_CHARS = 2000;
 const USAGE =
   `shelfmark read ID [--offset 1] [--limit 200] [--page N] [--section 3.2|TITLE] [--json]
   --section reads one section of the outline (its id, or its heading's text); --page one page.`;
-/** Lines returned when neither a limit nor a section or page bounds the answer. */
-const DEFAULT_LIMIT = 200;
-const MAX_LIMIT = 500;
+const MAX_LIMIT = MAX_READ_LINES;
 
-/** Text compared loosely: case and runs of white space ignored, a leading section mark dropped. */
-function loose(s: string): string {
-  return s.toLowerCase().replace(/\s+/g, " ").trim();
-}
-
-/** The outline node a `section` argument names: its id (`3.2`, `§3.2`) or its heading text. */
-function findSection(outline: OutlineNode[], section: string): OutlineNode | undefined {
-  const id = section.trim().replace(/^§\s*/, "");
-  if (/^\d+(\.\d+)*$/.test(id)) {
-    const node = findNode(outline, id);
-    if (node) return node;
-  }
-  const want = loose(section);
-  const all = flattenOutline(outline);
-  return all.find((n) => loose(n.title) === want) ??
-    all.find((n) => loose(n.title).replace(/^[\d.]+\s+/, "") === want.replace(/^[\d.]+\s+/, ""));
-}
-
-/** The headings of a document, for a miss: ids and titles, the first levels first. */
-function headingList(outline: OutlineNode[]): string {
-  const all = flattenOutline(outline).filter((n) => n.level <= 2).slice(0, 30);
-  if (!all.length) return "This document has no outline; use offset and limit.";
-  return `Sections: ${all.map((n) => `${n.id} ${n.title}`).join("; ")}` +
-    (flattenOutline(outline).length > all.length ? "; … (see outline)" : "");
-}
 /** The `read` tool. */
 export const read = defineTool({
   name: "read",
@@ -82,70 +52,8 @@ export const read = defineTool({
   },
   run(shelf, a) {
     const id = resolveDoc(shelf, a.doc_id);
-    const doc = shelf.catalog.get(id)!;
-    const lines = docLines(shelf.catalog, id, doc.hash);
-    let offset = a.offset;
-    /** The last line the section or page asked for. */
-    let last: number | undefined;
-    if (a.section !== undefined) {
-      const node = findSection(doc.outline, a.section);
-      if (!node) {
-        throw new ToolError(
-          "INVALID_ARGUMENT",
-          `No section ${JSON.stringify(a.section)} in ${id}`,
-          headingList(doc.outline),
-        );
-      }
-      offset = node.start_line;
-      last = node.end_line;
-    } else if (a.page !== undefined) {
-      const pages = doc.pages;
-      if (!pages?.length) {
-        throw new ToolError(
-          "INVALID_ARGUMENT",
-          `Document ${id} has no pages`,
-          "Use offset instead; page is for PDFs and scans.",
-        );
-      }
-      if (a.page > pages.length) {
-        throw new ToolError(
-          "INVALID_ARGUMENT",
-          `page ${a.page} is past the last page (${pages.length})`,
-          `Pages run from 1 to ${pages.length}.`,
-        );
-      }
-      offset = pages[a.page - 1]!;
-      last = (pages[a.page] ?? lines.length + 1) - 1;
-    }
-    const total = lines.length;
-    if (offset > Math.max(total, 1)) {
-      throw new ToolError(
-        "INVALID_ARGUMENT",
-        `offset ${offset} is past the end of the document (${total} lines)`,
-        `Use an offset from 1 to ${total}.`,
-      );
-    }
-    const limit = a.limit ?? (last !== undefined ? last - offset + 1 : DEFAULT_LIMIT);
-    const end = Math.min(total, last ?? total, offset + Math.min(limit, MAX_LIMIT) - 1);
-    const out = [];
-    for (let n = offset; n <= end; n++) {
-      const t = lines[n - 1]!;
-      out.push({
-        n,
-        text: t.length > MAX_LINE_CHARS
-          ? `${t.slice(0, MAX_LINE_CHARS)}… [line cut: ${t.length} chars]`
-          : t,
-      });
-    }
-    return {
-      doc_id: id,
-      title: doc.card.title,
-      path: shownPath(shelf, doc.card.path),
-      lines: out,
-      offset,
-      total_lines: total,
-      next_offset: end < total ? end + 1 : null,
-    };
+    const r = shelf.readLines(id, a);
+    return { ...r, path: shownPath(shelf, r.path) };
   },
   markdown(r, render) {
     if (!r.lines.length) return `${escapeControl(r.title)} [${r.doc_id}] is empty (0 lines).`;

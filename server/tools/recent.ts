@@ -5,7 +5,6 @@
  * @module
  */
 import { z } from "zod";
-import { docTable } from "../../core/listing.ts";
 import {
   checkLibrary,
   defineTool,
@@ -43,12 +42,7 @@ export const recent = defineTool({
       path_glob: a.path_glob,
       doc_types: a.doc_types.map((t) => t.toLowerCase()),
     };
-    const ids = shelf.catalog.recentIds(filters, a.limit);
-    const { byId } = docTable(shelf.catalog);
-    const documents = ids.flatMap((id) => {
-      const e = byId.get(id);
-      return e ? [docCard(shelf, e)] : [];
-    });
+    const documents = shelf.recentDocuments(filters, a.limit).map((e) => docCard(shelf, e));
     return { library: a.library ?? null, path_glob: a.path_glob ?? null, documents };
   },
   markdown(r) {

@@ -30,14 +30,12 @@ export const reindex = defineTool({
   },
   run(shelf, a) {
     checkLibrary(shelf, a.library);
-    const names = a.library ? [a.library] : shelf.libraries.map((l) => l.name);
-    const joined = shelf.status.state === "building";
-    shelf.index(undefined, a.full ? names : undefined).catch(() => {});
+    const r = shelf.reindex(a.library, a.full);
     return {
       queued: a.full ? "full" as const : "changes" as const,
-      libraries: names,
+      libraries: r.libraries,
       // A run in progress finishes first; the queued one follows it.
-      after_run_in_progress: joined,
+      after_run_in_progress: r.after_run_in_progress,
       state: shelf.status.state,
     };
   },

@@ -5,7 +5,6 @@
  * @module
  */
 import { z } from "zod";
-import { similarTo } from "../../shelf/similar.ts";
 import { defineTool, docIdArg, intFlag, needArgs, resolveDoc } from "../tool.ts";
 import { nextStep, resultsMd, toResults } from "./_results.ts";
 import { hit, optString } from "./_output.ts";
@@ -26,8 +25,7 @@ export const similar = defineTool({
   output: { doc_id: z.string(), similar_by: optString, results: z.array(hit) },
   async run(shelf, a) {
     const id = resolveDoc(shelf, a.doc_id);
-    const card = shelf.catalog.cards([id]).get(id)!;
-    const { hits, by } = await similarTo(shelf, card, a.limit);
+    const { hits, by } = await shelf.similar(id, a.limit);
     return { doc_id: id, similar_by: by, results: toResults(shelf, hits) };
   },
   markdown(r, render) {

@@ -5,7 +5,6 @@
  * @module
  */
 import { z } from "zod";
-import { defaultMode } from "../../shelf/search.ts";
 import { argHint, defineTool, escapeControl, intFlag, n } from "../tool.ts";
 import { obj } from "./_output.ts";
 
@@ -34,8 +33,8 @@ export const status = defineTool({
   },
   run(shelf, a) {
     const s = shelf.status;
-    const skipped = shelf.catalog.skipped();
-    const indexed = shelf.catalog.count();
+    const skipped = shelf.skippedFiles();
+    const indexed = shelf.documentCount();
     return {
       state: s.state,
       documents_indexed: indexed,
@@ -43,12 +42,12 @@ export const status = defineTool({
       progress: s.state === "building"
         ? { done: s.progress.done, total: s.progress.total, current: s.progress.current }
         : undefined,
-      search_mode: (({ mode, why }) => ({ default: mode, why }))(defaultMode(shelf)),
-      vectors: shelf.vectors?.status() ??
+      search_mode: (({ mode, why }) => ({ default: mode, why }))(shelf.defaultSearchMode()),
+      vectors: shelf.vectorStatus() ??
         { state: "unavailable" as const, model: null, note: "no embedder configured" },
       libraries: shelf.libraries.map((l) => ({
         name: l.name,
-        documents: shelf.catalog.count(l.name),
+        documents: shelf.documentCount(l.name),
       })),
       skipped_count: skipped.length,
       skipped_offset: a.skipped_offset,

@@ -8,7 +8,6 @@
  *
  * @module
  */
-import { asset, SCRIPTS } from "../web.ts";
 
 /** URI of the view. */
 export const APP_URI = "ui://shelfmark/view.html";
@@ -16,6 +15,9 @@ export const APP_URI = "ui://shelfmark/view.html";
 export const APP_MIME = "text/html;profile=mcp-app";
 /** The tools whose results the view shows. */
 export const APP_TOOLS: ReadonlySet<string> = new Set(["search", "outline", "read"]);
+
+/** Scripts of the page, in the order they run (the view inlines them in this order). */
+const SCRIPTS = ["dom.js", "api.js", "views.js", "doc.js", "app.js"];
 
 /** Script text put inside a `<script>` element without ending it early. */
 function inline(text: string): string {
@@ -49,24 +51,24 @@ async function extAppsBundle(): Promise<string> {
   return `${src.slice(0, at)}globalThis.McpExtApps={${names.join(",")}};`;
 }
 
-let built: Promise<string> | undefined;
-
-/** The HTML of the view: the web page with everything inline (built once). */
-export function appHtml(): Promise<string> {
-  built ??= (async () => {
-    const dec = new TextDecoder();
-    let html = dec.decode(await asset("index.html"));
-    const css = dec.decode(await asset("app.css"));
-    const scripts = [await extAppsBundle()];
-    for (const s of SCRIPTS) scripts.push(dec.decode(await asset(s)));
-    html = html.replace(/\s*<script type="module" src="[^"]*"><\/script>/g, "");
-    html = html.replace(
-      /<link rel="stylesheet" href="\/web\/app.css">/,
-      () => `<style>${css.replace(/<\/style/gi, "<\\/style")}</style>`,
-    );
-    const tags = scripts.map((s) => `<script type="module">${inline(s)}</script>`).join("\n");
-    return html.replace("</body>", () => `${tags}\n</body>`);
-  })();
-  built.catch(() => (built = undefined));
-  return built;
+/**
+ * The HTML of the view: the web page with everything inline.
+ *
+ * @param asset reads a file of the page (`index.html`, `app.css`, the scripts)
+ */
+export async function buildAppHtml(
+  asset: (file: string) => Promise<Uint8Array>,
+): Promise<string> {
+  const dec = new TextDecoder();
+  let html = dec.decode(await asset("index.html"));
+  const css = dec.decode(await asset("app.css"));
+  const scripts = [await extAppsBundle()];
+  for (const s of SCRIPTS) scripts.push(dec.decode(await asset(s)));
+  html = html.replace(/\s*<script type="module" src="[^"]*"><\/script>/g, "");
+  html = html.replace(
+    /<link rel="stylesheet" href="\/web\/app.css">/,
+    () => `<style>${css.replace(/<\/style/gi, "<\\/style")}</style>`,
+  );
+  const tags = scripts.map((s) => `<script type="module">${inline(s)}</script>`).join("\n");
+  return html.replace("</body>", () => `${tags}\n</body>`);
 }

@@ -1,0 +1,116 @@
+/**
+ * One document's dossier, as `context` answers it: its card, backlinks, outgoing links,
+ * similar documents, folder peers, front-matter fields. Paths are display paths,
+ * `<library>/<path inside it>`.
+ *
+ * @module
+ */
+import { docFields } from "../core/fields.ts";
+import { docTable, under } from "../core/listing.ts";
+import type { Card } from "../core/types.ts";
+import {
+  graphOf,
+  type InLink,
+  inLinks,
+  type KindCounts,
+  kindCounts,
+  type OutLink,
+  outLinks,
+} from "./links.ts";
+import type { Shelf } from "./shelf.ts";
+import { similarTo } from "./similar.ts";
+
+/** A document in one of the dossier's lists. */
+export interface ContextEntry {
+  doc_id: string;
+  path: string;
+  title: string;
+}
+
+/** A document's dossier. */
+export interface DocumentContext {
+  card:
+    & Pick<
+      Card,
+      | "doc_id"
+      | "title"
+      | "path"
+      | "library"
+      | "doc_type"
+      | "modified_at"
+      | "total_lines"
+      | "word_count"
+      | "size"
+    >
+    & { author?: string; page_count?: number };
+  /** Its front-matter tags. */
+  tags: string[];
+  /** Its indexed front-matter fields. */
+  fields: Record<string, string[]>;
+  backlinks: { total: number; items: InLink[] };
+  outlinks: { total: number; by_kind: KindCounts; items: OutLink[] };
+  similar: ContextEntry[];
+  /** Whether similar documents were found by vectors or by keywords. */
+  similar_by: "vectors" | "keywords";
+  /** The other documents of its folder. */
+  folder: { path: string; total: number; items: ContextEntry[] };
+}
+
+const entry = (e: ContextEntry): ContextEntry => ({
+  doc_id: e.doc_id,
+  path: e.path,
+  title: e.title,
+});
+
+/**
+ * The dossier of a stored document, `limit` entries per list. Similar documents come from
+ * the document vectors when it has one, else from a keyword search on its keywords.
+ */
+export async function documentContext(
+  shelf: Shelf,
+  id: string,
+  limit: number,
+): Promise<DocumentContext> {
+  const c = shelf.catalog.cards([id]).get(id)!;
+  const graph = graphOf(shelf);
+  const out = outLinks(graph, id);
+  const back = inLinks(graph, id);
+  // the graph's rows are read before the search below gives the indexer a turn
+  const backlinks = { total: back.all.length, items: back.all.slice(0, limit).map(back.detail) };
+  const folder = c.path.slice(0, c.path.lastIndexOf("/"));
+  const peers = under(docTable(shelf.catalog).entries, folder).filter((d) =>
+    d.doc_id !== id && !d.path.includes("/", folder.length + 1)
+  );
+  const fields = docFields(shelf.catalog.db, id);
+  const similar = await similarTo(shelf, c, limit);
+  const cards = shelf.catalog.cards(similar.hits.map((h) => h.doc_id));
+  return {
+    card: {
+      doc_id: id,
+      title: c.title,
+      path: c.path,
+      library: c.library,
+      doc_type: c.doc_type,
+      modified_at: c.modified_at,
+      total_lines: c.total_lines,
+      word_count: c.word_count,
+      size: c.size,
+      ...(c.author ? { author: c.author } : {}),
+      ...(c.page_count ? { page_count: c.page_count } : {}),
+    },
+    tags: fields.tags ?? [],
+    fields,
+    backlinks,
+    outlinks: {
+      total: out.all.length,
+      by_kind: kindCounts(out.all),
+      items: out.all.slice(0, limit),
+    },
+    similar: similar.hits.flatMap((h) => {
+      const e = cards.get(h.doc_id);
+      return e ? [entry(e)] : [];
+    }),
+    similar_by: similar.by,
+    folder: { path: folder, total: peers.length, items: peers.slice(0, limit).map(entry) },
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * One document as the tools ask for it: found by its id or its path, its card and
+ * outline, a range of its numbered lines (from an offset, a section or a page), and
+ * where its original file lies on disk.
+ *
+ * @module
+ */
+import { findNode, flattenOutline } from "../core/outline.ts";
+import { confinePath, isInside, realPath } from "../core/paths.ts";
+import { type Card, type OutlineNode, ToolError } from "../core/types.ts";
+import { docLines } from "./lines.ts";
+import type { Shelf } from "./shelf.ts";
+
+/**
+ * The stored id of a document named by its id or by a path inside a library, or undefined.
+ * A path outside every library fails with `PATH_OUTSIDE_LIBRARY`.
+ */
+export function findDocument(shelf: Shelf, ref: string): string | undefined {
+  const id = ref.trim();
+  if (/^[0-9a-f]{6,16}$/.test(id) && shelf.catalog.has(id)) return id;
+  if (/[/\\\0]/.test(id) || id.startsWith("..")) {
+    return shelf.catalog.idByPath(confinePath(id, shelf.libraries));
+  }
+  return undefined;
+}
+
+/** A document's card and outline. */
+export interface DocumentOutline {
+  /** Its card (path: `<library>/<path inside it>`). */
+  card: Card;
+  /** Its table of contents. */
+  outline: OutlineNode[];
+}
+
+/** The card and outline of a stored document, or undefined. */
+export function documentOutline(shelf: Shelf, id: string): DocumentOutline | undefined {
+  const doc = shelf.catalog.get(id);
+  return doc && { card: doc.card, outline: doc.outline };
+}
+
+/** Which lines of a document to read. */
+export interface ReadRequest {
+  /** First line (1-based); ignored with `section` or `page`. */
+  offset: number;
+  /** Lines to return (default: 200, or the whole section or page). */
+  limit?: number;
+  /** A page of a paged document (PDF, scans). */
+  page?: number;
+  /** An outline section: its id (`3.2`, `§3.2`) or its heading's text. */
+  section?: string;
+}
+
+/** Lines read from a document. */
+export interface ReadLines {
+  /** The document. */
+  doc_id: string;
+  /** Its title. */
+  title: string;
+  /** Its path, `<library>/<path inside it>`. */
+  path: string;
+  /** The lines, numbered from 1 (a line over 2,000 characters is cut). */
+  lines: { n: number; text: string }[];
+  /** The first line asked for. */
+  offset: number;
+  /** Lines of the document. */
+  total_lines: number;
+  /** The line after the last one returned, or null at the end. */
+  next_offset: number | null;
+}
+
+/** Characters of a line beyond which it is cut. */
+const MAX_LINE_CHARS = 2000;
+/** Lines returned when neither a limit nor a section or page bounds the answer. */
+const DEFAULT_LIMIT = 200;
+/** Lines returned at most. */
+export const MAX_READ_LINES = 500;
+
+/** Text compared loosely: case and runs of white space ignored, a leading section mark dropped. */
+function loose(s: string): string {
+  return s.toLowerCase().replace(/\s+/g, " ").trim();
+}
+
+/** The outline node a `section` argument names: its id (`3.2`, `§3.2`) or its heading text. */
+function findSection(outline: OutlineNode[], section: string): OutlineNode | undefined {
+  const id = section.trim().replace(/^§\s*/, "");
+  if (/^\d+(\.\d+)*$/.test(id)) {
+    const node = findNode(outline, id);
+    if (node) return node;
+  }
+  const want = loose(section);
+  const all = flattenOutline(outline);
+  return all.find((n) => loose(n.title) === want) ??
+    all.find((n) => loose(n.title).replace(/^[\d.]+\s+/, "") === want.replace(/^[\d.]+\s+/, ""));
+}
+
+/** The headings of a document, for a miss: ids and titles, the first levels first. */
+function headingList(outline: OutlineNode[]): string {
+  const all = flattenOutline(outline).filter((n) => n.level <= 2).slice(0, 30);
+  if (!all.length) return "This document has no outline; use offset and limit.";
+  return `Sections: ${all.map((n) => `${n.id} ${n.title}`).join("; ")}` +
+    (flattenOutline(outline).length > all.length ? "; … (see outline)" : "");
+}
+
+/**
+ * Numbered lines of a stored document: from an offset, or a section of its outline, or a
+ * page. A section or page it does not have, or an offset past its end, is an
+ * `INVALID_ARGUMENT` naming what it has.
+ */
+export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
+  const doc = shelf.catalog.get(id);
+  if (!doc) throw new ToolError("DOCUMENT_NOT_FOUND", `No document ${JSON.stringify(id)}`);
+  const lines = docLines(shelf.catalog, id, doc.hash);
+  let offset = r.offset;
+  /** The last line the section or page asked for. */
+  let last: number | undefined;
+  if (r.section !== undefined) {
+    const node = findSection(doc.outline, r.section);
+    if (!node) {
+      throw new ToolError(
+        "INVALID_ARGUMENT",
+        `No section ${JSON.stringify(r.section)} in ${id}`,
+        headingList(doc.outline),
+      );
+    }
+    offset = node.start_line;
+    last = node.end_line;
+  } else if (r.page !== undefined) {
+    const pages = doc.pages;
+    if (!pages?.length) {
+      throw new ToolError(
+        "INVALID_ARGUMENT",
+        `Document ${id} has no pages`,
+        "Use offset instead; page is for PDFs and scans.",
+      );
+    }
+    if (r.page > pages.length) {
+      throw new ToolError(
+        "INVALID_ARGUMENT",
+        `page ${r.page} is past the last page (${pages.length})`,
+        `Pages run from 1 to ${pages.length}.`,
+      );
+    }
+    offset = pages[r.page - 1]!;
+    last = (pages[r.page] ?? lines.length + 1) - 1;
+  }
+  const total = lines.length;
+  if (offset > Math.max(total, 1)) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      `offset ${offset} is past the end of the document (${total} lines)`,
+      `Use an offset from 1 to ${total}.`,
+    );
+  }
+  const limit = r.limit ?? (last !== undefined ? last - offset + 1 : DEFAULT_LIMIT);
+  const end = Math.min(total, last ?? total, offset + Math.min(limit, MAX_READ_LINES) - 1);
+  const out = [];
+  for (let n = offset; n <= end; n++) {
+    const t = lines[n - 1]!;
+    out.push({
+      n,
+      text: t.length > MAX_LINE_CHARS
+        ? `${t.slice(0, MAX_LINE_CHARS)}… [line cut: ${t.length} chars]`
+        : t,
+    });
+  }
+  return {
+    doc_id: id,
+    title: doc.card.title,
+    path: doc.card.path,
+    lines: out,
+    offset,
+    total_lines: total,
+    next_offset: end < total ? end + 1 : null,
+  };
+}
+
+/** Where a document's original file is, or why it cannot be served. */
+export type DocumentFile =
+  | { ok: true; path: string; name: string }
+  | { ok: false; error: "not_found" | "gone" };
+
+/**
+ * The real path of a document's original file (symlinks resolved), provided it still lies
+ * inside its library's root.
+ */
+export function documentFile(shelf: Shelf, id: string): DocumentFile {
+  const card = shelf.catalog.has(id) ? shelf.catalog.cards([id]).get(id) : undefined;
+  if (!card) return { ok: false, error: "not_found" };
+  const [name, ...rest] = card.path.split("/");
+  const lib = shelf.libraries.find((l) => l.name === name);
+  const root = lib && realPath(lib.root);
+  const real = root && rest.length ? realPath([lib.root, ...rest].join("/")) : undefined;
+  if (!root || !real || !isInside(root, real)) return { ok: false, error: "gone" };
+  return { ok: true, path: real, name: rest[rest.length - 1]! };
+}
