@@ -19,7 +19,7 @@ import { sniff } from "../core/sniff.ts";
 import type { ExtractFn, IndexedDoc, Library, TermStats } from "../core/types.ts";
 import { inProcess } from "../extraction/pool.ts";
 import { markdown } from "../extractors/markdown.ts";
-import { Fts5Retriever } from "../retrievers/fts5.ts";
+import { Fts5Retriever } from "../stores/fts5.ts";
 import type { LibraryDoc } from "./scale_docs.ts";
 
 /** The indexer's batch: 100 documents or 1.5 s per transaction (`shelf/indexer.ts`). */

@@ -36,7 +36,7 @@ export function statements(db: DatabaseSync): (sql: string) => StatementSync {
 /**
  * SQL conditions for the search filters, against the `documents` table under `alias`.
  * Values are always bound, never interpolated; dates are expected normalised (the search
- * path does that once, see `normalizeTime` in `retrievers/query.ts`).
+ * path does that once, see `normalizeTime` in `search/query.ts`).
  *
  * @param filters the search filters
  * @param alias the alias of `documents` in the query

@@ -264,7 +264,7 @@ export interface ParsedQuery {
 export interface Query {
   /** The user's query text, in the search syntax of the spec. */
   text: string;
-  /** The same text, parsed (see `parseQuery` in `retrievers/query.ts`). */
+  /** The same text, parsed (see `parseQuery` in `search/query.ts`). */
   parsed: ParsedQuery;
   /** Maximum number of hits wanted. */
   limit: number;

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Catalog } from "../core/catalog.ts";
-import { type LinedText, linedText } from "../retrievers/passages.ts";
+import { type LinedText, linedText } from "../search/passages.ts";
 
 interface Entry extends LinedText {
   lines?: string[];

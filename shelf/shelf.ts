@@ -8,9 +8,9 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
-import { Fts5Retriever } from "../retrievers/fts5.ts";
-import { LanceRetriever } from "../retrievers/lancedb.ts";
-import { SearchPool } from "../retrievers/fts5_pool.ts";
+import { Fts5Retriever } from "../stores/fts5.ts";
+import { LanceRetriever } from "../stores/lancedb.ts";
+import { SearchPool } from "../stores/fts5_pool.ts";
 import { Catalog } from "../core/catalog.ts";
 import {
   addFolders,

@@ -6,7 +6,7 @@
  * @module
  */
 import { type Card, type Hit, ToolError } from "../core/types.ts";
-import { prepareQuery } from "../retrievers/query.ts";
+import { prepareQuery } from "../search/query.ts";
 import type { Shelf } from "./shelf.ts";
 
 /** Words of the card for a keyword search of similar documents (no query syntax in them). */

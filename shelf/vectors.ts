@@ -8,7 +8,7 @@
  * @module
  */
 import type { Catalog } from "../core/catalog.ts";
-import type { LanceRetriever, VectorRow } from "../retrievers/lancedb.ts";
+import type { LanceRetriever, VectorRow } from "../stores/lancedb.ts";
 import type { Card, Embedder, OutlineNode } from "../core/types.ts";
 
 /** What `status` and `_meta` say about the vectors. */

@@ -4,7 +4,7 @@ import { toyVector } from "../tests/embed_standin.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import type { Card, Embedder, OutlineNode } from "../core/types.ts";
 import { embedText } from "./vectors.ts";
-import { SEMANTIC_PASSAGES } from "./near_passages.ts";
+import { SEMANTIC_PASSAGES } from "../search/near_passages.ts";
 import { callTool } from "../server/dispatch.ts";
 
 const node = (

@@ -1,7 +1,7 @@
 /**
  * `find_documents`: documents by file name or title — exact, then prefix, then contains
  * (case, accents and `_-.` separators ignored), and with `fuzzy` also names within a few
- * typos (see `retrievers/names.ts`).
+ * typos (see `search/names.ts`).
  *
  * @module
  */
@@ -15,7 +15,7 @@ import {
   type Names,
   namesOf,
   normalizeName,
-} from "../../retrievers/names.ts";
+} from "../../search/names.ts";
 import {
   argHint,
   checkLibrary,

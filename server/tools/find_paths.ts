@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { findPaths as aggregate } from "../../retrievers/path.ts";
+import { findPaths as aggregate } from "../../search/path.ts";
 import {
   checkLibrary,
   defineTool,

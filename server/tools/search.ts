@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { checkFields } from "../../core/fields.ts";
-import { defaultMode, searchShelf } from "../../shelf/search.ts";
+import { defaultMode, searchShelf } from "../../search/search.ts";
 import { ToolError } from "../../core/types.ts";
 import {
   checkLibrary,

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { defaultMode } from "../../shelf/search.ts";
+import { defaultMode } from "../../search/search.ts";
 import { argHint, defineTool, escapeControl, intFlag, n } from "../tool.ts";
 import { obj } from "./_output.ts";
 

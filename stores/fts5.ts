@@ -29,9 +29,9 @@ import {
   ToolError,
 } from "../core/types.ts";
 import { segmentCJK } from "../core/tokenize.ts";
-import { positiveTerms, toFtsMatch } from "./query.ts";
-import { snippetMatcher } from "./snippet.ts";
-import { StoredSnippets } from "./fts5_snippets.ts";
+import { positiveTerms, toFtsMatch } from "../search/query.ts";
+import { snippetMatcher } from "../search/snippet.ts";
+import { StoredSnippets } from "../search/fts5_snippets.ts";
 import { WordDocs } from "./fts5_words.ts";
 import { DEFAULT_WEIGHTS, Fts5Ranking, type Fts5Weights } from "./fts5_rank.ts";
 
@@ -142,7 +142,7 @@ export function bm25Score(raw: number): number {
  * ```ts
  * import { Catalog } from "../core/catalog.ts";
  * import { Fts5Retriever } from "./fts5.ts";
- * import { prepareQuery } from "./query.ts";
+ * import { prepareQuery } from "../search/query.ts";
  * const catalog = new Catalog(":memory:");
  * const fts = new Fts5Retriever(catalog.db);
  * await fts.search(prepareQuery("docker compose", 10)); // []

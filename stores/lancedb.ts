@@ -10,7 +10,7 @@
  * @module
  */
 import type * as lancedb from "@lancedb/lancedb";
-import { positiveTerms } from "./query.ts";
+import { positiveTerms } from "../search/query.ts";
 import type {
   Embedder,
   Hit,

@@ -8,16 +8,16 @@
  */
 import { checkFields } from "../core/fields.ts";
 import type { Hit, Query, Retriever, SearchFilters } from "../core/types.ts";
-import { rrf } from "../retrievers/fusion.ts";
-import { bestPassages, passagesOf } from "../retrievers/passages.ts";
-import { parseQuery, positiveTerms, prepareQuery } from "../retrievers/query.ts";
+import { rrf } from "./fusion.ts";
+import { bestPassages, passagesOf } from "./passages.ts";
+import { parseQuery, positiveTerms, prepareQuery } from "./query.ts";
 import { MARKUP_TYPES } from "../core/readable.ts";
-import { queryText } from "../retrievers/lancedb.ts";
+import { queryText } from "../stores/lancedb.ts";
 import { guardFusion, heldWords, requiredWords } from "./hybrid.ts";
 import { MAX_PASSAGES, nearestPassages, SEMANTIC_PASSAGES } from "./near_passages.ts";
 import { collapseCopies } from "./copies.ts";
-import { docText } from "./lines.ts";
-import type { Shelf } from "./shelf.ts";
+import { docText } from "../shelf/lines.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 
 /** Search modes. */
 export type SearchMode = "hybrid" | "keyword" | "semantic";

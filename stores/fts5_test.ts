@@ -8,7 +8,7 @@ import type { Card, IndexedDoc, OutlineNode, SearchFilters } from "../core/types
 import { ToolError } from "../core/types.ts";
 import { Catalog, filterSql } from "../core/catalog.ts";
 import { bm25Score, Fts5Retriever } from "./fts5.ts";
-import { normalizeTime, parseQuery, prepareQuery } from "./query.ts";
+import { normalizeTime, parseQuery, prepareQuery } from "../search/query.ts";
 
 interface DocSpec {
   id: string;

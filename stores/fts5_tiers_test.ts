@@ -6,7 +6,13 @@ import { Catalog } from "../core/catalog.ts";
 import type { Card, IndexedDoc, QueryUnit, SearchFilters } from "../core/types.ts";
 import { smallCorpus } from "../tests/corpus.ts";
 import { Fts5Retriever } from "./fts5.ts";
-import { parseQuery, prepareQuery, type TieredMatch, tieredMatch, toFtsMatch } from "./query.ts";
+import {
+  parseQuery,
+  prepareQuery,
+  type TieredMatch,
+  tieredMatch,
+  toFtsMatch,
+} from "../search/query.ts";
 
 /** Markdown files of a folder, recursively. */
 function* markdownFiles(dir: string): Generator<string> {

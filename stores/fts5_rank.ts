@@ -8,7 +8,7 @@
  */
 import type { SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
 import type { ParsedQuery, QueryUnit, TermStats } from "../core/types.ts";
-import { type TieredMatch, tieredMatch } from "./query.ts";
+import { type TieredMatch, tieredMatch } from "../search/query.ts";
 import type { WordDocs } from "./fts5_words.ts";
 
 /** BM25 weight of each indexed column. */

@@ -19,7 +19,7 @@
  */
 import { words } from "../core/tokenize.ts";
 import type { Hit, ParsedQuery, TermStats } from "../core/types.ts";
-import { positiveTerms } from "../retrievers/query.ts";
+import { positiveTerms } from "./query.ts";
 
 /** A first keyword hit scoring below this (`bm25Score`, |BM25| < 5) makes the answer weak. */
 export const WEAK_SCORE = 0.5;
@@ -45,7 +45,7 @@ const IDENTIFIER = /[A-Za-z]\d|\d[A-Za-z]|\w[_.:]\w|[a-z][A-Z]|^--?[A-Za-z]/;
  * @returns the required words, as written in the query
  * @example
  * ```ts
- * import { parseQuery } from "../retrievers/query.ts";
+ * import { parseQuery } from "./query.ts";
  * import { requiredWords } from "./hybrid.ts";
  * const stats = { docCount: () => 1000, df: (w: string) => (w === "zstd" ? 12 : 400) };
  * requiredWords(parseQuery("zstd compression levels"), stats); // ["zstd"]

@@ -4,7 +4,7 @@ import { assert, assertEquals } from "../tests/assert.ts";
 import type { Embedder } from "../core/types.ts";
 import { normalize } from "../embedders/normalize.ts";
 import { cosineScore, LanceRetriever, queryText } from "./lancedb.ts";
-import { parseQuery } from "./query.ts";
+import { parseQuery } from "../search/query.ts";
 
 /** Vectors are given directly here; the retriever never calls the embedder in this test. */
 const noEmbedder: Embedder = {

@@ -9,7 +9,7 @@
  */
 import { COPY_SIMILARITY, similarity } from "../core/fingerprint.ts";
 import type { Card, Hit, SearchFilters } from "../core/types.ts";
-import type { Shelf } from "./shelf.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 
 /** How a copy is named in an answer. */
 type CopyRef = NonNullable<Hit["copies"]>[number];
