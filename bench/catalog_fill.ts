@@ -19,7 +19,7 @@ import { sniff } from "../core/sniff.ts";
 import type { ExtractFn, IndexedDoc, Library, TermStats } from "../core/types.ts";
 import { inProcess } from "../extraction/pool.ts";
 import { markdown } from "../extractors/markdown.ts";
-import { Fts5Retriever } from "../stores/fts5.ts";
+import { Fts5Index } from "../stores/fts5.ts";
 import type { LibraryDoc } from "./scale_docs.ts";
 
 /** The indexer's batch: 100 documents or 1.5 s per transaction (`shelf/indexer.ts`). */
@@ -35,7 +35,7 @@ export type Step = "extract" | "outline" | "card" | "count" | "put" | "fts" | "c
 /** Stores generated documents the way the indexer stores extracted files. */
 export class Filler {
   readonly catalog: Catalog;
-  readonly fts: Fts5Retriever;
+  readonly fts: Fts5Index;
   readonly lib: Library;
   /** Milliseconds spent in each step since the last checkpoint. */
   ms: Record<Step, number> = Filler.steps();
@@ -73,7 +73,7 @@ export class Filler {
         return n;
       },
     };
-    this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
+    this.fts = new Fts5Index(this.catalog.db, { stats: this.catalog });
     this.lib = lib;
     const registry = new ExtractorRegistry();
     registry.register(markdown());

@@ -43,7 +43,7 @@ import { Catalog } from "../core/catalog.ts";
 import { docIdFor } from "../core/paths.ts";
 import { linkGraph } from "../core/graph.ts";
 import { docTable } from "../core/listing.ts";
-import { Fts5Retriever } from "../stores/fts5.ts";
+import { Fts5Index } from "../stores/fts5.ts";
 import { prepareQuery } from "../search/query.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeGrep } from "../server/tools/grep.ts";
@@ -125,7 +125,7 @@ async function measure(data: string, idsFile: string, libRoot: string): Promise<
   const qs = questions();
   [row.catalog_open_ms] = timed(() => {
     const c = new Catalog(join(data, "catalog.db"));
-    new Fts5Retriever(c.db, { stats: c });
+    new Fts5Index(c.db, { stats: c });
     c.close();
   });
   let t = performance.now();

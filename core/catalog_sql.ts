@@ -81,6 +81,28 @@ export function filterSql(
   return { where: conds.length ? conds.join(" AND ") : "1", params };
 }
 
+/**
+ * The search filters as a join from an index's own rows to their `documents` rows: the
+ * `CROSS JOIN` (which keeps SQLite's join order: from the index's rows to their
+ * documents, never the library first) and the condition on them, for an index that keeps
+ * its tables in the catalog's file (FTS5) and ranks there.
+ *
+ * @param filters the search filters (dates normalised)
+ * @param docId the expression of the index's rows that holds their `doc_id`
+ * @returns the join, a `WHERE`-ready condition (`"1"` when there is none) and its parameters
+ * @example
+ * ```ts
+ * import { filterJoin } from "./catalog_sql.ts";
+ * filterJoin({ library: "Papers" }, "m.doc_id").join; // "CROSS JOIN documents d ON d.doc_id = m.doc_id"
+ * ```
+ */
+export function filterJoin(
+  filters: SearchFilters,
+  docId: string,
+): { join: string; where: string; params: SQLInputValue[] } {
+  return { join: `CROSS JOIN documents d ON d.doc_id = ${docId}`, ...filterSql(filters, "d") };
+}
+
 /** Escape `%`, `_` and `\\` for a `LIKE ... ESCAPE '\\'` pattern. */
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);

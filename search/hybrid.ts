@@ -78,15 +78,15 @@ export function keywordIsWeak(keyword: Hit[]): boolean {
  * @param required the required words
  * @param holding the ids, among `ids`, whose text holds one word (the keyword index)
  */
-export function heldWords(
+export async function heldWords(
   ids: string[],
   required: string[],
-  holding: (ids: string[], word: string) => string[],
-): Map<string, number> {
+  holding: (ids: string[], word: string) => Promise<string[]>,
+): Promise<Map<string, number>> {
   const held = new Map<string, number>();
   if (!ids.length) return held;
   for (const w of required) {
-    for (const id of holding(ids, w)) held.set(id, (held.get(id) ?? 0) + 1);
+    for (const id of await holding(ids, w)) held.set(id, (held.get(id) ?? 0) + 1);
   }
   return held;
 }

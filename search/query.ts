@@ -15,12 +15,12 @@ import { normalizeFieldFilters } from "../core/fields.ts";
 import { bareWord, hasCJK, segmentCJK, STOP_WORDS } from "../core/tokenize.ts";
 import {
   type ParsedQuery,
-  type Query,
   type QueryItem,
   type QueryUnit,
   type SearchFilters,
   ToolError,
 } from "../core/types.ts";
+import type { Query } from "../stores/roles.ts";
 
 /**
  * Parse a query in the search syntax. Never throws: stray quotes close at the end of
@@ -336,7 +336,7 @@ export function normalizeTime(value: string, endOfDay = false, name = "date"): s
 }
 
 /**
- * Build the query every retriever receives: the text parsed once, the filters' dates
+ * Build the query every index receives: the text parsed once, the filters' dates
  * normalised once (a bare date as an upper bound means the end of that day), the
  * types lower-cased and the front-matter field filters folded.
  *
@@ -375,4 +375,17 @@ export function prepareQuery(
   const q: Query = { text, parsed: parseQuery(text), limit, filters: f };
   if (snippets !== undefined) q.snippets = snippets;
   return q;
+}
+
+/**
+ * The text of a query to embed: its phrases and terms, without operators or excluded words.
+ *
+ * @example
+ * ```ts
+ * import { parseQuery, queryText } from "./query.ts";
+ * queryText(parseQuery('+nginx "reverse proxy" -apache')); // "nginx reverse proxy"
+ * ```
+ */
+export function queryText(parsed: ParsedQuery): string {
+  return positiveTerms(parsed).join(" ").trim();
 }

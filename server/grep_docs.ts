@@ -167,7 +167,7 @@ export async function grepMany(
   checkLibrary(shelf, scope.library);
   const inScope = shelf.catalog.idsMatching(scope) ?? shelf.catalog.ids();
   const { literal, words } = patternLiterals(pattern);
-  const ids = words.length ? shelf.fts.candidates(words, scope) : inScope;
+  const ids = words.length ? await shelf.fts.candidates(words, scope) : inScope;
   const { found, grepped, complete } = await grepBatches(shelf, ids, {
     ...job,
     literal,

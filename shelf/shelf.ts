@@ -1,5 +1,5 @@
 /**
- * A shelf: the libraries, the catalog, the extractors, the retrievers and the index
+ * A shelf: the libraries, the catalog, the extractors, the two indexes and the index
  * state, opened from a data directory. Tools and the CLI work on one shelf.
  *
  * @module
@@ -8,8 +8,8 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
-import { Fts5Retriever } from "../stores/fts5.ts";
-import { LanceRetriever } from "../stores/lancedb.ts";
+import { Fts5Index } from "../stores/fts5.ts";
+import { LanceIndex } from "../stores/lancedb.ts";
 import { SearchPool } from "../stores/fts5_pool.ts";
 import { Catalog } from "../core/catalog.ts";
 import {
@@ -22,8 +22,9 @@ import {
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
-import type { Embedder, Extractor, Library, Retriever } from "../core/types.ts";
-import { VectorIndex } from "./vectors.ts";
+import type { Embedder, Extractor, Library } from "../core/types.ts";
+import type { KeywordIndex } from "../stores/roles.ts";
+import { VectorSync } from "./vectors.ts";
 
 /** Options to open a shelf. */
 export interface ShelfOptions {
@@ -71,7 +72,7 @@ export interface IndexStatus {
   last_error?: string;
 }
 
-/** The libraries, catalog, extractors, retrievers and index state. */
+/** The libraries, catalog, extractors, keyword and vector indexes, and index state. */
 export class Shelf {
   /**
    * The catalog.
@@ -82,16 +83,12 @@ export class Shelf {
   /** Extractors by extension and sniffed type. */
   readonly registry: ExtractorRegistry;
   /**
-   * The full-text retriever (it also makes snippets and checks hard query constraints).
+   * The keyword index (it also makes snippets and checks hard query constraints); its
+   * searches run on the search workers when there are some.
    *
    * @ignore internal: the tools and the search path use it
    */
-  readonly fts: Fts5Retriever;
-  /**
-   * Every retriever, as the search path asks them: the keyword retriever (run on the
-   * search workers when there are some), then vectors when an embedder is configured.
-   */
-  readonly retrievers: Retriever[];
+  readonly fts: KeywordIndex;
   /**
    * Keyword-search workers (undefined: searches run on this thread).
    *
@@ -99,11 +96,12 @@ export class Shelf {
    */
   readonly searchPool?: SearchPool;
   /**
-   * Document vectors (undefined when the embedder is `none`).
+   * Document vectors: the vector index, kept in step in the background (undefined when the
+   * embedder is `none`).
    *
    * @ignore internal: the tools and the search path use it
    */
-  readonly vectors?: VectorIndex;
+  readonly vectors?: VectorSync;
   /**
    * The indexer.
    *
@@ -154,15 +152,13 @@ export class Shelf {
     this.catalog = new Catalog(join(opts.data, "catalog.db"));
     this.registry = new ExtractorRegistry();
     for (const e of extractors) this.registry.register(e);
-    this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
     if (opts.searchWorkers) {
       this.searchPool = new SearchPool(join(opts.data, "catalog.db"), opts.searchWorkers);
     }
-    this.retrievers = [this.searchPool ? pooled(this.fts, this.searchPool) : this.fts];
+    this.fts = new Fts5Index(this.catalog.db, { stats: this.catalog, pool: this.searchPool });
     if (embedder) {
-      const lance = new LanceRetriever(join(opts.data, "vectors"), this.catalog, embedder);
-      this.vectors = new VectorIndex(this.catalog, lance, embedder, this.log);
-      this.retrievers.push(lance);
+      const lance = new LanceIndex(join(opts.data, "vectors"), this.catalog);
+      this.vectors = new VectorSync(this.catalog, lance, embedder, this.log);
     }
     const limits = config.limits ?? {};
     const workers = opts.workers ?? limits.workers ??
@@ -176,7 +172,7 @@ export class Shelf {
     this.indexer = new Indexer(
       this.catalog,
       this.pool?.extract ?? inProcess(this.registry, { ocrLanguages }),
-      this.retrievers,
+      { keyword: this.fts, vectors: this.vectors?.index },
       workers + 1,
     );
     // A file starts beside others only while the process tree is under its memory budget.
@@ -379,15 +375,3 @@ export class Shelf {
 const INDEX_MEMORY_MB = 400;
 /** What a file that runs alone may add: idle extraction processes leave when there is less. */
 const ALONE_HEADROOM_MB = 200;
-
-/** The keyword retriever with its searches sent to the search workers. */
-function pooled(fts: Fts5Retriever, pool: SearchPool): Retriever {
-  return {
-    name: fts.name,
-    kind: fts.kind,
-    upsert: (docs) => fts.upsert(docs),
-    remove: (ids) => fts.remove(ids),
-    search: (q) => pool.search(q),
-    ready: () => fts.ready(),
-  };
-}
