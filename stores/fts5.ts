@@ -28,7 +28,8 @@ import {
   ToolError,
 } from "../core/types.ts";
 import { segmentCJK } from "../core/tokenize.ts";
-import { positiveTerms, toFtsMatch } from "../search/query.ts";
+import { positiveTerms } from "../search/query.ts";
+import { toFtsMatch } from "./fts5_match.ts";
 import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
 import { WordDocs } from "./fts5_words.ts";
 import { DEFAULT_WEIGHTS, Fts5Ranking, type Fts5Weights } from "./fts5_rank.ts";
@@ -49,7 +50,7 @@ export interface Fts5Options {
   /**
    * A question whose words' documents add up to more than this is ranked in two phases,
    * over the documents holding its rarer words (default 20,000; see `tieredMatch` in
-   * `query.ts`). Below, every match is ranked.
+   * `fts5_match.ts`). Below, every match is ranked.
    */
   wholeDocs?: number;
   /**

@@ -2,13 +2,13 @@
  * The FTS5 keyword index's ranking: BM25 with column weights over the matches of a query,
  * joined to the filters' documents; in a large library, a question of many words is ranked
  * in two phases, over the documents holding its rarer words (see `tieredMatch` in
- * `query.ts`).
+ * `fts5_match.ts`).
  *
  * @module
  */
 import type { SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
 import type { ParsedQuery, QueryUnit, TermStats } from "../core/types.ts";
-import { type TieredMatch, tieredMatch } from "../search/query.ts";
+import { type TieredMatch, tieredMatch } from "./fts5_match.ts";
 import type { WordDocs } from "./fts5_words.ts";
 
 /** BM25 weight of each indexed column. */

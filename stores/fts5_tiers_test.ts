@@ -6,13 +6,8 @@ import { Catalog } from "../core/catalog.ts";
 import type { Card, IndexedDoc, QueryUnit, SearchFilters } from "../core/types.ts";
 import { smallCorpus } from "../tests/corpus.ts";
 import { Fts5Index } from "./fts5.ts";
-import {
-  parseQuery,
-  prepareQuery,
-  type TieredMatch,
-  tieredMatch,
-  toFtsMatch,
-} from "../search/query.ts";
+import { parseQuery, prepareQuery } from "../search/query.ts";
+import { type TieredMatch, tieredMatch, toFtsMatch } from "./fts5_match.ts";
 
 /** Markdown files of a folder, recursively. */
 function* markdownFiles(dir: string): Generator<string> {
