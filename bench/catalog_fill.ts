@@ -2,7 +2,7 @@
  * The filling side of `bench/catalog_scale.ts`: generated Markdown documents stored in a
  * catalog the way the indexer stores extracted files (`shelf/indexer.ts`, `indexFile` after
  * the file is read): the real Markdown extractor, outline, card and term counts against the
- * catalog's statistics, `Catalog.put`, the FTS5 retriever's `upsert`, and the indexer's
+ * catalog's statistics, `Catalog.put`, the FTS5 keyword index's `upsert`, and the indexer's
  * batches (100 documents or 1.5 s per transaction, term counts saved with each). The time
  * of each step is kept.
  *

@@ -13,7 +13,7 @@
  *   file states an incremental run loads first;
  * - in a new process (a server's first calls): catalog open, keyword search p50/p95 warm
  *   through the `search` tool (dev questions, 5 hits, passages) and through the FTS5
- *   retriever alone (BM25 only, with and without a library filter), outline/read p95 on
+ *   keyword index alone (BM25 only, with and without a library filter), outline/read p95 on
  *   random documents, the first build of the document table (`core/listing.ts`: browse,
  *   find_documents, recent) and of the link graph (`core/graph.ts`: links, connection,
  *   context), and that process's memory;

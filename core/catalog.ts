@@ -62,7 +62,7 @@ const FORMAT = "5";
 
 /** The catalog database. */
 export class Catalog {
-  /** The SQLite handle, shared with the retrievers. */
+  /** The SQLite handle, shared with the FTS5 keyword index. */
   readonly db: DatabaseSync;
   /** Which documents have an up-to-date vector. */
   readonly vectors: VectorRecords;

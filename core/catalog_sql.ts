@@ -113,7 +113,7 @@ export function escapeLike(text: string): string {
  * WAL lets them read beside the indexer's writes). The document count is reused for 2 s.
  *
  * @param file the catalog database file
- * @returns the open handle (for the FTS5 retriever's own tables) and the statistics
+ * @returns the open handle (for the FTS5 keyword index's own tables) and the statistics
  */
 export function openReadOnly(file: string): { db: DatabaseSync; stats: TermStats } {
   const db = new DatabaseSync(file, { readOnly: true });

@@ -1,5 +1,5 @@
 /**
- * Reciprocal-rank fusion of the ranked lists of several retrievers.
+ * Reciprocal-rank fusion of the ranked lists of several indexes (keyword, vectors).
  *
  * @module
  */
