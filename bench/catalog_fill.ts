@@ -2,7 +2,7 @@
  * The filling side of `bench/catalog_scale.ts`: generated Markdown documents stored in a
  * catalog the way the indexer stores extracted files (`shelf/indexer.ts`, `indexFile` after
  * the file is read): the real Markdown extractor, outline, card and term counts against the
- * catalog's statistics, `Catalog.put`, the FTS5 retriever's `upsert`, and the indexer's
+ * catalog's statistics, `Catalog.put`, the FTS5 keyword index's `upsert`, and the indexer's
  * batches (100 documents or 1.5 s per transaction, term counts saved with each). The time
  * of each step is kept.
  *
@@ -19,7 +19,7 @@ import { sniff } from "../core/sniff.ts";
 import type { ExtractFn, IndexedDoc, Library, TermStats } from "../core/types.ts";
 import { inProcess } from "../extraction/pool.ts";
 import { markdown } from "../extractors/markdown.ts";
-import { Fts5Retriever } from "../retrievers/fts5.ts";
+import { Fts5Index } from "../stores/fts5.ts";
 import type { LibraryDoc } from "./scale_docs.ts";
 
 /** The indexer's batch: 100 documents or 1.5 s per transaction (`shelf/indexer.ts`). */
@@ -35,7 +35,7 @@ export type Step = "extract" | "outline" | "card" | "count" | "put" | "fts" | "c
 /** Stores generated documents the way the indexer stores extracted files. */
 export class Filler {
   readonly catalog: Catalog;
-  readonly fts: Fts5Retriever;
+  readonly fts: Fts5Index;
   readonly lib: Library;
   /** Milliseconds spent in each step since the last checkpoint. */
   ms: Record<Step, number> = Filler.steps();
@@ -73,7 +73,7 @@ export class Filler {
         return n;
       },
     };
-    this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
+    this.fts = new Fts5Index(this.catalog.db, { stats: this.catalog });
     this.lib = lib;
     const registry = new ExtractorRegistry();
     registry.register(markdown());

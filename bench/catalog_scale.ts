@@ -13,7 +13,7 @@
  *   file states an incremental run loads first;
  * - in a new process (a server's first calls): catalog open, keyword search p50/p95 warm
  *   through the `search` tool (dev questions, 5 hits, passages) and through the FTS5
- *   retriever alone (BM25 only, with and without a library filter), outline/read p95 on
+ *   keyword index alone (BM25 only, with and without a library filter), outline/read p95 on
  *   random documents, the first build of the document table (`core/listing.ts`: browse,
  *   find_documents, recent) and of the link graph (`core/graph.ts`: links, connection,
  *   context), and that process's memory;
@@ -43,8 +43,8 @@ import { Catalog } from "../core/catalog.ts";
 import { docIdFor } from "../core/paths.ts";
 import { linkGraph } from "../core/graph.ts";
 import { docTable } from "../core/listing.ts";
-import { Fts5Retriever } from "../retrievers/fts5.ts";
-import { prepareQuery } from "../retrievers/query.ts";
+import { Fts5Index } from "../stores/fts5.ts";
+import { prepareQuery } from "../search/query.ts";
 import { callTool } from "../server/dispatch.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { Filler } from "./catalog_fill.ts";
@@ -124,7 +124,7 @@ async function measure(data: string, idsFile: string, libRoot: string): Promise<
   const qs = questions();
   [row.catalog_open_ms] = timed(() => {
     const c = new Catalog(join(data, "catalog.db"));
-    new Fts5Retriever(c.db, { stats: c });
+    new Fts5Index(c.db, { stats: c });
     c.close();
   });
   let t = performance.now();

@@ -5,7 +5,7 @@
  *
  * **Document vectors are stand-ins**: random unit vectors (512 dimensions, seeded by the
  * document id, as many as the real model would write), written through the real pipeline
- * (`VectorIndex` -> LanceDB table -> IVF index past 5,000 rows). Queries are embedded by the
+ * (`VectorSync` -> LanceDB table -> IVF index past 5,000 rows). Queries are embedded by the
  * real model (`use-lite-en`), and searches run through the real `search` tool: keyword
  * retrieval, the vector search in LanceDB, fusion, the hybrid guard, passages and snippets
  * (semantic snippets of vector-only hits embed their passages with the real model). The

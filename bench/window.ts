@@ -14,8 +14,8 @@ import { join } from "node:path";
 import { launchChromium } from "../tests/browser.ts";
 import { startHttpServer } from "../tests/cli_helper.ts";
 import { smallCorpus } from "../tests/corpus.ts";
-import { asset, SCRIPTS } from "../server/web.ts";
-import { appHtml } from "../server/web/mcp_app.ts";
+import { PageAssets } from "../server/web.ts";
+import { SCRIPTS } from "../server/web/mcp_app.ts";
 
 const { values: o, positionals } = parseArgs({
   args: Deno.args,
@@ -37,12 +37,13 @@ async function gzipSize(b: Uint8Array<ArrayBuffer>): Promise<number> {
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
 
 async function sizes() {
+  const assets = new PageAssets();
   const files = ["index.html", "app.css", ...SCRIPTS];
   let raw = 0;
   let gz = 0;
   console.log("Assets of the page (loaded on every visit):");
   for (const f of files) {
-    const b = await asset(f);
+    const b = await assets.file(f);
     const g = await gzipSize(b);
     raw += b.byteLength;
     gz += g;
@@ -57,7 +58,7 @@ async function sizes() {
       `  pdf.js ${name.padEnd(19)} ${kb(b.byteLength)} (${kb(await gzipSize(b))} gzip), PDFs only`,
     );
   }
-  const app = new TextEncoder().encode(await appHtml());
+  const app = new TextEncoder().encode(await assets.appHtml());
   console.log(`MCP App resource: ${kb(app.byteLength)} (${kb(await gzipSize(app))} gzip)`);
 }
 

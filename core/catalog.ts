@@ -6,9 +6,9 @@
  * driver and of every statement on these tables: `catalog_schema.ts` (the tables, opening),
  * `catalog_docs.ts` (a document's rows), `catalog_copies.ts` (text fingerprints),
  * `corpus_stats.ts` (document frequencies and count), `vector_records.ts` and
- * `catalog_sql.ts` (SQL other handles share). A retriever receives the handle only to keep
- * its own tables in the same file (FTS5 keeps `docs_fts` and `fts_map`), and joins
- * `documents` only through {@link filterSql}.
+ * `catalog_sql.ts` (SQL other handles share). The keyword index receives the handle only to
+ * keep its own tables in the same file (FTS5 keeps `docs_fts` and `fts_map`), and joins
+ * `documents` only through `filterJoin` (`catalog_sql.ts`).
  *
  * @module
  */
@@ -97,7 +97,7 @@ export interface GraphDocRow extends GraphDoc {
 
 /** The catalog database. */
 export class Catalog {
-  /** The SQLite handle, shared with the retrievers. */
+  /** The SQLite handle, shared with the FTS5 keyword index. */
   readonly db: DatabaseSync;
   /** Which documents have an up-to-date vector. */
   readonly vectors: VectorRecords;

@@ -79,7 +79,7 @@ export function openCatalogDb(file: string, format: string): DatabaseSync {
 
 /**
  * A catalog written by another format (document ids, stored fields) is emptied, every
- * table of the file included (the retrievers' too), so the next run indexes afresh.
+ * table of the file included (the keyword index's too), so the next run indexes afresh.
  */
 function migrate(db: DatabaseSync, format: string): void {
   const stored = db.prepare("SELECT value FROM meta WHERE key = ?").get("format")?.value;

@@ -36,7 +36,7 @@ export function statements(db: DatabaseSync): (sql: string) => StatementSync {
 /**
  * SQL conditions for the search filters, against the `documents` table under `alias`.
  * Values are always bound, never interpolated; dates are expected normalised (the search
- * path does that once, see `normalizeTime` in `retrievers/query.ts`).
+ * path does that once, see `normalizeTime` in `search/query.ts`).
  *
  * @param filters the search filters
  * @param alias the alias of `documents` in the query
@@ -81,6 +81,28 @@ export function filterSql(
   return { where: conds.length ? conds.join(" AND ") : "1", params };
 }
 
+/**
+ * The search filters as a join from an index's own rows to their `documents` rows: the
+ * `CROSS JOIN` (which keeps SQLite's join order: from the index's rows to their
+ * documents, never the library first) and the condition on them, for an index that keeps
+ * its tables in the catalog's file (FTS5) and ranks there.
+ *
+ * @param filters the search filters (dates normalised)
+ * @param docId the expression of the index's rows that holds their `doc_id`
+ * @returns the join, a `WHERE`-ready condition (`"1"` when there is none) and its parameters
+ * @example
+ * ```ts
+ * import { filterJoin } from "./catalog_sql.ts";
+ * filterJoin({ library: "Papers" }, "m.doc_id").join; // "CROSS JOIN documents d ON d.doc_id = m.doc_id"
+ * ```
+ */
+export function filterJoin(
+  filters: SearchFilters,
+  docId: string,
+): { join: string; where: string; params: SQLInputValue[] } {
+  return { join: `CROSS JOIN documents d ON d.doc_id = ${docId}`, ...filterSql(filters, "d") };
+}
+
 /** Escape `%`, `_` and `\\` for a `LIKE ... ESCAPE '\\'` pattern. */
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -91,7 +113,7 @@ export function escapeLike(text: string): string {
  * WAL lets them read beside the indexer's writes). The document count is reused for 2 s.
  *
  * @param file the catalog database file
- * @returns the open handle (for the FTS5 retriever's own tables) and the statistics
+ * @returns the open handle (for the FTS5 keyword index's own tables) and the statistics
  */
 export function openReadOnly(file: string): { db: DatabaseSync; stats: TermStats } {
   const db = new DatabaseSync(file, { readOnly: true });

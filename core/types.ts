@@ -1,7 +1,7 @@
 /**
  * Types for every stage of the shelfmark pipeline, in one place:
  * source file -> extracted document -> outline -> card -> indexed document -> hit.
- * Plugins (extractors, retrievers) import only from here.
+ * Plugins (extractors, embedders) import only from here.
  *
  * Fields that reach tool answers use the snake_case names of the tool contract.
  *
@@ -204,7 +204,7 @@ export interface TermStats {
   df(term: string): number;
 }
 
-/** A document ready for the retrievers. */
+/** A document ready for the indexes. */
 export interface IndexedDoc {
   /** The card. */
   card: Card;
@@ -215,7 +215,7 @@ export interface IndexedDoc {
 }
 
 /**
- * Filters of `search`, applied by every retriever. Dates are already normalised to the
+ * Filters of `search`, applied by every index. Dates are already normalised to the
  * stored `modified_at` form (RFC 3339 in UTC, milliseconds): the search path parses them once.
  */
 export interface SearchFilters {
@@ -260,20 +260,6 @@ export interface ParsedQuery {
   excluded: QueryUnit[];
 }
 
-/** A query as retrievers see it: parsed once by the search path, shared by every retriever. */
-export interface Query {
-  /** The user's query text, in the search syntax of the spec. */
-  text: string;
-  /** The same text, parsed (see `parseQuery` in `retrievers/query.ts`). */
-  parsed: ParsedQuery;
-  /** Maximum number of hits wanted. */
-  limit: number;
-  /** Filters to apply. */
-  filters: SearchFilters;
-  /** How many of the top hits get a snippet (default: all). */
-  snippets?: number;
-}
-
 /** A span of a document's lines: an outline section, a page, or a window. */
 export interface Passage {
   /** The outline node it belongs to (`"3.2"`), when it comes from the outline. */
@@ -298,55 +284,22 @@ export interface PassageHit extends Passage {
   score: number;
 }
 
-/** One ranked answer of a retriever. */
+/** One ranked answer of an index (keyword or vector). */
 export interface Hit {
   /** The document. */
   doc_id: string;
-  /** Score normalised to 0-1 by the retriever (higher is better). */
+  /** Score normalised to 0-1 by the index (higher is better). */
   score: number;
-  /** The retriever's raw score (BM25, distance, ...). */
+  /** The index's raw score (BM25, distance, ...). */
   raw: number;
-  /** Name of the retriever that produced it. */
+  /** Name of the index that produced it (`fts5`, `lancedb`). */
   retriever: string;
-  /** A short passage around the match, when the retriever can make one. */
+  /** A short passage around the match, when the index makes one. */
   snippet?: string;
   /** The document's best passages for the query (added by the search path). */
   passages?: PassageHit[];
   /** Other documents with the same text, collapsed into this hit (added by the search path). */
   copies?: { doc_id: string; path: string }[];
-}
-
-/** Availability of a retriever while the index is built. */
-export interface RetrieverState {
-  /** `ready` once it answers over everything indexed. */
-  state: "empty" | "building" | "ready" | "failed";
-  /** Documents it holds. */
-  documents: number;
-  /** Last error, when failed. */
-  error?: string;
-}
-
-/** A retriever indexes documents and answers queries; several are fused. */
-export interface Retriever {
-  /** `"fts5"`, `"lancedb"`, ... */
-  name: string;
-  /**
-   * What its ranking rests on: `keyword` retrievers answer `mode: "keyword"`, `semantic`
-   * ones `mode: "semantic"`; `hybrid` fuses every retriever that is ready.
-   */
-  kind?: "keyword" | "semantic";
-  /** Weight of its ranking in fusion (weighted RRF; default 1). */
-  fusionWeight?: number;
-  /** How many of its hits take part in fusion (default: all it returned). */
-  fusionDepth?: number;
-  /** Add or replace documents. */
-  upsert(docs: IndexedDoc[]): Promise<void>;
-  /** Remove documents by id. */
-  remove(ids: string[]): Promise<void>;
-  /** Ranked hits for a query, with filters applied. */
-  search(q: Query): Promise<Hit[]>;
-  /** Current availability. */
-  ready(): RetrieverState;
 }
 
 /** A named library root. */

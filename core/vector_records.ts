@@ -1,7 +1,7 @@
 /**
  * The catalog's record of which documents have an up-to-date vector (the `vectors` table:
  * the content hash each vector was made from). The vectors themselves live in LanceDB
- * (`retrievers/lancedb.ts`); `shelf/vectors.ts` keeps the two in step.
+ * (`stores/lancedb.ts`); `shelf/vectors.ts` keeps the two in step.
  *
  * @module
  */

@@ -30,7 +30,7 @@ export class UseEmbedder implements Embedder {
   readonly fusionWeight = 0.1;
   /**
    * Measured on the development questions (`deno task bench`, full corpus): hybrid with
-   * this model, held to the keyword evidence (`shelf/hybrid.ts`), ties keyword search on
+   * this model, held to the keyword evidence (`search/hybrid.ts`), ties keyword search on
    * Recall@1 (0.625), gains two questions of 80 at Recall@5 (0.9125 against 0.8875) and
    * 0.006 of MRR, for twice the latency and vectors that take longer than the keyword
    * index. It does not win on all three, so keyword stays the default; `mode: "hybrid"`

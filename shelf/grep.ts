@@ -200,7 +200,7 @@ export async function grepDocuments(
   const limitDocs = o.limitDocuments ?? 10;
   const inScope = shelf.catalog.idsMatching(scope) ?? shelf.catalog.ids();
   const { literal, words } = patternLiterals(pattern);
-  const ids = words.length ? shelf.fts.candidates(words, scope) : inScope;
+  const ids = words.length ? await shelf.fts.candidates(words, scope) : inScope;
   const { found, grepped, complete } = await grepBatches(shelf, runner, ids, {
     ...job,
     literal,

@@ -1,6 +1,6 @@
 /**
  * The indexer: walks library roots, extracts what changed, builds outline and card,
- * and writes the catalog and the retrievers, in batches, yielding between files so a
+ * and writes the catalog and the keyword index, in batches, yielding between files so a
  * server running it in the background keeps answering.
  *
  * @module
@@ -22,9 +22,9 @@ import {
   type ExtractInput,
   type IndexedDoc,
   type Library,
-  type Retriever,
   type Skipped,
 } from "../core/types.ts";
+import type { KeywordIndex, VectorIndex } from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
 import { expectedLoad, MAX_BYTES_IN_FLIGHT } from "./load.ts";
 
@@ -73,11 +73,23 @@ function rfc3339(ms: number): string {
   return new Date(ms || 0).toISOString();
 }
 
+/**
+ * The indexes the indexer keeps in step with the catalog: documents go to the keyword
+ * index; the vector index only loses those removed (vectors are computed in the background
+ * after a run, see `VectorSync`).
+ */
+export interface KeptIndexes {
+  /** The keyword index. */
+  keyword?: KeywordIndex;
+  /** The vector index. */
+  vectors?: VectorIndex;
+}
+
 /** Builds and updates the index of a set of libraries. */
 export class Indexer {
   #catalog: Catalog;
   #extract: ExtractFn;
-  #retrievers: Retriever[];
+  #indexes: KeptIndexes;
   #concurrency: number;
   /**
    * Extractor output versions by `doc_type` (`extractors/versions.ts`): a type whose version
@@ -106,13 +118,13 @@ export class Indexer {
   /**
    * @param catalog the catalog to write
    * @param extract extracts one file (a worker pool, or in process)
-   * @param retrievers retrievers kept in step with the catalog
+   * @param indexes the indexes kept in step with the catalog
    * @param concurrency files extracted at once
    */
-  constructor(catalog: Catalog, extract: ExtractFn, retrievers: Retriever[], concurrency = 1) {
+  constructor(catalog: Catalog, extract: ExtractFn, indexes: KeptIndexes, concurrency = 1) {
     this.#catalog = catalog;
     this.#extract = extract;
-    this.#retrievers = retrievers;
+    this.#indexes = indexes;
     this.#concurrency = Math.max(1, concurrency);
   }
 
@@ -273,7 +285,7 @@ export class Indexer {
     this.#catalog.setMeta("fingerprints", FINGERPRINT_VERSION);
   }
 
-  /** Remove documents from the catalog, the retrievers and the term statistics. */
+  /** Remove documents from the catalog, the indexes and the term statistics. */
   async removeDocs(ids: string[]): Promise<void> {
     // One transaction (or the batch's), so a crash leaves all of it or none of it.
     this.#catalog.begin();
@@ -283,7 +295,8 @@ export class Indexer {
         if (old !== undefined) this.#catalog.countTerms(distinctWords(old), -1);
       }
       this.#catalog.remove(ids);
-      for (const r of this.#retrievers) await r.remove(ids);
+      await this.#indexes.keyword?.remove(ids);
+      await this.#indexes.vectors?.remove(ids);
       this.#catalog.saveTermCounts();
     } finally {
       this.#catalog.commit();
@@ -372,7 +385,7 @@ export class Indexer {
         extracted.links,
       );
       const doc: IndexedDoc = { card, outline, lines };
-      for (const r of this.#retrievers) await r.upsert([doc]);
+      await this.#indexes.keyword?.upsert([doc]);
       return "indexed";
     } catch (e) {
       if (known) await this.removeDocs([known.doc_id]);

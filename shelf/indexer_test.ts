@@ -35,7 +35,7 @@ Deno.test("Indexer keeps the bytes of the files in flight within its budget; a l
     };
     const catalog = new Catalog(join(base, "catalog.db"));
     try {
-      const indexer = new Indexer(catalog, extract, [], 3);
+      const indexer = new Indexer(catalog, extract, {}, 3);
       indexer.maxBytesInFlight = 2.5 * MB;
       const p = await indexer.run([{ name: "Lib", root }]);
       assertEquals([p.indexed, p.skipped], [sizes.length, 0]);
@@ -76,7 +76,7 @@ Deno.test("Indexer starts a file beside others only when admit() says so, and we
     };
     const catalog = new Catalog(join(base, "catalog.db"));
     try {
-      const indexer = new Indexer(catalog, extract, [], 3);
+      const indexer = new Indexer(catalog, extract, {}, 3);
       let asked = 0;
       indexer.admit = () => (asked++, room);
       let p = await indexer.run([{ name: "Lib", root }]);

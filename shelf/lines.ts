@@ -7,7 +7,7 @@
  * @module
  */
 import { type Catalog, CatalogCache } from "../core/catalog.ts";
-import { type LinedText, linedText } from "../retrievers/passages.ts";
+import { type LinedText, linedText } from "../search/passages.ts";
 
 interface Entry extends LinedText {
   lines?: string[];

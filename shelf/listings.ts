@@ -19,8 +19,8 @@ import {
   type NameMatch,
   type Names,
   namesOf,
-} from "../retrievers/names.ts";
-import { findPaths, type PathAggregate } from "../retrievers/path.ts";
+} from "../search/names.ts";
+import { findPaths, type PathAggregate } from "../search/path.ts";
 import type { Shelf } from "./shelf.ts";
 
 /** The file name of a path. */

@@ -1,6 +1,6 @@
 /**
- * A shelf: the libraries, the catalog, the extractors, the retrievers and the index
- * state, opened from a data directory. It is the application: one method per use case
+ * A shelf: the libraries, the catalog, the extractors, the keyword and vector
+ * indexes and the index state, opened from a data directory. It is the application: one method per use case
  * (read lines, outline, links, browse, status, ...), each returning plain data; the tools,
  * the CLI and the web page are adapters over it (the logic of the use cases lives in
  * `documents.ts`, `links.ts`, `listings.ts`, `context.ts`, `similar.ts`).
@@ -11,9 +11,9 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
-import { Fts5Retriever } from "../retrievers/fts5.ts";
-import { LanceRetriever } from "../retrievers/lancedb.ts";
-import { SearchPool } from "../retrievers/fts5_pool.ts";
+import { Fts5Index } from "../stores/fts5.ts";
+import { LanceIndex } from "../stores/lancedb.ts";
+import { SearchPool } from "../stores/fts5_pool.ts";
 import { Catalog } from "../core/catalog.ts";
 import {
   addFolders,
@@ -25,20 +25,20 @@ import {
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
-import { VectorIndex, type VectorStatus } from "./vectors.ts";
+import { type VectorStatus, VectorSync } from "./vectors.ts";
+import type { KeywordIndex } from "../stores/roles.ts";
 import type {
   Card,
   Embedder,
   Extractor,
   Hit,
   Library,
-  Retriever,
   SearchFilters,
   Skipped,
 } from "../core/types.ts";
 import type { FieldValues } from "../core/fields.ts";
 import type { DocEntry } from "../core/listing.ts";
-import type { PathAggregate } from "../retrievers/path.ts";
+import type { PathAggregate } from "../search/path.ts";
 import { type DocumentContext, documentContext } from "./context.ts";
 import {
   type DocumentFile,
@@ -74,7 +74,7 @@ import {
   recentDocuments,
   tagValues,
 } from "./listings.ts";
-import { defaultMode, type SearchMode } from "./search.ts";
+import { defaultMode, type SearchMode } from "../search/search.ts";
 import { similarTo } from "./similar.ts";
 import { GrepRunner } from "./grep_runner.ts";
 import {
@@ -133,7 +133,7 @@ export interface IndexStatus {
 }
 
 /**
- * The libraries, catalog, extractors, retrievers and index state, and the use cases
+ * The libraries, catalog, extractors, keyword and vector indexes and index state, and the use cases
  * over them.
  */
 export class Shelf {
@@ -146,16 +146,12 @@ export class Shelf {
   /** Extractors by extension and sniffed type. */
   readonly registry: ExtractorRegistry;
   /**
-   * The full-text retriever (it also makes snippets and checks hard query constraints).
+   * The keyword index (it also makes snippets and checks hard query constraints); its
+   * searches run on the search workers when there are some.
    *
    * @ignore internal: the tools and the search path use it
    */
-  readonly fts: Fts5Retriever;
-  /**
-   * Every retriever, as the search path asks them: the keyword retriever (run on the
-   * search workers when there are some), then vectors when an embedder is configured.
-   */
-  readonly retrievers: Retriever[];
+  readonly fts: KeywordIndex;
   /**
    * Keyword-search workers (undefined: searches run on this thread).
    *
@@ -163,11 +159,12 @@ export class Shelf {
    */
   readonly searchPool?: SearchPool;
   /**
-   * Document vectors (undefined when the embedder is `none`).
+   * Document vectors: the vector index, kept in step in the background (undefined when the
+   * embedder is `none`).
    *
    * @ignore internal: the tools and the search path use it
    */
-  readonly vectors?: VectorIndex;
+  readonly vectors?: VectorSync;
   /**
    * The indexer.
    *
@@ -220,15 +217,13 @@ export class Shelf {
     this.catalog = new Catalog(join(opts.data, "catalog.db"));
     this.registry = new ExtractorRegistry();
     for (const e of extractors) this.registry.register(e);
-    this.fts = new Fts5Retriever(this.catalog.db, { stats: this.catalog });
     if (opts.searchWorkers) {
       this.searchPool = new SearchPool(join(opts.data, "catalog.db"), opts.searchWorkers);
     }
-    this.retrievers = [this.searchPool ? pooled(this.fts, this.searchPool) : this.fts];
+    this.fts = new Fts5Index(this.catalog.db, { stats: this.catalog, pool: this.searchPool });
     if (embedder) {
-      const lance = new LanceRetriever(join(opts.data, "vectors"), this.catalog, embedder);
-      this.vectors = new VectorIndex(this.catalog, lance, embedder, this.log);
-      this.retrievers.push(lance);
+      const lance = new LanceIndex(join(opts.data, "vectors"), this.catalog);
+      this.vectors = new VectorSync(this.catalog, lance, embedder, this.log);
     }
     const limits = config.limits ?? {};
     const workers = opts.workers ?? limits.workers ??
@@ -242,7 +237,7 @@ export class Shelf {
     this.indexer = new Indexer(
       this.catalog,
       this.pool?.extract ?? inProcess(this.registry, { ocrLanguages }),
-      this.retrievers,
+      { keyword: this.fts, vectors: this.vectors?.index },
       workers + 1,
     );
     // A file starts beside others only while the process tree is under its memory budget.
@@ -623,15 +618,3 @@ export class Shelf {
 const INDEX_MEMORY_MB = 400;
 /** What a file that runs alone may add: idle extraction processes leave when there is less. */
 const ALONE_HEADROOM_MB = 200;
-
-/** The keyword retriever with its searches sent to the search workers. */
-function pooled(fts: Fts5Retriever, pool: SearchPool): Retriever {
-  return {
-    name: fts.name,
-    kind: fts.kind,
-    upsert: (docs) => fts.upsert(docs),
-    remove: (ids) => fts.remove(ids),
-    search: (q) => pool.search(q),
-    ready: () => fts.ready(),
-  };
-}

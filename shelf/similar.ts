@@ -6,7 +6,7 @@
  * @module
  */
 import { type Card, type Hit, ToolError } from "../core/types.ts";
-import { prepareQuery } from "../retrievers/query.ts";
+import { prepareQuery } from "../search/query.ts";
 import type { Shelf } from "./shelf.ts";
 
 /** Words of the card for a keyword search of similar documents (no query syntax in them). */
@@ -23,9 +23,9 @@ export async function similarTo(
 ): Promise<{ hits: Hit[]; by: "vectors" | "keywords" }> {
   const v = shelf.vectors;
   try {
-    const vector = v && await v.retriever.vectorOf(card.doc_id);
+    const vector = v && await v.index.vectorOf(card.doc_id);
     if (v && vector) {
-      return { hits: await v.retriever.nearest(vector, limit, {}, card.doc_id), by: "vectors" };
+      return { hits: await v.index.nearest(vector, limit, {}, card.doc_id), by: "vectors" };
     }
   } catch (e) {
     shelf.log(`similar: vectors unavailable, similar by keywords (${(e as Error)?.message})`);

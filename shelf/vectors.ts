@@ -8,7 +8,7 @@
  * @module
  */
 import type { Catalog } from "../core/catalog.ts";
-import type { LanceRetriever, VectorRow } from "../retrievers/lancedb.ts";
+import type { VectorIndex, VectorRow } from "../stores/roles.ts";
 import type { Card, Embedder, OutlineNode } from "../core/types.ts";
 
 /** What `status` and `_meta` say about the vectors. */
@@ -38,6 +38,8 @@ export interface VectorStatus {
 const COUNTS_TTL_MS = 1000;
 /** Documents per embedding batch. */
 export const BATCH = 16;
+/** Query vectors remembered (see {@link VectorSync.queryVector}). */
+const QUERIES_KEPT = 16;
 
 /**
  * The text embedded for a document: title, author, keywords, top-level headings with
@@ -68,10 +70,10 @@ export function embedText(card: Card, outline: OutlineNode[], maxChars: number):
   return text;
 }
 
-/** Keeps the vector table in step with the catalog, in the background. */
-export class VectorIndex {
-  /** The LanceDB retriever the vectors go to. */
-  readonly retriever: LanceRetriever;
+/** Keeps the vector index in step with the catalog, in the background, and embeds queries. */
+export class VectorSync {
+  /** The vector index the vectors go to. */
+  readonly index: VectorIndex;
   /** The embedder. */
   readonly embedder: Embedder;
   readonly #catalog: Catalog;
@@ -85,6 +87,7 @@ export class VectorIndex {
   #rate?: number;
   #failures = 0;
   #retry?: ReturnType<typeof setTimeout>;
+  #queries = new Map<string, Promise<Float32Array | undefined>>();
   /** Documents embedded by this process (a changed document counts again, an unchanged one never). */
   embeddedCount = 0;
   /** Called after each batch. */
@@ -92,18 +95,18 @@ export class VectorIndex {
 
   /**
    * @param catalog the catalog (which documents have an up-to-date vector)
-   * @param retriever the LanceDB retriever
+   * @param index the vector index
    * @param embedder the embedder
    * @param log warnings
    */
   constructor(
     catalog: Catalog,
-    retriever: LanceRetriever,
+    index: VectorIndex,
     embedder: Embedder,
     log: (m: string) => void,
   ) {
     this.#catalog = catalog;
-    this.retriever = retriever;
+    this.index = index;
     this.embedder = embedder;
     this.#log = log;
   }
@@ -117,9 +120,9 @@ export class VectorIndex {
       const { model: name, settings } = this.embedder;
       const model = settings ? `${name} (${settings})` : name;
       const stored = this.#catalog.getMeta("vectors_model");
-      const rows = await this.retriever.open();
+      const rows = await this.index.open();
       if (stored !== model) {
-        if (rows > 0 || stored !== undefined) await this.retriever.clear();
+        if (rows > 0 || stored !== undefined) await this.index.clear();
         this.#catalog.vectors.clear();
         this.#catalog.setMeta("vectors_model", model);
       }
@@ -134,8 +137,8 @@ export class VectorIndex {
   /** Remove vectors (and their records) of documents no longer in the catalog. */
   async #sweep(): Promise<void> {
     const known = this.#catalog.vectors.prune();
-    const orphans = (await this.retriever.ids()).filter((id) => !known.has(id));
-    if (orphans.length) await this.retriever.remove(orphans);
+    const orphans = (await this.index.ids()).filter((id) => !known.has(id));
+    if (orphans.length) await this.index.remove(orphans);
   }
 
   #counts?: { pending: number; embedded: number; at: number };
@@ -174,6 +177,27 @@ export class VectorIndex {
       rate: this.#rate,
       error: this.#error,
     };
+  }
+
+  /**
+   * The vector of a query text. The last few are remembered: a search and the semantic
+   * snippets of its hits (`search/near_passages.ts`) embed the same text once.
+   *
+   * @param text the query text (`queryText` in `search/query.ts`)
+   * @returns its vector, or undefined when the embedder gives none
+   */
+  queryVector(text: string): Promise<Float32Array | undefined> {
+    let v = this.#queries.get(text);
+    if (v) {
+      this.#queries.delete(text);
+    } else {
+      v = this.embedder.embed([text], "query").then((r) => r[0]);
+      // A failure is not remembered: the next search asks again.
+      v.catch(() => this.#queries.delete(text));
+    }
+    this.#queries.set(text, v);
+    if (this.#queries.size > QUERIES_KEPT) this.#queries.delete(this.#queries.keys().next().value!);
+    return v;
   }
 
   /** Embed what is pending, in the background (joins the run in progress). */
@@ -250,22 +274,22 @@ export class VectorIndex {
       // New documents are appended; those with an older vector replace it. A crash between
       // the append and the records below leaves rows without a record: the next opening's
       // sweep removes them, and they are appended again.
-      await this.retriever.write(out.filter((_, i) => !rows[i]!.known), true);
-      await this.retriever.write(out.filter((_, i) => rows[i]!.known));
+      await this.index.upsert(out.filter((_, i) => !rows[i]!.known), true);
+      await this.index.upsert(out.filter((_, i) => rows[i]!.known));
       wrote = true;
       // Record what each vector was made from; a document deleted meanwhile loses its vector.
       const gone: string[] = [];
       for (const r of rows) {
         if (!this.#catalog.vectors.done(r.doc_id, r.hash)) gone.push(r.doc_id);
       }
-      if (gone.length) await this.retriever.remove(gone);
+      if (gone.length) await this.index.remove(gone);
       done += rows.length;
       this.embeddedCount += rows.length;
       this.#rate = done / ((performance.now() - started) / 1000);
       // Counted again at most once a second (`COUNTS_TTL_MS`): a count reads every document.
       this.onProgress?.(this.status());
     }
-    if (wrote && !this.#stopped) await this.retriever.optimize();
+    if (wrote && !this.#stopped) await this.index.optimize();
     if (!this.#stopped && this.#pending() === 0) this.#complete = true;
   }
 

@@ -4,7 +4,7 @@ import { toyVector } from "../tests/embed_standin.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import type { Card, Embedder, OutlineNode } from "../core/types.ts";
 import { embedText } from "./vectors.ts";
-import { SEMANTIC_PASSAGES } from "./near_passages.ts";
+import { SEMANTIC_PASSAGES } from "../search/near_passages.ts";
 import { callTool } from "../server/dispatch.ts";
 
 const node = (
@@ -130,17 +130,17 @@ Deno.test({
     const rows = async () => {
       await s.shelf.index();
       await vectors.idle();
-      const ids = await vectors.retriever.ids();
-      return { rows: ids.length, distinct: new Set(ids).size, count: vectors.retriever.count() };
+      const ids = await vectors.index.ids();
+      return { rows: ids.length, distinct: new Set(ids).size, count: vectors.index.count() };
     };
     assertEquals(await rows(), { rows: 3, distinct: 3, count: 3 });
-    const before = await vectors.retriever.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
+    const before = await vectors.index.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
     await note("dogs", "Dogs sleep in the kitchen and bake bread on Sundays.");
     await note("chat", "Le chat dort.");
     seen.documents = 0;
     assertEquals(await rows(), { rows: 4, distinct: 4, count: 4 });
     assertEquals(seen.documents, 2);
-    const after = await vectors.retriever.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
+    const after = await vectors.index.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
     assert(before && after && before.some((x, i) => x !== after[i]), "the changed note's vector");
   },
 });

@@ -63,7 +63,7 @@ Deno.test({
           r.doc_id as string
         ),
       );
-      const inTable = new Set(await v.retriever.ids());
+      const inTable = new Set(await v.index.ids());
       const rec = shelf.catalog.db.prepare("SELECT doc_id FROM vectors").all()
         .map((r) => r.doc_id as string);
       assert([...inTable].every((id) => docs.has(id)), "a vector without its document");
@@ -74,7 +74,7 @@ Deno.test({
       // Only what was not recorded is embedded again.
       assertEquals(v.embeddedCount, before.pending);
       assertEquals(before.embedded + before.pending, docs.size);
-      const ids = await v.retriever.ids();
+      const ids = await v.index.ids();
       assertEquals(ids.length, docs.size);
       assertEquals(new Set(ids), docs);
       assertEquals(v.status().state, "ready");

@@ -40,7 +40,7 @@ Deno.test({
           [v.state, v.model, v.dimensions, v.multilingual, v.embedded, v.pending],
           ["ready", "use-lite-en", 512, false, docs, 0],
         );
-        assertEquals((await shelf.vectors!.retriever.ids()).length, docs);
+        assertEquals((await shelf.vectors!.index.ids()).length, docs);
         assertEquals(shelf.vectors!.embeddedCount, docs);
       });
 
@@ -100,7 +100,7 @@ Deno.test({
         await Deno.remove(join(lib, "sqlite3-doc", "sqlar.html"));
         await shelf.index();
         await shelf.vectors!.idle();
-        const ids = await shelf.vectors!.retriever.ids();
+        const ids = await shelf.vectors!.index.ids();
         assert(!ids.includes(id));
         assertEquals(ids.length, docs - 1);
         const r = await search("sqlite archive files", "semantic");

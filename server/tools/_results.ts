@@ -41,9 +41,12 @@ export function nextStep(render: Render): string {
     : "Next: read a passage (doc_id, offset=L start, limit=its lines) or a section (section=§id); outline for the map.";
 }
 
-/** Cards of hits as search results (a hit without a snippet shows the abstract's start). */
-export function toResults(shelf: Shelf, hits: Hit[]): SearchResult[] {
-  const cards = shelf.cards(hits.map((h) => h.doc_id));
+/**
+ * Cards of hits as search results (a hit without a snippet shows the abstract's start);
+ * `known` cards (the search path's) are not read again.
+ */
+export function toResults(shelf: Shelf, hits: Hit[], known?: Map<string, Card>): SearchResult[] {
+  const cards = known ?? shelf.cards(hits.map((h) => h.doc_id));
   const results: SearchResult[] = [];
   for (const h of hits) {
     const c = cards.get(h.doc_id);

@@ -1,13 +1,13 @@
 /**
  * `find_documents`: documents by file name or title — exact, then prefix, then contains
  * (case, accents and `_-.` separators ignored), and with `fuzzy` also names within a few
- * typos (see `retrievers/names.ts`).
+ * typos (see `search/names.ts`).
  *
  * @module
  */
 import { z } from "zod";
 import { ToolError } from "../../core/types.ts";
-import { type MatchKind, normalizeName } from "../../retrievers/names.ts";
+import { type MatchKind, normalizeName } from "../../search/names.ts";
 import {
   argHint,
   checkLibrary,

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { checkFields } from "../../core/fields.ts";
-import { defaultMode, searchShelf } from "../../shelf/search.ts";
+import { defaultMode, searchShelf } from "../../search/search.ts";
 import { ToolError } from "../../core/types.ts";
 import {
   checkLibrary,
@@ -142,7 +142,7 @@ export const search = defineTool({
     return await one(a.query!);
 
     async function one(query: string): Promise<One> {
-      const { hits, mode, note } = await searchShelf(shelf, {
+      const { hits, mode, note, cards } = await searchShelf(shelf, {
         query,
         limit: a.limit,
         mode: a.mode,
@@ -156,7 +156,7 @@ export const search = defineTool({
           fields: a.filters,
         },
       });
-      const results = toResults(shelf, hits);
+      const results = toResults(shelf, hits, cards);
       if (a.time_sort !== "default") {
         const dir = a.time_sort === "newest" ? -1 : 1;
         results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));

@@ -2,8 +2,8 @@
  * The catalog consistency checker: after a crash (or any run) the catalog, the texts,
  * the skipped list, the FTS5 index and the document frequencies must agree.
  *
- * Checks are a list of {@link ConsistencyCheck}s so a retriever with its own store adds
- * one: the LanceDB vector table (`shelf/vectors.ts`, `retrievers/lancedb.ts`, in progress)
+ * Checks are a list of {@link ConsistencyCheck}s so an index with its own store adds
+ * one: the LanceDB vector table (`shelf/vectors.ts`, `stores/lancedb.ts`, in progress)
  * adds a check that every document has exactly one vector and no vector lacks a document,
  * by passing it in `extra`.
  *

@@ -11,7 +11,7 @@
  * @module
  */
 import type { Embedder, Passage, PassageHit } from "../core/types.ts";
-import { type LinedText, linesOf, pageOf } from "../retrievers/passages.ts";
+import { type LinedText, linesOf, pageOf } from "./passages.ts";
 import { readableLine } from "../core/readable.ts";
 
 /** Passages compared per document, at most. */

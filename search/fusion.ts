@@ -1,5 +1,5 @@
 /**
- * Reciprocal-rank fusion of the ranked lists of several retrievers.
+ * Reciprocal-rank fusion of the ranked lists of several indexes (keyword, vectors).
  *
  * @module
  */
@@ -16,7 +16,7 @@ import type { Hit } from "../core/types.ts";
  * With `weights`, list `j` adds `weights[j] / (k + rank)` (weighted RRF), and the best
  * possible sum is the total weight of the non-empty lists over `k + 1`.
  *
- * @param lists ranked hits, one list per retriever, best first
+ * @param lists ranked hits, one list per index, best first
  * @param k rank constant (60 as in the original paper)
  * @param limit maximum number of hits returned
  * @param weights one weight per list (default 1 each)

@@ -9,7 +9,7 @@
  */
 import { COPY_SIMILARITY, similarity } from "../core/fingerprint.ts";
 import type { Card, Hit, SearchFilters } from "../core/types.ts";
-import type { Shelf } from "./shelf.ts";
+import type { Shelf } from "../shelf/shelf.ts";
 
 /** How a copy is named in an answer. */
 type CopyRef = NonNullable<Hit["copies"]>[number];
@@ -32,14 +32,15 @@ function preference(card: Card | undefined): number {
  * @param hits ranked hits (filters already applied)
  * @param filters the filters, to list exact copies elsewhere in the libraries
  * @param limit hits wanted
- * @returns at most `limit` hits, each with the `copies` it stands for
+ * @returns at most `limit` hits, each with the `copies` it stands for, and the cards of
+ *   the hits (read here once, for the answer)
  */
 export function collapseCopies(
   shelf: Shelf,
   hits: Hit[],
   filters: SearchFilters,
   limit: number,
-): Hit[] {
+): { hits: Hit[]; cards: Map<string, Card> } {
   const ids = hits.map((h) => h.doc_id);
   const fps = shelf.catalog.fingerprints(ids);
   // Union-find over the hits.
@@ -68,7 +69,7 @@ export function collapseCopies(
   // Exact copies outside the hits (deeper in the ranking, or not matched at all).
   const keys = [...new Set(chosen.flat().map((i) => fps.get(ids[i]!)?.key).filter(Boolean))];
   const same = shelf.catalog.sameText(keys as string[], filters);
-  return chosen.map((group) => {
+  const collapsed = chosen.map((group) => {
     const best = group.reduce((a, b) =>
       preference(cards.get(ids[b]!)) > preference(cards.get(ids[a]!)) ? b : a
     );
@@ -85,4 +86,5 @@ export function collapseCopies(
     if (members.size) hit.copies = [...members.values()];
     return hit;
   });
+  return { hits: collapsed, cards };
 }

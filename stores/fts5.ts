@@ -1,5 +1,5 @@
 /**
- * The keyword retriever: SQLite FTS5 with BM25 over five weighted columns (title, path,
+ * The keyword index (see `roles.ts`): SQLite FTS5 with BM25 over five weighted columns (title, path,
  * keywords, headings, body), in the catalog's database.
  *
  * Tokenizer: `porter unicode61 remove_diacritics 2`. unicode61 folds case and diacritics
@@ -16,28 +16,27 @@
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { filterSql, statements } from "../core/catalog.ts";
+import { statements } from "../core/catalog.ts";
+import { filterJoin } from "../core/catalog_sql.ts";
 import {
   type Hit,
   type IndexedDoc,
   type OutlineNode,
   type ParsedQuery,
-  type Query,
-  type Retriever,
-  type RetrieverState,
+  type SearchFilters,
   type TermStats,
   ToolError,
 } from "../core/types.ts";
 import { segmentCJK } from "../core/tokenize.ts";
-import { positiveTerms, toFtsMatch } from "./query.ts";
-import { snippetMatcher } from "./snippet.ts";
-import { StoredSnippets } from "./fts5_snippets.ts";
+import { positiveTerms } from "../search/query.ts";
+import { toFtsMatch } from "./fts5_match.ts";
+import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
 import { WordDocs } from "./fts5_words.ts";
 import { DEFAULT_WEIGHTS, Fts5Ranking, type Fts5Weights } from "./fts5_rank.ts";
+import type { SearchPool } from "./fts5_pool.ts";
+import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 
-export { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
-
-/** Options of {@link Fts5Retriever}. */
+/** Options of {@link Fts5Index}. */
 export interface Fts5Options {
   /** Column weights, merged over {@link DEFAULT_WEIGHTS}. */
   weights?: Partial<Fts5Weights>;
@@ -51,7 +50,7 @@ export interface Fts5Options {
   /**
    * A question whose words' documents add up to more than this is ranked in two phases,
    * over the documents holding its rarer words (default 20,000; see `tieredMatch` in
-   * `query.ts`). Below, every match is ranked.
+   * `fts5_match.ts`). Below, every match is ranked.
    */
   wholeDocs?: number;
   /**
@@ -61,6 +60,8 @@ export interface Fts5Options {
   rareDocs?: number;
   /** The tables exist and the handle is read-only: do not create them (search workers). */
   readOnly?: boolean;
+  /** Search workers: `search` runs there instead of on this thread. */
+  pool?: SearchPool;
 }
 
 const SCHEMA = `
@@ -133,7 +134,7 @@ export function bm25Score(raw: number): number {
 }
 
 /**
- * Keyword retriever over SQLite FTS5 (BM25), sharing the catalog's database.
+ * The keyword index over SQLite FTS5 (BM25), sharing the catalog's database.
  *
  * `upsert` and `remove` run inside a SAVEPOINT, so they are atomic on their own and join
  * the caller's transaction when there is one (the indexer's batch).
@@ -141,32 +142,32 @@ export function bm25Score(raw: number): number {
  * @example
  * ```ts
  * import { Catalog } from "../core/catalog.ts";
- * import { Fts5Retriever } from "./fts5.ts";
- * import { prepareQuery } from "./query.ts";
+ * import { Fts5Index } from "./fts5.ts";
+ * import { prepareQuery } from "../search/query.ts";
  * const catalog = new Catalog(":memory:");
- * const fts = new Fts5Retriever(catalog.db);
+ * const fts = new Fts5Index(catalog.db);
  * await fts.search(prepareQuery("docker compose", 10)); // []
  * ```
  */
-export class Fts5Retriever implements Retriever {
-  /** Retriever name, used to tag hits. */
+export class Fts5Index implements KeywordIndex {
+  /** Backend name, used to tag hits. */
   readonly name = "fts5";
-  /** It answers keyword searches. */
-  readonly kind = "keyword";
   #db: DatabaseSync;
+  #pool?: SearchPool;
   readonly #q: (sql: string) => StatementSync;
   #words?: WordDocs;
   #ranking: Fts5Ranking;
   #snippets: StoredSnippets;
 
   /**
-   * Create the retriever and its tables (`docs_fts`, `fts_map`) if they do not exist.
+   * Create the index and its tables (`docs_fts`, `fts_map`) if they do not exist.
    *
    * @param db the catalog's database (with its `documents` table)
-   * @param options column weights
+   * @param options column weights, statistics, search workers
    */
   constructor(db: DatabaseSync, options: Fts5Options = {}) {
     this.#db = db;
+    this.#pool = options.pool;
     this.#q = statements(db);
     if (options.stats) {
       this.#words = new WordDocs(db, options.stats, options.commonShare ?? 0.25);
@@ -183,12 +184,12 @@ export class Fts5Retriever implements Retriever {
   }
 
   #atomic(fn: () => void): void {
-    this.#db.exec("SAVEPOINT fts5_retriever");
+    this.#db.exec("SAVEPOINT fts5_index");
     try {
       fn();
-      this.#db.exec("RELEASE fts5_retriever");
+      this.#db.exec("RELEASE fts5_index");
     } catch (e) {
-      this.#db.exec("ROLLBACK TO fts5_retriever; RELEASE fts5_retriever");
+      this.#db.exec("ROLLBACK TO fts5_index; RELEASE fts5_index");
       throw e;
     }
   }
@@ -235,19 +236,20 @@ export class Fts5Retriever implements Retriever {
   }
 
   /**
-   * Ranked hits: BM25 with column weights, filters joined from `documents`, snippets from
-   * the body (or the best other column when only the title, path or headings matched).
+   * Ranked hits: BM25 with column weights, filters joined from the catalog, snippets from
+   * the body (or the best other column when only the title, path or headings matched); on
+   * the search workers when there are some.
    *
    * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for
    */
   search(q: Query): Promise<Hit[]> {
-    return settle(() => this.#search(q));
+    return this.#pool ? this.#pool.search(q) : settle(() => this.#search(q));
   }
 
   #search(q: Query): Hit[] {
     const isCommon = this.#words?.isCommon();
     const match = matchExpression(q, isCommon);
-    const f = filterSql(q.filters, "d");
+    const f = filterJoin(q.filters, "m.doc_id");
     const limit = Math.max(0, Math.floor(q.limit));
     const rows = this.#ranking.rows(q.parsed, match, isCommon, f, limit);
     const re = snippetMatcher(positiveTerms(q.parsed));
@@ -268,7 +270,11 @@ export class Fts5Retriever implements Retriever {
   }
 
   /** Snippets of documents for a query, by id (left out where none of its terms occur). */
-  snippets(docIds: string[], parsed: ParsedQuery): Map<string, string> {
+  snippets(docIds: string[], parsed: ParsedQuery): Promise<Map<string, string>> {
+    return settle(() => this.#snippetsOf(docIds, parsed));
+  }
+
+  #snippetsOf(docIds: string[], parsed: ParsedQuery): Map<string, string> {
     const out = new Map<string, string>();
     const re = snippetMatcher(positiveTerms(parsed));
     if (!re) return out;
@@ -283,9 +289,13 @@ export class Fts5Retriever implements Retriever {
   /**
    * The ids, in order, of the documents that satisfy a query's hard constraints (its
    * quoted phrases and `+` units must match, its `-` units must not); for hits that came
-   * from another retriever, such as vectors.
+   * from another index, such as vectors.
    */
-  constrain(ids: string[], parsed: ParsedQuery): string[] {
+  constrain(ids: string[], parsed: ParsedQuery): Promise<string[]> {
+    return settle(() => this.#constrain(ids, parsed));
+  }
+
+  #constrain(ids: string[], parsed: ParsedQuery): string[] {
     if (!ids.length || (!parsed.required.length && !parsed.excluded.length)) return ids;
     // From the documents to their FTS rows, then the match on those rows alone: joining
     // the match's rows to their documents walks every document holding a word (900 ms for
@@ -319,15 +329,17 @@ export class Fts5Retriever implements Retriever {
    * `words` (each matched as a whole word, stemmed and case-folded like the index: a
    * superset of the documents where the exact words occur). For grep across documents.
    */
-  candidates(words: string[], filters: Query["filters"]): string[] {
+  candidates(words: string[], filters: SearchFilters): Promise<string[]> {
     const match = `body : (${words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" AND ")})`;
-    const f = filterSql(filters, "d");
+    const f = filterJoin(filters, "m.doc_id");
     // CROSS JOIN: from the matches to their documents (the other way walks the library)
-    return this.#q(`
+    return settle(() =>
+      this.#q(`
       SELECT m.doc_id FROM docs_fts CROSS JOIN fts_map m ON m.rowid = docs_fts.rowid
-      CROSS JOIN documents d ON d.doc_id = m.doc_id
+      ${f.join}
       WHERE docs_fts MATCH ? AND ${f.where}`).all(match, ...f.params)
-      .map((r) => r.doc_id as string);
+        .map((r) => r.doc_id as string)
+    );
   }
 
   /** Number of documents indexed. */
@@ -336,7 +348,7 @@ export class Fts5Retriever implements Retriever {
   }
 
   /** `ready` with the document count, or `empty` when nothing is indexed. */
-  ready(): RetrieverState {
+  ready(): IndexState {
     const documents = this.count();
     return { state: documents > 0 ? "ready" : "empty", documents };
   }

@@ -7,8 +7,8 @@ import type { DatabaseSync } from "node:sqlite";
 import type { Card, IndexedDoc, OutlineNode, SearchFilters } from "../core/types.ts";
 import { ToolError } from "../core/types.ts";
 import { Catalog, filterSql } from "../core/catalog.ts";
-import { bm25Score, Fts5Retriever } from "./fts5.ts";
-import { normalizeTime, parseQuery, prepareQuery } from "./query.ts";
+import { bm25Score, Fts5Index } from "./fts5.ts";
+import { normalizeTime, parseQuery, prepareQuery } from "../search/query.ts";
 
 interface DocSpec {
   id: string;
@@ -62,9 +62,9 @@ function put(catalog: Catalog, docs: IndexedDoc[]): void {
 }
 
 /** A catalog with its own schema (in memory), the documents in it and in the index. */
-async function setup(specs: DocSpec[]): Promise<{ db: DatabaseSync; fts: Fts5Retriever }> {
+async function setup(specs: DocSpec[]): Promise<{ db: DatabaseSync; fts: Fts5Index }> {
   const catalog = new Catalog(":memory:");
-  const fts = new Fts5Retriever(catalog.db);
+  const fts = new Fts5Index(catalog.db);
   const docs = specs.map(makeDoc);
   put(catalog, docs);
   await fts.upsert(docs);
@@ -72,7 +72,7 @@ async function setup(specs: DocSpec[]): Promise<{ db: DatabaseSync; fts: Fts5Ret
 }
 
 async function sortedIds(
-  fts: Fts5Retriever,
+  fts: Fts5Index,
   text: string,
   filters: SearchFilters,
 ): Promise<string[]> {
@@ -80,7 +80,7 @@ async function sortedIds(
 }
 
 async function ids(
-  fts: Fts5Retriever,
+  fts: Fts5Index,
   text: string,
   filters: SearchFilters = {},
 ): Promise<string[]> {
@@ -128,7 +128,7 @@ const CORPUS: DocSpec[] = [
   },
 ];
 
-Deno.test("Fts5Retriever.search() finds documents and tags them", async () => {
+Deno.test("Fts5Index.search() finds documents and tags them", async () => {
   const { db, fts } = await setup(CORPUS);
   const hits = await fts.search(prepareQuery("containers", 10));
   assertEquals(hits.map((h) => h.doc_id), ["a"]);
@@ -138,7 +138,7 @@ Deno.test("Fts5Retriever.search() finds documents and tags them", async () => {
   db.close();
 });
 
-Deno.test("Fts5Retriever.search() ranks a title match above a body match", async () => {
+Deno.test("Fts5Index.search() ranks a title match above a body match", async () => {
   const { db, fts } = await setup(CORPUS);
   const hits = await fts.search(prepareQuery("docker", 10));
   assertEquals(hits.map((h) => h.doc_id), ["a", "b"]);
@@ -146,21 +146,21 @@ Deno.test("Fts5Retriever.search() ranks a title match above a body match", async
   db.close();
 });
 
-Deno.test("Fts5Retriever.search() stems English words", async () => {
+Deno.test("Fts5Index.search() stems English words", async () => {
   const { db, fts } = await setup(CORPUS);
   assertEquals(await ids(fts, "installing containers"), ["a"]);
   assertEquals(await ids(fts, "dictionaries"), ["c"]);
   db.close();
 });
 
-Deno.test("Fts5Retriever.search() matches words of the path", async () => {
+Deno.test("Fts5Index.search() matches words of the path", async () => {
   const { db, fts } = await setup(CORPUS);
   assertEquals(await ids(fts, "droptsdictionary"), ["c"]);
   assertEquals(await ids(fts, "postgresql"), ["c"]);
   db.close();
 });
 
-Deno.test("Fts5Retriever.search() applies phrase, required and excluded terms", async () => {
+Deno.test("Fts5Index.search() applies phrase, required and excluded terms", async () => {
   const { db, fts } = await setup(CORPUS);
   assertEquals(await ids(fts, '"text search dictionary"'), ["c"]);
   assertEquals(await ids(fts, '"search text dictionary"'), []);
@@ -170,7 +170,7 @@ Deno.test("Fts5Retriever.search() applies phrase, required and excluded terms", 
   db.close();
 });
 
-Deno.test("Fts5Retriever.search() rejects a query with nothing to search", async () => {
+Deno.test("Fts5Index.search() rejects a query with nothing to search", async () => {
   const { db, fts } = await setup(CORPUS);
   await assertRejects(
     () => fts.search(prepareQuery("-docker", 5)),
@@ -179,7 +179,7 @@ Deno.test("Fts5Retriever.search() rejects a query with nothing to search", async
   db.close();
 });
 
-Deno.test("Fts5Retriever.search() survives FTS5 syntax in the query", async () => {
+Deno.test("Fts5Index.search() survives FTS5 syntax in the query", async () => {
   const { db, fts } = await setup(CORPUS);
   for (const q of ['NEAR(docker "', "docker*", "^docker", "docker AND OR NOT", "a\0b"]) {
     await fts.search(prepareQuery(q, 5));
@@ -193,7 +193,7 @@ Deno.test("Fts5Retriever.search() survives FTS5 syntax in the query", async () =
   db.close();
 });
 
-Deno.test("Fts5Retriever.search() finds Chinese and Japanese text", async () => {
+Deno.test("Fts5Index.search() finds Chinese and Japanese text", async () => {
   const { db, fts } = await setup(CORPUS);
   assertEquals(await ids(fts, "数据库"), ["zh"]);
   assertEquals(await ids(fts, "配置数据库连接"), ["zh"]);
@@ -205,7 +205,7 @@ Deno.test("Fts5Retriever.search() finds Chinese and Japanese text", async () => 
   db.close();
 });
 
-Deno.test("Fts5Retriever.search() returns a one-line snippet around the match", async () => {
+Deno.test("Fts5Index.search() returns a one-line snippet around the match", async () => {
   const body = Array.from({ length: 200 }, (_, i) => `filler line ${i} of text`).join("\n") +
     "\nthe quick brown fox jumps over the lazy dog\n" + "more filler ".repeat(300);
   const { db, fts } = await setup([{ id: "x", path: "L/x.md", title: "Animals", body }]);
@@ -219,7 +219,7 @@ Deno.test("Fts5Retriever.search() returns a one-line snippet around the match", 
   db.close();
 });
 
-Deno.test("Fts5Retriever.search() applies each filter", async () => {
+Deno.test("Fts5Index.search() applies each filter", async () => {
   const { db, fts } = await setup(CORPUS);
   assertEquals(await sortedIds(fts, "docker", { doc_types: ["text"] }), ["b"]);
   assertEquals(await sortedIds(fts, "docker", { doc_types: ["text", "markdown"] }), ["a", "b"]);
@@ -252,7 +252,7 @@ Deno.test("Fts5Retriever.search() applies each filter", async () => {
   db.close();
 });
 
-Deno.test("Fts5Retriever.search() respects the limit", async () => {
+Deno.test("Fts5Index.search() respects the limit", async () => {
   const { db, fts } = await setup(CORPUS);
   assertEquals(
     await fts.search(prepareQuery("docker", 1)).then((h) => h.length),
@@ -261,7 +261,7 @@ Deno.test("Fts5Retriever.search() respects the limit", async () => {
   db.close();
 });
 
-Deno.test("Fts5Retriever.upsert() replaces a document and remove() deletes it", async () => {
+Deno.test("Fts5Index.upsert() replaces a document and remove() deletes it", async () => {
   const { db, fts } = await setup(CORPUS);
   assertEquals(fts.ready(), { state: "ready", documents: 5 });
   await fts.upsert([
@@ -278,13 +278,13 @@ Deno.test("Fts5Retriever.upsert() replaces a document and remove() deletes it", 
   db.close();
 });
 
-Deno.test("Fts5Retriever.ready() says empty when nothing is indexed", () => {
+Deno.test("Fts5Index.ready() says empty when nothing is indexed", () => {
   const catalog = new Catalog(":memory:");
-  assertEquals(new Fts5Retriever(catalog.db).ready(), { state: "empty", documents: 0 });
+  assertEquals(new Fts5Index(catalog.db).ready(), { state: "empty", documents: 0 });
   catalog.close();
 });
 
-Deno.test("Fts5Retriever.upsert() joins the caller's transaction", async () => {
+Deno.test("Fts5Index.upsert() joins the caller's transaction", async () => {
   const { db, fts } = await setup([]);
   db.exec("BEGIN IMMEDIATE");
   await fts.upsert([makeDoc({ id: "t", path: "L/t.md", title: "temporary" })]);
@@ -293,9 +293,9 @@ Deno.test("Fts5Retriever.upsert() joins the caller's transaction", async () => {
   db.close();
 });
 
-Deno.test("Fts5Retriever honours custom column weights", async () => {
+Deno.test("Fts5Index honours custom column weights", async () => {
   const catalog = new Catalog(":memory:");
-  const fts = new Fts5Retriever(catalog.db, { weights: { title: 1, body: 50 } });
+  const fts = new Fts5Index(catalog.db, { weights: { title: 1, body: 50 } });
   const docs = [
     makeDoc({ id: "t", path: "L/t.md", title: "zebra", body: "nothing" }),
     makeDoc({ id: "b", path: "L/b.md", title: "nothing", body: "zebra" }),
@@ -325,7 +325,7 @@ Deno.test("bm25Score() maps BM25 monotonically into 0..1", () => {
   assert(bm25Score(-1e9) <= 1);
 });
 
-Deno.test("Fts5Retriever.search() gives every hit the snippet of its own document", async () => {
+Deno.test("Fts5Index.search() gives every hit the snippet of its own document", async () => {
   const { fts } = await setup([
     { id: "a", path: "lib/a.md", body: "The first text mentions alpaca wool once." },
     { id: "b", path: "lib/b.md", body: "Another text: alpaca alpaca farming in the Andes." },
@@ -337,23 +337,23 @@ Deno.test("Fts5Retriever.search() gives every hit the snippet of its own documen
   for (const h of hits) assert(h.snippet?.includes(own[h.doc_id]!), `${h.doc_id}: ${h.snippet}`);
 });
 
-Deno.test("Fts5Retriever snippets find a match far into a long body", async () => {
+Deno.test("Fts5Index snippets find a match far into a long body", async () => {
   const filler = "Plain filler words without the special term. ".repeat(2000); // ~90,000 chars
   const { fts } = await setup([
     { id: "long", path: "lib/long.md", body: `${filler}At the very end the quokka smiles.` },
   ]);
   const [hit] = await fts.search(prepareQuery("quokka", 1));
   assert(hit?.snippet?.includes("**quokka** smiles"), hit?.snippet);
-  assertEquals(fts.snippets(["long"], parseQuery("quokka")).get("long"), hit?.snippet);
+  assertEquals((await fts.snippets(["long"], parseQuery("quokka"))).get("long"), hit?.snippet);
 });
 
-Deno.test("Fts5Retriever leaves common words out of the match, punctuation around them or not", async () => {
+Deno.test("Fts5Index leaves common words out of the match, punctuation around them or not", async () => {
   const { db } = await setup([
     { id: "a", path: "lib/a.md", body: "A widget on its own." },
     { id: "b", path: "lib/b.md", body: "A widget next to a zebra and a giraffe." },
   ]);
   const stats = { docCount: () => 100, df: (t: string) => (t === "widget" ? 80 : 1) };
-  const fts = new Fts5Retriever(db, { stats, readOnly: true });
+  const fts = new Fts5Index(db, { stats, readOnly: true });
   for (const text of ["widget zebra giraffe", "widget? zebra giraffe", "zebra (widget), giraffe"]) {
     const hits = await fts.search(prepareQuery(text, 10));
     assertEquals(hits.map((h) => h.doc_id), ["b"], text);
@@ -366,7 +366,7 @@ Deno.test("Fts5Retriever leaves common words out of the match, punctuation aroun
       body: i === 0 ? "Version 2 of the zebra giraffe." : "Version 2 only.",
     })),
   );
-  const fts2 = new Fts5Retriever(db2, {
+  const fts2 = new Fts5Index(db2, {
     stats: { docCount: () => 100, df: () => 1 },
     commonShare: 0.02,
     readOnly: true,
@@ -377,7 +377,7 @@ Deno.test("Fts5Retriever leaves common words out of the match, punctuation aroun
   assertEquals((await fts.search(prepareQuery("widget?", 10))).length, 2);
 });
 
-Deno.test("Fts5Retriever keeps no copy of the text: contentless table, snippets from the catalog", async () => {
+Deno.test("Fts5Index keeps no copy of the text: contentless table, snippets from the catalog", async () => {
   const body = Array.from({ length: 400 }, (_, i) => `line ${i} about storage`).join("\n") +
     "\nthe wombat digs here";
   const { db, fts } = await setup([
@@ -404,8 +404,8 @@ Deno.test("Fts5Retriever keeps no copy of the text: contentless table, snippets 
   // Snippets still come from the body, the headings and the title.
   const [hit] = await fts.search(prepareQuery("wombat", 1));
   assert(hit?.snippet?.endsWith("**wombat** digs here"), hit?.snippet);
-  assertEquals(fts.snippets(["w"], parseQuery("digging")).get("w"), "**Digging**");
-  assertEquals(fts.snippets(["w"], parseQuery("burrows")).get("w"), "**Burrows**");
+  assertEquals((await fts.snippets(["w"], parseQuery("digging"))).get("w"), "**Digging**");
+  assertEquals((await fts.snippets(["w"], parseQuery("burrows"))).get("w"), "**Burrows**");
   // Rows are replaced and deleted (contentless_delete) and the index stays sound.
   await fts.upsert([makeDoc({ id: "w", path: "lib/w.md", title: "Burrows", body: "moved" })]);
   assertEquals(await ids(fts, "wombat"), []);
@@ -415,7 +415,7 @@ Deno.test("Fts5Retriever keeps no copy of the text: contentless table, snippets 
   db.close();
 });
 
-Deno.test("Fts5Retriever.constrain() keeps, in order, the given documents that meet + and -", async () => {
+Deno.test("Fts5Index.constrain() keeps, in order, the given documents that meet + and -", async () => {
   const { fts } = await setup([
     { id: "a", path: "L/a.md", body: "zebra and lion" },
     { id: "b", path: "L/b.md", body: "zebra alone" },
@@ -423,10 +423,10 @@ Deno.test("Fts5Retriever.constrain() keeps, in order, the given documents that m
     { id: "d", path: "L/d.md", body: "zebra, lion and tiger" },
   ]);
   const ids = ["d", "c", "b", "a", "not-indexed"];
-  assertEquals(fts.constrain(ids, parseQuery("+zebra")), ["d", "b", "a"]);
-  assertEquals(fts.constrain(ids, parseQuery("+zebra -tiger")), ["b", "a"]);
-  assertEquals(fts.constrain(ids, parseQuery('"zebra and lion"')), ["a"]);
-  assertEquals(fts.constrain(ids, parseQuery("-lion")), ["b", "not-indexed"]);
-  assertEquals(fts.constrain(["c"], parseQuery("+zebra")), []);
-  assertEquals(fts.constrain(ids, parseQuery("zebra")), ids);
+  assertEquals(await fts.constrain(ids, parseQuery("+zebra")), ["d", "b", "a"]);
+  assertEquals(await fts.constrain(ids, parseQuery("+zebra -tiger")), ["b", "a"]);
+  assertEquals(await fts.constrain(ids, parseQuery('"zebra and lion"')), ["a"]);
+  assertEquals(await fts.constrain(ids, parseQuery("-lion")), ["b", "not-indexed"]);
+  assertEquals(await fts.constrain(["c"], parseQuery("+zebra")), []);
+  assertEquals(await fts.constrain(ids, parseQuery("zebra")), ids);
 });

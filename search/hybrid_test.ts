@@ -11,7 +11,7 @@ import { assert, assertEquals } from "../tests/assert.ts";
 import { toyVector } from "../tests/embed_standin.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import { callTool } from "../server/dispatch.ts";
-import { parseQuery } from "../retrievers/query.ts";
+import { parseQuery } from "./query.ts";
 import type { Embedder, Hit } from "../core/types.ts";
 import { guardFusion, keywordIsWeak, requiredWords } from "./hybrid.ts";
 

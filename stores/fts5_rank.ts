@@ -1,14 +1,14 @@
 /**
- * The keyword retriever's ranking: BM25 with column weights over the matches of a query,
+ * The FTS5 keyword index's ranking: BM25 with column weights over the matches of a query,
  * joined to the filters' documents; in a large library, a question of many words is ranked
  * in two phases, over the documents holding its rarer words (see `tieredMatch` in
- * `query.ts`).
+ * `fts5_match.ts`).
  *
  * @module
  */
 import type { SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
 import type { ParsedQuery, QueryUnit, TermStats } from "../core/types.ts";
-import { type TieredMatch, tieredMatch } from "./query.ts";
+import { type TieredMatch, tieredMatch } from "./fts5_match.ts";
 import type { WordDocs } from "./fts5_words.ts";
 
 /** BM25 weight of each indexed column. */
@@ -40,8 +40,10 @@ const WHOLE_DOCS = 20_000;
 const RARE_SHARE = 0.1;
 const RARE_DOCS = 10_000;
 
-/** The SQL of a query's filters on `documents d` (from `filterSql`). */
+/** The SQL of a query's filters: a join to `documents d` (from `filterJoin`). */
 export interface FilterSql {
+  /** The join from `m.doc_id` to the documents. */
+  join: string;
   /** The condition. */
   where: string;
   /** Its parameters. */
@@ -157,7 +159,7 @@ export class Fts5Ranking {
       SELECT h.rid, m.doc_id, h.raw FROM (
         SELECT rowid AS rid, bm25(docs_fts, 0, ?, ?, ?, ?, ?) AS raw
         FROM docs_fts WHERE docs_fts MATCH ? ORDER BY raw, rowid LIMIT -1
-      ) h CROSS JOIN fts_map m ON m.rowid = h.rid CROSS JOIN documents d ON d.doc_id = m.doc_id
+      ) h CROSS JOIN fts_map m ON m.rowid = h.rid ${f.join}
       WHERE ${f.where} ORDER BY h.raw, h.rid LIMIT ?`).all(...weights, match, ...f.params, limit);
   }
 

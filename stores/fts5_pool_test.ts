@@ -3,7 +3,7 @@ import { ToolError } from "../core/types.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import { SearchPool } from "./fts5_pool.ts";
-import { prepareQuery } from "./query.ts";
+import { prepareQuery } from "../search/query.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 

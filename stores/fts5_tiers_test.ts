@@ -1,12 +1,13 @@
-// Two-phase ranking of long questions (`tieredMatch` + `Fts5Retriever`), on a catalog of
+// Two-phase ranking of long questions (`tieredMatch` + `Fts5Index`), on a catalog of
 // real text: the sections of the small corpus's Markdown files, one document each.
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join, relative } from "node:path";
 import { Catalog } from "../core/catalog.ts";
 import type { Card, IndexedDoc, QueryUnit, SearchFilters } from "../core/types.ts";
 import { smallCorpus } from "../tests/corpus.ts";
-import { Fts5Retriever } from "./fts5.ts";
-import { parseQuery, prepareQuery, type TieredMatch, tieredMatch, toFtsMatch } from "./query.ts";
+import { Fts5Index } from "./fts5.ts";
+import { parseQuery, prepareQuery } from "../search/query.ts";
+import { type TieredMatch, tieredMatch, toFtsMatch } from "./fts5_match.ts";
 
 /** Markdown files of a folder, recursively. */
 function* markdownFiles(dir: string): Generator<string> {
@@ -65,7 +66,7 @@ let shared: Promise<{ catalog: Catalog; docs: number }> | undefined;
 function corpusCatalog(): Promise<{ catalog: Catalog; docs: number }> {
   shared ??= (async () => {
     const catalog = new Catalog(":memory:");
-    const fts = new Fts5Retriever(catalog.db);
+    const fts = new Fts5Index(catalog.db);
     const docs = await sectionDocs();
     for (const { card, outline, lines } of docs) {
       catalog.put({ card, outline, terms: {}, hash: card.doc_id, mtime_ms: 0 }, lines.join("\n"));
@@ -109,16 +110,16 @@ function tiersOf(
 }
 
 /** A retriever ranking in two phases whenever it can, and one ranking every match. */
-function retrievers(catalog: Catalog): { split: Fts5Retriever; whole: Fts5Retriever } {
+function retrievers(catalog: Catalog): { split: Fts5Index; whole: Fts5Index } {
   // commonShare 1: no word is left out as common, so both see the same words
   const base = { stats: catalog, commonShare: 1, readOnly: true };
   return {
-    split: new Fts5Retriever(catalog.db, { ...base, wholeDocs: 0, rareDocs: RARE_DOCS }),
-    whole: new Fts5Retriever(catalog.db, { ...base, wholeDocs: Infinity }),
+    split: new Fts5Index(catalog.db, { ...base, wholeDocs: 0, rareDocs: RARE_DOCS }),
+    whole: new Fts5Index(catalog.db, { ...base, wholeDocs: Infinity }),
   };
 }
 
-async function hits(fts: Fts5Retriever, q: string, limit: number, filters: SearchFilters = {}) {
+async function hits(fts: Fts5Index, q: string, limit: number, filters: SearchFilters = {}) {
   return (await fts.search(prepareQuery(q, limit, filters, 0))).map((h) => ({
     id: h.doc_id,
     // words in half the documents or more are left out of the second phase: their IDF is
@@ -209,8 +210,8 @@ Deno.test("candidates() keeps the documents of the filtered library that hold ev
   const both = matching(catalog, 'body : ("file" AND "compression")');
   assert(both.size > 1);
   assertEquals(
-    whole.candidates(["file", "compression"], { library: "alpha" }).sort(),
+    (await whole.candidates(["file", "compression"], { library: "alpha" })).sort(),
     [...both].filter((id) => inAlpha.has(id)).sort(),
   );
-  assertEquals(whole.candidates(["file", "compression"], {}).sort(), [...both].sort());
+  assertEquals((await whole.candidates(["file", "compression"], {})).sort(), [...both].sort());
 });

@@ -1,5 +1,5 @@
 /**
- * How many documents hold a query's words, for the keyword retriever's two choices: which
+ * How many documents hold a query's words, for the FTS5 keyword index's two choices: which
  * words are too common to be worth matching, and (in a large library) which rare words pick
  * the candidates of a two-phase ranking. Words are counted as the catalog counts them
  * where it can (its `df` table), else in the FTS5 index, up to a bound, and remembered

@@ -1,19 +1,9 @@
 import { join } from "node:path";
 import { Catalog } from "../core/catalog.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
-import type { Embedder } from "../core/types.ts";
 import { normalize } from "../embedders/normalize.ts";
-import { cosineScore, LanceRetriever, queryText } from "./lancedb.ts";
-import { parseQuery } from "./query.ts";
-
-/** Vectors are given directly here; the retriever never calls the embedder in this test. */
-const noEmbedder: Embedder = {
-  model: "none",
-  dimensions: 32,
-  multilingual: false,
-  maxChars: 100,
-  embed: () => Promise.reject(new Error("not used")),
-};
+import { cosineScore, LanceIndex } from "./lancedb.ts";
+import { parseQuery, queryText } from "../search/query.ts";
 
 function randomUnit(seed: number): Float32Array {
   let x = seed * 7919 + 1;
@@ -26,8 +16,7 @@ function randomUnit(seed: number): Float32Array {
 }
 
 Deno.test({
-  name:
-    "LanceRetriever: real LanceDB table, filters from the catalog, ANN index past the threshold",
+  name: "LanceIndex: real LanceDB table, filters from the catalog, ANN index past the threshold",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
@@ -51,10 +40,10 @@ Deno.test({
         modified_at: "2024-01-01T00:00:00.000Z",
       };
     });
-    const lance = new LanceRetriever(join(dir, "v"), catalog, noEmbedder, 256);
+    const lance = new LanceIndex(join(dir, "v"), catalog, 256);
     try {
-      await lance.write(rows.slice(0, 100));
-      await lance.write(rows.slice(50)); // overlapping rows are replaced, not duplicated
+      await lance.upsert(rows.slice(0, 100));
+      await lance.upsert(rows.slice(50)); // overlapping rows are replaced, not duplicated
       assertEquals(lance.count(), 300);
       const near = await lance.nearest(rows[42]!.vector, 3);
       assertEquals(near[0]!.doc_id, rows[42]!.doc_id);

@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { type ErrorCode, type Hit, type Query, ToolError } from "../core/types.ts";
+import { type ErrorCode, type Hit, ToolError } from "../core/types.ts";
+import type { Query } from "./roles.ts";
 import { threadChannel, WorkerPool } from "../core/workers.ts";
 
 /** Workers that run FTS5 searches against the catalog file. */

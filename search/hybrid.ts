@@ -19,7 +19,7 @@
  */
 import { words } from "../core/tokenize.ts";
 import type { Hit, ParsedQuery, TermStats } from "../core/types.ts";
-import { positiveTerms } from "../retrievers/query.ts";
+import { positiveTerms } from "./query.ts";
 
 /** A first keyword hit scoring below this (`bm25Score`, |BM25| < 5) makes the answer weak. */
 export const WEAK_SCORE = 0.5;
@@ -45,7 +45,7 @@ const IDENTIFIER = /[A-Za-z]\d|\d[A-Za-z]|\w[_.:]\w|[a-z][A-Z]|^--?[A-Za-z]/;
  * @returns the required words, as written in the query
  * @example
  * ```ts
- * import { parseQuery } from "../retrievers/query.ts";
+ * import { parseQuery } from "./query.ts";
  * import { requiredWords } from "./hybrid.ts";
  * const stats = { docCount: () => 1000, df: (w: string) => (w === "zstd" ? 12 : 400) };
  * requiredWords(parseQuery("zstd compression levels"), stats); // ["zstd"]
@@ -78,15 +78,15 @@ export function keywordIsWeak(keyword: Hit[]): boolean {
  * @param required the required words
  * @param holding the ids, among `ids`, whose text holds one word (the keyword index)
  */
-export function heldWords(
+export async function heldWords(
   ids: string[],
   required: string[],
-  holding: (ids: string[], word: string) => string[],
-): Map<string, number> {
+  holding: (ids: string[], word: string) => Promise<string[]>,
+): Promise<Map<string, number>> {
   const held = new Map<string, number>();
   if (!ids.length) return held;
   for (const w of required) {
-    for (const id of holding(ids, w)) held.set(id, (held.get(id) ?? 0) + 1);
+    for (const id of await holding(ids, w)) held.set(id, (held.get(id) ?? 0) + 1);
   }
   return held;
 }

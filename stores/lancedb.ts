@@ -1,6 +1,6 @@
 /**
- * The vector retriever: one vector per document in a LanceDB table on disk
- * (`<data>/vectors/`), searched by cosine distance. Filters of `search` are resolved
+ * The vector index (see `roles.ts`): one vector per document in a LanceDB table on disk
+ * (`<data>/vectors/`), searched by cosine distance. Filters of `nearest` are resolved
  * against the catalog (the one place they are defined) and applied inside the vector
  * query, so a selective filter never starves the result list.
  *
@@ -10,16 +10,8 @@
  * @module
  */
 import type * as lancedb from "@lancedb/lancedb";
-import { positiveTerms } from "./query.ts";
-import type {
-  Embedder,
-  Hit,
-  ParsedQuery,
-  Query,
-  Retriever,
-  RetrieverState,
-  SearchFilters,
-} from "../core/types.ts";
+import type { Hit, SearchFilters } from "../core/types.ts";
+import type { IndexState, VectorIndex, VectorRow } from "./roles.ts";
 
 /** Which documents the search filters allow (the catalog's `idsMatching`). */
 export interface FilterSource {
@@ -27,23 +19,8 @@ export interface FilterSource {
   idsMatching(filters: SearchFilters): string[] | undefined;
 }
 
-/** A row of the vector table. */
-export interface VectorRow {
-  /** The document. */
-  doc_id: string;
-  /** Its vector (unit length). */
-  vector: Float32Array;
-  /** Filter columns, copied from the card. */
-  library: string;
-  doc_type: string;
-  path: string;
-  modified_at: string;
-}
-
 const TABLE = "documents";
 const ID = /^[0-9a-f]{1,64}$/;
-/** Query vectors remembered (see `LanceRetriever.queryVector`). */
-const QUERIES_KEPT = 16;
 /** Rows from which an ANN (IVF) index pays off over a flat scan. */
 export const ANN_MIN_ROWS = 5000;
 
@@ -67,45 +44,27 @@ function inList(ids: string[]): string {
   return ids.filter((id) => ID.test(id)).map((id) => `'${id}'`).join(", ");
 }
 
-/** Vectors in LanceDB, searched with a query vector from the embedder. */
-export class LanceRetriever implements Retriever {
-  /** Retriever name, used to tag hits. */
+/** Document vectors in LanceDB. */
+export class LanceIndex implements VectorIndex {
+  /** Backend name, used to tag hits. */
   readonly name = "lancedb";
-  /** It answers semantic searches. */
-  readonly kind = "semantic";
-  /** Vector hits fused: deeper ones are mostly unrelated and only add noise. */
-  readonly fusionDepth = 20;
   readonly #dir: string;
   readonly #catalog: FilterSource;
-  readonly #embedder: Embedder;
   #conn?: Promise<lancedb.Connection>;
   #table?: lancedb.Table;
   #rows = 0;
-  #queries = new Map<string, Promise<Float32Array | undefined>>();
   #indexedRows = 0;
   readonly #annMinRows: number;
 
   /**
    * @param dir folder of the LanceDB database
    * @param catalog the catalog (for filters)
-   * @param embedder turns query texts into vectors
    * @param annMinRows rows from which an ANN index is built
    */
-  constructor(
-    dir: string,
-    catalog: FilterSource,
-    embedder: Embedder,
-    annMinRows = ANN_MIN_ROWS,
-  ) {
+  constructor(dir: string, catalog: FilterSource, annMinRows = ANN_MIN_ROWS) {
     this.#dir = dir;
     this.#annMinRows = annMinRows;
     this.#catalog = catalog;
-    this.#embedder = embedder;
-  }
-
-  /** Weight of the vector ranking in hybrid search: the embedder's (default 1). */
-  get fusionWeight(): number {
-    return this.#embedder.fusionWeight ?? 1;
   }
 
   #connect(): Promise<lancedb.Connection> {
@@ -149,7 +108,7 @@ export class LanceRetriever implements Retriever {
    * not hold are added without the merge, which reads the whole table's ids for every call
    * (writing 100,000 vectors 16 at a time is quadratic with it).
    */
-  async write(rows: VectorRow[], append = false): Promise<void> {
+  async upsert(rows: VectorRow[], append = false): Promise<void> {
     if (!rows.length) return;
     const data = rows.map((r) => ({ ...r, vector: Array.from(r.vector) }));
     await this.open();
@@ -181,14 +140,6 @@ export class LanceRetriever implements Retriever {
       .toArray();
     const v = rows[0]?.vector;
     return v ? Float32Array.from(v as ArrayLike<number>) : undefined;
-  }
-
-  /**
-   * The indexer's hook for new or changed documents: nothing to do here, their vectors are
-   * computed in the background after the run (`VectorIndex`) and written with `write`.
-   */
-  upsert(): Promise<void> {
-    return Promise.resolve();
   }
 
   /** Remove documents' vectors. */
@@ -266,50 +217,13 @@ export class LanceRetriever implements Retriever {
     return list ? `doc_id IN (${list})` : "";
   }
 
-  /** Ranked hits for a query: the query's positive terms embedded, then the nearest vectors. */
-  async search(q: Query): Promise<Hit[]> {
-    const text = queryText(q.parsed);
-    await this.open();
-    if (!text || !this.#table) return [];
-    const vector = await this.queryVector(text);
-    if (!vector) return [];
-    const floor = cosineScore(1 - (this.#embedder.minSimilarity ?? 0));
-    return (await this.nearest(vector, q.limit, q.filters)).filter((h) => h.score >= floor);
-  }
-
-  /**
-   * The vector of a query text. The last few are remembered: a search and the semantic
-   * snippets of its hits (`near_passages.ts`) embed the same text once.
-   *
-   * @param text the query text ({@link queryText})
-   * @returns its vector, or undefined when the embedder gives none
-   */
-  queryVector(text: string): Promise<Float32Array | undefined> {
-    let v = this.#queries.get(text);
-    if (v) {
-      this.#queries.delete(text);
-    } else {
-      v = this.#embedder.embed([text], "query").then((r) => r[0]);
-      // A failure is not remembered: the next search asks again.
-      v.catch(() => this.#queries.delete(text));
-    }
-    this.#queries.set(text, v);
-    if (this.#queries.size > QUERIES_KEPT) this.#queries.delete(this.#queries.keys().next().value!);
-    return v;
-  }
-
   /** Number of vectors stored. */
   count(): number {
     return this.#rows;
   }
 
   /** `ready` when the table holds vectors, else `empty`. */
-  ready(): RetrieverState {
+  ready(): IndexState {
     return { state: this.#rows > 0 ? "ready" : "empty", documents: this.#rows };
   }
-}
-
-/** The text of a query to embed: its phrases and terms, without operators or excluded words. */
-export function queryText(parsed: ParsedQuery): string {
-  return positiveTerms(parsed).join(" ").trim();
 }

@@ -1,23 +1,25 @@
 /**
- * The one search path: a search request is parsed once (query text and dates), each
- * retriever of the shelf that the mode calls for is asked with that parsed form, and their
- * rankings are fused generically (weighted reciprocal-rank fusion). Tool handlers, the CLI
- * and the benchmark call {@link searchShelf} and know nothing of retrievers or fusion.
+ * The one search path: a search request is parsed once (query text and dates), the
+ * indexes the mode calls for are asked with that parsed form (the keyword index, the
+ * vector index with the query's vector), and their rankings are fused (weighted
+ * reciprocal-rank fusion) and held to the keyword evidence. Tool handlers, the CLI and the
+ * benchmark call {@link searchShelf} and know nothing of indexes or fusion; this module
+ * knows the indexes only by their roles (`stores/roles.ts`).
  *
  * @module
  */
-import { checkFields } from "../core/fields.ts";
-import type { Hit, Query, Retriever, SearchFilters } from "../core/types.ts";
-import { rrf } from "../retrievers/fusion.ts";
-import { bestPassages, passagesOf } from "../retrievers/passages.ts";
-import { parseQuery, positiveTerms, prepareQuery } from "../retrievers/query.ts";
+import type { Card, Hit, SearchFilters } from "../core/types.ts";
+import type { Query } from "../stores/roles.ts";
+import { rrf } from "./fusion.ts";
+import { bestPassages, passagesOf } from "./passages.ts";
+import { parseQuery, positiveTerms, prepareQuery, queryText } from "./query.ts";
 import { MARKUP_TYPES } from "../core/readable.ts";
-import { queryText } from "../retrievers/lancedb.ts";
 import { guardFusion, heldWords, requiredWords } from "./hybrid.ts";
 import { MAX_PASSAGES, nearestPassages, SEMANTIC_PASSAGES } from "./near_passages.ts";
 import { collapseCopies } from "./copies.ts";
-import { docText } from "./lines.ts";
-import type { Shelf } from "./shelf.ts";
+import { docText } from "../shelf/lines.ts";
+import type { Shelf } from "../shelf/shelf.ts";
+import type { VectorSync } from "../shelf/vectors.ts";
 
 /** Search modes. */
 export type SearchMode = "hybrid" | "keyword" | "semantic";
@@ -47,10 +49,14 @@ export interface SearchOutcome {
   mode: SearchMode;
   /** Why the answer fell back to keyword mode, when it did. */
   note?: string;
+  /** The cards of the hits (read once, for the answer). */
+  cards: Map<string, Card>;
 }
 
-/** Hits each retriever contributes to fusion, at least. */
+/** Hits each index contributes to fusion, at least. */
 const FUSION_DEPTH = 50;
+/** Vector hits fused: deeper ones are mostly unrelated and only add noise. */
+const VECTOR_FUSION_DEPTH = 20;
 /** Candidates ranked before copies are collapsed, at most. */
 const MAX_CANDIDATES = 100;
 /** Rank constant of reciprocal-rank fusion. */
@@ -86,63 +92,74 @@ function vectorsUnavailable(shelf: Shelf): string | undefined {
     } documents), answered in keyword mode`;
 }
 
-/** The retrievers a mode asks. */
-function retrieversFor(shelf: Shelf, mode: SearchMode): Retriever[] {
-  if (mode === "hybrid") return shelf.retrievers;
-  return shelf.retrievers.filter((r) => (r.kind ?? "keyword") === mode);
-}
-
 /**
- * Search a shelf: parse once, ask the retrievers the mode calls for, fuse.
+ * Search a shelf: parse once, ask the indexes the mode calls for, fuse.
  *
- * One retriever's ranking is taken as it is; several are fused with weighted RRF (k = 60),
- * each contributing at most its `fusionDepth` hits. Hits of retrievers that cannot read the
- * query syntax (vectors) are held to its hard constraints (quoted phrases, `+` and `-`
- * units) by the keyword retriever, and snippets come from the keyword retriever.
+ * One index's ranking is taken as it is; keyword and vectors are fused with weighted RRF
+ * (k = 60; the vectors weigh the embedder's `fusionWeight` and contribute at most
+ * {@link VECTOR_FUSION_DEPTH} hits). Vector hits are held to the query's hard constraints
+ * (quoted phrases, `+` and `-` units) by the keyword index, and snippets come from the
+ * keyword index. Front-matter fields of the filters are checked by the caller (the tool,
+ * once for all its queries: `checkFields`).
  *
  * @param shelf the shelf
  * @param req the request
- * @returns the hits and the mode used
- * @throws {ToolError} `INVALID_ARGUMENT` for a bad date, a query with nothing to search, or
- *   a front-matter field the library does not index
+ * @returns the hits, their cards and the mode used
+ * @throws {ToolError} `INVALID_ARGUMENT` for a bad date or a query with nothing to search
  */
 export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<SearchOutcome> {
-  const fields = Object.keys(req.filters?.fields ?? {});
-  if (fields.length) checkFields(shelf.libraries, req.filters?.library, fields);
   const asked = req.mode ?? defaultMode(shelf).mode;
   const note = asked === "keyword" ? undefined : vectorsUnavailable(shelf);
   const mode: SearchMode = note ? "keyword" : asked;
-  const used = retrieversFor(shelf, mode);
+  const vectors = mode === "keyword" ? undefined : shelf.vectors;
   // Copies are collapsed after ranking: ask for more hits than will be shown.
   const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);
-  const depth = used.length === 1 ? wanted : Math.max(wanted, FUSION_DEPTH);
+  const depth = mode !== "hybrid" ? wanted : Math.max(wanted, FUSION_DEPTH);
   // Snippets are made for the final hits only, from their best passages.
   const q: Query = prepareQuery(req.query, depth, req.filters, 0);
-  const lists = await settleAll(used.map((r) => r.search(q)));
-  const ranked = lists.map((hits, j) =>
-    used[j]!.kind === "semantic" ? heldToSyntax(shelf, hits, q) : hits
-  );
-  let fused = used.length === 1 ? ranked[0]! : rrf(
-    ranked.map((hits, j) => hits.slice(0, used[j]!.fusionDepth ?? hits.length)),
+  const none = Promise.resolve<Hit[]>([]);
+  const lists = await settleAll([
+    mode === "semantic" ? none : shelf.fts.search(q),
+    vectors ? vectorHits(vectors, q) : none,
+  ]);
+  const keyword = lists[0]!;
+  const near = lists[1]!;
+  const semantic = vectors ? await heldToSyntax(shelf, near, q) : [];
+  let fused = mode === "keyword" ? keyword : mode === "semantic" ? semantic : rrf(
+    [keyword, semantic.slice(0, VECTOR_FUSION_DEPTH)],
     RRF_K,
     Infinity,
-    used.map((r) => r.fusionWeight ?? 1),
+    [1, vectors?.embedder.fusionWeight ?? 1],
   );
   // Held to the keyword evidence before the cut, so a keyword hit the vectors pushed down
   // can come back up.
-  const k = used.findIndex((r) => (r.kind ?? "keyword") === "keyword");
-  if (used.length > 1 && k >= 0) fused = heldToKeywords(shelf, fused, ranked[k]!, q);
+  if (mode === "hybrid") fused = await heldToKeywords(shelf, fused, keyword, q);
   fused = fused.slice(0, wanted);
-  const hits = collapseCopies(shelf, fused, q.filters, req.limit);
+  const { hits, cards } = collapseCopies(shelf, fused, q.filters, req.limit);
   await attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword");
-  return { hits, mode, note };
+  return { hits, mode, note, cards };
+}
+
+/**
+ * The nearest documents to the query's vector, as close as the embedder asks at least
+ * (its `minSimilarity`); none when the query has no positive term or no vector is stored.
+ */
+async function vectorHits(vectors: VectorSync, q: Query): Promise<Hit[]> {
+  const text = queryText(q.parsed);
+  await vectors.index.open();
+  if (!text || vectors.index.count() === 0) return [];
+  const vector = await vectors.queryVector(text);
+  if (!vector) return [];
+  // Scores are `1 - d / 2` for a cosine distance `d` (the vector index's contract).
+  const floor = Math.max(0, Math.min(1, 1 - (1 - (vectors.embedder.minSimilarity ?? 0)) / 2));
+  return (await vectors.index.nearest(vector, q.limit, q.filters)).filter((h) => h.score >= floor);
 }
 
 /**
  * Give each hit its best passages and a snippet: the best passage's; else, for a hit found
  * by its vector alone (`semantic`), the passages nearest to the query, within one budget of
  * embedded passages per search ({@link SEMANTIC_PASSAGES}, spent in rank order); else (a
- * match only in the title, path or headings, or past the budget) the keyword retriever's
+ * match only in the title, path or headings, or past the budget) the keyword index's
  * snippet.
  */
 async function attachPassages(
@@ -166,7 +183,7 @@ async function attachPassages(
     const markup = MARKUP_TYPES.has(doc.docType);
     let best = bestPassages(text, passages, terms, want, 160, doc.pages, markup);
     if (!best.length && vectors && passages.length && budget > 0) {
-      queryVector ??= vectors.retriever.queryVector(queryText(q.parsed)).catch(() => undefined);
+      queryVector ??= vectors.queryVector(queryText(q.parsed)).catch(() => undefined);
       const v = await queryVector;
       const compared = Math.min(MAX_PASSAGES, budget, passages.length);
       budget -= compared;
@@ -184,14 +201,19 @@ async function attachPassages(
     }
   }
   if (!bare.length) return;
-  const snippets = shelf.fts.snippets(bare, q.parsed);
+  const snippets = await shelf.fts.snippets(bare, q.parsed);
   for (const h of hits) if (!h.snippet) h.snippet = snippets.get(h.doc_id) ?? h.snippet;
 }
 
 /** A hybrid ranking held to the keyword evidence (see `hybrid.ts`). */
-function heldToKeywords(shelf: Shelf, fused: Hit[], keyword: Hit[], q: Query): Hit[] {
+async function heldToKeywords(
+  shelf: Shelf,
+  fused: Hit[],
+  keyword: Hit[],
+  q: Query,
+): Promise<Hit[]> {
   const required = requiredWords(q.parsed, shelf.catalog);
-  const held = heldWords(
+  const held = await heldWords(
     fused.map((h) => h.doc_id),
     required,
     (ids, word) => shelf.fts.constrain(ids, parseQuery(`"${word.replaceAll('"', "")}"`)),
@@ -200,8 +222,8 @@ function heldToKeywords(shelf: Shelf, fused: Hit[], keyword: Hit[], q: Query): H
 }
 
 /** Hits that satisfy the query's hard constraints, in order. */
-function heldToSyntax(shelf: Shelf, hits: Hit[], q: Query): Hit[] {
-  const allowed = new Set(shelf.fts.constrain(hits.map((h) => h.doc_id), q.parsed));
+async function heldToSyntax(shelf: Shelf, hits: Hit[], q: Query): Promise<Hit[]> {
+  const allowed = new Set(await shelf.fts.constrain(hits.map((h) => h.doc_id), q.parsed));
   return hits.filter((h) => allowed.has(h.doc_id));
 }
 
