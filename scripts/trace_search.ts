@@ -3,7 +3,7 @@
  * top-level folder to another (see docs/architecture.md).
  *
  * It indexes `samples/` into a throwaway data folder, starts `serve` over stdio under Deno's CPU
- * profiler (`--cpu-prof`, every thread, a sample every 50 µs), and calls `search` through a real
+ * profiler (`--cpu-prof`, a sample every 50 µs, V8 inlining off), and calls `search` through a real
  * MCP client: one unmeasured call (it waits for the first index), a quiet pause, `--calls` measured
  * calls, another pause. Only the samples between the two pauses count, so start-up, indexing and
  * shutdown stay out. Every project function seen in those samples is listed by file; a crossing is
@@ -21,8 +21,8 @@
  *
  *     deno run -A scripts/trace_search.ts [--query "sqlite archive"] [--calls 300] [--min-samples 2] [--json]
  *
- * Sampling can miss a function that runs for well under a microsecond a call; 300 calls make that
- * unlikely, and the counts are the same from run to run for a given query.
+ * It is a sampling profile: an edge seen in a handful of samples may come and go from run to
+ * run (the file list and the busy edges do not), so compare runs of the same command.
  *
  * @module
  */
