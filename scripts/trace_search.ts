@@ -9,9 +9,10 @@
  * shutdown stay out. Every project function seen in those samples is listed by file; a crossing is
  * a distinct call from a function in one top-level folder to a function in another (frames of
  * dependencies and of the runtime in between are skipped). Each crossing is listed with the
- * samples that saw it; an edge seen in fewer than `--min-samples` samples (default 2) is left out,
- * because a sample taken while a call is being set up can skip a frame and show a caller's caller
- * calling the callee.
+ * samples that saw it. A sample taken while a call is being set up can skip a frame and show a
+ * caller's caller calling the callee: an edge `a -> c` is left out when some `b` is seen called by
+ * `a` and calling `c`, both more often than `a -> c`, and so is an edge seen in fewer than
+ * `--min-samples` samples (default 2).
  *
  * Keyword ranking runs on the server's search worker threads. Deno writes a profile for a worker
  * only when the worker ends before the process does, which the server's do not; so a second
@@ -19,7 +20,7 @@
  * catalog and an FTS5 retriever answering the prepared query), and the hand-over from the pool to
  * the worker counts as one crossing.
  *
- *     deno run -A scripts/trace_search.ts [--query "sqlite archive"] [--calls 300] [--min-samples 2] [--json]
+ *     deno run -A scripts/trace_search.ts [--query "sqlite archive"] [--calls 1000] [--min-samples 2] [--json]
  *
  * It is a sampling profile: an edge seen in a handful of samples may come and go from run to
  * run (the file list and the busy edges do not), so compare runs of the same command.
@@ -61,6 +62,8 @@ interface Frame {
 interface ThreadTrace {
   files: Map<string, number>;
   crossings: Map<string, number>;
+  /** Every direct call between project functions, crossing or not: caller -> callee -> samples. */
+  calls: Map<string, Map<string, number>>;
   sequences: Map<string, number>;
 }
 
@@ -87,12 +90,14 @@ function measuredSamples(p: Profile, busy: (id: number) => boolean): number[] {
   let t = p.startTime;
   for (const d of p.timeDeltas) times.push(t += d);
   const active = p.samples.map((id, i) => ({ id, t: times[i]! })).filter((s) => busy(s.id));
+  // The end of the profile closes the last pause even when nothing ran after it.
+  active.push({ id: -1, t: times.at(-1) ?? p.startTime });
   const gaps: number[] = [];
   for (let i = 1; i < active.length; i++) {
     if (active[i]!.t - active[i - 1]!.t >= GAP_US) gaps.push(i);
   }
   if (gaps.length < 2) return [];
-  return active.slice(gaps[0], gaps.at(-1)).map((s) => s.id);
+  return active.slice(gaps[0], gaps.at(-1)).map((s) => s.id).filter((id) => id >= 0);
 }
 
 /** Files, folder crossings and folder sequences seen in one thread's measured samples. */
@@ -115,7 +120,12 @@ function traceProfile(p: Profile): ThreadTrace {
     stacks.set(id, frames);
     return frames;
   };
-  const trace: ThreadTrace = { files: new Map(), crossings: new Map(), sequences: new Map() };
+  const trace: ThreadTrace = {
+    files: new Map(),
+    crossings: new Map(),
+    calls: new Map(),
+    sequences: new Map(),
+  };
   const bump = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
   for (const id of measuredSamples(p, busy)) {
     const frames = stackOf(id);
@@ -125,13 +135,28 @@ function traceProfile(p: Profile): ThreadTrace {
     frames.forEach((f, i) => {
       if (folders.at(-1) !== f.folder) folders.push(f.folder);
       const caller = frames[i - 1];
-      if (caller && caller.folder !== f.folder) {
-        bump(trace.crossings, `${caller.file} ${caller.fn} -> ${f.file} ${f.fn}`);
-      }
+      if (!caller) return;
+      const from = `${caller.file} ${caller.fn}`;
+      const to = `${f.file} ${f.fn}`;
+      if (!trace.calls.has(from)) trace.calls.set(from, new Map());
+      bump(trace.calls.get(from)!, to);
+      if (caller.folder !== f.folder) bump(trace.crossings, `${from} -> ${to}`);
     });
     bump(trace.sequences, folders.join(" > "));
   }
   return trace;
+}
+
+/**
+ * Whether a crossing `a -> c` seen `n` times is a sampling artifact: some `b` is seen called by
+ * `a` and calling `c`, each more often than `a -> c` (the sample skipped `b`'s frame).
+ */
+function skippedFrame(trace: ThreadTrace, crossing: string, n: number): boolean {
+  const [a, c] = crossing.split(" -> ") as [string, string];
+  for (const [b, ab] of trace.calls.get(a) ?? []) {
+    if (b !== c && ab > n && (trace.calls.get(b)?.get(c) ?? 0) > n) return true;
+  }
+  return false;
 }
 
 /** Run a CLI command of the checkout; throw with its stderr when it fails. */
@@ -169,7 +194,7 @@ async function main(): Promise<number> {
     args: Deno.args,
     options: {
       query: { type: "string", default: "sqlite archive" },
-      calls: { type: "string", default: "300" },
+      calls: { type: "string", default: "1000" },
       json: { type: "boolean", default: false },
       "min-samples": { type: "string", default: "2" },
       "worker-side": { type: "string" },
@@ -245,7 +270,9 @@ async function main(): Promise<number> {
     }
     const min = Number(values["min-samples"]);
     for (const t of threads) {
-      for (const [c, n] of t.trace.crossings) if (n < min) t.trace.crossings.delete(c);
+      for (const [c, n] of t.trace.crossings) {
+        if (n < min || skippedFrame(t.trace, c, n)) t.trace.crossings.delete(c);
+      }
     }
     report(threads.filter((t) => t.trace.files.size), values.query, calls, values.json);
     return 0;
