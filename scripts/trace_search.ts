@@ -16,7 +16,7 @@
  *
  * Keyword ranking runs on the server's search worker threads. Deno writes a profile for a worker
  * only when the worker ends before the process does, which the server's do not; so a second
- * profiled process does what a search worker does (`retrievers/fts5_worker.ts`: a read-only
+ * profiled process does what a search worker does (`stores/fts5_worker.ts`: a read-only
  * catalog and an FTS5 retriever answering the prepared query), and the hand-over from the pool to
  * the worker counts as one crossing.
  *
@@ -33,8 +33,8 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { openReadOnly } from "../core/catalog.ts";
-import { Fts5Retriever } from "../retrievers/fts5.ts";
-import { prepareQuery } from "../retrievers/query.ts";
+import { Fts5Index } from "../stores/fts5.ts";
+import { prepareQuery } from "../search/query.ts";
 
 /** A node of a `.cpuprofile`. */
 interface ProfileNode {
@@ -181,7 +181,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 async function workerSide(catalog: string, query: string, calls: number): Promise<void> {
   const { db, stats } = openReadOnly(catalog);
-  const fts = new Fts5Retriever(db, { stats, readOnly: true });
+  const fts = new Fts5Index(db, { stats, readOnly: true });
   await fts.search(prepareQuery(query, 40, {}, 0));
   await sleep(PAUSE_MS);
   for (let i = 0; i < calls; i++) await fts.search(prepareQuery(query, 40, {}, 0));
@@ -320,7 +320,7 @@ function report(
   for (const c of [...crossings].sort()) console.log(`  ${String(seen(c)).padStart(6)}  ${c}`);
   if (workers) {
     console.log(
-      "     -  retrievers/fts5_pool.ts -> retrievers/fts5_worker.ts (a message to the thread)",
+      "     -  stores/fts5_pool.ts -> stores/fts5_worker.ts (a message to the thread)",
     );
   }
   for (const t of threads) {
