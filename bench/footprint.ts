@@ -25,10 +25,10 @@
 import { parseArgs } from "node:util";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startHttpServer } from "../tests/cli_helper.ts";
 import { callTool, waitReady } from "../tests/reliability/_helpers.ts";
+import { testClient } from "../tests/mcp_client.ts";
 
 /** Resident size in bytes of one process, or undefined when it is gone. */
 export function rssOf(pid: number): number | undefined {
@@ -298,7 +298,7 @@ export async function idleServer(
 ): Promise<IdleServer> {
   const { child, url } = await startHttpServer(["--no-watch", "--data", data]);
   try {
-    const client = new Client({ name: "footprint", version: "1" });
+    const client = testClient("footprint");
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     await waitReady(client);
     for (const q of questions) {

@@ -3,11 +3,11 @@
  * `tools/list` and `search` answers on a cold library (a real server process over stdio),
  * and search latency over Streamable HTTP with 1, 8 and 32 concurrent clients.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { startHttpServer } from "../tests/cli_helper.ts";
 import { waitReady } from "../tests/reliability/_helpers.ts";
+import { stdioTransport, testClient } from "../tests/mcp_client.ts";
 
 const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
 
@@ -20,12 +20,12 @@ function pct(xs: number[], p: number): number {
 export async function coldStart(folders: string[], query: string) {
   const data = await Deno.makeTempDir({ prefix: "shelfmark-cold-" });
   const t0 = performance.now();
-  const transport = new StdioClientTransport({
+  const transport = stdioTransport({
     command: Deno.execPath(),
     args: ["run", "-A", CLI, "serve", "--data", data, ...folders],
     stderr: "ignore",
   });
-  const client = new Client({ name: "bench", version: "1" });
+  const client = testClient("bench");
   await client.connect(transport);
   await client.listTools();
   const toolsList = performance.now() - t0;
@@ -53,7 +53,7 @@ export async function coldStart(folders: string[], query: string) {
 /** A `serve --http` process on an existing data directory, once its index run is done. */
 async function httpServer(data: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const { child: proc, url } = await startHttpServer(["--no-watch", "--data", data]);
-  const c = new Client({ name: "probe", version: "1" });
+  const c = testClient("probe");
   await c.connect(new StreamableHTTPClientTransport(new URL(url)));
   await waitReady(c);
   await c.close();
@@ -81,7 +81,7 @@ export async function httpLoad(
   const server = await httpServer(data);
   const conns: Client[] = await Promise.all(
     Array.from({ length: clients }, async () => {
-      const c = new Client({ name: "load", version: "1" });
+      const c = testClient("load");
       await c.connect(new StreamableHTTPClientTransport(new URL(server.url)));
       return c;
     }),

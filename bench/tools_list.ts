@@ -6,10 +6,10 @@
  * @module
  */
 import { encode } from "gpt-tokenizer/encoding/o200k_base";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { createServer } from "../server/mcp.ts";
 import type { Shelf } from "../shelf/shelf.ts";
+import { testClient } from "../tests/mcp_client.ts";
 
 /**
  * Tokens of the whole `tools/list` answer and of each tool in it (with `structured`, as
@@ -22,7 +22,7 @@ export async function toolsListTokens(
   const server = createServer({} as Shelf, { structured: opts.structured });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
-  const client = new Client({ name: "bench", version: "1" });
+  const client = testClient("bench");
   await client.connect(b);
   try {
     const r = await client.listTools();

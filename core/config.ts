@@ -5,6 +5,8 @@
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { z } from "zod";
+import { writeFileAtomicSync } from "./atomic_write.ts";
 import { libraryFromPath } from "./paths.ts";
 import type { Library } from "./types.ts";
 
@@ -72,44 +74,112 @@ export interface Limits {
   first_index_wait_s?: number;
 }
 
-const KEYS = new Set(["$schema", "libraries", "extractors", "limits", "embedder", "ocr"]);
-const EMBEDDER_KEYS = new Set([
-  "name",
-  "url",
-  "api_key_env",
-  "multilingual",
-  "query_prefix",
-  "document_prefix",
-  "pooling",
-]);
-const EMBEDDER_NAME = /^(default|none|(ollama|openai):\S+|onnx:.+)$/;
-const LIB_KEYS = new Set(["name", "path", "description", "include", "exclude", "fields"]);
-const LIMIT_KEYS: Record<string, [number, number]> = {
-  max_file_mb: [1, 4096],
-  file_timeout_s: [1, 3600],
-  workers: [0, 64],
-  first_index_wait_s: [0, 600],
-};
-
-function globs(file: string, where: string, v: unknown): string[] | undefined {
-  if (v === undefined) return undefined;
-  if (!Array.isArray(v) || v.some((g) => typeof g !== "string" || !g)) {
-    throw new ConfigError(`${file}: ${where} must be an array of glob patterns`);
-  }
-  return v as string[];
+/** A message for every issue a schema raises (wrong type and failed checks alike). */
+function says(message: string) {
+  return { error: message };
 }
 
-function fieldNames(file: string, where: string, v: unknown): string[] | undefined {
-  if (v === undefined) return undefined;
-  if (
-    !Array.isArray(v) || v.length > 32 ||
-    v.some((f) => typeof f !== "string" || !f.trim() || f.length > 64)
-  ) {
-    throw new ConfigError(
-      `${file}: ${where} must be an array of up to 32 front-matter field names`,
-    );
+const EMBEDDER_NAME = /^(default|none|(ollama|openai):\S+|onnx:.+)$/;
+const EMBEDDER_MESSAGE = `"embedder" must be "default", "none", "ollama:<model>", ` +
+  `"openai:<model>", "onnx:<folder>" or an object {"name", "url", "api_key_env", ` +
+  `"multilingual", "query_prefix", "document_prefix", "pooling"}`;
+
+const GLOBS = says("must be an array of glob patterns");
+const FIELDS = says("must be an array of up to 32 front-matter field names");
+const LIBRARY_NAME = says('must be a name without "/"');
+const FOLDER = says("must be a folder path");
+
+const LibrarySchema = z.strictObject({
+  name: z.string(LIBRARY_NAME).regex(/^[^/\\\0]+$/, LIBRARY_NAME),
+  path: z.string(FOLDER).min(1, FOLDER),
+  description: z.string(says("must be a string")).optional(),
+  include: z.array(z.string(GLOBS).min(1, GLOBS), GLOBS).optional(),
+  exclude: z.array(z.string(GLOBS).min(1, GLOBS), GLOBS).optional(),
+  fields: z.array(
+    z.string(FIELDS).max(64, FIELDS).refine((f) => f.trim() !== "", FIELDS),
+    FIELDS,
+  ).max(32, FIELDS).optional(),
+}, says("must be an object"));
+
+/** A number limit with its allowed range. */
+function limit(min: number, max: number) {
+  const range = says(`must be a number from ${min} to ${max}`);
+  return z.number(range).min(min, range).max(max, range).optional();
+}
+
+const LimitsSchema = z.strictObject({
+  max_file_mb: limit(1, 4096),
+  file_timeout_s: limit(1, 3600),
+  workers: limit(0, 64),
+  first_index_wait_s: limit(0, 600),
+}, says("must be an object"));
+
+const EMBEDDER = says(EMBEDDER_MESSAGE);
+const EmbedderSchema = z.union([
+  z.string(EMBEDDER).regex(EMBEDDER_NAME, EMBEDDER),
+  z.strictObject({
+    name: z.string(EMBEDDER).regex(EMBEDDER_NAME, EMBEDDER),
+    url: z.string(says("must be a string")).regex(/^https?:\/\//, says("must be an http(s) URL"))
+      .optional(),
+    api_key_env: z.string(says("must be a string")).optional(),
+    multilingual: z.boolean(says("must be true or false")).optional(),
+    query_prefix: z.string(says("must be a string")).optional(),
+    document_prefix: z.string(says("must be a string")).optional(),
+    pooling: z.enum(["mean", "cls"], says('must be "mean" or "cls"')).optional(),
+  }),
+], EMBEDDER);
+
+const LANGUAGES = says('must be a non-empty array of Tesseract codes such as "eng"');
+const OcrSchema = z.strictObject({
+  languages: z.array(z.string(LANGUAGES).regex(/^[a-z_]{3,8}$/, LANGUAGES), LANGUAGES)
+    .min(1, LANGUAGES).optional(),
+}, says("must be an object"));
+
+const MODULES = says("must be an array of module paths");
+const ConfigSchema = z.strictObject({
+  $schema: z.unknown().optional(),
+  libraries: z.array(LibrarySchema, says("must be an array")).default([]),
+  extractors: z.array(z.string(MODULES), MODULES).default([]),
+  limits: LimitsSchema.default({}),
+  embedder: EmbedderSchema.optional(),
+  ocr: OcrSchema.optional(),
+}, says("must be a JSON object"));
+
+/** A key's place from a zod issue path: `libraries[0].include`. */
+function dotted(path: readonly PropertyKey[]): string {
+  return path.map((k, i) => typeof k === "number" ? `[${k}]` : i ? `.${String(k)}` : String(k))
+    .join("");
+}
+
+/**
+ * The issue to report: inside a union (the embedder, a name or an object), the issue of the
+ * alternative the value's type matched, else the union's own message.
+ */
+function firstIssue(issue: z.core.$ZodIssue): z.core.$ZodIssue {
+  if (issue.code !== "invalid_union") return issue;
+  const matched = issue.errors.find((alt) =>
+    !alt.some((i) => i.code === "invalid_type" && i.path.length === 0)
+  );
+  const inner = matched?.[0];
+  return inner ? firstIssue({ ...inner, path: [...issue.path, ...inner.path] }) : issue;
+}
+
+/**
+ * One sentence for a zod issue, naming the key: `unknown key "limits.speed"`,
+ * `limits.workers must be ...`, `"libraries" must be an array` (a top-level key is quoted).
+ */
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys") {
+    return `unknown key "${dotted([...issue.path, issue.keys[0]!])}"`;
   }
-  return v as string[];
+  if (!issue.message.startsWith("must ")) return issue.message;
+  // A message about an array ("must be an array of glob patterns") names the array, not
+  // the element that failed.
+  const path = /^must be (an|a non-empty) array/.test(issue.message)
+    ? issue.path.slice(0, issue.path.findLastIndex((k) => typeof k !== "number") + 1)
+    : issue.path;
+  if (!path.length) return issue.message;
+  return `${path.length === 1 ? `"${dotted(path)}"` : dotted(path)} ${issue.message}`;
 }
 
 /**
@@ -154,123 +224,21 @@ export function loadConfig(dir: string): Config {
   } catch (e) {
     throw new ConfigError(`${file}: not valid JSON (${(e as Error).message})`);
   }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    throw new ConfigError(`${file}: must be a JSON object`);
+  const parsed = ConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new ConfigError(`${file}: ${issueMessage(firstIssue(parsed.error.issues[0]!))}`);
   }
-  const obj = raw as Record<string, unknown>;
-  for (const k of Object.keys(obj)) {
-    if (!KEYS.has(k)) throw new ConfigError(`${file}: unknown key "${k}"`);
-  }
-  const libs = obj.libraries ?? [];
-  if (!Array.isArray(libs)) throw new ConfigError(`${file}: "libraries" must be an array`);
-  const libraries = libs.map((l, i) => {
-    if (typeof l !== "object" || l === null) {
-      throw new ConfigError(`${file}: libraries[${i}] must be an object`);
-    }
-    for (const k of Object.keys(l)) {
-      if (!LIB_KEYS.has(k)) throw new ConfigError(`${file}: unknown key "libraries[${i}].${k}"`);
-    }
-    const { name, path, description, include, exclude, fields } = l as Record<string, unknown>;
-    if (typeof name !== "string" || !/^[^/\\\0]+$/.test(name)) {
-      throw new ConfigError(`${file}: libraries[${i}].name must be a name without "/"`);
-    }
-    if (typeof path !== "string" || !path) {
-      throw new ConfigError(`${file}: libraries[${i}].path must be a folder path`);
-    }
-    return {
-      name,
-      path,
-      description: typeof description === "string" ? description : undefined,
-      include: globs(file, `libraries[${i}].include`, include),
-      exclude: globs(file, `libraries[${i}].exclude`, exclude),
-      fields: fieldNames(file, `libraries[${i}].fields`, fields),
-    };
-  });
-  const extractors = obj.extractors ?? [];
-  if (!Array.isArray(extractors) || extractors.some((e) => typeof e !== "string")) {
-    throw new ConfigError(`${file}: "extractors" must be an array of module paths`);
-  }
-  const limits = obj.limits ?? {};
-  if (typeof limits !== "object" || limits === null || Array.isArray(limits)) {
-    throw new ConfigError(`${file}: "limits" must be an object`);
-  }
-  for (const [k, v] of Object.entries(limits)) {
-    const range = LIMIT_KEYS[k];
-    if (!range) throw new ConfigError(`${file}: unknown key "limits.${k}"`);
-    if (typeof v !== "number" || !Number.isFinite(v) || v < range[0] || v > range[1]) {
-      throw new ConfigError(
-        `${file}: limits.${k} must be a number from ${range[0]} to ${range[1]}`,
-      );
-    }
-  }
-  return {
-    libraries,
-    extractors: extractors as string[],
-    limits: limits as Limits,
-    embedder: checkEmbedder(file, obj.embedder),
-    ocr: checkOcr(file, obj.ocr),
-  };
+  const { $schema: _, ...config } = parsed.data;
+  return config;
 }
 
-function checkEmbedder(file: string, v: unknown): Config["embedder"] {
-  if (v === undefined) return undefined;
-  const bad = () =>
-    new ConfigError(
-      `${file}: "embedder" must be "default", "none", "ollama:<model>", "openai:<model>", ` +
-        `"onnx:<folder>" or an object {"name", "url", "api_key_env", "multilingual", ` +
-        `"query_prefix", "document_prefix", "pooling"}`,
-    );
-  if (typeof v === "string") {
-    if (!EMBEDDER_NAME.test(v)) throw bad();
-    return v;
-  }
-  if (typeof v !== "object" || v === null || Array.isArray(v)) throw bad();
-  for (const k of Object.keys(v)) {
-    if (!EMBEDDER_KEYS.has(k)) throw new ConfigError(`${file}: unknown key "embedder.${k}"`);
-  }
-  const e = v as Record<string, unknown>;
-  if (typeof e.name !== "string" || !EMBEDDER_NAME.test(e.name)) throw bad();
-  for (const k of ["url", "api_key_env", "query_prefix", "document_prefix"]) {
-    if (e[k] !== undefined && typeof e[k] !== "string") {
-      throw new ConfigError(`${file}: embedder.${k} must be a string`);
-    }
-  }
-  if (e.url !== undefined && !/^https?:\/\//.test(e.url as string)) {
-    throw new ConfigError(`${file}: embedder.url must be an http(s) URL`);
-  }
-  if (e.multilingual !== undefined && typeof e.multilingual !== "boolean") {
-    throw new ConfigError(`${file}: embedder.multilingual must be true or false`);
-  }
-  if (e.pooling !== undefined && e.pooling !== "mean" && e.pooling !== "cls") {
-    throw new ConfigError(`${file}: embedder.pooling must be "mean" or "cls"`);
-  }
-  return e as unknown as EmbedderConfig;
-}
-
-function checkOcr(file: string, v: unknown): OcrConfig | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== "object" || v === null || Array.isArray(v)) {
-    throw new ConfigError(`${file}: "ocr" must be an object`);
-  }
-  for (const k of Object.keys(v)) {
-    if (k !== "languages") throw new ConfigError(`${file}: unknown key "ocr.${k}"`);
-  }
-  const langs = (v as OcrConfig).languages;
-  if (
-    langs !== undefined &&
-    (!Array.isArray(langs) || !langs.length || langs.some((l) => !/^[a-z_]{3,8}$/.test(l)))
-  ) {
-    throw new ConfigError(
-      `${file}: ocr.languages must be a non-empty array of Tesseract codes such as "eng"`,
-    );
-  }
-  return v as OcrConfig;
-}
-
-/** Write `shelfmark.json` in `dir`. */
+/**
+ * Write `shelfmark.json` in `dir`, atomically: a full disk or a crash leaves the previous
+ * file whole (it holds every library), never a cut one.
+ */
 export function saveConfig(dir: string, config: Config): void {
   mkdirSync(dir, { recursive: true });
-  Deno.writeTextFileSync(join(dir, "shelfmark.json"), JSON.stringify(config, null, 2) + "\n");
+  writeFileAtomicSync(join(dir, "shelfmark.json"), JSON.stringify(config, null, 2) + "\n");
 }
 
 /** The libraries of a config, with absolute roots. */

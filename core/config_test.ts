@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { assert, assertEquals } from "../tests/assert.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, saveConfig } from "./config.ts";
 import { walkLibrary } from "./walk.ts";
 
 async function configWith(obj: unknown): Promise<string> {
@@ -78,4 +78,77 @@ Deno.test("loadConfig() checks the embedder and OCR settings, naming what is wro
   assertEquals(ok.embedder, { name: "ollama:nomic-embed-text", url: "http://127.0.0.1:11434" });
   assertEquals(ok.ocr?.languages, ["eng", "deu"]);
   assertEquals(loadConfig(await configWith({ embedder: "none" })).embedder, "none");
+});
+
+Deno.test("loadConfig() names the list, not its element, and checks descriptions", async () => {
+  assertEquals(
+    refusal(await configWith({ libraries: [{ name: "a", path: "/x", exclude: ["ok", ""] }] }))
+      .split(": ").slice(1).join(": "),
+    "libraries[0].exclude must be an array of glob patterns",
+  );
+  assert(
+    refusal(await configWith({ ocr: { languages: ["EN"] } })).endsWith(
+      ': ocr.languages must be a non-empty array of Tesseract codes such as "eng"',
+    ),
+  );
+  assert(
+    refusal(await configWith({ extractors: ["./a.ts", 1] })).endsWith(
+      ': "extractors" must be an array of module paths',
+    ),
+  );
+  assert(
+    refusal(await configWith({ libraries: [{ name: "a", path: "/x", description: 3 }] }))
+      .endsWith(": libraries[0].description must be a string"),
+  );
+  assert(refusal(await configWith([])).endsWith("shelfmark.json: must be a JSON object"));
+});
+
+/** A tiny tmpfs to fill up (Linux, as root); undefined where it cannot be mounted. */
+function tinyDisk(): string | undefined {
+  if (Deno.build.os !== "linux" || Deno.uid() !== 0) return undefined;
+  const dir = Deno.makeTempDirSync();
+  const mount = new Deno.Command("mount", {
+    args: ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir],
+    stdout: "null",
+    stderr: "null",
+  });
+  try {
+    if (mount.outputSync().success) return dir;
+  } catch {
+    // no mount command
+  }
+  Deno.removeSync(dir);
+  return undefined;
+}
+
+const disk = tinyDisk();
+
+Deno.test({
+  name: "saveConfig() on a full disk leaves the previous shelfmark.json whole",
+  ignore: !disk,
+  fn: () => {
+    try {
+      const before = { libraries: [{ name: "Docs", path: "/home/me/Docs" }] };
+      saveConfig(disk!, before);
+      const huge = {
+        libraries: Array.from({ length: 400 }, (_, i) => ({
+          name: `L${i}`,
+          path: `/x/${i}`,
+          description: "d".repeat(300),
+        })),
+      };
+      let thrown: unknown;
+      try {
+        saveConfig(disk!, huge);
+      } catch (e) {
+        thrown = e;
+      }
+      assert(thrown instanceof Error, "a write larger than the disk fails");
+      assertEquals(loadConfig(disk!).libraries, before.libraries);
+      assertEquals([...Deno.readDirSync(disk!)].map((e) => e.name), ["shelfmark.json"]);
+    } finally {
+      new Deno.Command("umount", { args: [disk!] }).outputSync();
+      Deno.removeSync(disk!);
+    }
+  },
 });

@@ -48,7 +48,9 @@ const MAGIC: [number[], string, number?][] = [
   [[0x4d, 0x5a], "application/x-msdownload", WEAK], // MZ
   [[0xcf, 0xfa, 0xed, 0xfe], "application/x-mach-binary"],
   [[0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], "application/x-ole-storage"], // .doc/.xls
-  [[0x53, 0x51, 0x4c, 0x69, 0x74, 0x65, 0x20, 0x66], "application/vnd.sqlite3"],
+  // The whole 16-byte header "SQLite format 3\0": text such as "SQLite for Debian" starts
+  // with the same 8 bytes.
+  [[...new TextEncoder().encode("SQLite format 3"), 0x00], "application/vnd.sqlite3"],
   [[0x00, 0x61, 0x73, 0x6d], "application/wasm"],
   [[0x4f, 0x67, 0x67, 0x53], "audio/ogg"],
   [[0x66, 0x4c, 0x61, 0x43], "audio/flac"],

@@ -71,3 +71,31 @@ Deno.test("sniff() names zip-based documents by their entries and RTF by its sig
   assertEquals(sniff(zipSync({ "a.txt": enc("hello") })).mimeType, "application/zip");
   assertEquals(sniff(enc("{\\rtf1\\ansi Hello\\par}")), { mimeType: "text/rtf", text: true });
 });
+
+Deno.test("sniff() needs the whole 16-byte SQLite header, not its first 8 bytes", () => {
+  const db = new Uint8Array([...enc("SQLite format 3"), 0, 0x10, 0x00, 1, 1]);
+  assertEquals(sniff(db), { mimeType: "application/vnd.sqlite3", text: false });
+  assertEquals(sniff(enc("SQLite for Debian\n-----------------\n")), {
+    mimeType: "text/plain",
+    text: true,
+  });
+  // "SQLite format 3" without its NUL is text too
+  assertEquals(sniff(enc("SQLite format 3 is the file format\n")).text, true);
+});
+
+const sqliteReadme = "/usr/share/doc/libsqlite3-0/README.Debian";
+const hasSqliteReadme = (() => {
+  try {
+    return Deno.statSync(sqliteReadme).isFile;
+  } catch {
+    return false;
+  }
+})();
+
+Deno.test({
+  name: "sniff() reads Debian's libsqlite3 README.Debian as text, not a database",
+  ignore: !hasSqliteReadme,
+  fn: () => {
+    assertEquals(sniff(Deno.readFileSync(sqliteReadme)), { mimeType: "text/plain", text: true });
+  },
+});

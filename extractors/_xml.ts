@@ -5,50 +5,34 @@
  *
  * @module
  */
-
-const ENTITIES: Record<string, string> = {
-  amp: "&",
-  lt: "<",
-  gt: ">",
-  quot: '"',
-  apos: "'",
-  nbsp: " ",
-  ndash: "–",
-  mdash: "—",
-  para: "¶",
-  shy: "",
-  lsquo: "‘",
-  rsquo: "’",
-  ldquo: "“",
-  rdquo: "”",
-  rarr: "→",
-  larr: "←",
-  hellip: "…",
-  copy: "©",
-  reg: "®",
-  laquo: "«",
-  raquo: "»",
-};
+import { decodeHTMLStrict } from "entities";
 
 /**
- * Decode HTML character references: numeric ones and the common named ones.
+ * Decode HTML character references: numeric ones and every named one of HTML5
+ * (`&eacute;`, `&euro;`, `&frac12;`, ...; `&nbsp;` becomes a plain space and `&shy;`
+ * nothing, so words stay searchable). A reference needs its `;` (as in XML and CommonMark;
+ * a URL's `?a=1&copy=2` stays as it is); unknown names, `&#0;` and code points beyond
+ * Unicode are left as written.
  *
- * @param s text with `&amp;`, `&#8212;`, ...
+ * @param s text with `&amp;`, `&#8212;`, `&eacute;`, ...
  * @returns the decoded text
  * @example
  * ```ts
- * decodeEntities("a &amp; b &#8212; c"); // "a & b — c"
+ * decodeEntities("a &amp; b &#8212; Caf&eacute;"); // "a & b — Café"
  * ```
  */
 export function decodeEntities(s: string): string {
   if (!s.includes("&")) return s;
-  return s.replace(/&(#[xX][0-9a-fA-F]{1,6}|#\d{1,7}|[A-Za-z]{2,8});/g, (m, e: string) => {
-    if (e[0] === "#") {
-      const code = e[1] === "x" || e[1] === "X" ? parseInt(e.slice(2), 16) : parseInt(e.slice(1));
+  return s.replace(
+    /&(?:#[xX]([0-9a-fA-F]{1,6})|#(\d{1,7})|[A-Za-z][A-Za-z0-9]{1,31});/g,
+    (m, hex?: string, dec?: string) => {
+      if (hex === undefined && dec === undefined) {
+        return decodeHTMLStrict(m).replace("\u00a0", " ").replace("\u00ad", "");
+      }
+      const code = hex === undefined ? parseInt(dec!) : parseInt(hex, 16);
       return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
-    }
-    return ENTITIES[e] ?? m;
-  });
+    },
+  );
 }
 
 /**

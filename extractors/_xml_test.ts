@@ -9,6 +9,15 @@ Deno.test("decodeEntities() decodes numeric and common named references, leaves 
   );
 });
 
+Deno.test("decodeEntities() decodes every HTML5 name, needing the semicolon", () => {
+  assertEquals(
+    decodeEntities("Caf&eacute; &euro; men&uuml; &agrave; &ccedil; &frac12; &NotEqualTilde;"),
+    "Café € menü à ç ½ \u2242\u0338",
+  );
+  assertEquals(decodeEntities("a&nbsp;b co&shy;op"), "a b coop");
+  assertEquals(decodeEntities("?a=1&copy=2 &eacute"), "?a=1&copy=2 &eacute");
+});
+
 Deno.test("attr() reads quoted and unquoted values in any case, decoded, whole names only", () => {
   const attrs = ` class="a b" ID='x&amp;y' data-role="no" role=nav epub:type="toc" /`;
   assertEquals(attr(attrs, "class"), "a b");

@@ -70,8 +70,8 @@ Deno.test("epub() reads OPF metadata and keeps spine order", async () => {
   assert(ja.headings!.some((h) => h.title === "バインド"));
 });
 
-/** A minimal EPUB 3 without an NCX, `mimetype` not first. */
-function tinyEpub(nav: boolean): Uint8Array {
+/** A minimal EPUB 3 without an NCX, `mimetype` not first, its `dc:title` given as markup. */
+function tinyEpub(nav: boolean, title = "Tiny &amp; Book"): Uint8Array {
   const chapter = (t: string, s: string) =>
     enc(`<?xml version="1.0" encoding="UTF-8"?><html xmlns="http://www.w3.org/1999/xhtml">
 <head><title>${t}</title></head><body><h1 id="top">${t}</h1><p>Intro of ${t}.</p>
@@ -82,7 +82,7 @@ function tinyEpub(nav: boolean): Uint8Array {
 <rootfile full-path="OPS/book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`),
     "OPS/book.opf": enc(
       `<?xml version="1.0"?><package xmlns="http://www.idpf.org/2007/opf" version="3.0">
-<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>Tiny &amp; Book</dc:title>
+<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:title>${title}</dc:title>
 <dc:creator>Ann Author</dc:creator><dc:language>de</dc:language>
 <dc:subject>Fiction</dc:subject><dc:subject>Sea &amp; ships</dc:subject></metadata><manifest>
 ${
@@ -159,4 +159,9 @@ Deno.test("epub() keeps link text in the lines and the links apart, on book line
   // a link in the last chapter lands on its line of the book, not of the chapter
   const last = book.links!.at(-1)!;
   assert(book.lines[last.line - 1]!.includes(last.text.split(" ")[0]!), JSON.stringify(last));
+});
+
+Deno.test("epub() decodes every named character reference in the book's title", async () => {
+  const doc = await run(tinyEpub(true, "Caf&eacute; &euro; men&uuml;"));
+  assertEquals(doc.meta?.title, "Café € menü");
 });

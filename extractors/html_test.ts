@@ -22,6 +22,14 @@ Deno.test("html() reads title, author and language from the head", async () => {
   assertEquals(doc.headings, [{ level: 1, title: "Start", line: 1 }]);
 });
 
+Deno.test("html() decodes every named character reference in the title and headings", async () => {
+  const doc = await run(`<html><head><title>Caf&eacute; &euro; men&uuml;</title></head>
+    <body><h1>Mise &agrave; jour</h1><p>Aper&ccedil;u &frac12;</p></body></html>`);
+  assertEquals(doc.meta?.title, "Café € menü");
+  assertEquals(doc.headings?.map((h) => h.title), ["Mise à jour"]);
+  assert(doc.lines.includes("Aperçu ½"), doc.lines.join("\n"));
+});
+
 Deno.test("html() drops navigation chrome and permalink anchors", async () => {
   const page = `<body><nav><h2>Menu</h2></nav><div class="related x"><h3>Navigation</h3>
     <div><h3>nested</h3></div></div><div role="search"><h3>Search</h3></div>

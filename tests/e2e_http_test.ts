@@ -2,17 +2,18 @@
  * End to end over Streamable HTTP: the real server in-process on a free loopback port,
  * two SDK clients at once, a foreign Origin refused, the token enforced.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { serveHttp } from "../server/http.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 import { TOOLS } from "../server/tools/mod.ts";
+import { testClient } from "./mcp_client.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
 async function client(url: string, token?: string): Promise<Client> {
-  const c = new Client({ name: "http-e2e", version: "1" });
+  const c = testClient("http-e2e");
   const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
   await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
   return c;

@@ -2,11 +2,11 @@
  * End to end over MCP stdio: the real server process, driven by the SDK's `Client`,
  * on the markdown/, html/, text/ and nested/ libraries of the small shared corpus.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { join } from "node:path";
 import { smallCorpus } from "./corpus.ts";
+import { stdioTransport, testClient } from "./mcp_client.ts";
 
 const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
 
@@ -17,7 +17,7 @@ type Result = {
 };
 
 async function connect(corpus: string, data: string, extra: string): Promise<Client> {
-  const transport = new StdioClientTransport({
+  const transport = stdioTransport({
     command: Deno.execPath(),
     args: [
       "run",
@@ -33,7 +33,7 @@ async function connect(corpus: string, data: string, extra: string): Promise<Cli
     env: { SHELFMARK_EMBEDDER: "none" },
     stderr: "ignore",
   });
-  const client = new Client({ name: "e2e", version: "1" });
+  const client = testClient("e2e");
   await client.connect(transport);
   return client;
 }

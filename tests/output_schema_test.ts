@@ -5,13 +5,13 @@
  * Without the option, no schema is listed and markdown answers carry no JSON.
  */
 import { z } from "zod";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { assert, assertEquals } from "./assert.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 import { createServer } from "../server/mcp.ts";
 import { TOOLS } from "../server/tools/mod.ts";
 import type { Shelf } from "../shelf/shelf.ts";
+import { testClient } from "./mcp_client.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
@@ -25,7 +25,7 @@ async function connect(shelf: Shelf, structured: boolean) {
   const server = createServer(shelf, { structured });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
-  const client = new Client({ name: "test", version: "1" });
+  const client = testClient("test");
   await client.connect(b);
   return {
     client,

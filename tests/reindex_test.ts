@@ -4,12 +4,12 @@
  * not yet indexed; over HTTP without a token, `reindex` is refused.
  */
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { assert, assertEquals } from "./assert.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 import { callTool } from "../server/dispatch.ts";
 import { createServer } from "../server/mcp.ts";
+import { testClient } from "./mcp_client.ts";
 
 async function vault(): Promise<string> {
   const base = await Deno.makeTempDir();
@@ -93,7 +93,7 @@ Deno.test("reindex over MCP: refused without writes allowed, queued with", async
     const server = createServer(t.shelf, { allowWrites });
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);
-    const client = new Client({ name: "test", version: "1" });
+    const client = testClient("test");
     await client.connect(b);
     try {
       const r = await client.callTool({ name: "reindex", arguments: {} }) as {

@@ -12,7 +12,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { assert, assertEquals } from "./assert.ts";
 import { CHROMIUM, launchChromium as launch } from "./browser.ts";
@@ -21,6 +20,7 @@ import { smallCorpus } from "./corpus.ts";
 import { noteMissing } from "./have.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 import { createServer } from "../server/mcp.ts";
+import { testClient } from "./mcp_client.ts";
 
 const noChromium = noteMissing(
   !existsSync(CHROMIUM),
@@ -284,7 +284,7 @@ Deno.test({
     const server = createServer(ts.shelf);
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);
-    const client = new Client({ name: "app-test", version: "1" });
+    const client = testClient("app-test");
     await client.connect(b);
     let html = "";
     try {

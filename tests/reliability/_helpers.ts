@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
+import { stdioTransport, testClient } from "../mcp_client.ts";
 
 /** The CLI entry point. */
 export const CLI = new URL("../../server/cli.ts", import.meta.url).pathname;
@@ -58,14 +58,14 @@ export async function startStdio(
     stderr?: "ignore" | "inherit";
   } = {},
 ): Promise<StdioSession> {
-  const transport = new StdioClientTransport({
+  const transport = stdioTransport({
     command: Deno.execPath(),
     args: ["run", "-A", CLI, "serve", "--data", data, ...(opts.extra ?? []), ...libs],
     cwd: opts.cwd,
     env: { ...CHILD_ENV, ...opts.env },
     stderr: opts.stderr ?? "ignore",
   });
-  const client = new Client({ name: "reliability", version: "1" });
+  const client = testClient("reliability");
   await client.connect(transport);
   return {
     client,

@@ -5,7 +5,6 @@
  * separators, NUL bytes, symlinks out of the root (file, directory, relative, to
  * /etc/passwd), and a sibling folder whose name extends the root's.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -14,6 +13,7 @@ import { decodeText } from "../../core/text_codec.ts";
 import { serveHttp } from "../../server/http.ts";
 import { assert, assertEquals } from "../assert.ts";
 import { callTool, cli, ERROR_CODES, startStdio, type ToolResult } from "./_helpers.ts";
+import { testClient } from "../mcp_client.ts";
 
 const TOKEN = "SECRET-7f3a91c2";
 const PASSWD = /root:.*:0:0:/;
@@ -218,7 +218,7 @@ Deno.test({
               `GET ${p}: ${text.slice(0, 120)}`,
             );
           }
-          const c = new Client({ name: "confine", version: "1" });
+          const c = testClient("confine");
           await c.connect(new StreamableHTTPClientTransport(new URL(http.url)));
           for (const a of attacks(work)) {
             const r = await callTool(c, "read", { doc_id: a, output_format: "json" });

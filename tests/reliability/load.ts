@@ -7,11 +7,12 @@
  *
  * @module
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { join } from "node:path";
 import { callTool, CHILD_ENV, MemorySampler, percentile, waitReady } from "./_helpers.ts";
 import { startHttpServer } from "../cli_helper.ts";
+import { testClient } from "../mcp_client.ts";
 
 /** Options of a load run. */
 export interface LoadOptions {
@@ -61,7 +62,7 @@ interface RefDoc {
 }
 
 async function connect(url: string): Promise<Client> {
-  const c = new Client({ name: "load", version: "1" });
+  const c = testClient("load");
   await c.connect(new StreamableHTTPClientTransport(new URL(url)));
   return c;
 }

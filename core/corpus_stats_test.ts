@@ -1,0 +1,42 @@
+import { assertEquals } from "../tests/assert.ts";
+import { Catalog } from "./catalog.ts";
+
+function dfRows(c: Catalog): Record<string, number> {
+  const rows = c.db.prepare("SELECT term, n FROM df ORDER BY term").all();
+  return Object.fromEntries(rows.map((r) => [r.term as string, r.n as number]));
+}
+
+Deno.test("CorpusStats looks terms up one by one: a row added after the first lookup is seen", () => {
+  const c = new Catalog(":memory:");
+  try {
+    c.db.exec("INSERT INTO df (term, n) VALUES ('alpha', 3), ('beta', 5)");
+    assertEquals(c.df("alpha"), 3);
+    assertEquals(c.df("missing"), 0);
+    // A whole-table snapshot taken at the first lookup would not hold this row.
+    c.db.exec("INSERT INTO df (term, n) VALUES ('gamma', 7)");
+    assertEquals(c.df("gamma"), 7);
+    assertEquals(c.df("beta"), 5);
+  } finally {
+    c.close();
+  }
+});
+
+Deno.test("CorpusStats counts terms, writes changes on save and drops terms that reach 0", () => {
+  const c = new Catalog(":memory:");
+  try {
+    c.db.exec("INSERT INTO df (term, n) VALUES ('alpha', 3), ('beta', 1), ('keep', 2)");
+    c.countTerms(["alpha", "new"]);
+    c.countTerms(["beta", "ghost"], -1);
+    assertEquals([c.df("alpha"), c.df("new"), c.df("beta"), c.df("ghost")], [4, 1, 0, 0]);
+    assertEquals(dfRows(c), { alpha: 3, beta: 1, keep: 2 }, "nothing written before save");
+    c.saveTermCounts();
+    assertEquals(dfRows(c), { alpha: 4, keep: 2, new: 1 });
+    assertEquals([c.df("alpha"), c.df("new"), c.df("beta"), c.df("keep")], [4, 1, 0, 2]);
+    c.countTerms(["new", "alpha"], -1);
+    c.countTerms(["alpha"]);
+    c.saveTermCounts();
+    assertEquals(dfRows(c), { alpha: 4, keep: 2 });
+  } finally {
+    c.close();
+  }
+});
