@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { mkdirSync } from "node:fs";
+import { makePrivateDir, makePrivateFile } from "../core/private_files.ts";
 import { join, resolve } from "node:path";
 import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
@@ -150,7 +150,8 @@ export class Shelf {
     this.log = opts.log ?? ((m) => console.error(m));
     this.#config = config;
     this.#libraries = configLibraries(config);
-    mkdirSync(opts.data, { recursive: true });
+    makePrivateDir(opts.data);
+    makePrivateFile(join(opts.data, "catalog.db"));
     this.catalog = new Catalog(join(opts.data, "catalog.db"));
     this.registry = new ExtractorRegistry();
     for (const e of extractors) this.registry.register(e);
@@ -160,6 +161,7 @@ export class Shelf {
     }
     this.retrievers = [this.searchPool ? pooled(this.fts, this.searchPool) : this.fts];
     if (embedder) {
+      makePrivateDir(join(opts.data, "vectors"));
       const lance = new LanceRetriever(join(opts.data, "vectors"), this.catalog, embedder);
       this.vectors = new VectorIndex(this.catalog, lance, embedder, this.log);
       this.retrievers.push(lance);
