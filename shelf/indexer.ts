@@ -15,6 +15,7 @@ import { EXTRACTION_VERSIONS } from "../extractors/versions.ts";
 import { documentFields, fieldsChanged, libraryFields, noteFields } from "../core/fields.ts";
 import { buildOutline } from "../core/outline.ts";
 import { docIdFor } from "../core/paths.ts";
+import { readInside, UnsafeFileError } from "../core/read_inside.ts";
 import { sniff } from "../core/sniff.ts";
 import {
   ExtractError,
@@ -310,8 +311,9 @@ export class Indexer {
     }
     let bytes: Uint8Array;
     try {
-      bytes = await Deno.readFile(f.abs);
+      bytes = await readInside(lib.root, f.abs);
     } catch (e) {
+      if (e instanceof UnsafeFileError) return skip("outside_root", e.message);
       return skip("unreadable", (e as Error).message);
     }
     const hash = createHash("sha256").update(bytes).digest("hex");
