@@ -13,6 +13,8 @@ import type { Shelf } from "../shelf/shelf.ts";
 import { createServer } from "./mcp.ts";
 import { serveWeb } from "./web.ts";
 import { type GuardOptions, refusal, tokenMatches } from "./http_guard.ts";
+import { type ConnectionLimits, relayConnections } from "./conn_limit.ts";
+import { join } from "node:path";
 
 /** Options of the HTTP server. */
 export interface HttpOptions {
@@ -28,6 +30,8 @@ export interface HttpOptions {
   allowedOrigins?: string[];
   /** Extra host names the server may be reached as (loopback names always are). */
   allowedHosts?: string[];
+  /** Connection caps and timeouts (defaults in `ConnectionLimits`). */
+  limits?: ConnectionLimits;
   /** Stop serving. */
   signal?: AbortSignal;
 }
@@ -214,33 +218,41 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     return await transport.handleRequest(req, { parsedBody: body });
   };
 
-  let server: Deno.HttpServer<Deno.NetAddr> | undefined;
+  let listener: Deno.TcpListener | undefined;
   let port = opts.port ?? 60606;
   for (let tries = 0; tries < 50; tries++, port++) {
     try {
-      server = Deno.serve(
-        { hostname: host, port, signal: opts.signal, onListen: () => {} },
-        handler,
-      );
+      listener = Deno.listen({ hostname: host, port });
       break;
     } catch (e) {
       if (!(e instanceof Deno.errors.AddrInUse)) throw e;
     }
   }
-  if (!server) throw new Error(`No free port from ${opts.port ?? 60606} on ${host}`);
-  const taken = server.addr.port;
+  if (!listener) throw new Error(`No free port from ${opts.port ?? 60606} on ${host}`);
+  // The server itself listens on a Unix socket in a folder of this user's alone; the
+  // public port is the relay's, which caps connections and times out slow clients.
+  const dir = Deno.makeTempDirSync({ prefix: "shelfmark-http-" });
+  const server = Deno.serve({ path: join(dir, "http.sock"), onListen: () => {} }, handler);
+  const relay = relayConnections(listener, join(dir, "http.sock"), opts.limits);
+  const taken = listener.addr.port;
   guard.port = taken;
   const shown = host.includes(":") ? `[${host}]` : host;
-  return {
-    url: `http://${shown}:${taken}/mcp`,
-    port: taken,
-    finished: server.finished,
-    async shutdown() {
+  let stopping: Promise<void> | undefined;
+  const shutdown = () =>
+    stopping ??= (async () => {
       clearInterval(sweeper);
+      relay.close();
       for (const t of sessions.values()) await t.close().catch(() => {});
       sessions.clear();
       used.clear();
-      await server!.shutdown();
-    },
+      await server.shutdown();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    })();
+  opts.signal?.addEventListener("abort", () => shutdown(), { once: true });
+  return {
+    url: `http://${shown}:${taken}/mcp`,
+    port: taken,
+    finished: Promise.all([server.finished, relay.closed]).then(() => {}),
+    shutdown,
   };
 }
