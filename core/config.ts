@@ -19,6 +19,8 @@ export interface Config {
     exclude?: string[];
     /** Front-matter fields indexed for `search` filters and `list_tags`. */
     fields?: string[];
+    /** Index hidden files and folders (default false: listed as skipped, `hidden`). */
+    index_hidden?: boolean;
   }[];
   /** Extra extractor plugin modules (paths or URLs). */
   extractors?: string[];
@@ -83,7 +85,15 @@ const EMBEDDER_KEYS = new Set([
   "pooling",
 ]);
 const EMBEDDER_NAME = /^(default|none|(ollama|openai):\S+|onnx:.+)$/;
-const LIB_KEYS = new Set(["name", "path", "description", "include", "exclude", "fields"]);
+const LIB_KEYS = new Set([
+  "name",
+  "path",
+  "description",
+  "include",
+  "exclude",
+  "fields",
+  "index_hidden",
+]);
 const LIMIT_KEYS: Record<string, [number, number]> = {
   max_file_mb: [1, 4096],
   file_timeout_s: [1, 3600],
@@ -170,7 +180,13 @@ export function loadConfig(dir: string): Config {
     for (const k of Object.keys(l)) {
       if (!LIB_KEYS.has(k)) throw new ConfigError(`${file}: unknown key "libraries[${i}].${k}"`);
     }
-    const { name, path, description, include, exclude, fields } = l as Record<string, unknown>;
+    const { name, path, description, include, exclude, fields, index_hidden } = l as Record<
+      string,
+      unknown
+    >;
+    if (index_hidden !== undefined && typeof index_hidden !== "boolean") {
+      throw new ConfigError(`${file}: libraries[${i}].index_hidden must be true or false`);
+    }
     if (typeof name !== "string" || !/^[^/\\\0]+$/.test(name)) {
       throw new ConfigError(`${file}: libraries[${i}].name must be a name without "/"`);
     }
@@ -184,6 +200,7 @@ export function loadConfig(dir: string): Config {
       include: globs(file, `libraries[${i}].include`, include),
       exclude: globs(file, `libraries[${i}].exclude`, exclude),
       fields: fieldNames(file, `libraries[${i}].fields`, fields),
+      index_hidden,
     };
   });
   const extractors = obj.extractors ?? [];
@@ -282,6 +299,7 @@ export function configLibraries(config: Config): Library[] {
     include: l.include,
     exclude: l.exclude,
     fields: l.fields,
+    index_hidden: l.index_hidden,
   }));
 }
 
