@@ -5,6 +5,7 @@
  * @module
  */
 import { makePrivateDir, makePrivateFile } from "../core/private_files.ts";
+import pLimit, { type LimitFunction } from "p-limit";
 import { join, resolve } from "node:path";
 import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
@@ -110,6 +111,13 @@ export class Shelf {
    * @ignore internal: the tools and the search path use it
    */
   readonly indexer: Indexer;
+  /**
+   * Runs the heavy tool calls (search, grep, outline, explore) a few at a time: a burst
+   * of them from many clients queues here instead of holding every answer in memory.
+   */
+  readonly heavyCalls: LimitFunction = pLimit(
+    Math.max(2, Math.min(4, navigator.hardwareConcurrency || 2)),
+  );
   /**
    * The extraction workers (undefined when extracting in this thread).
    *
