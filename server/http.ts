@@ -12,7 +12,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Shelf } from "../shelf/shelf.ts";
 import { createServer } from "./mcp.ts";
 import { serveWeb } from "./web.ts";
-import { type GuardOptions, refusal, tokenMatches } from "./http_guard.ts";
+import { type GuardOptions, refusal, tokenMatches, wildcardNames } from "./http_guard.ts";
 import { type ConnectionLimits, relayConnections } from "./conn_limit.ts";
 import { join } from "node:path";
 
@@ -142,7 +142,7 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
   const guard: GuardOptions = {
     host,
     port: 0,
-    allowedHosts: opts.allowedHosts,
+    allowedHosts: [...(opts.allowedHosts ?? []), ...wildcardNames(host)],
     allowedOrigins: opts.allowedOrigins,
   };
   const sweeper = setInterval(evict, 60_000);

@@ -48,6 +48,19 @@ export function allowedHostNames(opts: GuardOptions): Set<string> {
   return names;
 }
 
+/**
+ * The names a server bound to every interface (`0.0.0.0`, `::`) is reached by: each
+ * interface's address and the machine's host name. None for a specific address.
+ */
+export function wildcardNames(host: string): string[] {
+  if (host !== "0.0.0.0" && host !== "::" && host !== "[::]") return [];
+  const names = Deno.networkInterfaces().map((i) => i.address.replace(/%.*$/, ""));
+  try {
+    names.push(Deno.hostname());
+  } catch { /* no host name */ }
+  return names;
+}
+
 /** Split `name:port` (IPv6 in brackets); the port is undefined when absent. */
 function splitHostPort(value: string): [string, number | undefined] | undefined {
   const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d{1,5}))?$/i.exec(value.trim());

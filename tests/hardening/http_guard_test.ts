@@ -9,6 +9,7 @@ import { assertEquals } from "../assert.ts";
 import { openTestShelf } from "../shelf_helper.ts";
 import { serveHttp } from "../../server/http.ts";
 import { rawRequest } from "./raw_http.ts";
+import { hostAllowed, wildcardNames } from "../../server/http_guard.ts";
 
 Deno.test({
   name: "serveHttp() refuses foreign Host, foreign Origin and cross-site fetches",
@@ -82,4 +83,16 @@ Deno.test({
       await http.shutdown();
     }
   },
+});
+
+Deno.test("hostAllowed() on 0.0.0.0 takes the machine's own addresses, not others", () => {
+  // Checked without binding 0.0.0.0: the tests listen on loopback only.
+  const opts = { host: "0.0.0.0", port: 8080, allowedHosts: wildcardNames("0.0.0.0") };
+  const own = Deno.networkInterfaces().find((i) => i.family === "IPv4")!.address;
+  assertEquals(hostAllowed(`${own}:8080`, opts), true);
+  assertEquals(hostAllowed("127.0.0.1:8080", opts), true);
+  assertEquals(hostAllowed(`${own}:8081`, opts), false);
+  assertEquals(hostAllowed("evil.example:8080", opts), false);
+  assertEquals(hostAllowed("0.0.0.0:8080", opts), false);
+  assertEquals(wildcardNames("127.0.0.1"), []);
 });
