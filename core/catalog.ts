@@ -144,6 +144,16 @@ export class Catalog {
     if (--this.#depth === 0) this.db.exec("COMMIT");
   }
 
+  /**
+   * Undo the transaction opened by `begin` (SQLite may have rolled it back itself, as on
+   * "database or disk is full"); counts held in memory are read from disk again.
+   */
+  rollback(): void {
+    this.#depth = 0;
+    if (this.db.isTransaction) this.db.exec("ROLLBACK");
+    this.#stats.forget();
+  }
+
   /** File states of every document of a library, by path. */
   fileStates(library: string): Map<string, FileState> {
     const out = new Map<string, FileState>();

@@ -21,6 +21,8 @@ export interface Config {
     exclude?: string[];
     /** Front-matter fields indexed for `search` filters and `list_tags`. */
     fields?: string[];
+    /** Index hidden files and folders (default false: listed as skipped, `hidden`). */
+    index_hidden?: boolean;
   }[];
   /** Extra extractor plugin modules (paths or URLs). */
   extractors?: string[];
@@ -99,6 +101,7 @@ const LibrarySchema = z.strictObject({
     z.string(FIELDS).max(64, FIELDS).refine((f) => f.trim() !== "", FIELDS),
     FIELDS,
   ).max(32, FIELDS).optional(),
+  index_hidden: z.boolean(says("must be true or false")).optional(),
 }, says("must be an object"));
 
 /** A number limit with its allowed range. */
@@ -250,6 +253,7 @@ export function configLibraries(config: Config): Library[] {
     include: l.include,
     exclude: l.exclude,
     fields: l.fields,
+    index_hidden: l.index_hidden,
   }));
 }
 

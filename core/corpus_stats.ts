@@ -32,6 +32,13 @@ export class CorpusStats implements TermStats {
     this.#count = count;
   }
 
+  /** Drop what is held in memory (after a rollback): it is read from disk again. */
+  forget(): void {
+    this.#df = new Map();
+    this.#dirty = new Set();
+    this.#docCount = undefined;
+  }
+
   /** Record that `n` documents were written (stored or removed) through this handle. */
   wrote(n: number): void {
     this.#writes += n;

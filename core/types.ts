@@ -316,6 +316,8 @@ export interface Library {
   exclude?: string[];
   /** Front-matter fields indexed for filters and `list_tags` (default: see `core/fields.ts`). */
   fields?: string[];
+  /** Index hidden files and folders (names starting with `.`); default false: skipped, listed as `hidden`. */
+  index_hidden?: boolean;
 }
 
 /** A file that was not indexed (or only partly), with the reason. */

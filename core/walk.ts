@@ -76,10 +76,18 @@ export async function walkLibrary(lib: Library): Promise<WalkResult> {
     }
     entries.sort((a, b) => (a.name < b.name ? 1 : -1));
     for (const e of entries) {
-      if (e.name.startsWith(".") || IGNORED.has(e.name)) continue;
+      if (IGNORED.has(e.name)) continue;
       const abs = join(dir, e.name);
       const rel = relative(lib.root, abs).split("\\").join("/");
       if (matchesAny(rel, lib.exclude)) continue;
+      if (e.name.startsWith(".") && !lib.index_hidden) {
+        refused.push({
+          path: displayPath(lib, abs),
+          reason: "hidden",
+          message: 'hidden; set "index_hidden": true on the library to index hidden files',
+        });
+        continue;
+      }
       let isDir = e.isDirectory;
       let isFile = e.isFile;
       if (e.isSymlink) {

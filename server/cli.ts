@@ -46,6 +46,7 @@ const COMMON: Record<string, Flag> = {
   host: { type: "string" },
   port: { type: "string" },
   token: { type: "string" },
+  "token-file": { type: "string" },
   structured: { type: "boolean" },
   // libraries add
   description: { type: "string" },
@@ -79,10 +80,25 @@ interface CommonFlags {
   host?: string;
   port?: string;
   token?: string;
+  "token-file"?: string;
   structured?: boolean;
   description?: string;
   quiet?: boolean;
   fresh?: boolean;
+}
+
+/** The token in `--token-file PATH` (its first line), kept out of `ps` and shell history. */
+function readTokenFile(path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (e) {
+    throw new UsageError(`--token-file ${path}: cannot read it (${(e as Error).name})`);
+  }
+  const token = text.split(/\r?\n/)[0]!.trim();
+  if (!token) throw new UsageError(`--token-file ${path}: the first line is empty`);
+  return token;
 }
 
 /** Parsed flags: the common ones typed, each tool's read by the tool. */
@@ -252,7 +268,7 @@ export async function main(argv: string[]): Promise<number> {
     if (port !== undefined && (port < 0 || port > 65535)) {
       throw new UsageError(`--port must be 0-65535, not ${port}`);
     }
-    const token = f.token ?? Deno.env.get("SHELFMARK_TOKEN");
+    const token = f.token ?? readTokenFile(f["token-file"]) ?? Deno.env.get("SHELFMARK_TOKEN");
     const host = f.host ?? "127.0.0.1";
     if (f.http && !isLoopback(host) && !token) {
       throw new UsageError(

@@ -82,6 +82,9 @@ export async function callTool(
   return await runTool(shelf, name, parseArgs(name, args), render);
 }
 
+/** Tools whose calls can take seconds and hundreds of MB; they run a few at a time. */
+const HEAVY_TOOLS: ReadonlySet<string> = new Set(["search", "grep", "outline", "explore"]);
+
 /**
  * Run a tool on arguments already validated against its schema (the MCP server's SDK
  * validates them with the same schema, so they are validated once).
@@ -103,7 +106,8 @@ export async function runTool(
     if (a.wait_for_index === true) await shelf.waitForFresh(WAIT_FOR_INDEX_MS);
     else await shelf.waitForFirstIndex();
   }
-  const answer = await tool.run(shelf, a);
+  const run = () => Promise.resolve(tool.run(shelf, a));
+  const answer = HEAVY_TOOLS.has(name) ? await shelf.heavyCalls(run) : await run();
   let text: string | undefined;
   let json: Record<string, unknown> | undefined;
   return {

@@ -26,9 +26,11 @@ const OWN: Record<string, { summary: string; usage: string }> = {
     summary:
       "serve [PATH...] [--stdio|--http] MCP server over stdio or HTTP; indexes in the background",
     usage:
-      `shelfmark serve [PATH...] [--stdio | --http [--host 127.0.0.1] [--port 60606] [--token T]] [--no-watch] [--structured]
+      `shelfmark serve [PATH...] [--stdio | --http [--host 127.0.0.1] [--port 60606] [--token-file F]] [--no-watch] [--structured]
   Serve the MCP tools over stdio (the default) or Streamable HTTP at /mcp (the next free
-  port is taken when 60606 is busy; a token is required beyond loopback; Origin is checked). The handshake answers at once; indexing
+  port is taken when 60606 is busy; a token is required beyond loopback; Host and Origin
+  are checked). The token is read from --token-file F (first line), SHELFMARK_TOKEN or
+  --token T (visible to other local users in ps). The handshake answers at once; indexing
   runs in the background and answers say index=building until it is done. File changes are
   picked up while serving (answers say stale until they are indexed); --no-watch turns that off.
   --structured declares every tool's outputSchema and puts the JSON answer in

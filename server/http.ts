@@ -1,6 +1,7 @@
 /**
  * MCP over Streamable HTTP on `Deno.serve`: one MCP server and transport per client
- * session, `Origin` checked against DNS rebinding, a bearer token required whenever the
+ * session, `Host`, `Origin` and `Sec-Fetch-Site` checked against DNS rebinding and
+ * cross-site pages (`server/http_guard.ts`), a bearer token required whenever the
  * server listens beyond the loopback interface. Binds to 127.0.0.1:60606 by default and
  * takes the next free port when that one is busy.
  *
@@ -11,6 +12,9 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Shelf } from "../shelf/shelf.ts";
 import { createServer } from "./mcp.ts";
 import { PageAssets, serveWeb } from "./web.ts";
+import { type GuardOptions, refusal, tokenMatches, wildcardNames } from "./http_guard.ts";
+import { type ConnectionLimits, relayConnections } from "./conn_limit.ts";
+import { join } from "node:path";
 
 /** Options of the HTTP server. */
 export interface HttpOptions {
@@ -22,8 +26,12 @@ export interface HttpOptions {
   token?: string;
   /** Declare output schemas and answer `structuredContent` always (see `ServerOptions`). */
   structured?: boolean;
-  /** Extra allowed `Origin` values (loopback origins are always allowed). */
+  /** Extra allowed browser `Origin` values (the server's own origin is always allowed). */
   allowedOrigins?: string[];
+  /** Extra host names the server may be reached as (loopback names always are). */
+  allowedHosts?: string[];
+  /** Connection caps and timeouts (defaults in `ConnectionLimits`). */
+  limits?: ConnectionLimits;
   /** Stop serving. */
   signal?: AbortSignal;
 }
@@ -84,6 +92,7 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.test(host);
 }
 
+/** A JSON-RPC error answer with an HTTP status and an `x-shelfmark-error` code. */
 function json(status: number, code: string, message: string): Response {
   return new Response(
     JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }),
@@ -92,16 +101,6 @@ function json(status: number, code: string, message: string): Response {
       headers: { "content-type": "application/json", "x-shelfmark-error": code },
     },
   );
-}
-
-function originAllowed(origin: string | null, extra: string[]): boolean {
-  if (origin === null) return true; // not a browser
-  if (extra.includes(origin)) return true;
-  try {
-    return isLoopback(new URL(origin).hostname);
-  } catch {
-    return false;
-  }
 }
 
 /** Serve the shelf's tools over Streamable HTTP at `/mcp`. */
@@ -116,7 +115,6 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   /** Last use of each session, oldest first (a Map keeps insertion order). */
   const used = new Map<string, number>();
-  const extra = opts.allowedOrigins ?? [];
   const touch = (sid: string) => {
     used.delete(sid);
     used.set(sid, Date.now());
@@ -138,17 +136,28 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
       closeSession(sid);
     }
   };
-  /** The web page and its API (`server/web.ts`): the same Origin rule and token. */
-  const web = {
-    shelf,
-    token,
-    originAllowed: (o: string | null) => originAllowed(o, extra),
-    assets: new PageAssets(),
+  /** The web page and its API (`server/web.ts`): the same token. */
+  const web = { shelf, token, assets: new PageAssets() };
+  /** Who may call; its port is set once taken (requests come only after). */
+  const guard: GuardOptions = {
+    host,
+    port: 0,
+    allowedHosts: [...(opts.allowedHosts ?? []), ...wildcardNames(host)],
+    allowedOrigins: opts.allowedOrigins,
   };
   const sweeper = setInterval(evict, 60_000);
   Deno.unrefTimer(sweeper);
 
   const handler = async (req: Request): Promise<Response> => {
+    const path = new URL(req.url).pathname;
+    const no = refusal(req, guard, path === "/mcp" || path.startsWith("/api/"));
+    if (no && path.startsWith("/api/")) {
+      return Response.json({ error: { code: no.code, message: no.message } }, {
+        status: no.status,
+        headers: { "x-shelfmark-error": no.code },
+      });
+    }
+    if (no) return json(no.status, no.code, no.message);
     if (req.method === "POST" && req.body) {
       const body = await readBody(req, MAX_BODY_BYTES);
       if (!body) {
@@ -172,10 +181,7 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     const page = await serveWeb(req, url, web);
     if (page) return page;
     if (url.pathname !== "/mcp") return json(404, "NOT_FOUND", "Not found: use /mcp");
-    if (!originAllowed(req.headers.get("origin"), extra)) {
-      return json(403, "FORBIDDEN_ORIGIN", "Origin not allowed");
-    }
-    if (token && req.headers.get("authorization") !== `Bearer ${token}`) {
+    if (token && !tokenMatches(req.headers.get("authorization"), token)) {
       return json(401, "UNAUTHORIZED", "Missing or wrong bearer token");
     }
     const sid = req.headers.get("mcp-session-id");
@@ -215,32 +221,41 @@ export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
     return await transport.handleRequest(req, { parsedBody: body });
   };
 
-  let server: Deno.HttpServer<Deno.NetAddr> | undefined;
+  let listener: Deno.TcpListener | undefined;
   let port = opts.port ?? 60606;
   for (let tries = 0; tries < 50; tries++, port++) {
     try {
-      server = Deno.serve(
-        { hostname: host, port, signal: opts.signal, onListen: () => {} },
-        handler,
-      );
+      listener = Deno.listen({ hostname: host, port });
       break;
     } catch (e) {
       if (!(e instanceof Deno.errors.AddrInUse)) throw e;
     }
   }
-  if (!server) throw new Error(`No free port from ${opts.port ?? 60606} on ${host}`);
-  const taken = server.addr.port;
+  if (!listener) throw new Error(`No free port from ${opts.port ?? 60606} on ${host}`);
+  // The server itself listens on a Unix socket in a folder of this user's alone; the
+  // public port is the relay's, which caps connections and times out slow clients.
+  const dir = Deno.makeTempDirSync({ prefix: "shelfmark-http-" });
+  const server = Deno.serve({ path: join(dir, "http.sock"), onListen: () => {} }, handler);
+  const relay = relayConnections(listener, join(dir, "http.sock"), opts.limits);
+  const taken = listener.addr.port;
+  guard.port = taken;
   const shown = host.includes(":") ? `[${host}]` : host;
-  return {
-    url: `http://${shown}:${taken}/mcp`,
-    port: taken,
-    finished: server.finished,
-    async shutdown() {
+  let stopping: Promise<void> | undefined;
+  const shutdown = () =>
+    stopping ??= (async () => {
       clearInterval(sweeper);
+      relay.close();
       for (const t of sessions.values()) await t.close().catch(() => {});
       sessions.clear();
       used.clear();
-      await server!.shutdown();
-    },
+      await server.shutdown();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    })();
+  opts.signal?.addEventListener("abort", () => shutdown(), { once: true });
+  return {
+    url: `http://${shown}:${taken}/mcp`,
+    port: taken,
+    finished: Promise.all([server.finished, relay.closed]).then(() => {}),
+    shutdown,
   };
 }

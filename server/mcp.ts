@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import process from "node:process";
 import type { Shelf } from "../shelf/shelf.ts";
 import { VERSION } from "../core/version.ts";
@@ -147,7 +148,35 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
     }),
   );
   compactToolsList(server);
+  objectArguments(server, opts.structured);
   return server;
+}
+
+/**
+ * `tools/call` with `arguments` that are not an object (an array, a string) fails the
+ * SDK's request schema before any tool runs, and the client got an internal error with
+ * the raw validation dump; answer the contract's INVALID_ARGUMENT error instead.
+ */
+function objectArguments(server: McpServer, structured?: boolean): void {
+  type Handler = (req: unknown, extra: unknown) => Promise<unknown>;
+  const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })
+    ._requestHandlers;
+  const call = handlers?.get("tools/call");
+  if (!handlers || !call) return;
+  handlers.set("tools/call", (req, extra) => {
+    const args = (req as { params?: { arguments?: unknown } }).params?.arguments;
+    if (args === undefined || (typeof args === "object" && args !== null && !Array.isArray(args))) {
+      return call(req, extra);
+    }
+    const kind = args === null ? "null" : Array.isArray(args) ? "an array" : `a ${typeof args}`;
+    return Promise.resolve(errorResult({
+      error: {
+        code: "INVALID_ARGUMENT",
+        message: `arguments must be a JSON object, not ${kind}`,
+        hint: "Check the tool's input schema (tools/list).",
+      },
+    }, structured));
+  });
 }
 
 /**
@@ -185,5 +214,26 @@ export async function serveStdio(shelf: Shelf, opts: ServerOptions = {}): Promis
       shelf.log(`shelfmark: stdio transport failed: ${(e as Error).message}`);
       resolve();
     });
+    answerBadLines(transport);
   });
+}
+
+/**
+ * A line that is not JSON, or not a JSON-RPC message, gets the JSON-RPC error it calls for
+ * (-32700 parse error, -32600 invalid request, both with id null) instead of silence. The
+ * SDK hands such lines to `onerror` only; `connect` has set that handler synchronously.
+ */
+function answerBadLines(transport: StdioServerTransport): void {
+  const inner = transport.onerror;
+  transport.onerror = (e: Error) => {
+    const parse = e instanceof SyntaxError;
+    if (parse || e.name === "ZodError") {
+      const error = parse
+        ? { code: -32700, message: "Parse error: the line is not JSON" }
+        : { code: -32600, message: "Invalid request: not a JSON-RPC 2.0 message" };
+      const answer = { jsonrpc: "2.0", id: null, error };
+      transport.send(answer as unknown as JSONRPCMessage).catch(() => {});
+    }
+    inner?.(e);
+  };
 }

@@ -4,8 +4,9 @@
  * `POST /api/tools/<name>`, and the original bytes of an indexed document at
  * `GET /api/file/<doc_id>` (resolved through the catalog, confined to the libraries).
  *
- * `/api/*` has the same `Origin` check and bearer token as `/mcp`; the page and its
- * assets hold no data and are served to anyone who can reach the port.
+ * `/api/*` has the same bearer token as `/mcp`, and the same `Host`, `Origin` and
+ * `Sec-Fetch-Site` checks, made by the HTTP server before this module sees a request
+ * (`server/http_guard.ts`); the page and its assets hold no data.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import type { Shelf } from "../shelf/shelf.ts";
 import { callTool, errorBody, type ToolName } from "./dispatch.ts";
 import { toolByName } from "./tools/mod.ts";
 import { buildAppHtml } from "./web/mcp_app.ts";
+import { tokenMatches } from "./http_guard.ts";
 
 /** What the web routes need from the HTTP server. */
 export interface WebContext {
@@ -23,8 +25,6 @@ export interface WebContext {
   shelf: Shelf;
   /** The server's bearer token, when it has one (then re-indexing is allowed). */
   token?: string;
-  /** Whether a browser `Origin` may call the API (the same rule as `/mcp`). */
-  originAllowed(origin: string | null): boolean;
   /** The page's files, kept by the server. */
   assets: PageAssets;
 }
@@ -144,7 +144,7 @@ function statusOf(code: string): number {
  *
  * @param req the request
  * @param url its parsed URL
- * @param ctx the shelf, token and Origin rule of the server
+ * @param ctx the shelf and token of the server
  */
 export async function serveWeb(
   req: Request,
@@ -174,10 +174,7 @@ export async function serveWeb(
   if (path.startsWith("/web/pdfjs/") && get) return await pdfjsFile(path.slice(11));
   if (!path.startsWith("/api/")) return undefined;
 
-  if (!ctx.originAllowed(req.headers.get("origin"))) {
-    return apiError(403, "FORBIDDEN_ORIGIN", "Origin not allowed");
-  }
-  if (ctx.token && req.headers.get("authorization") !== `Bearer ${ctx.token}`) {
+  if (ctx.token && !tokenMatches(req.headers.get("authorization"), ctx.token)) {
     return apiError(
       401,
       "UNAUTHORIZED",

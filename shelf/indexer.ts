@@ -15,6 +15,7 @@ import { EXTRACTION_VERSIONS } from "../extractors/versions.ts";
 import { documentFields, fieldsChanged, libraryFields, noteFields } from "../core/fields.ts";
 import { buildOutline } from "../core/outline.ts";
 import { docIdFor } from "../core/paths.ts";
+import { readInside, UnsafeFileError } from "../core/read_inside.ts";
 import { sniff } from "../core/sniff.ts";
 import {
   ExtractError,
@@ -83,6 +84,24 @@ export interface KeptIndexes {
   keyword?: KeywordIndex;
   /** The vector index. */
   vectors?: VectorIndex;
+}
+
+/** SQLite primary result codes of storage failures: I/O error, read-only, full, cannot open. */
+const STORAGE_CODES = new Set([8, 10, 13, 14]);
+
+/**
+ * Whether an error is the machine's, not the file's: the database or disk is full, an I/O
+ * error, no file descriptors left. Such a file is not recorded as skipped; the run stops
+ * as failed and the file is tried again next run.
+ */
+export function isEnvironmentError(e: unknown): boolean {
+  const err = e as { code?: unknown; errcode?: unknown; message?: unknown } | null;
+  if (!err || typeof err !== "object") return false;
+  if (err.code === "EMFILE" || err.code === "ENFILE" || err.code === "ENOSPC") return true;
+  if (typeof err.errcode === "number" && STORAGE_CODES.has(err.errcode & 0xff)) return true;
+  return /database or disk is full|disk I\/O error|no space left|too many open files/i.test(
+    String(err.message ?? ""),
+  );
 }
 
 /** Builds and updates the index of a set of libraries. */
@@ -172,6 +191,8 @@ export class Indexer {
     let batchStart = Date.now();
     let lastYield = performance.now();
     let inBatch = 0;
+    /** A storage failure of a file's task: it stops the run (see `isEnvironmentError`). */
+    let fatal: { error: unknown } | undefined;
     this.#catalog.begin();
     try {
       this.#reextractChanged();
@@ -197,7 +218,7 @@ export class Indexer {
         const inflight = new Set<Promise<void>>();
         let inflightBytes = 0;
         for (const f of files) {
-          if (opts.signal?.aborted) break;
+          if (opts.signal?.aborted || fatal) break;
           seen.add(f.path);
           p.current = f.path;
           const prev = skippedBefore.get(f.path);
@@ -224,6 +245,9 @@ export class Indexer {
                 p.done++;
                 opts.onProgress?.({ ...p });
               },
+              (error) => {
+                fatal ??= { error };
+              },
             );
             inflight.add(task);
             task.finally(() => {
@@ -249,18 +273,30 @@ export class Indexer {
           }
         }
         await Promise.all(inflight);
+        if (fatal) throw fatal.error;
         if (opts.signal?.aborted) break;
+        // Documents under a folder that could not be read this time are kept: only a
+        // folder that is really gone (or excluded) removes its documents.
+        const unread = refused.filter((r) => r.reason === "unreadable")
+          .map((r) => r.path.replace(/\/$/, ""));
+        const kept = (path: string) => unread.some((u) => path === u || path.startsWith(`${u}/`));
+        for (const path of known.keys()) if (kept(path)) seen.add(path);
+        for (const path of skippedBefore.keys()) if (kept(path)) seen.add(path);
         const gone = [...known.values()].filter((s) => !seen.has(s.path));
         if (gone.length) await this.removeDocs(gone.map((s) => s.doc_id));
         p.removed += gone.length;
         this.#catalog.unskip([...skippedBefore.keys()].filter((k) => !seen.has(k)));
       }
+    } catch (e) {
+      // The batch is undone, its files are retried next run; the run fails with the cause
+      // (a commit after SQLite gave up the transaction would only say "no transaction").
+      this.#catalog.rollback();
+      throw e;
+    }
+    try {
+      this.#catalog.saveTermCounts();
     } finally {
-      try {
-        this.#catalog.saveTermCounts();
-      } finally {
-        this.#catalog.commit();
-      }
+      this.#catalog.commit();
     }
     p.current = undefined;
     opts.onProgress?.({ ...p });
@@ -323,8 +359,10 @@ export class Indexer {
     }
     let bytes: Uint8Array;
     try {
-      bytes = await Deno.readFile(f.abs);
+      bytes = await readInside(lib.root, f.abs);
     } catch (e) {
+      if (isEnvironmentError(e)) throw e;
+      if (e instanceof UnsafeFileError) return skip("outside_root", e.message);
       return skip("unreadable", (e as Error).message);
     }
     const hash = createHash("sha256").update(bytes).digest("hex");
@@ -388,6 +426,7 @@ export class Indexer {
       await this.#indexes.keyword?.upsert([doc]);
       return "indexed";
     } catch (e) {
+      if (isEnvironmentError(e)) throw e; // not the file's fault: retried next run
       if (known) await this.removeDocs([known.doc_id]);
       if (e instanceof ExtractError) return skip(e.reason, e.message);
       return skip("failed", (e as Error)?.message ?? String(e));

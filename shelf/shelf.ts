@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { mkdirSync } from "node:fs";
+import { makePrivateDir, makePrivateFile } from "../core/private_files.ts";
+import pLimit, { type LimitFunction } from "p-limit";
 import { join, resolve } from "node:path";
 import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
@@ -172,6 +173,13 @@ export class Shelf {
    */
   readonly indexer: Indexer;
   /**
+   * Runs the heavy tool calls (search, grep, outline, explore) a few at a time: a burst
+   * of them from many clients queues here instead of holding every answer in memory.
+   */
+  readonly heavyCalls: LimitFunction = pLimit(
+    Math.max(2, Math.min(4, navigator.hardwareConcurrency || 2)),
+  );
+  /**
    * The extraction workers (undefined when extracting in this thread).
    *
    * @ignore internal: the tools and the search path use it
@@ -213,7 +221,8 @@ export class Shelf {
     this.log = opts.log ?? ((m) => console.error(m));
     this.#config = config;
     this.#libraries = configLibraries(config);
-    mkdirSync(opts.data, { recursive: true });
+    makePrivateDir(opts.data);
+    makePrivateFile(join(opts.data, "catalog.db"));
     this.catalog = new Catalog(join(opts.data, "catalog.db"));
     this.registry = new ExtractorRegistry();
     for (const e of extractors) this.registry.register(e);
@@ -222,6 +231,7 @@ export class Shelf {
     }
     this.fts = new Fts5Index(this.catalog.db, { stats: this.catalog, pool: this.searchPool });
     if (embedder) {
+      makePrivateDir(join(opts.data, "vectors"));
       const lance = new LanceIndex(join(opts.data, "vectors"), this.catalog);
       this.vectors = new VectorSync(this.catalog, lance, embedder, this.log);
     }

@@ -34,7 +34,11 @@ Deno.test({
     const t = await openTestShelf({ folders: [SAMPLES] });
     const shelf = t.shelf;
     await shelf.index();
-    const http = serveHttp(shelf, { port: 0, token: "s3cret" });
+    const http = serveHttp(shelf, {
+      port: 0,
+      token: "s3cret",
+      allowedOrigins: ["http://localhost:3000"],
+    });
     const [a, b] = await Promise.all([client(http.url, "s3cret"), client(http.url, "s3cret")]);
     try {
       assertEquals((await a.listTools()).tools.length, TOOLS.length);

@@ -62,7 +62,9 @@ export const outline = defineTool({
     const documents = [];
     const markdown: string[] = [];
     const missing: string[] = [];
-    for (const arg of a.doc_ids) {
+    // Each document once, however often (or by whichever name) it is asked for.
+    const seen = new Set<string>();
+    for (const arg of new Set(a.doc_ids)) {
       let id: string;
       try {
         id = resolveDoc(shelf, arg);
@@ -73,6 +75,8 @@ export const outline = defineTool({
         }
         throw e;
       }
+      if (seen.has(id)) continue;
+      seen.add(id);
       const doc = shelf.outline(id)!;
       const card = { ...doc.card, path: shownPath(shelf, doc.card.path) };
       const shown = { ...card, path: escapeControl(card.path), title: escapeControl(card.title) };
