@@ -10,7 +10,7 @@
  */
 import { CJK_CHARS } from "./tokenize.ts";
 import type { Card, OutlineNode } from "./types.ts";
-import { clipWords } from "./outline.ts";
+import { clipWords } from "./prose.ts";
 
 /** What the `outline` tool says when a document has no outline it can trust. */
 export const NO_OUTLINE =

@@ -22,8 +22,6 @@ import { detectLanguage, normalizeLanguage } from "./language.ts";
 import { ProseScanner } from "./prose.ts";
 import { byScore, idfOf, keywordCandidate, stemKey } from "./terms.ts";
 
-export { detectLanguage, normalizeLanguage } from "./language.ts";
-
 const CJK_G = new RegExp(`[${CJK_CHARS}]`, "g");
 
 /** Characters of prose tokenised for keywords and document frequencies (about 250k words). */

@@ -1,14 +1,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import {
-  buildCard,
-  CANDIDATE_TERMS,
-  type CardInput,
-  detectLanguage,
-  distinctTerms,
-  normalizeLanguage,
-  rankKeywords,
-} from "./card.ts";
+import { buildCard, CANDIDATE_TERMS, type CardInput, distinctTerms, rankKeywords } from "./card.ts";
+import { detectLanguage, normalizeLanguage } from "./language.ts";
 import { buildOutline } from "./outline.ts";
 import type { Extracted, TermStats } from "./types.ts";
 import { smallCorpus } from "../tests/corpus.ts";

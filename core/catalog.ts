@@ -30,7 +30,6 @@ import {
 import { CorpusStats } from "./corpus_stats.ts";
 import { VectorRecords } from "./vector_records.ts";
 
-export { type VectorTodo } from "./vector_records.ts";
 export type { DocSections, StoredDoc } from "./catalog_docs.ts";
 export {
   type DocTitles,

@@ -21,8 +21,6 @@ import { Adjacency, type Pair } from "./link_adjacency.ts";
 import { type Resolved, TargetResolver } from "./link_target.ts";
 import type { Library } from "./types.ts";
 
-export { parseTarget, TargetResolver } from "./link_target.ts";
-
 /** What a link points at. */
 export type LinkKind =
   /** An indexed document of the same library. */

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { testCard } from "../tests/card_fixture.ts";
 import { Catalog } from "./catalog.ts";
-import { linkGraph, parseTarget } from "./graph.ts";
+import { linkGraph } from "./graph.ts";
+import { parseTarget } from "./link_target.ts";
 import type { Card, Link } from "./types.ts";
 
 Deno.test("parseTarget() reads URLs, fragments, relative and rooted paths, wiki names", () => {

@@ -14,9 +14,6 @@ import { words } from "./tokenize.ts";
 import { firstSentence, ProseScanner } from "./prose.ts";
 import { idfOf, topTerms } from "./terms.ts";
 
-export { clipWords, firstSentence, plainText, ProseScanner } from "./prose.ts";
-export { byScore, idfOf, keywordCandidate, stemKey, topTerms } from "./terms.ts";
-
 /** Characters of a section's own text read for its keywords, whatever the section size. */
 const SAMPLE_TOTAL = 1_500_000;
 const SAMPLE_MIN = 400;

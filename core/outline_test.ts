@@ -1,5 +1,6 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { buildOutline, findNode, firstSentence, flattenOutline, plainText } from "./outline.ts";
+import { buildOutline, findNode, flattenOutline } from "./outline.ts";
+import { firstSentence, plainText } from "./prose.ts";
 import type { Heading, OutlineNode, TermStats } from "./types.ts";
 
 /** ATX headings of Markdown lines, skipping code fences. */

@@ -26,8 +26,6 @@ import { LinkSink } from "./_links.ts";
 import { REOPENED_LINE, splitBlocks } from "./_html_split.ts";
 import { attr, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
 
-export { REOPENED, splitBlocks } from "./_html_split.ts";
-
 /** Between the pieces of a long page (see {@link splitBlocks}). */
 const heap = new HeapTrimmer(PIECE_TRIM);
 

@@ -20,8 +20,6 @@ import { dirname, join } from "node:path";
 import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
 import { imageSize } from "./_image_size.ts";
 
-export { type ImageSize, imageSize } from "./_image_size.ts";
-
 /** Largest image OCR accepts, in pixels (width × height). */
 export const MAX_PIXELS = 50_000_000;
 

@@ -20,7 +20,6 @@
 import { decodeText, sniff } from "../core/sniff.ts";
 import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
 
-export { type ManPage, renderMan } from "./_man_render.ts";
 import { renderMan } from "./_man_render.ts";
 
 /** Whether a file's content is troff source (what `sniff` calls `text/troff`). */

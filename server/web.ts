@@ -14,7 +14,9 @@ import { ToolError } from "../core/types.ts";
 import { isInside, realPath } from "../core/paths.ts";
 import { VERSION } from "../core/version.ts";
 import type { Shelf } from "../shelf/shelf.ts";
-import { callTool, errorBody, type ToolName } from "./dispatch.ts";
+import { callTool } from "./dispatch.ts";
+import type { ToolName } from "./tools/mod.ts";
+import { errorBody } from "./tool.ts";
 import { toolByName } from "./tools/mod.ts";
 
 /** What the web routes need from the HTTP server. */

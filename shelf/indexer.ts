@@ -28,8 +28,6 @@ import {
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
 import { expectedLoad, MAX_BYTES_IN_FLIGHT } from "./load.ts";
 
-export { expectedLoad } from "./load.ts";
-
 /** Progress of a run, reported after every file. */
 export interface IndexProgress {
   /** Files looked at so far. */

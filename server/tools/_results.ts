@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { clipWords } from "../../core/outline.ts";
+import { clipWords } from "../../core/prose.ts";
 import type { Card, Hit, PassageHit } from "../../core/types.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, type Render, shownPath } from "../tool.ts";
