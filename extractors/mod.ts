@@ -20,24 +20,6 @@ import { rtf } from "./rtf.ts";
 import { text } from "./text.ts";
 import { xlsx } from "./xlsx.ts";
 
-export {
-  compressed,
-  docx,
-  epub,
-  html,
-  image,
-  man,
-  markdown,
-  odp,
-  ods,
-  odt,
-  pdf,
-  pptx,
-  rtf,
-  text,
-  xlsx,
-};
-
 /**
  * A fresh list of the built-in extractors, specific formats first. The compressed-file
  * container comes last and reads the document inside with the others.
