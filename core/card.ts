@@ -9,14 +9,8 @@
  *
  * @module
  */
-import type {
-  Card,
-  Extracted,
-  OutlineNode,
-  OutlineQuality,
-  TermCounts,
-  TermStats,
-} from "./types.ts";
+import type { Card, OutlineNode, TermCounts, TermStats } from "./types.ts";
+import type { Extracted, OutlineQuality } from "./extractor.ts";
 import { CJK_CHARS, countWords, words } from "./tokenize.ts";
 import { detectLanguage, normalizeLanguage } from "./language.ts";
 import { ProseScanner } from "./prose.ts";

@@ -40,7 +40,8 @@ export {
   textReader,
   titleReader,
 } from "./catalog_sql.ts";
-import type { Card, Link, SearchFilters, Skipped } from "./types.ts";
+import type { Card, SearchFilters, Skipped } from "./types.ts";
+import type { Link } from "./extractor.ts";
 
 /** What the catalog remembers of a file to decide whether it changed. */
 export interface FileState {

@@ -20,7 +20,8 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
-import { type DocMeta, type Library, ToolError } from "./types.ts";
+import { type Library, ToolError } from "./types.ts";
+import type { DocMeta } from "./extractor.ts";
 
 /** The fields a library indexes when its configuration names none. */
 export const DEFAULT_FIELDS: readonly string[] = ["tags", "aliases", "type", "status", "author"];

@@ -9,7 +9,8 @@ import { testCard } from "../tests/card_fixture.ts";
 import { Catalog } from "./catalog.ts";
 import { linkGraph } from "./graph.ts";
 import { parseTarget } from "./link_target.ts";
-import type { Card, Link } from "./types.ts";
+import type { Card } from "./types.ts";
+import type { Link } from "./extractor.ts";
 
 Deno.test("parseTarget() reads URLs, fragments, relative and rooted paths, wiki names", () => {
   const html = (t: string) => parseTarget(t, "Py/library/warnings.html", "html");

@@ -9,7 +9,8 @@
  *
  * @module
  */
-import type { Heading, OutlineNode, TermStats } from "./types.ts";
+import type { OutlineNode, TermStats } from "./types.ts";
+import type { Heading } from "./extractor.ts";
 import { words } from "./tokenize.ts";
 import { firstSentence, ProseScanner } from "./prose.ts";
 import { idfOf, topTerms } from "./terms.ts";

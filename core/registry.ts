@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "./types.ts";
+import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "./extractor.ts";
 import { sniff } from "./sniff.ts";
 
 /**

@@ -8,7 +8,8 @@
 import { image, isBuiltinImage } from "../extractors/image.ts";
 import { extractorsFrom } from "./plugins.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
-import type { ExtractInput, Extractor, ExtractResult } from "../core/types.ts";
+import type { ExtractResult } from "../core/types.ts";
+import type { ExtractInput, Extractor } from "../core/extractor.ts";
 import type { WorkerBody } from "../core/workers.ts";
 
 /** How the pool starts an extraction worker or process. */

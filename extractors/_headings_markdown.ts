@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Heading } from "../core/types.ts";
+import type { Heading } from "../core/extractor.ts";
 import { decodeEntities } from "./_xml.ts";
 
 const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Heading, OutlineQuality } from "../core/types.ts";
+import type { Heading, OutlineQuality } from "../core/extractor.ts";
 import { markdownHeadings } from "./_headings_markdown.ts";
 
 /** Headings found in plain text and how far to trust them. */

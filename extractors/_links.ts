@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Link } from "../core/types.ts";
+import type { Link } from "../core/extractor.ts";
 import { frontMatterLength, inlineText } from "./_headings_markdown.ts";
 
 /** Marks where a link starts in converted text: `\uFDD0<index in base 36>\uFDD1`. */

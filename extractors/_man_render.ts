@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Heading } from "../core/types.ts";
+import type { Heading } from "../core/extractor.ts";
 import { Definitions, resolve } from "./_man_escape.ts";
 import { condition } from "./_man_expr.ts";
 import { Layout } from "./_man_layout.ts";

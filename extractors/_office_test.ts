@@ -1,6 +1,6 @@
 import { zipSync } from "fflate";
 import { assert, assertEquals } from "../tests/assert.ts";
-import { ExtractError, type Extractor } from "../core/types.ts";
+import { ExtractError, type Extractor } from "../core/extractor.ts";
 import { odp } from "./odp.ts";
 import { ods } from "./ods.ts";
 import { odt } from "./odt.ts";

@@ -23,7 +23,7 @@ import { createGunzip, createZstdDecompress } from "node:zlib";
 import Bunzip from "seek-bzip";
 import xz from "xz-decompress";
 import { type ContainerExtractor, ExtractorRegistry } from "../core/registry.ts";
-import { ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import { ExtractError, type ExtractInput, type Extractor } from "../core/extractor.ts";
 import { MAX_INFLATED } from "./_zip.ts";
 
 /** Inflated bytes past which the ratio limit applies (16 MiB). */

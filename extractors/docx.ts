@@ -22,8 +22,8 @@
  *
  * @module
  */
-import type { DocMeta, Extracted, ExtractInput, Extractor, Heading } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { DocMeta, Extracted, ExtractInput, Extractor, Heading } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { html } from "./html.ts";
 import { decodeEntities, textOf, xmlValue } from "./_xml.ts";
 import { entryText, readZip, type ZipEntry } from "./_zip.ts";

@@ -10,8 +10,15 @@
  *
  * @module
  */
-import type { DocMeta, Extracted, ExtractInput, Extractor, Heading, Link } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type {
+  DocMeta,
+  Extracted,
+  ExtractInput,
+  Extractor,
+  Heading,
+  Link,
+} from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { html } from "./html.ts";
 import { attr, elements, tags, textOf, xmlValue } from "./_xml.ts";
 import { entryText, readZip, resolveHref } from "./_zip.ts";

@@ -17,8 +17,8 @@ import {
   type TranslatorConfigFactory,
   type TranslatorConfigObject,
 } from "node-html-markdown";
-import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { HeapTrimmer, PIECE_TRIM } from "../core/heap.ts";
 import { decodeText } from "../core/sniff.ts";
 import { markdownHeadings } from "./_headings_markdown.ts";

@@ -17,7 +17,12 @@ import engData from "@tesseract.js-data/eng";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import {
+  type Extracted,
+  ExtractError,
+  type ExtractInput,
+  type Extractor,
+} from "../core/extractor.ts";
 import { imageSize } from "./_image_size.ts";
 
 /** Largest image OCR accepts, in pixels (width × height). */

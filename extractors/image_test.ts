@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { assert, assertEquals, assertRejects, withoutHang } from "../tests/assert.ts";
 import { groundTruth, smallCorpus } from "../tests/corpus.ts";
 import { closeImageWorkers, image, ocrLines } from "./image.ts";

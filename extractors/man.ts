@@ -18,7 +18,12 @@
  * @module
  */
 import { decodeText, sniff } from "../core/sniff.ts";
-import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import {
+  type Extracted,
+  ExtractError,
+  type ExtractInput,
+  type Extractor,
+} from "../core/extractor.ts";
 
 import { renderMan } from "./_man_render.ts";
 

@@ -6,8 +6,8 @@
  * @module
  */
 import { parse } from "yaml";
-import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { decodeText, splitLines } from "../core/sniff.ts";
 import { frontMatterLength, markdownHeadings } from "./_headings_markdown.ts";
 import { markdownLinks } from "./_links.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Extractor } from "../core/types.ts";
+import type { Extractor } from "../core/extractor.ts";
 import { compressed } from "./compressed.ts";
 import { docx } from "./docx.ts";
 import { epub } from "./epub.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
+import type { Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
 import { attr, tags } from "./_xml.ts";
 import { deckTitle, DocBuilder } from "./_office.ts";
 import { listStyles, odfText, openOdf, walkOdf } from "./_odf.ts";

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
+import type { Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
 import { attr, tags } from "./_xml.ts";
 import { DocBuilder, MAX_COLUMNS, MAX_ROWS, SheetWriter, xmlText } from "./_office.ts";
 import { openOdf, type Skipped, stillSkipped } from "./_odf.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
+import type { Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
 import { DocBuilder } from "./_office.ts";
 import { codeStyles, listStyles, odfText, openOdf, walkOdf } from "./_odf.ts";
 

@@ -19,7 +19,7 @@ import {
   type ExtractInput,
   type Extractor,
   type Heading,
-} from "../core/types.ts";
+} from "../core/extractor.ts";
 
 // Run pdf.js's "worker" code in this thread: getDocument finds it on globalThis.
 (globalThis as unknown as { pdfjsWorker: unknown }).pdfjsWorker ??= pdfjsWorker;

@@ -14,8 +14,8 @@
  *
  * @module
  */
-import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import type { DocBuilder } from "./_office.ts";
 import {
   controlWord,

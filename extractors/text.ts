@@ -7,7 +7,12 @@
  */
 import { orgHeadings, textHeadings } from "./_headings_text.ts";
 import { decodeText, sniff, splitLines } from "../core/sniff.ts";
-import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import {
+  type Extracted,
+  ExtractError,
+  type ExtractInput,
+  type Extractor,
+} from "../core/extractor.ts";
 
 const MAN_HEADER = /^(\S+)\((\w+)\)\s{2,}.*\S\s*$/;
 

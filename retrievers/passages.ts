@@ -13,7 +13,8 @@
  *
  * @module
  */
-import type { OutlineNode, OutlineQuality, Passage, PassageHit } from "../core/types.ts";
+import type { OutlineNode, Passage, PassageHit } from "../core/types.ts";
+import type { OutlineQuality } from "../core/extractor.ts";
 import { hasCJK } from "../core/tokenize.ts";
 import { readableLine } from "../core/readable.ts";
 import { atWordStart, makeSnippet, matchWords, snippetMatcher, wordScanner } from "./snippet.ts";

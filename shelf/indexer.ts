@@ -16,15 +16,8 @@ import { documentFields, fieldsChanged, libraryFields, noteFields } from "../cor
 import { buildOutline } from "../core/outline.ts";
 import { docIdFor } from "../core/paths.ts";
 import { sniff } from "../core/sniff.ts";
-import {
-  ExtractError,
-  type ExtractFn,
-  type ExtractInput,
-  type IndexedDoc,
-  type Library,
-  type Retriever,
-  type Skipped,
-} from "../core/types.ts";
+import type { ExtractFn, IndexedDoc, Library, Retriever, Skipped } from "../core/types.ts";
+import { ExtractError, type ExtractInput } from "../core/extractor.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
 import { expectedLoad, MAX_BYTES_IN_FLIGHT } from "./load.ts";
 

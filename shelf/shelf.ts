@@ -22,7 +22,8 @@ import {
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
-import type { Embedder, Extractor, Library, Retriever } from "../core/types.ts";
+import type { Embedder, Library, Retriever } from "../core/types.ts";
+import type { Extractor } from "../core/extractor.ts";
 import { VectorIndex } from "./vectors.ts";
 
 /** Options to open a shelf. */
@@ -79,7 +80,11 @@ export class Shelf {
    * @ignore internal: the tools and the search path use it
    */
   readonly catalog: Catalog;
-  /** Extractors by extension and sniffed type. */
+  /**
+   * Extractors by extension and sniffed type.
+   *
+   * @ignore internal: the indexer and the tools use it
+   */
   readonly registry: ExtractorRegistry;
   /**
    * The full-text retriever (it also makes snippets and checks hard query constraints).
@@ -90,6 +95,8 @@ export class Shelf {
   /**
    * Every retriever, as the search path asks them: the keyword retriever (run on the
    * search workers when there are some), then vectors when an embedder is configured.
+   *
+   * @ignore internal: the tools and the search path use it
    */
   readonly retrievers: Retriever[];
   /**
