@@ -7,7 +7,7 @@
  * `{ id, data }` for each request; the worker answers each with `{ id, data }` or
  * `{ id, error }` (the ready signal is the answer to id 0). {@link serveThread} (or
  * {@link answer}, for other transports) is the worker's side; they and the message types live
- * in `core/worker_protocol.ts` and are exported here too.
+ * in `core/worker_protocol.ts`.
  *
  * A worker is reached through a {@link Channel}: a worker thread ({@link threadChannel}), or
  * anything else that can post a message and be terminated, such as a child process.
@@ -16,16 +16,6 @@
  */
 
 import type { ErrorInfo, WorkerAnswer, WorkerMessage } from "./worker_protocol.ts";
-
-export {
-  answer,
-  type ErrorInfo,
-  errorInfo,
-  serveThread,
-  type WorkerAnswer,
-  type WorkerBody,
-  type WorkerMessage,
-} from "./worker_protocol.ts";
 
 /**
  * Why a request failed: `failed` (the worker threw; see `remote`), `timeout` (past the time

@@ -10,7 +10,7 @@ import { extractorsFrom } from "./plugins.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import type { ExtractResult } from "../core/types.ts";
 import type { ExtractInput, Extractor } from "../core/extractor.ts";
-import type { WorkerBody } from "../core/workers.ts";
+import type { WorkerBody } from "../core/worker_protocol.ts";
 
 /** How the pool starts an extraction worker or process. */
 export interface ExtractInit {

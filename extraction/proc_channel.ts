@@ -12,7 +12,8 @@
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
-import type { Channel, ChannelEvents, WorkerMessage } from "../core/workers.ts";
+import type { Channel, ChannelEvents } from "../core/workers.ts";
+import type { WorkerMessage } from "../core/worker_protocol.ts";
 
 const MAGIC = 0x31584d53; // "SMX1" little-endian
 const HEAD = 12;

@@ -8,7 +8,7 @@
 import { openReadOnly } from "../core/catalog.ts";
 import { Fts5Retriever } from "./fts5.ts";
 import type { Query } from "../core/types.ts";
-import { serveThread } from "../core/workers.ts";
+import { serveThread } from "../core/worker_protocol.ts";
 
 let fts: Fts5Retriever | undefined;
 

@@ -6,7 +6,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { openReadOnly, textReader } from "../core/catalog.ts";
-import { serveThread } from "../core/workers.ts";
+import { serveThread } from "../core/worker_protocol.ts";
 
 /**
  * A grep job: one pattern over the texts of one or more documents, given (`texts`) or read
