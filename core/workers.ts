@@ -156,9 +156,19 @@ interface Slot {
  *
  * @example
  * ```ts
- * const url = new URL("./count_worker.ts", import.meta.url); // a module calling serveThread()
+ * import { threadChannel, WorkerPool } from "./workers.ts";
+ * import assert from "node:assert/strict";
+ *
+ * // The worker: a module that answers requests with serveThread().
+ * const protocol = new URL("./worker_protocol.ts", import.meta.url).href;
+ * const url = new URL(`file://${await Deno.makeTempDir()}/length_worker.ts`);
+ * await Deno.writeTextFile(
+ *   url,
+ *   `import { serveThread } from "${protocol}";\n` +
+ *     `serveThread({ handle: (text: string) => text.length });\n`,
+ * );
  * const pool = new WorkerPool<string, number>({ name: "w", connect: threadChannel(url) });
- * const n = await pool.request("text");
+ * assert.equal(await pool.request("text"), 4);
  * pool.close();
  * ```
  */

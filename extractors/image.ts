@@ -246,8 +246,16 @@ export function ocrLines(blocks: Block[] | null | undefined, text: string): stri
  *
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/scan.png");
- * const doc = await image().extract({ path: "lib/scan.png", extension: ".png", bytes });
+ * import { image } from "./image.ts";
+ * import { ExtractError } from "../core/extractor.ts";
+ * import assert from "node:assert/strict";
+ *
+ * // A scan's text comes from OCR; a file that is no image is refused before OCR starts.
+ * const bytes = new TextEncoder().encode("not a picture");
+ * await assert.rejects(
+ *   image().extract({ path: "lib/scan.png", extension: ".png", bytes }),
+ *   (e) => e instanceof ExtractError && e.reason === "corrupt",
+ * );
  * ```
  */
 export function image(options: ImageOptions = {}): Extractor {
