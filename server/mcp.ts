@@ -63,7 +63,31 @@ export interface ServerOptions {
   structured?: boolean;
 }
 
-/** Build the MCP server for a shelf. */
+/**
+ * Build the MCP server for a shelf; connect it to any MCP transport.
+ *
+ * @param shelf the shelf whose tools it serves
+ * @param opts whether `reindex` may run, and whether answers carry `structuredContent`
+ * @returns the server, not yet connected
+ * @example Talk to it in memory
+ * ```ts
+ * import { createServer } from "./mcp.ts";
+ * import { Shelf } from "../shelf/shelf.ts";
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import assert from "node:assert/strict";
+ *
+ * const shelf = await Shelf.open({ data: await Deno.makeTempDir(), embedder: "none", workers: 0 });
+ * const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+ * await createServer(shelf).connect(serverSide);
+ * const client = new Client({ name: "example", version: "1.0.0" });
+ * await client.connect(clientSide);
+ * const { tools } = await client.listTools();
+ * assert.ok(tools.some((t: { name: string }) => t.name === "search"));
+ * await client.close();
+ * await shelf.close();
+ * ```
+ */
 export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: {} },
