@@ -56,7 +56,8 @@ function stmt(db: DatabaseSync, sql: string): StatementSync {
  * @example
  * ```ts
  * import { foldField } from "./fields.ts";
- * foldField(" Tags "); // "tags"
+ * import assert from "node:assert/strict";
+ * assert.equal(foldField(" Tags "), "tags");
  * ```
  */
 export function foldField(name: string): string {
@@ -69,8 +70,9 @@ export function foldField(name: string): string {
  * @example
  * ```ts
  * import { foldValue } from "./fields.ts";
- * foldValue("tags", "#Pacing"); // "pacing"
- * foldValue("status", " Draft "); // "draft"
+ * import assert from "node:assert/strict";
+ * assert.equal(foldValue("tags", "#Pacing"), "pacing");
+ * assert.equal(foldValue("status", " Draft "), "draft");
  * ```
  */
 export function foldValue(field: string, value: string): string {
@@ -108,8 +110,11 @@ function fromMeta(meta: DocMeta, field: string): string[] | undefined {
  * @example
  * ```ts
  * import { documentFields } from "./fields.ts";
- * documentFields({ fields: { tags: ["a", "A", "b"] }, author: "Ann" }, ["tags", "author"]);
- * // { tags: ["a", "b"], author: ["Ann"] }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   documentFields({ fields: { tags: ["a", "A", "b"] }, author: "Ann" }, ["tags", "author"]),
+ *   { tags: ["a", "b"], author: ["Ann"] },
+ * );
  * ```
  */
 export function documentFields(

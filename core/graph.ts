@@ -359,8 +359,9 @@ const cache = new WeakMap<Catalog, Cached>();
  * ```ts
  * import { Catalog } from "./catalog.ts";
  * import { linkGraph } from "./graph.ts";
+ * import assert from "node:assert/strict";
  * const catalog = new Catalog(":memory:");
- * linkGraph(catalog, []).size; // 0
+ * assert.equal(linkGraph(catalog, []).size, 0);
  * ```
  */
 export function linkGraph(catalog: Catalog, libraries: Library[]): LinkGraph {

@@ -47,12 +47,13 @@ interface Section {
  * @returns the top-level nodes
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const lines = ["# A", "Intro.", "## B", "Body."];
  * const tree = buildOutline(lines, [
  *   { level: 1, title: "A", line: 1 },
  *   { level: 2, title: "B", line: 3 },
  * ]);
- * tree[0]?.children[0]?.id; // "1.1"
+ * assert.equal(tree[0]?.children[0]?.id, "1.1");
  * ```
  */
 export function buildOutline(
@@ -160,12 +161,13 @@ function rankSubtree(
  * @param nodes top-level nodes
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const tree = buildOutline(["# A", "## B", "# C"], [
  *   { level: 1, title: "A", line: 1 },
  *   { level: 2, title: "B", line: 2 },
  *   { level: 1, title: "C", line: 3 },
  * ]);
- * flattenOutline(tree).map((n) => n.id); // ["1", "1.1", "2"]
+ * assert.deepEqual(flattenOutline(tree).map((n) => n.id), ["1", "1.1", "2"]);
  * ```
  */
 export function flattenOutline(nodes: OutlineNode[]): OutlineNode[] {
@@ -188,11 +190,12 @@ export function flattenOutline(nodes: OutlineNode[]): OutlineNode[] {
  * @returns the node, or `undefined` for an unknown id
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const tree = buildOutline(["# A", "## B"], [
  *   { level: 1, title: "A", line: 1 },
  *   { level: 2, title: "B", line: 2 },
  * ]);
- * findNode(tree, "1.1")?.title; // "B"
+ * assert.equal(findNode(tree, "1.1")?.title, "B");
  * ```
  */
 export function findNode(nodes: OutlineNode[], id: string): OutlineNode | undefined {

@@ -73,8 +73,13 @@ export type Connect = (events: ChannelEvents) => Channel;
  *
  * @example
  * ```ts
- * const url = new URL("./grep_worker.ts", import.meta.url);
- * const pool = new WorkerPool({ name: "grep worker", connect: threadChannel(url) });
+ * import assert from "node:assert/strict";
+ * // A worker module that never answers: the pool gives up on it after startMs.
+ * const url = new URL(`file://${await Deno.makeTempDir()}/silent_worker.ts`);
+ * await Deno.writeTextFile(url, "");
+ * const pool = new WorkerPool({ name: "silent", connect: threadChannel(url), startMs: 200 });
+ * await assert.rejects(pool.request("hello"), { name: "WorkerError" });
+ * pool.close();
  * ```
  */
 export function threadChannel(url: string | URL): Connect {

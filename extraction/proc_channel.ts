@@ -133,8 +133,9 @@ export function procConfig(): string | undefined {
  *
  * @example
  * ```ts
- * withoutOcrChatter("Image too small to scale!! (2x36 vs min width of 3)\nreal error\n");
- * // "real error\n"
+ * import assert from "node:assert/strict";
+ * const stderr = "Image too small to scale!! (2x36 vs min width of 3)\nreal error\n";
+ * assert.equal(withoutOcrChatter(stderr), "real error\n");
  * ```
  */
 export function withoutOcrChatter(text: string): string {

@@ -189,7 +189,8 @@ function standalone(lines: string[], loose: boolean): Heading[] {
  * @returns the headings (1-based `line`) and the outline quality
  * @example
  * ```ts
- * textHeadings(["Intro", "=====", "", "text", "", "Usage", "-----", "more"]).headings.length; // 2
+ * import assert from "node:assert/strict";
+ * assert.equal(textHeadings(["Intro", "=====", "", "text", "", "Usage", "-----", "more"]).headings.length, 2);
  * ```
  */
 export function textHeadings(lines: string[], options: TextHeadingOptions = {}): TextOutline {

@@ -198,8 +198,9 @@ export interface ManPage {
  * @returns lines, headings and title
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const page = renderMan('.TH LS 1\n.SH NAME\nls \\- list directory contents\n');
- * page.title; // "ls(1) - list directory contents"
+ * assert.equal(page.title, "ls(1) - list directory contents");
  * ```
  */
 export function renderMan(source: string): ManPage {

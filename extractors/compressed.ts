@@ -347,6 +347,7 @@ export async function inflate(
  * import { ExtractorRegistry } from "../core/registry.ts";
  * import { compressed } from "./compressed.ts";
  * import { text } from "./text.ts";
+ * import assert from "node:assert/strict";
  *
  * const reg = new ExtractorRegistry();
  * reg.register(text());
@@ -355,7 +356,7 @@ export async function inflate(
  *   new Blob(["Plain words.\n"]).stream().pipeThrough(new CompressionStream("gzip")),
  * ).bytes();
  * const r = await reg.extract({ path: "lib/NEWS.gz", extension: ".gz", bytes: gz });
- * r?.extractor; // "text"
+ * assert.equal(r?.extractor, "text");
  * ```
  */
 export function compressed(inner: Extractor[] = []): ContainerExtractor {

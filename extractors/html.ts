@@ -271,7 +271,8 @@ function unescapeLine(line: string): string {
  *
  * @example
  * ```ts
- * unescapeText(["a\\_b \\[x\\]", "~~~", "\\- b", "~~~"]); // ["a_b [x]", "~~~", "\\- b", "~~~"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(unescapeText(["a\\_b \\[x\\]", "~~~", "\\- b", "~~~"]), ["a_b [x]", "~~~", "\\- b", "~~~"]);
  * ```
  */
 export function unescapeText(lines: string[]): string[] {
@@ -316,8 +317,11 @@ function wrapLong(lines: string[], max = 1000): string[] {
  *   outside navigation, and the links
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const bytes = new TextEncoder().encode("<h1>Title</h1><p>Text.</p>");
  * const doc = await html().extract({ path: "lib/a.html", extension: ".html", bytes });
+ * assert.deepEqual(doc.lines, ["# Title", "", "Text."]);
+ * assert.deepEqual(doc.headings, [{ level: 1, title: "Title", line: 1 }]);
  * ```
  */
 export function html(): Extractor {

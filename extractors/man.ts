@@ -38,9 +38,10 @@ function isTroff(input: ExtractInput): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const bytes = new TextEncoder().encode(".TH LS 1\n.SH NAME\nls \\- list directory contents\n");
  * const doc = await man().extract({ path: "lib/ls.1", extension: ".1", bytes });
- * doc.meta?.title; // "ls(1) - list directory contents"
+ * assert.equal(doc.meta?.title, "ls(1) - list directory contents");
  * ```
  */
 export function man(): Extractor {

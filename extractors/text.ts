@@ -48,8 +48,9 @@ const CODE_EXTENSIONS = new Set(
  *
  * @example
  * ```ts
- * isCode("lib/run", "", "#!/bin/sh"); // true
- * isCode("lib/notes.txt", ".txt", "# Notes"); // false
+ * import assert from "node:assert/strict";
+ * assert.ok(isCode("lib/run", "", "#!/bin/sh"));
+ * assert.equal(isCode("lib/notes.txt", ".txt", "# Notes"), false);
  * ```
  */
 export function isCode(path: string, extension: string, firstLine: string): boolean {
@@ -62,8 +63,10 @@ export function isCode(path: string, extension: string, firstLine: string): bool
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const bytes = new TextEncoder().encode("Plain words.\n");
  * const doc = await text().extract({ path: "lib/a.txt", extension: ".txt", bytes });
+ * assert.deepEqual(doc.lines, ["Plain words."]);
  * ```
  */
 export function text(): Extractor {
