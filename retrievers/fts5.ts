@@ -143,9 +143,10 @@ export function bm25Score(raw: number): number {
  * import { Catalog } from "../core/catalog.ts";
  * import { Fts5Retriever } from "./fts5.ts";
  * import { prepareQuery } from "./query.ts";
+ * import assert from "node:assert/strict";
  * const catalog = new Catalog(":memory:");
  * const fts = new Fts5Retriever(catalog.db);
- * await fts.search(prepareQuery("docker compose", 10)); // []
+ * assert.deepEqual(await fts.search(prepareQuery("docker compose", 10)), []);
  * ```
  */
 export class Fts5Retriever implements Retriever {

@@ -30,8 +30,13 @@ import {
  * @returns the units, sorted into optional, required and excluded
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const q = parseQuery('docker "compose file" -swarm +linux a|b');
- * q.required.length; // 2 ("compose file", linux)
+ * const texts = (units: typeof q.required) =>
+ *   units.map((u) => u.alternatives.map((a) => a.text).join("|"));
+ * assert.deepEqual(texts(q.required), ["compose file", "linux"]);
+ * assert.deepEqual(texts(q.optional), ["docker", "a|b"]);
+ * assert.deepEqual(texts(q.excluded), ["swarm"]);
  * ```
  */
 export function parseQuery(text: string): ParsedQuery {
@@ -172,7 +177,8 @@ function optionalUnits(
  * @returns the MATCH expression, or `undefined` when nothing searchable remains
  * @example
  * ```ts
- * toFtsMatch(parseQuery("docker -swarm")); // '"docker" NOT "swarm"'
+ * import assert from "node:assert/strict";
+ * assert.equal(toFtsMatch(parseQuery("docker -swarm")), '("docker") NOT "swarm"');
  * ```
  */
 export function toFtsMatch(
@@ -239,14 +245,15 @@ export interface TierLimits {
  *   phrase, fewer than two optional units, or few enough documents to rank them all)
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const df: Record<string, number> = { zlib: 3, objects: 900, thousands: 400 };
  * const t = tieredMatch(
  *   parseQuery("thousands of zlib objects"),
  *   (u) => df[u.alternatives[0]!.text] ?? 0,
  *   { whole: 1000, rare: 100 },
  * );
- * t?.rare; // '"zlib"'
- * t?.common; // '"thousands" OR "objects"'
+ * assert.equal(t?.rare, '"zlib"');
+ * assert.equal(t?.common, '"thousands" OR "objects"');
  * ```
  */
 export function tieredMatch(
@@ -288,7 +295,8 @@ export function tieredMatch(
  * @returns distinct texts, required ones first
  * @example
  * ```ts
- * positiveTerms(parseQuery('+nginx "reverse proxy" -apache')); // ["nginx", "reverse proxy"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(positiveTerms(parseQuery('+nginx "reverse proxy" -apache')), ["nginx", "reverse proxy"]);
  * ```
  */
 export function positiveTerms(parsed: ParsedQuery): string[] {
@@ -311,7 +319,8 @@ export function positiveTerms(parsed: ParsedQuery): string[] {
  * @example
  * ```ts
  * import { normalizeTime } from "./query.ts";
- * normalizeTime("2026-01-05", true); // "2026-01-05T23:59:59.999Z"
+ * import assert from "node:assert/strict";
+ * assert.equal(normalizeTime("2026-01-05", true), "2026-01-05T23:59:59.999Z");
  * ```
  */
 export function normalizeTime(value: string, endOfDay = false, name = "date"): string {
@@ -349,8 +358,9 @@ export function normalizeTime(value: string, endOfDay = false, name = "date"): s
  * @example
  * ```ts
  * import { prepareQuery } from "./query.ts";
+ * import assert from "node:assert/strict";
  * const q = prepareQuery("lemur -fruit", 5, { modified_before: "2024-01-31" });
- * q.filters.modified_before; // "2024-01-31T23:59:59.999Z"
+ * assert.equal(q.filters.modified_before, "2024-01-31T23:59:59.999Z");
  * ```
  */
 export function prepareQuery(

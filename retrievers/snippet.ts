@@ -29,7 +29,8 @@ function escape(s: string): string {
  * @example
  * ```ts
  * import { matchWords } from "./snippet.ts";
- * matchWords(["downloaded files"]); // ["downlo", "files"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(matchWords(["downloaded files"]), ["downloa", "files"]);
  * ```
  */
 export function matchWords(terms: string[]): string[] {

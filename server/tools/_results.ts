@@ -200,8 +200,9 @@ const TYPE_OF_EXTENSION: Record<string, string> = {
  * @example
  * ```ts
  * import { extensionSaysType } from "./_results.ts";
- * extensionSaysType("lib/a.htm", "html"); // true
- * extensionSaysType("lib/README", "text"); // false
+ * import assert from "node:assert/strict";
+ * assert.ok(extensionSaysType("lib/a.htm", "html"));
+ * assert.equal(extensionSaysType("lib/README", "text"), false);
  * ```
  */
 export function extensionSaysType(path: string, type: string): boolean {
