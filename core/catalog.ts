@@ -29,17 +29,6 @@ import {
 } from "./catalog_docs.ts";
 import { CorpusStats } from "./corpus_stats.ts";
 import { VectorRecords } from "./vector_records.ts";
-
-export type { DocSections, StoredDoc } from "./catalog_docs.ts";
-export {
-  type DocTitles,
-  escapeLike,
-  filterSql,
-  openReadOnly,
-  statements,
-  textReader,
-  titleReader,
-} from "./catalog_sql.ts";
 import type { Card, SearchFilters, Skipped } from "./types.ts";
 import type { Link } from "./extractor.ts";
 

@@ -13,7 +13,7 @@
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { filterSql } from "./catalog.ts";
+import { filterSql } from "./catalog_sql.ts";
 import type { SearchFilters } from "./types.ts";
 
 /** One document as listings show it. */

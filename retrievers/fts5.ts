@@ -16,7 +16,7 @@
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { filterSql, statements } from "../core/catalog.ts";
+import { filterSql, statements } from "../core/catalog_sql.ts";
 import {
   type Hit,
   type IndexedDoc,

@@ -6,7 +6,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { type DocTitles, textReader, titleReader } from "../core/catalog.ts";
+import { type DocTitles, textReader, titleReader } from "../core/catalog_sql.ts";
 import { CJK_UNSPACED_CHARS, segmentCJK } from "../core/tokenize.ts";
 import { makeSnippet } from "./snippet.ts";
 

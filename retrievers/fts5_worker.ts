@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { openReadOnly } from "../core/catalog.ts";
+import { openReadOnly } from "../core/catalog_sql.ts";
 import { Fts5Retriever } from "./fts5.ts";
 import type { Query } from "../core/types.ts";
 import { serveThread } from "../core/worker_protocol.ts";

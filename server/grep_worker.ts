@@ -5,7 +5,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { openReadOnly, textReader } from "../core/catalog.ts";
+import { openReadOnly, textReader } from "../core/catalog_sql.ts";
 import { serveThread } from "../core/worker_protocol.ts";
 
 /**
