@@ -2,26 +2,34 @@
  * shelfmark: a map of local documents for AI agents. Every document gets a card and an
  * outline with line ranges; agents `search` -> `outline` -> `read`, over MCP or the CLI.
  *
- * This module is the public API for library users and plugin authors:
+ * This module is the library API: open a {@linkcode Shelf} on a data directory, index its
+ * folders, and call the tools with {@linkcode callTool} or serve them over MCP
+ * ({@linkcode serveStdio}, {@linkcode serveHttp}). Extractor plugins import
+ * `@shelfmark/shelfmark/plugin` instead.
  *
+ * @example Index a folder and search it
  * ```ts
- * import { Shelf, callTool } from "@shelfmark/shelfmark";
+ * import { callTool, Shelf } from "@shelfmark/shelfmark";
+ * import assert from "node:assert/strict";
  *
+ * const notes = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${notes}/tea.md`, "# Green tea\n\nSteep green tea for two minutes.\n");
  * const data = await Deno.makeTempDir();
- * const shelf = await Shelf.open({ data, folders: ["./samples"], embedder: "none" });
- * await shelf.index();
- * const answer = await callTool(shelf, "search", { query: "sqlite archive" });
- * console.log(answer.text);
+ * const shelf = await Shelf.open({ data, folders: [notes], embedder: "none", workers: 0 });
+ * const progress = await shelf.index();
+ * assert.equal(progress.indexed, 1);
+ *
+ * const answer = await callTool(shelf, "search", { query: "steep tea" });
+ * assert.match(answer.text, /tea\.md/);
  * await shelf.close();
  * ```
  *
- * A custom extractor is a module that default-exports an {@linkcode Extractor}.
- *
  * @module
  */
-export * from "./core/types.ts";
 export { type IndexStatus, Shelf, type ShelfOptions } from "./shelf/shelf.ts";
 export type { IndexProgress } from "./shelf/indexer.ts";
+export type { Embedder, ErrorCode, Library } from "./core/types.ts";
+export { ToolError } from "./core/types.ts";
 export {
   type Config,
   ConfigError,
@@ -31,9 +39,8 @@ export {
   loadConfig,
   type OcrConfig,
 } from "./core/config.ts";
-export { ExtractorRegistry } from "./core/registry.ts";
-export { builtinExtractors } from "./extractors/mod.ts";
 export { callTool, type ToolAnswer } from "./server/dispatch.ts";
-export { createServer, serveStdio } from "./server/mcp.ts";
-export { type HttpOptions, type HttpServer, serveHttp } from "./server/http.ts";
+export type { Render } from "./server/tool.ts";
 export type { ToolName } from "./server/tools/mod.ts";
+export { createServer, type ServerOptions, serveStdio } from "./server/mcp.ts";
+export { type HttpOptions, type HttpServer, serveHttp } from "./server/http.ts";

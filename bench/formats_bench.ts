@@ -8,7 +8,7 @@ import { docx } from "../extractors/docx.ts";
 import { epub } from "../extractors/epub.ts";
 import { pdf } from "../extractors/pdf.ts";
 import { closeImageWorkers, image } from "../extractors/image.ts";
-import type { Extractor } from "../core/types.ts";
+import type { Extractor } from "../core/extractor.ts";
 
 function files(dir: string, ext: string): string[] {
   const out: string[] = [];

@@ -11,7 +11,8 @@
  */
 import { parseArgs } from "node:util";
 import { LinkGraph, linkGraph } from "../core/graph.ts";
-import { callTool, type ToolName } from "../server/dispatch.ts";
+import { callTool } from "../server/dispatch.ts";
+import type { ToolName } from "../server/tools/mod.ts";
 import { Shelf } from "../shelf/shelf.ts";
 
 const { values } = parseArgs({

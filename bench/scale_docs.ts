@@ -14,8 +14,9 @@ import { join } from "node:path";
  * @example
  * ```ts
  * import { random } from "./scale_docs.ts";
+ * import assert from "node:assert/strict";
  * const rnd = random(1);
- * rnd() === random(1)(); // true
+ * assert.equal(rnd(), random(1)());
  * ```
  */
 export function random(seed: number): () => number {

@@ -10,7 +10,8 @@
  */
 import { parseArgs } from "node:util";
 import { docTable } from "../core/listing.ts";
-import { callTool, type ToolName } from "../server/dispatch.ts";
+import { callTool } from "../server/dispatch.ts";
+import type { ToolName } from "../server/tools/mod.ts";
 import { Shelf } from "../shelf/shelf.ts";
 
 const { values: flags } = parseArgs({

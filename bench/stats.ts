@@ -11,7 +11,8 @@ import { join } from "node:path";
  * @example
  * ```ts
  * import { pct } from "./stats.ts";
- * pct([5, 1, 3, 2, 4], 50); // 3
+ * import assert from "node:assert/strict";
+ * assert.equal(pct([5, 1, 3, 2, 4], 50), 3);
  * ```
  */
 export function pct(xs: number[], p: number): number {

@@ -10,7 +10,7 @@
  */
 import { CJK_CHARS } from "./tokenize.ts";
 import type { Card, OutlineNode } from "./types.ts";
-import { clipWords } from "./outline.ts";
+import { clipWords } from "./prose.ts";
 
 /** What the `outline` tool says when a document has no outline it can trust. */
 export const NO_OUTLINE =
@@ -56,7 +56,8 @@ function rawTokens(text: string): number {
  * @returns estimated tokens, rounded up
  * @example
  * ```ts
- * estimateTokens("abcdefgh"); // 2
+ * import assert from "node:assert/strict";
+ * assert.equal(estimateTokens("abcdefgh"), 2);
  * ```
  */
 export function estimateTokens(text: string): number {
@@ -155,6 +156,7 @@ interface Drawn {
  * ```ts
  * import { buildOutline } from "./outline.ts";
  * import { buildCard } from "./card.ts";
+ * import assert from "node:assert/strict";
  * const lines = ["# Guide", "How to start.", "## Install", "Run the installer."];
  * const headings = [
  *   { level: 1, title: "Guide", line: 1 },
@@ -167,7 +169,7 @@ interface Drawn {
  *   modified_at: "2026-01-01T00:00:00Z", size: 60,
  * });
  * const out = renderOutline(card, outline, { maxTokens: 2000, expand: ["1.1"] });
- * out.budget; // "full" (else "no_summaries", "depth_1", "truncated")
+ * assert.equal(out.budget, "full"); // else "no_summaries", "depth_1" or "truncated"
  * ```
  */
 export function renderOutline(

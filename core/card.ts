@@ -9,20 +9,12 @@
  *
  * @module
  */
-import type {
-  Card,
-  Extracted,
-  OutlineNode,
-  OutlineQuality,
-  TermCounts,
-  TermStats,
-} from "./types.ts";
+import type { Card, OutlineNode, TermCounts, TermStats } from "./types.ts";
+import type { Extracted, OutlineQuality } from "./extractor.ts";
 import { CJK_CHARS, countWords, words } from "./tokenize.ts";
 import { detectLanguage, normalizeLanguage } from "./language.ts";
 import { ProseScanner } from "./prose.ts";
 import { byScore, idfOf, keywordCandidate, stemKey } from "./terms.ts";
-
-export { detectLanguage, normalizeLanguage } from "./language.ts";
 
 const CJK_G = new RegExp(`[${CJK_CHARS}]`, "g");
 
@@ -141,7 +133,8 @@ function abstractOf(text: string, max = 200): string {
  * @returns 5-10 keywords when the document has that many candidates
  * @example
  * ```ts
- * rankKeywords(new Map([["lancedb", 4], ["index", 9]]), undefined, { brief: true }); // ["index", "lancedb"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(rankKeywords(new Map([["lancedb", 4], ["index", 9]]), undefined, { brief: true }), ["index", "lancedb"]);
  * ```
  */
 export function rankKeywords(
@@ -197,7 +190,8 @@ function scoreTerms(
  * @returns each term once
  * @example
  * ```ts
- * distinctTerms(["# Search", "Search the index."]); // ["search", "index"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(distinctTerms(["# Search", "Search the index."]), ["search", "index"]);
  * ```
  */
 export function distinctTerms(lines: string[]): string[] {
@@ -225,8 +219,9 @@ function baseName(path: string): string {
  *
  * @example
  * ```ts
- * withoutSiteName("Restrictions | PostgreSQL 15", "Restrictions"); // "Restrictions"
- * withoutSiteName("Restrictions and more", "Restrictions"); // "Restrictions and more"
+ * import assert from "node:assert/strict";
+ * assert.equal(withoutSiteName("Restrictions | PostgreSQL 15", "Restrictions"), "Restrictions");
+ * assert.equal(withoutSiteName("Restrictions and more", "Restrictions"), "Restrictions and more");
  * ```
  */
 export function withoutSiteName(title?: string, heading?: string): string | undefined {
@@ -255,12 +250,13 @@ function headingTitle(outline: OutlineNode[], lines: string[]): string | undefin
  * @returns `card`, the top candidate `terms`, and `counts` of every term
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const { card } = buildCard({
  *   doc_id: "a1", path: "notes/todo.md", library: "notes", doc_type: "markdown",
  *   lines: ["Buy milk."], extracted: { lines: ["Buy milk."] }, outline: [],
  *   outline_quality: "none", modified_at: "2026-01-01T00:00:00Z", size: 9,
  * });
- * card.title; // "todo"
+ * assert.equal(card.title, "todo");
  * ```
  */
 export function buildCard(input: CardInput): CardResult {

@@ -1,16 +1,10 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { join } from "node:path";
-import {
-  buildCard,
-  CANDIDATE_TERMS,
-  type CardInput,
-  detectLanguage,
-  distinctTerms,
-  normalizeLanguage,
-  rankKeywords,
-} from "./card.ts";
+import { buildCard, CANDIDATE_TERMS, type CardInput, distinctTerms, rankKeywords } from "./card.ts";
+import { detectLanguage, normalizeLanguage } from "./language.ts";
 import { buildOutline } from "./outline.ts";
-import type { Extracted, TermStats } from "./types.ts";
+import type { TermStats } from "./types.ts";
+import type { Extracted } from "./extractor.ts";
 import { smallCorpus } from "../tests/corpus.ts";
 
 function input(lines: string[], extra: Partial<CardInput> = {}, ex: Partial<Extracted> = {}) {

@@ -30,18 +30,8 @@ import {
 import { CorpusStats } from "./corpus_stats.ts";
 import { VectorRecords } from "./vector_records.ts";
 
-export { type VectorTodo } from "./vector_records.ts";
-export type { DocSections, StoredDoc } from "./catalog_docs.ts";
-export {
-  type DocTitles,
-  escapeLike,
-  filterSql,
-  openReadOnly,
-  statements,
-  textReader,
-  titleReader,
-} from "./catalog_sql.ts";
-import type { Card, Link, SearchFilters, Skipped } from "./types.ts";
+import type { Card, SearchFilters, Skipped } from "./types.ts";
+import type { Link } from "./extractor.ts";
 import type { DocEntry } from "./listing.ts";
 import type { GraphDoc, LinkRow } from "./graph.ts";
 

@@ -6,7 +6,7 @@
 import { assertEquals } from "../tests/assert.ts";
 import { testCard } from "../tests/card_fixture.ts";
 import { Catalog } from "./catalog.ts";
-import type { StoredDoc } from "./catalog.ts";
+import type { StoredDoc } from "./catalog_docs.ts";
 
 function doc(i: number): StoredDoc {
   return {

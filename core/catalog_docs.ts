@@ -9,7 +9,8 @@ import type { StatementSync } from "node:sqlite";
 import { writeFields } from "./fields.ts";
 import { encodeText } from "./text_codec.ts";
 import { setFingerprint } from "./catalog_copies.ts";
-import type { Card, Link, OutlineNode, TermCounts } from "./types.ts";
+import type { Card, OutlineNode, TermCounts } from "./types.ts";
+import type { Link } from "./extractor.ts";
 
 /** A stored document. */
 export interface StoredDoc {

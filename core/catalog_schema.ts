@@ -64,8 +64,9 @@ ${FIELDS_SCHEMA}`;
  * @example
  * ```ts
  * import { openCatalogDb } from "./catalog_schema.ts";
+ * import assert from "node:assert/strict";
  * const db = openCatalogDb(":memory:", "1");
- * db.prepare("SELECT value FROM meta WHERE key = ?").get("format"); // { value: "1" }
+ * assert.equal(db.prepare("SELECT value FROM meta WHERE key = ?").get("format")?.value, "1");
  * ```
  */
 export function openCatalogDb(file: string, format: string): DatabaseSync {

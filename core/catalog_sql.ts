@@ -20,8 +20,9 @@ import type { OutlineNode, SearchFilters, TermStats } from "./types.ts";
  * ```ts
  * import { DatabaseSync } from "node:sqlite";
  * import { statements } from "./catalog_sql.ts";
+ * import assert from "node:assert/strict";
  * const q = statements(new DatabaseSync(":memory:"));
- * q("SELECT 1 AS x") === q("SELECT 1 AS x"); // true
+ * assert.equal(q("SELECT 1 AS x"), q("SELECT 1 AS x"));
  * ```
  */
 export function statements(db: DatabaseSync): (sql: string) => StatementSync {
@@ -44,7 +45,8 @@ export function statements(db: DatabaseSync): (sql: string) => StatementSync {
  * @example
  * ```ts
  * import { filterSql } from "./catalog_sql.ts";
- * filterSql({ library: "Papers" }, "d"); // { where: "d.library = ?", params: ["Papers"] }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(filterSql({ library: "Papers" }, "d"), { where: "d.library = ?", params: ["Papers"] });
  * ```
  */
 export function filterSql(

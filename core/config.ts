@@ -189,6 +189,17 @@ function issueMessage(issue: z.core.$ZodIssue): string {
  * The data directory: `--data`, else `$SHELFMARK_HOME`, else the user's data folder
  * (`$XDG_DATA_HOME/shelfmark`, `~/.local/share/shelfmark`, `~/Library/Application Support/shelfmark`,
  * `%APPDATA%\shelfmark`).
+ *
+ * @param flag the `--data` folder, when given
+ * @returns the absolute path of the data directory
+ * @example
+ * ```ts
+ * import { dataDir } from "./config.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(dataDir("/srv/shelf"), "/srv/shelf");
+ * assert.equal(dataDir("shelf-data"), `${Deno.cwd()}/shelf-data`);
+ * ```
  */
 export function dataDir(flag?: string): string {
   if (flag) return resolve(flag);
@@ -217,7 +228,24 @@ export class ConfigError extends Error {
   }
 }
 
-/** Read and validate `shelfmark.json` in `dir` (an empty config when there is none). */
+/**
+ * Read and validate `shelfmark.json` in `dir` (an empty config when there is none).
+ *
+ * @param dir the data directory
+ * @returns the configuration
+ * @throws {ConfigError} when the file is not valid JSON or a key or value is wrong
+ * @example
+ * ```ts
+ * import { loadConfig } from "./config.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const dir = await Deno.makeTempDir();
+ * assert.deepEqual(loadConfig(dir), { libraries: [] });
+ *
+ * await Deno.writeTextFile(`${dir}/shelfmark.json`, JSON.stringify({ librarys: [] }));
+ * assert.throws(() => loadConfig(dir), { name: "ConfigError", message: /unknown key "librarys"/ });
+ * ```
+ */
 export function loadConfig(dir: string): Config {
   const file = join(dir, "shelfmark.json");
   if (!existsSync(file)) return { libraries: [] };

@@ -20,7 +20,8 @@
  * @module
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
-import { type DocMeta, type Library, ToolError } from "./types.ts";
+import { type Library, ToolError } from "./types.ts";
+import type { DocMeta } from "./extractor.ts";
 
 /** The fields a library indexes when its configuration names none. */
 export const DEFAULT_FIELDS: readonly string[] = ["tags", "aliases", "type", "status", "author"];
@@ -45,7 +46,8 @@ CREATE INDEX IF NOT EXISTS fields_value ON fields(field, folded);
  * @example
  * ```ts
  * import { foldField } from "./fields.ts";
- * foldField(" Tags "); // "tags"
+ * import assert from "node:assert/strict";
+ * assert.equal(foldField(" Tags "), "tags");
  * ```
  */
 export function foldField(name: string): string {
@@ -58,8 +60,9 @@ export function foldField(name: string): string {
  * @example
  * ```ts
  * import { foldValue } from "./fields.ts";
- * foldValue("tags", "#Pacing"); // "pacing"
- * foldValue("status", " Draft "); // "draft"
+ * import assert from "node:assert/strict";
+ * assert.equal(foldValue("tags", "#Pacing"), "pacing");
+ * assert.equal(foldValue("status", " Draft "), "draft");
  * ```
  */
 export function foldValue(field: string, value: string): string {
@@ -97,8 +100,11 @@ function fromMeta(meta: DocMeta, field: string): string[] | undefined {
  * @example
  * ```ts
  * import { documentFields } from "./fields.ts";
- * documentFields({ fields: { tags: ["a", "A", "b"] }, author: "Ann" }, ["tags", "author"]);
- * // { tags: ["a", "b"], author: ["Ann"] }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   documentFields({ fields: { tags: ["a", "A", "b"] }, author: "Ann" }, ["tags", "author"]),
+ *   { tags: ["a", "b"], author: ["Ann"] },
+ * );
  * ```
  */
 export function documentFields(

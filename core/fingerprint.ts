@@ -72,7 +72,8 @@ function fnv(s: string): number {
  * @example
  * ```ts
  * import { fingerprint } from "./fingerprint.ts";
- * fingerprint("# Hello,  World").key === fingerprint("hello world\n").key; // true
+ * import assert from "node:assert/strict";
+ * assert.equal(fingerprint("# Hello,  World").key, fingerprint("hello world\n").key);
  * ```
  */
 export function fingerprint(text: string, markup = false): Fingerprint {
@@ -104,8 +105,9 @@ export function fingerprint(text: string, markup = false): Fingerprint {
  * @example
  * ```ts
  * import { fingerprint, similarity } from "./fingerprint.ts";
+ * import assert from "node:assert/strict";
  * const text = Array.from({ length: 300 }, (_, i) => `word${i % 97} line ${i}`).join(" ");
- * similarity(fingerprint(text).minhash!, fingerprint(text + " tail").minhash!) > 0.9; // true
+ * assert.ok(similarity(fingerprint(text).minhash!, fingerprint(text + " tail").minhash!) > 0.9);
  * ```
  */
 export function similarity(x: Uint32Array, y: Uint32Array): number {

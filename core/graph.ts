@@ -21,8 +21,6 @@ import { Adjacency, type Pair } from "./link_adjacency.ts";
 import { type Resolved, TargetResolver } from "./link_target.ts";
 import type { Library } from "./types.ts";
 
-export { parseTarget, TargetResolver } from "./link_target.ts";
-
 /** What a link points at. */
 export type LinkKind =
   /** An indexed document of the same library. */
@@ -347,8 +345,9 @@ const GRAPH = new CatalogCache("link graph", () => ({ built: undefined as Built 
  * ```ts
  * import { Catalog } from "./catalog.ts";
  * import { linkGraph } from "./graph.ts";
+ * import assert from "node:assert/strict";
  * const catalog = new Catalog(":memory:");
- * linkGraph(catalog, []).size; // 0
+ * assert.equal(linkGraph(catalog, []).size, 0);
  * ```
  */
 export function linkGraph(catalog: Catalog, libraries: Library[]): LinkGraph {

@@ -7,8 +7,10 @@ import { join } from "node:path";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { testCard } from "../tests/card_fixture.ts";
 import { Catalog } from "./catalog.ts";
-import { linkGraph, parseTarget } from "./graph.ts";
-import type { Card, Link } from "./types.ts";
+import { linkGraph } from "./graph.ts";
+import { parseTarget } from "./link_target.ts";
+import type { Card } from "./types.ts";
+import type { Link } from "./extractor.ts";
 
 Deno.test("parseTarget() reads URLs, fragments, relative and rooted paths, wiki names", () => {
   const html = (t: string) => parseTarget(t, "Py/library/warnings.html", "html");

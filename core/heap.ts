@@ -23,7 +23,10 @@ let collector: (() => void) | null | undefined;
  *
  * @example
  * ```ts
- * fullCollection()?.();
+ * import assert from "node:assert/strict";
+ * const collect = fullCollection();
+ * assert.ok(collect === undefined || typeof collect === "function");
+ * collect?.();
  * ```
  */
 export function fullCollection(): (() => void) | undefined {
@@ -64,9 +67,11 @@ export const PIECE_TRIM: HeapTrimmerOptions = { growthMb: 64, floorMb: 192 };
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const heap = new HeapTrimmer({ growthMb: 64 });
  * // after each file:
  * heap.trim();
+ * assert.equal(heap.trim(), false); // a heap under `floorMb` is left alone
  * ```
  */
 export class HeapTrimmer {

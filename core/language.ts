@@ -103,7 +103,8 @@ const ISO3: Record<string, string> = {
  * @param code a BCP 47 tag or ISO 639 code
  * @example
  * ```ts
- * normalizeLanguage("en-US"); // "en"
+ * import assert from "node:assert/strict";
+ * assert.equal(normalizeLanguage("en-US"), "en");
  * ```
  */
 export function normalizeLanguage(code: string | undefined): string {
@@ -121,7 +122,8 @@ export function normalizeLanguage(code: string | undefined): string {
  * @returns an ISO 639-1 code where one exists, else ISO 639-3, or `und`
  * @example
  * ```ts
- * detectLanguage("Dies ist ein kurzer deutscher Text über das Wetter in Berlin."); // "de"
+ * import assert from "node:assert/strict";
+ * assert.equal(detectLanguage("Dies ist ein kurzer deutscher Text über das Wetter in Berlin."), "de");
  * ```
  */
 export function detectLanguage(text: string): string {

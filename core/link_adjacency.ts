@@ -48,14 +48,15 @@ function csr(n: number, pairs: Map<number, Pair>, reverse: boolean): Csr {
  * @example
  * ```ts
  * import { Adjacency } from "./link_adjacency.ts";
+ * import assert from "node:assert/strict";
  * // Document 0 links twice to 1 (first at row 7), 1 once to 2 (row 9).
  * const pairs = new Map([
  *   [0 * 3 + 1, { count: 2, first: 7 }],
  *   [1 * 3 + 2, { count: 1, first: 9 }],
  * ]);
  * const adj = new Adjacency(3, pairs);
- * adj.path(2, 0, 3); // [2, 1, 0]
- * adj.firstRow(0, 1); // 7
+ * assert.deepEqual(adj.path(2, 0, 3), [2, 1, 0]);
+ * assert.equal(adj.firstRow(0, 1), 7);
  * ```
  */
 export class Adjacency {

@@ -55,11 +55,16 @@ function decode(s: string): string {
  * @example
  * ```ts
  * import { parseTarget } from "./link_target.ts";
- * parseTarget("../library/sys.html#sys.stderr", "Py/howto/logging.html", "html");
- * // { kind: "local", paths: ["Py/library/sys.html"] }
- * parseTarget("Note#Heading", "Vault/daily/today.md", "markdown");
- * // { kind: "local", paths: ["Vault/daily/Note", "Vault/daily/Note.md", "Vault/Note",
- * //   "Vault/Note.md"], name: "Note" }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(
+ *   parseTarget("../library/sys.html#sys.stderr", "Py/howto/logging.html", "html"),
+ *   { kind: "local", paths: ["Py/library/sys.html"] },
+ * );
+ * assert.deepEqual(parseTarget("Note#Heading", "Vault/daily/today.md", "markdown"), {
+ *   kind: "local",
+ *   paths: ["Vault/daily/Note", "Vault/daily/Note.md", "Vault/Note", "Vault/Note.md"],
+ *   name: "Note",
+ * });
  * ```
  */
 export function parseTarget(target: string, sourcePath: string, sourceType: string): ParsedTarget {
@@ -119,9 +124,10 @@ function shorter(a: string, b: string): number {
  * @example
  * ```ts
  * import { TargetResolver } from "./link_target.ts";
+ * import assert from "node:assert/strict";
  * const r = new TargetResolver(["V/a/Note.md", "V/b/c/Note.md"], [], []);
- * r.resolve("V/Home.md", "markdown", "note"); // { kind: "document", node: 0 }
- * r.resolve("V/Home.md", "markdown", "https://x.org"); // { kind: "external" }
+ * assert.deepEqual(r.resolve("V/Home.md", "markdown", "note"), { kind: "document", node: 0 });
+ * assert.deepEqual(r.resolve("V/Home.md", "markdown", "https://x.org"), { kind: "external" });
  * ```
  */
 export class TargetResolver {

@@ -91,9 +91,10 @@ function lowerBound(entries: DocEntry[], key: string): number {
  * @example
  * ```ts
  * import { under, type DocEntry } from "./listing.ts";
+ * import assert from "node:assert/strict";
  * const e = (path: string) => ({ path } as DocEntry);
- * under([e("A/a.md"), e("A/b/c.md"), e("AB/d.md")], "A").map((d) => d.path);
- * // ["A/a.md", "A/b/c.md"]
+ * const inA = under([e("A/a.md"), e("A/b/c.md"), e("AB/d.md")], "A").map((d) => d.path);
+ * assert.deepEqual(inA, ["A/a.md", "A/b/c.md"]);
  * ```
  */
 export function under(entries: DocEntry[], folder: string): DocEntry[] {

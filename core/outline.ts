@@ -9,13 +9,11 @@
  *
  * @module
  */
-import type { Heading, OutlineNode, TermStats } from "./types.ts";
+import type { OutlineNode, TermStats } from "./types.ts";
+import type { Heading } from "./extractor.ts";
 import { words } from "./tokenize.ts";
 import { firstSentence, ProseScanner } from "./prose.ts";
 import { idfOf, topTerms } from "./terms.ts";
-
-export { clipWords, firstSentence, plainText, ProseScanner } from "./prose.ts";
-export { byScore, idfOf, keywordCandidate, stemKey, topTerms } from "./terms.ts";
 
 /** Characters of a section's own text read for its keywords, whatever the section size. */
 const SAMPLE_TOTAL = 1_500_000;
@@ -49,12 +47,13 @@ interface Section {
  * @returns the top-level nodes
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const lines = ["# A", "Intro.", "## B", "Body."];
  * const tree = buildOutline(lines, [
  *   { level: 1, title: "A", line: 1 },
  *   { level: 2, title: "B", line: 3 },
  * ]);
- * tree[0]?.children[0]?.id; // "1.1"
+ * assert.equal(tree[0]?.children[0]?.id, "1.1");
  * ```
  */
 export function buildOutline(
@@ -162,12 +161,13 @@ function rankSubtree(
  * @param nodes top-level nodes
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const tree = buildOutline(["# A", "## B", "# C"], [
  *   { level: 1, title: "A", line: 1 },
  *   { level: 2, title: "B", line: 2 },
  *   { level: 1, title: "C", line: 3 },
  * ]);
- * flattenOutline(tree).map((n) => n.id); // ["1", "1.1", "2"]
+ * assert.deepEqual(flattenOutline(tree).map((n) => n.id), ["1", "1.1", "2"]);
  * ```
  */
 export function flattenOutline(nodes: OutlineNode[]): OutlineNode[] {
@@ -190,11 +190,12 @@ export function flattenOutline(nodes: OutlineNode[]): OutlineNode[] {
  * @returns the node, or `undefined` for an unknown id
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const tree = buildOutline(["# A", "## B"], [
  *   { level: 1, title: "A", line: 1 },
  *   { level: 2, title: "B", line: 2 },
  * ]);
- * findNode(tree, "1.1")?.title; // "B"
+ * assert.equal(findNode(tree, "1.1")?.title, "B");
  * ```
  */
 export function findNode(nodes: OutlineNode[], id: string): OutlineNode | undefined {

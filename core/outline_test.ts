@@ -1,6 +1,8 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
-import { buildOutline, findNode, firstSentence, flattenOutline, plainText } from "./outline.ts";
-import type { Heading, OutlineNode, TermStats } from "./types.ts";
+import { buildOutline, findNode, flattenOutline } from "./outline.ts";
+import { firstSentence, plainText } from "./prose.ts";
+import type { OutlineNode, TermStats } from "./types.ts";
+import type { Heading } from "./extractor.ts";
 
 /** ATX headings of Markdown lines, skipping code fences. */
 function atx(lines: string[]): Heading[] {

@@ -14,7 +14,8 @@ import { type Library, ToolError } from "./types.ts";
  *
  * @example
  * ```ts
- * libraryFromPath("/home/me/Papers").name; // "Papers"
+ * import assert from "node:assert/strict";
+ * assert.equal(libraryFromPath("/home/me/Papers").name, "Papers");
  * ```
  */
 export function libraryFromPath(path: string, name?: string): Library {
@@ -30,7 +31,8 @@ export function libraryFromPath(path: string, name?: string): Library {
  * @example
  * ```ts
  * import { docIdFor } from "./paths.ts";
- * docIdFor("Papers/a.md").length; // 15
+ * import assert from "node:assert/strict";
+ * assert.equal(docIdFor("Papers/a.md").length, 15);
  * ```
  */
 export function docIdFor(displayPath: string): string {

@@ -18,8 +18,9 @@ const INLINE = /[[<`*_\\!]/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const scan = new ProseScanner();
- * ["~~~", "x()", "~~~", "Text."].map((l) => scan.next(l)); // ["", "", "", "Text."]
+ * assert.deepEqual(["~~~", "x()", "~~~", "Text."].map((l) => scan.next(l)), ["", "", "", "Text."]);
  * ```
  */
 export class ProseScanner {
@@ -67,7 +68,8 @@ export class ProseScanner {
  * @returns the plain text, whitespace collapsed
  * @example
  * ```ts
- * plainText("- See [the guide](g.md) for **details**."); // "See the guide for details."
+ * import assert from "node:assert/strict";
+ * assert.equal(plainText("- See [the guide](g.md) for **details**."), "See the guide for details.");
  * ```
  */
 export function plainText(line: string): string {
@@ -107,7 +109,8 @@ const SENTENCE_END = /[.!?](?=["'”’)\]]*(\s|$))|[。！？]/g;
  * @param max the longest result, in characters (160)
  * @example
  * ```ts
- * firstSentence("Use e.g. grep. Then read."); // "Use e.g. grep."
+ * import assert from "node:assert/strict";
+ * assert.equal(firstSentence("Use e.g. grep. Then read."), "Use e.g. grep.");
  * ```
  */
 export function firstSentence(text: string, max = 160): string {
@@ -132,7 +135,8 @@ export function firstSentence(text: string, max = 160): string {
  *
  * @example
  * ```ts
- * clipWords("one two three", 9); // "one two…"
+ * import assert from "node:assert/strict";
+ * assert.equal(clipWords("one two three", 9), "one two…");
  * ```
  */
 export function clipWords(text: string, max: number): string {

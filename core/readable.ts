@@ -45,8 +45,9 @@ export const MARKUP_TYPES: ReadonlySet<string> = new Set([
  * @example
  * ```ts
  * import { readableLine } from "./readable.ts";
- * readableLine('See [the guide](doc/guide.md "Guide") and ![](x.png).'); // "See the guide and ."
- * readableLine("The _`count`_ is **not** 1\\. exact", true); // "The `count` is not 1. exact"
+ * import assert from "node:assert/strict";
+ * assert.equal(readableLine('See [the guide](doc/guide.md "Guide") and ![](x.png).'), "See the guide and .");
+ * assert.equal(readableLine("The _`count`_ is **not** 1\\. exact", true), "The `count` is not 1. exact");
  * ```
  */
 export function readableLine(line: string, markup = false): string {

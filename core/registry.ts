@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "./types.ts";
+import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "./extractor.ts";
 import { sniff } from "./sniff.ts";
 
 /**
@@ -32,6 +32,7 @@ export function isContainer(ex: Extractor): ex is ContainerExtractor {
  * @example
  * ```ts
  * import { ExtractorRegistry } from "./registry.ts";
+ * import assert from "node:assert/strict";
  *
  * const reg = new ExtractorRegistry();
  * reg.register({
@@ -40,7 +41,7 @@ export function isContainer(ex: Extractor): ex is ContainerExtractor {
  *   extract: ({ bytes }) => Promise.resolve({ lines: new TextDecoder().decode(bytes).split("\n") }),
  * });
  * const bytes = new TextEncoder().encode("# Notes\n\nText.\n");
- * reg.select({ path: "lib/a.md", extension: ".md", bytes })?.name; // "notes"
+ * assert.equal(reg.select({ path: "lib/a.md", extension: ".md", bytes })?.name, "notes");
  * ```
  */
 export class ExtractorRegistry {

@@ -145,7 +145,8 @@ function looksLikeHtml(head: string): boolean {
  * @returns the sniffed MIME type and whether the content is text
  * @example
  * ```ts
- * sniff(new TextEncoder().encode("hello")); // { mimeType: "text/plain", text: true }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(sniff(new TextEncoder().encode("hello")), { mimeType: "text/plain", text: true });
  * ```
  */
 export function sniff(bytes: Uint8Array): Sniffed {
@@ -208,7 +209,8 @@ function normaliseEol(text: string): string {
  * @returns the text, the encoding used and warnings
  * @example
  * ```ts
- * decodeText(new Uint8Array([0x68, 0x69, 0x0d, 0x0a])).text; // "hi\n"
+ * import assert from "node:assert/strict";
+ * assert.equal(decodeText(new Uint8Array([0x68, 0x69, 0x0d, 0x0a])).text, "hi\n");
  * ```
  */
 export function decodeText(bytes: Uint8Array): Decoded {
@@ -250,7 +252,8 @@ export function decodeText(bytes: Uint8Array): Decoded {
  * @returns the lines, without their line ends
  * @example
  * ```ts
- * splitLines("a\nb\n"); // ["a", "b"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(splitLines("a\nb\n"), ["a", "b"]);
  * ```
  */
 export function splitLines(text: string): string[] {

@@ -22,7 +22,8 @@ export function keywordCandidate(w: string): boolean {
  * @param w a lower-cased word
  * @example
  * ```ts
- * stemKey("libraries"); // "library"
+ * import assert from "node:assert/strict";
+ * assert.equal(stemKey("libraries"), "library");
  * ```
  */
 export function stemKey(w: string): string {
@@ -41,7 +42,8 @@ export function stemKey(w: string): string {
  * @returns a function from a term to its idf
  * @example
  * ```ts
- * idfOf(undefined)("anything"); // 1
+ * import assert from "node:assert/strict";
+ * assert.equal(idfOf(undefined)("anything"), 1);
  * ```
  */
 export function idfOf(stats: TermStats | undefined): (term: string) => number {

@@ -26,9 +26,10 @@ const decoder = new TextDecoder();
  * @example
  * ```ts
  * import { decodeText, encodeText } from "./text_codec.ts";
+ * import assert from "node:assert/strict";
  * const text = "a line of words\n".repeat(100);
- * encodeText(text) instanceof Uint8Array; // true
- * decodeText(encodeText(text)) === text; // true
+ * assert.ok(encodeText(text) instanceof Uint8Array);
+ * assert.equal(decodeText(encodeText(text)), text);
  * ```
  */
 export function encodeText(text: string): string | Uint8Array {

@@ -1,6 +1,7 @@
 import { assert, assertEquals } from "../tests/assert.ts";
 import { testCard } from "../tests/card_fixture.ts";
-import { Catalog, textReader } from "./catalog.ts";
+import { Catalog } from "./catalog.ts";
+import { textReader } from "./catalog_sql.ts";
 import { decodeText, encodeText } from "./text_codec.ts";
 import type { Card } from "./types.ts";
 

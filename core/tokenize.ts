@@ -19,7 +19,9 @@ export const HANGUL: string = "\\uac00-\\ud7af";
  *
  * @example
  * ```ts
- * new RegExp(`[${CJK_CHARS}]+`, "g"); // runs of CJK
+ * import assert from "node:assert/strict";
+ * const runs = new RegExp(`[${CJK_CHARS}]+`, "g");
+ * assert.deepEqual("SQLite 全文検索 and 한국어".match(runs), ["全文検索", "한국어"]);
  * ```
  */
 export const CJK_CHARS: string = KANA + HAN + HANGUL;
@@ -78,7 +80,8 @@ export function hasCJK(text: string): boolean {
  *
  * @example
  * ```ts
- * segmentCJK("全文検索エンジン"); // "全文 検索 エンジン"
+ * import assert from "node:assert/strict";
+ * assert.equal(segmentCJK("全文検索エンジン"), " 全文 検索 エンジン ");
  * ```
  */
 export function segmentCJK(text: string): string {
@@ -98,7 +101,8 @@ export function segmentCJK(text: string): string {
  *
  * @example
  * ```ts
- * bareWord("(Pages?)"); // "pages"
+ * import assert from "node:assert/strict";
+ * assert.equal(bareWord("(Pages?)"), "pages");
  * ```
  */
 export function bareWord(text: string): string {

@@ -7,7 +7,7 @@
  * `{ id, data }` for each request; the worker answers each with `{ id, data }` or
  * `{ id, error }` (the ready signal is the answer to id 0). {@link serveThread} (or
  * {@link answer}, for other transports) is the worker's side; they and the message types live
- * in `core/worker_protocol.ts` and are exported here too.
+ * in `core/worker_protocol.ts`.
  *
  * A worker is reached through a {@link Channel}: a worker thread ({@link threadChannel}), or
  * anything else that can post a message and be terminated, such as a child process.
@@ -16,16 +16,6 @@
  */
 
 import type { ErrorInfo, WorkerAnswer, WorkerMessage } from "./worker_protocol.ts";
-
-export {
-  answer,
-  type ErrorInfo,
-  errorInfo,
-  serveThread,
-  type WorkerAnswer,
-  type WorkerBody,
-  type WorkerMessage,
-} from "./worker_protocol.ts";
 
 /**
  * Why a request failed: `failed` (the worker threw; see `remote`), `timeout` (past the time
@@ -83,8 +73,13 @@ export type Connect = (events: ChannelEvents) => Channel;
  *
  * @example
  * ```ts
- * const url = new URL("./grep_worker.ts", import.meta.url);
- * const pool = new WorkerPool({ name: "grep worker", connect: threadChannel(url) });
+ * import assert from "node:assert/strict";
+ * // A worker module that never answers: the pool gives up on it after startMs.
+ * const url = new URL(`file://${await Deno.makeTempDir()}/silent_worker.ts`);
+ * await Deno.writeTextFile(url, "");
+ * const pool = new WorkerPool({ name: "silent", connect: threadChannel(url), startMs: 200 });
+ * await assert.rejects(pool.request("hello"), { name: "WorkerError" });
+ * pool.close();
  * ```
  */
 export function threadChannel(url: string | URL): Connect {
@@ -166,9 +161,19 @@ interface Slot {
  *
  * @example
  * ```ts
- * const url = new URL("./count_worker.ts", import.meta.url); // a module calling serveThread()
+ * import { threadChannel, WorkerPool } from "./workers.ts";
+ * import assert from "node:assert/strict";
+ *
+ * // The worker: a module that answers requests with serveThread().
+ * const protocol = new URL("./worker_protocol.ts", import.meta.url).href;
+ * const url = new URL(`file://${await Deno.makeTempDir()}/length_worker.ts`);
+ * await Deno.writeTextFile(
+ *   url,
+ *   `import { serveThread } from "${protocol}";\n` +
+ *     `serveThread({ handle: (text: string) => text.length });\n`,
+ * );
  * const pool = new WorkerPool<string, number>({ name: "w", connect: threadChannel(url) });
- * const n = await pool.request("text");
+ * assert.equal(await pool.request("text"), 4);
  * pool.close();
  * ```
  */

@@ -1,12 +1,12 @@
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import {
-  answer,
   type Connect,
   threadChannel,
   WorkerError,
   WorkerPool,
   type WorkerPoolOptions,
 } from "./workers.ts";
+import { answer } from "./worker_protocol.ts";
 import type { Ask } from "./testdata/echo_worker.ts";
 
 const URL_ = new URL("./testdata/echo_worker.ts", import.meta.url);

@@ -11,8 +11,6 @@ import { OnnxEmbedder } from "./onnx.ts";
 import { OllamaEmbedder, OpenAIEmbedder } from "./remote.ts";
 import { UseEmbedder } from "./use.ts";
 
-export { OllamaEmbedder, OnnxEmbedder, OpenAIEmbedder, UseEmbedder };
-
 /**
  * The embedder for a configuration value (`undefined` means `default`); `undefined` for `none`.
  *

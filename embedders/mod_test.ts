@@ -1,5 +1,7 @@
 import { assert, assertEquals, assertMatch } from "../tests/assert.ts";
-import { createEmbedder, OllamaEmbedder, OpenAIEmbedder, UseEmbedder } from "./mod.ts";
+import { createEmbedder } from "./mod.ts";
+import { OllamaEmbedder, OpenAIEmbedder } from "./remote.ts";
+import { UseEmbedder } from "./use.ts";
 
 Deno.test("createEmbedder() reads names and objects, refuses unknown ones", () => {
   assert(createEmbedder() instanceof UseEmbedder);

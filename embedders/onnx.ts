@@ -20,8 +20,6 @@ import { type Channel, type Connect, WorkerError, WorkerPool } from "../core/wor
 import { encodeFrame, FrameReader, procConfig } from "../extraction/proc_channel.ts";
 import { inspectOnnxModel, type OnnxModel, type OnnxOptions } from "./_onnx_model.ts";
 
-export { inspectOnnxModel, type OnnxModel, type OnnxOptions } from "./_onnx_model.ts";
-
 /**
  * The runtime, pinned here and not in `deno.json`: an import map entry puts a package in
  * `deno.lock` once anything installs it, and Deno fetches every package of the lock file, so

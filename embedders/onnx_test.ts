@@ -12,7 +12,8 @@ import { noteMissing } from "../tests/have.ts";
 import { expected, H, modelFolder } from "../tests/onnx_tiny.ts";
 import { type EmbedderConfig, loadConfig } from "../core/config.ts";
 import { createEmbedder } from "./mod.ts";
-import { childArgs, inspectOnnxModel, OnnxEmbedder, TRANSFORMERS } from "./onnx.ts";
+import { childArgs, OnnxEmbedder, TRANSFORMERS } from "./onnx.ts";
+import { inspectOnnxModel } from "./_onnx_model.ts";
 
 function assertClose(actual: Float32Array, want: number[], what: string): void {
   assertEquals(actual.length, want.length, what);

@@ -10,7 +10,7 @@
  * @module
  */
 import { encodeFrame, FrameReader } from "../extraction/proc_channel.ts";
-import { answer, type WorkerAnswer, type WorkerMessage } from "../core/workers.ts";
+import { answer, type WorkerAnswer, type WorkerMessage } from "../core/worker_protocol.ts";
 import { type OnnxInit, TRANSFORMERS } from "./onnx.ts";
 import { lowerPriority } from "./priority.ts";
 

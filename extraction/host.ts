@@ -8,8 +8,9 @@
 import { image, isBuiltinImage } from "../extractors/image.ts";
 import { extractorsFrom } from "./plugins.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
-import type { ExtractInput, Extractor, ExtractResult } from "../core/types.ts";
-import type { WorkerBody } from "../core/workers.ts";
+import type { ExtractResult } from "../core/types.ts";
+import type { ExtractInput, Extractor } from "../core/extractor.ts";
+import type { WorkerBody } from "../core/worker_protocol.ts";
 
 /** How the pool starts an extraction worker or process. */
 export interface ExtractInit {

@@ -7,7 +7,7 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import type { Extractor } from "../core/types.ts";
+import type { Extractor } from "../core/extractor.ts";
 
 function isExtractor(x: unknown): x is Extractor {
   const e = x as Extractor;

@@ -20,13 +20,8 @@
 import type { ExtractInit } from "./host.ts";
 import { ProcChannel, procConfig, rssOf } from "./proc_channel.ts";
 import type { ExtractorRegistry } from "../core/registry.ts";
-import {
-  ExtractError,
-  type ExtractFn,
-  type ExtractInput,
-  type Extractor,
-  type ExtractResult,
-} from "../core/types.ts";
+import type { ExtractFn, ExtractResult } from "../core/types.ts";
+import { ExtractError, type ExtractInput, type Extractor } from "../core/extractor.ts";
 import {
   type Channel,
   type ChannelEvents,

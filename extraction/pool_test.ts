@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { ExtractPool } from "./pool.ts";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 
 const enc = new TextEncoder();
 

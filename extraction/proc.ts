@@ -8,7 +8,7 @@
  * @module
  */
 import { encodeFrame, FrameReader } from "./proc_channel.ts";
-import { answer, type WorkerAnswer, type WorkerMessage } from "../core/workers.ts";
+import { answer, type WorkerAnswer, type WorkerMessage } from "../core/worker_protocol.ts";
 import { HeapTrimmer } from "../core/heap.ts";
 
 // Keep stdout for frames: console output of extractors and libraries goes to stderr, except

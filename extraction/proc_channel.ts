@@ -12,7 +12,8 @@
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
-import type { Channel, ChannelEvents, WorkerMessage } from "../core/workers.ts";
+import type { Channel, ChannelEvents } from "../core/workers.ts";
+import type { WorkerMessage } from "../core/worker_protocol.ts";
 
 const MAGIC = 0x31584d53; // "SMX1" little-endian
 const HEAD = 12;
@@ -132,8 +133,9 @@ export function procConfig(): string | undefined {
  *
  * @example
  * ```ts
- * withoutOcrChatter("Image too small to scale!! (2x36 vs min width of 3)\nreal error\n");
- * // "real error\n"
+ * import assert from "node:assert/strict";
+ * const stderr = "Image too small to scale!! (2x36 vs min width of 3)\nreal error\n";
+ * assert.equal(withoutOcrChatter(stderr), "real error\n");
  * ```
  */
 export function withoutOcrChatter(text: string): string {

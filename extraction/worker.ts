@@ -5,6 +5,6 @@
  * @module
  */
 import { extractionWorker } from "./host.ts";
-import { serveThread } from "../core/workers.ts";
+import { serveThread } from "../core/worker_protocol.ts";
 
 serveThread(extractionWorker());

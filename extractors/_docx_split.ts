@@ -25,8 +25,9 @@ const STATEFUL = /<\w+:(?:footnoteReference|endnoteReference|commentReference|fl
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const parts = splitDocumentXml("<w:document><w:body>...</w:body></w:document>", 1 << 20);
- * // undefined: small enough to convert whole
+ * assert.equal(parts, undefined); // small enough to convert whole
  * ```
  */
 export function splitDocumentXml(xml: string, maxChars: number): string[] | undefined {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Heading } from "../core/types.ts";
+import type { Heading } from "../core/extractor.ts";
 import { decodeEntities } from "./_xml.ts";
 
 const ATX = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$/;
@@ -46,7 +46,8 @@ export function frontMatterLength(lines: string[]): number {
  * @returns plain text with whitespace collapsed
  * @example
  * ```ts
- * inlineText("The **`fs`** [module](fs.md) {#fs}"); // "The fs module"
+ * import assert from "node:assert/strict";
+ * assert.equal(inlineText("The **`fs`** [module](fs.md) {#fs}"), "The fs module");
  * ```
  */
 export function inlineText(s: string): string {
@@ -81,8 +82,11 @@ export function inlineText(s: string): string {
  * @returns the headings in document order, `line` 1-based
  * @example
  * ```ts
- * markdownHeadings(["# Intro", "", "Usage", "-----"]);
- * // [{ level: 1, title: "Intro", line: 1 }, { level: 2, title: "Usage", line: 3 }]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(markdownHeadings(["# Intro", "", "Usage", "-----"]), [
+ *   { level: 1, title: "Intro", line: 1 },
+ *   { level: 2, title: "Usage", line: 3 },
+ * ]);
  * ```
  */
 export function markdownHeadings(lines: string[]): Heading[] {

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import type { Heading, OutlineQuality } from "../core/types.ts";
+import type { Heading, OutlineQuality } from "../core/extractor.ts";
 import { ENDS_NUM, readContents } from "./_pdf_contents.ts";
 
 /** One rebuilt line of a PDF page, as the heading heuristic sees it. */

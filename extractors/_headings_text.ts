@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Heading, OutlineQuality } from "../core/types.ts";
+import type { Heading, OutlineQuality } from "../core/extractor.ts";
 import { markdownHeadings } from "./_headings_markdown.ts";
 
 /** Headings found in plain text and how far to trust them. */
@@ -189,7 +189,8 @@ function standalone(lines: string[], loose: boolean): Heading[] {
  * @returns the headings (1-based `line`) and the outline quality
  * @example
  * ```ts
- * textHeadings(["Intro", "=====", "", "text", "", "Usage", "-----", "more"]).headings.length; // 2
+ * import assert from "node:assert/strict";
+ * assert.equal(textHeadings(["Intro", "=====", "", "text", "", "Usage", "-----", "more"]).headings.length, 2);
  * ```
  */
 export function textHeadings(lines: string[], options: TextHeadingOptions = {}): TextOutline {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Link } from "../core/types.ts";
+import type { Link } from "../core/extractor.ts";
 import { frontMatterLength, inlineText } from "./_headings_markdown.ts";
 
 /** Marks where a link starts in converted text: `\uFDD0<index in base 36>\uFDD1`. */
@@ -21,10 +21,13 @@ const MARK_CHARS = /[\uFDD0\uFDD1]/g;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const sink = new LinkSink();
  * const line = `See ${sink.mark("a.html#x", "the manual")}.`;
- * sink.take([line]);
- * // { lines: ["See the manual."], links: [{ target: "a.html#x", text: "the manual", line: 1 }] }
+ * assert.deepEqual(sink.take([line]), {
+ *   lines: ["See the manual."],
+ *   links: [{ target: "a.html#x", text: "the manual", line: 1 }],
+ * });
  * ```
  */
 export class LinkSink {
@@ -209,9 +212,11 @@ function destination(s: string, i: number): { target: string; end: number } | un
  * @returns the links
  * @example
  * ```ts
- * markdownLinks(["See [the guide](guide.md#setup) and [[Notes|my notes]]."]);
- * // [{ target: "guide.md#setup", text: "the guide", line: 1 },
- * //  { target: "Notes", text: "my notes", line: 1 }]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(markdownLinks(["See [the guide](guide.md#setup) and [[Notes|my notes]]."]), [
+ *   { target: "guide.md#setup", text: "the guide", line: 1 },
+ *   { target: "Notes", text: "my notes", line: 1 },
+ * ]);
  * ```
  */
 export function markdownLinks(lines: string[]): Link[] {

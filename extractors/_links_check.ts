@@ -5,7 +5,7 @@
  * @module
  */
 import { extname, join } from "node:path";
-import type { Extracted, Extractor, Link } from "../core/types.ts";
+import type { Extracted, Extractor, Link } from "../core/extractor.ts";
 import { assert } from "../tests/assert.ts";
 import { groundTruth, smallCorpus } from "../tests/corpus.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Heading } from "../core/types.ts";
+import type { Heading } from "../core/extractor.ts";
 import { INDENT, JOIN, NBSP, SS_INDENT, WIDTH, wrap } from "./_man_lex.ts";
 
 /** The page's lines and the state that lays text out into them. */

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { Heading } from "../core/types.ts";
+import type { Heading } from "../core/extractor.ts";
 import { Definitions, resolve } from "./_man_escape.ts";
 import { condition } from "./_man_expr.ts";
 import { Layout } from "./_man_layout.ts";
@@ -198,8 +198,9 @@ export interface ManPage {
  * @returns lines, headings and title
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const page = renderMan('.TH LS 1\n.SH NAME\nls \\- list directory contents\n');
- * page.title; // "ls(1) - list directory contents"
+ * assert.equal(page.title, "ls(1) - list directory contents");
  * ```
  */
 export function renderMan(source: string): ManPage {

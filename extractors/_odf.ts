@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { DocMeta, ExtractInput } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { DocMeta, ExtractInput } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { attr, tags } from "./_xml.ts";
 import { DocBuilder, odfMeta, openPackage, partText, tableRow, xmlText } from "./_office.ts";
 

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import type { DocMeta, Extracted, Heading, Link } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { DocMeta, Extracted, Heading, Link } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { attr, decodeEntities, elements, xmlValue } from "./_xml.ts";
 import { entryText, looksLikeZip, readZip, resolveHref, type ZipContents } from "./_zip.ts";
 

@@ -1,7 +1,12 @@
 import { zipSync } from "fflate";
 import { assert, assertEquals } from "../tests/assert.ts";
-import { ExtractError, type Extractor } from "../core/types.ts";
-import { odp, ods, odt, pptx, rtf, xlsx } from "./mod.ts";
+import { ExtractError, type Extractor } from "../core/extractor.ts";
+import { odp } from "./odp.ts";
+import { ods } from "./ods.ts";
+import { odt } from "./odt.ts";
+import { pptx } from "./pptx.ts";
+import { rtf } from "./rtf.ts";
+import { xlsx } from "./xlsx.ts";
 import {
   DocBuilder,
   openPackage,

@@ -18,7 +18,8 @@ import { decodeHTMLStrict } from "entities";
  * @returns the decoded text
  * @example
  * ```ts
- * decodeEntities("a &amp; b &#8212; Caf&eacute;"); // "a & b — Café"
+ * import assert from "node:assert/strict";
+ * assert.equal(decodeEntities("a &amp; b &#8212; Caf&eacute;"), "a & b — Café");
  * ```
  */
 export function decodeEntities(s: string): string {
@@ -43,7 +44,8 @@ export function decodeEntities(s: string): string {
  * @param name the attribute, e.g. `class`, `epub:type`
  * @example
  * ```ts
- * attr(' href="a.html#s1" class=toc', "class"); // "toc"
+ * import assert from "node:assert/strict";
+ * assert.equal(attr(' href="a.html#s1" class=toc', "class"), "toc");
  * ```
  */
 export function attr(attrs: string, name: string): string | undefined {
@@ -59,7 +61,8 @@ export function attr(attrs: string, name: string): string | undefined {
  * @param sep what a tag becomes (`""` joins the text around it, `" "` separates it)
  * @example
  * ```ts
- * textOf("<b>Intro</b>duction &amp; <i>use</i>"); // "Introduction & use"
+ * import assert from "node:assert/strict";
+ * assert.equal(textOf("<b>Intro</b>duction &amp; <i>use</i>"), "Introduction & use");
  * ```
  */
 export function textOf(s: string, sep = ""): string {
@@ -119,8 +122,11 @@ function rawEnd(html: string, name: string, from: number): number {
  * @param pos where to look from
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const page = "<p>a<br>b</p>";
- * for (let t = nextTag(page, 0); t; t = nextTag(page, t.next)) console.log(t.kind, t.name);
+ * const seen: string[] = [];
+ * for (let t = nextTag(page, 0); t; t = nextTag(page, t.next)) seen.push(`${t.kind} ${t.name}`);
+ * assert.deepEqual(seen, ["open p", "open br", "close p"]);
  * ```
  */
 export function nextTag(html: string, pos: number): Tag | undefined {
@@ -159,7 +165,8 @@ export function nextTag(html: string, pos: number): Tag | undefined {
  *
  * @example
  * ```ts
- * [...tags("<p>a<br/></p>")].map((t) => `${t.kind} ${t.name}`); // ["open p", "open br", "close p"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual([...tags("<p>a<br/></p>")].map((t) => `${t.kind} ${t.name}`), ["open p", "open br", "close p"]);
  * ```
  */
 export function* tags(html: string, from = 0): Generator<Tag> {

@@ -7,7 +7,7 @@
  * @module
  */
 import { unzipSync } from "fflate";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 
 /** Default cap on the total inflated bytes of one document (200 MB). */
 export const MAX_INFLATED = 200 * 1024 * 1024;

@@ -23,7 +23,7 @@ import { createGunzip, createZstdDecompress } from "node:zlib";
 import Bunzip from "seek-bzip";
 import xz from "xz-decompress";
 import { type ContainerExtractor, ExtractorRegistry } from "../core/registry.ts";
-import { ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import { ExtractError, type ExtractInput, type Extractor } from "../core/extractor.ts";
 import { MAX_INFLATED } from "./_zip.ts";
 
 /** Inflated bytes past which the ratio limit applies (16 MiB). */
@@ -347,6 +347,7 @@ export async function inflate(
  * import { ExtractorRegistry } from "../core/registry.ts";
  * import { compressed } from "./compressed.ts";
  * import { text } from "./text.ts";
+ * import assert from "node:assert/strict";
  *
  * const reg = new ExtractorRegistry();
  * reg.register(text());
@@ -355,7 +356,7 @@ export async function inflate(
  *   new Blob(["Plain words.\n"]).stream().pipeThrough(new CompressionStream("gzip")),
  * ).bytes();
  * const r = await reg.extract({ path: "lib/NEWS.gz", extension: ".gz", bytes: gz });
- * r?.extractor; // "text"
+ * assert.equal(r?.extractor, "text");
  * ```
  */
 export function compressed(inner: Extractor[] = []): ContainerExtractor {

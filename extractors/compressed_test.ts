@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { ExtractorRegistry } from "../core/registry.ts";
-import { ExtractError, type ExtractInput } from "../core/types.ts";
+import { ExtractError, type ExtractInput } from "../core/extractor.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { hasCommand, noteMissing } from "../tests/have.ts";

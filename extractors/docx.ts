@@ -22,8 +22,8 @@
  *
  * @module
  */
-import type { DocMeta, Extracted, ExtractInput, Extractor, Heading } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { DocMeta, Extracted, ExtractInput, Extractor, Heading } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { html } from "./html.ts";
 import { decodeEntities, textOf, xmlValue } from "./_xml.ts";
 import { entryText, readZip, type ZipEntry } from "./_zip.ts";
@@ -182,8 +182,21 @@ function isXmlPart(e: ZipEntry): boolean {
  *   metadata from `docProps/core.xml`
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/a.docx");
+ * import { docx } from "./docx.ts";
+ * import { strToU8, zipSync } from "fflate";
+ * import assert from "node:assert/strict";
+ *
+ * const w = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"`;
+ * const heading = `<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Tea</w:t></w:r></w:p>`;
+ * const bytes = zipSync({
+ *   "[Content_Types].xml": strToU8("<Types/>"),
+ *   "word/document.xml": strToU8(
+ *     `<w:document ${w}><w:body>${heading}<w:p><w:r><w:t>Steep it.</w:t></w:r></w:p></w:body></w:document>`,
+ *   ),
+ * });
  * const doc = await docx().extract({ path: "lib/a.docx", extension: ".docx", bytes });
+ * assert.deepEqual(doc.lines, ["# Tea", "", "Steep it."]);
+ * assert.deepEqual(doc.headings, [{ level: 1, title: "Tea", line: 1 }]);
  * ```
  */
 export function docx(opts: DocxOptions = {}): Extractor {

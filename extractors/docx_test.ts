@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { zipBomb } from "../tests/zip_bomb.ts";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { docx } from "./docx.ts";
 import { corpusLinks } from "./_links_check.ts";
 

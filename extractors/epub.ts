@@ -10,8 +10,15 @@
  *
  * @module
  */
-import type { DocMeta, Extracted, ExtractInput, Extractor, Heading, Link } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type {
+  DocMeta,
+  Extracted,
+  ExtractInput,
+  Extractor,
+  Heading,
+  Link,
+} from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { html } from "./html.ts";
 import { attr, elements, tags, textOf, xmlValue } from "./_xml.ts";
 import { entryText, readZip, resolveHref } from "./_zip.ts";
@@ -267,8 +274,23 @@ function titlePageFiles(
  *   of contents as headings (`outlineQuality: "high"`) and OPF metadata
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/b.epub");
+ * import { epub } from "./epub.ts";
+ * import { strToU8, zipSync } from "fflate";
+ * import assert from "node:assert/strict";
+ *
+ * const bytes = zipSync({
+ *   "mimetype": strToU8("application/epub+zip"),
+ *   "META-INF/container.xml": strToU8(`<container><rootfiles><rootfile full-path="book.opf"/></rootfiles></container>`),
+ *   "book.opf": strToU8(
+ *     `<package><metadata><dc:title xmlns:dc="http://purl.org/dc/elements/1.1/">Tea</dc:title></metadata>` +
+ *       `<manifest><item id="c1" href="c1.xhtml" media-type="application/xhtml+xml"/></manifest>` +
+ *       `<spine><itemref idref="c1"/></spine></package>`,
+ *   ),
+ *   "c1.xhtml": strToU8("<html><body><h1>Brewing</h1><p>Steep it.</p></body></html>"),
+ * });
  * const book = await epub().extract({ path: "lib/b.epub", extension: ".epub", bytes });
+ * assert.deepEqual(book.lines, ["# Brewing", "", "Steep it."]);
+ * assert.equal(book.meta?.title, "Tea");
  * ```
  */
 export function epub(): Extractor {

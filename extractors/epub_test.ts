@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { Zip, ZipDeflate, zipSync } from "fflate";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { epub } from "./epub.ts";
 import { corpusLinks } from "./_links_check.ts";
 

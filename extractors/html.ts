@@ -17,16 +17,14 @@ import {
   type TranslatorConfigFactory,
   type TranslatorConfigObject,
 } from "node-html-markdown";
-import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { HeapTrimmer, PIECE_TRIM } from "../core/heap.ts";
 import { decodeText } from "../core/sniff.ts";
 import { markdownHeadings } from "./_headings_markdown.ts";
 import { LinkSink } from "./_links.ts";
 import { REOPENED_LINE, splitBlocks } from "./_html_split.ts";
 import { attr, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
-
-export { REOPENED, splitBlocks } from "./_html_split.ts";
 
 /** Between the pieces of a long page (see {@link splitBlocks}). */
 const heap = new HeapTrimmer(PIECE_TRIM);
@@ -273,7 +271,8 @@ function unescapeLine(line: string): string {
  *
  * @example
  * ```ts
- * unescapeText(["a\\_b \\[x\\]", "~~~", "\\- b", "~~~"]); // ["a_b [x]", "~~~", "\\- b", "~~~"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(unescapeText(["a\\_b \\[x\\]", "~~~", "\\- b", "~~~"]), ["a_b [x]", "~~~", "\\- b", "~~~"]);
  * ```
  */
 export function unescapeText(lines: string[]): string[] {
@@ -318,8 +317,11 @@ function wrapLong(lines: string[], max = 1000): string[] {
  *   outside navigation, and the links
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const bytes = new TextEncoder().encode("<h1>Title</h1><p>Text.</p>");
  * const doc = await html().extract({ path: "lib/a.html", extension: ".html", bytes });
+ * assert.deepEqual(doc.lines, ["# Title", "", "Text."]);
+ * assert.deepEqual(doc.headings, [{ level: 1, title: "Title", line: 1 }]);
  * ```
  */
 export function html(): Extractor {

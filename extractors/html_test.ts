@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
-import { ExtractError } from "../core/types.ts";
-import { html, REOPENED, splitBlocks, stripChrome } from "./html.ts";
+import { ExtractError } from "../core/extractor.ts";
+import { html, stripChrome } from "./html.ts";
+import { REOPENED, splitBlocks } from "./_html_split.ts";
 import { corpusLinks } from "./_links_check.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

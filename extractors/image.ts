@@ -17,10 +17,13 @@ import engData from "@tesseract.js-data/eng";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import {
+  type Extracted,
+  ExtractError,
+  type ExtractInput,
+  type Extractor,
+} from "../core/extractor.ts";
 import { imageSize } from "./_image_size.ts";
-
-export { type ImageSize, imageSize } from "./_image_size.ts";
 
 /** Largest image OCR accepts, in pixels (width × height). */
 export const MAX_PIXELS = 50_000_000;
@@ -243,8 +246,16 @@ export function ocrLines(blocks: Block[] | null | undefined, text: string): stri
  *
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/scan.png");
- * const doc = await image().extract({ path: "lib/scan.png", extension: ".png", bytes });
+ * import { image } from "./image.ts";
+ * import { ExtractError } from "../core/extractor.ts";
+ * import assert from "node:assert/strict";
+ *
+ * // A scan's text comes from OCR; a file that is no image is refused before OCR starts.
+ * const bytes = new TextEncoder().encode("not a picture");
+ * await assert.rejects(
+ *   image().extract({ path: "lib/scan.png", extension: ".png", bytes }),
+ *   (e) => e instanceof ExtractError && e.reason === "corrupt",
+ * );
  * ```
  */
 export function image(options: ImageOptions = {}): Extractor {

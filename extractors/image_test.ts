@@ -1,8 +1,9 @@
 import { join } from "node:path";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { assert, assertEquals, assertRejects, withoutHang } from "../tests/assert.ts";
 import { groundTruth, smallCorpus } from "../tests/corpus.ts";
-import { closeImageWorkers, image, imageSize, ocrLines } from "./image.ts";
+import { closeImageWorkers, image, ocrLines } from "./image.ts";
+import { imageSize } from "./_image_size.ts";
 
 /** Whitespace-normalised text for CER. */
 function norm(s: string): string {

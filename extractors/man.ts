@@ -18,9 +18,13 @@
  * @module
  */
 import { decodeText, sniff } from "../core/sniff.ts";
-import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import {
+  type Extracted,
+  ExtractError,
+  type ExtractInput,
+  type Extractor,
+} from "../core/extractor.ts";
 
-export { type ManPage, renderMan } from "./_man_render.ts";
 import { renderMan } from "./_man_render.ts";
 
 /** Whether a file's content is troff source (what `sniff` calls `text/troff`). */
@@ -34,9 +38,10 @@ function isTroff(input: ExtractInput): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const bytes = new TextEncoder().encode(".TH LS 1\n.SH NAME\nls \\- list directory contents\n");
  * const doc = await man().extract({ path: "lib/ls.1", extension: ".1", bytes });
- * doc.meta?.title; // "ls(1) - list directory contents"
+ * assert.equal(doc.meta?.title, "ls(1) - list directory contents");
  * ```
  */
 export function man(): Extractor {

@@ -5,7 +5,8 @@ import { ExtractorRegistry } from "../core/registry.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
 import { hasCommand, noteMissing } from "../tests/have.ts";
-import { man, renderMan } from "./man.ts";
+import { man } from "./man.ts";
+import { renderMan } from "./_man_render.ts";
 import { builtinExtractors } from "./mod.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

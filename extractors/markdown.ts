@@ -6,8 +6,8 @@
  * @module
  */
 import { parse } from "yaml";
-import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { decodeText, splitLines } from "../core/sniff.ts";
 import { frontMatterLength, markdownHeadings } from "./_headings_markdown.ts";
 import { markdownLinks } from "./_links.ts";
@@ -114,8 +114,11 @@ export function frontMatterMeta(yaml: string, warnings: string[]): DocMeta {
  *   and the links
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const bytes = new TextEncoder().encode("# Title\n\nText.\n");
  * const doc = await markdown().extract({ path: "lib/a.md", extension: ".md", bytes });
+ * assert.deepEqual(doc.lines, ["# Title", "", "Text."]);
+ * assert.deepEqual(doc.headings, [{ level: 1, title: "Title", line: 1 }]);
  * ```
  */
 export function markdown(): Extractor {

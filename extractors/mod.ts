@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Extractor } from "../core/types.ts";
+import type { Extractor } from "../core/extractor.ts";
 import { compressed } from "./compressed.ts";
 import { docx } from "./docx.ts";
 import { epub } from "./epub.ts";
@@ -19,24 +19,6 @@ import { pptx } from "./pptx.ts";
 import { rtf } from "./rtf.ts";
 import { text } from "./text.ts";
 import { xlsx } from "./xlsx.ts";
-
-export {
-  compressed,
-  docx,
-  epub,
-  html,
-  image,
-  man,
-  markdown,
-  odp,
-  ods,
-  odt,
-  pdf,
-  pptx,
-  rtf,
-  text,
-  xlsx,
-};
 
 /**
  * A fresh list of the built-in extractors, specific formats first. The compressed-file

@@ -1,7 +1,7 @@
 import { assertEquals, assertMatch } from "../tests/assert.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { builtinExtractors } from "./mod.ts";
-import type { ExtractInput, Extractor } from "../core/types.ts";
+import type { ExtractInput, Extractor } from "../core/extractor.ts";
 import { smallCorpus } from "../tests/corpus.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
+import type { Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
 import { attr, tags } from "./_xml.ts";
 import { deckTitle, DocBuilder } from "./_office.ts";
 import { listStyles, odfText, openOdf, walkOdf } from "./_odf.ts";
@@ -28,8 +28,25 @@ const frameClass = (attrs: string) => attr(attrs, "presentation:class") ?? "";
  *   speaker notes under `Notes`, metadata from `meta.xml`
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/talk.odp");
- * const doc = await odp().extract({ path: "lib/talk.odp", extension: ".odp", bytes });
+ * import { odp } from "./odp.ts";
+ * import assert from "node:assert/strict";
+ *
+ * // A flat OpenDocument file (.fodp) is the package's content.xml on its own.
+ * const fodp = `<office:document
+ *   xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ *   xmlns:draw="urn:oasis:names:tc:opendocument:xmlns:drawing:1.0"
+ *   xmlns:presentation="urn:oasis:names:tc:opendocument:xmlns:presentation:1.0"
+ *   xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ *   office:mimetype="application/vnd.oasis.opendocument.presentation"><office:body><office:presentation>
+ *   <draw:page draw:name="p1">
+ *     <draw:frame presentation:class="title"><draw:text-box><text:p>Tea</text:p></draw:text-box></draw:frame>
+ *     <draw:frame presentation:class="outline"><draw:text-box><text:p>Steep it.</text:p></draw:text-box></draw:frame>
+ *   </draw:page>
+ * </office:presentation></office:body></office:document>`;
+ * const bytes = new TextEncoder().encode(fodp);
+ * const doc = await odp().extract({ path: "lib/talk.fodp", extension: ".fodp", bytes });
+ * assert.deepEqual(doc.lines, ["# Tea", "", "Steep it."]);
+ * assert.deepEqual(doc.pages, [1]);
  * ```
  */
 export function odp(): Extractor {

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
+import type { Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
 import { attr, tags } from "./_xml.ts";
 import { DocBuilder, MAX_COLUMNS, MAX_ROWS, SheetWriter, xmlText } from "./_office.ts";
 import { openOdf, type Skipped, stillSkipped } from "./_odf.ts";
@@ -137,8 +137,23 @@ function readSheets(xml: string, out: SheetWriter): void {
  * @returns an extractor producing one section per sheet, its rows as lines
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/budget.ods");
- * const doc = await ods().extract({ path: "lib/budget.ods", extension: ".ods", bytes });
+ * import { ods } from "./ods.ts";
+ * import assert from "node:assert/strict";
+ *
+ * // A flat OpenDocument file (.fods) is the package's content.xml on its own.
+ * const fods = `<office:document
+ *   xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ *   xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0"
+ *   xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ *   office:mimetype="application/vnd.oasis.opendocument.spreadsheet"><office:body><office:spreadsheet>
+ *   <table:table table:name="Costs"><table:table-row>
+ *     <table:table-cell><text:p>Tea</text:p></table:table-cell>
+ *     <table:table-cell office:value-type="float" office:value="3"><text:p>3</text:p></table:table-cell>
+ *   </table:table-row></table:table>
+ * </office:spreadsheet></office:body></office:document>`;
+ * const bytes = new TextEncoder().encode(fods);
+ * const doc = await ods().extract({ path: "lib/budget.fods", extension: ".fods", bytes });
+ * assert.deepEqual(doc.lines, ["# Costs", "", "Tea | 3"]);
  * ```
  */
 export function ods(options: SheetOptions = {}): Extractor {

@@ -1,5 +1,5 @@
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { ods } from "./ods.ts";
 import { xlsx } from "./xlsx.ts";
 

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
+import type { Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
 import { DocBuilder } from "./_office.ts";
 import { codeStyles, listStyles, odfText, openOdf, walkOdf } from "./_odf.ts";
 
@@ -20,8 +20,20 @@ const MIME = "application/vnd.oasis.opendocument.text";
  *   metadata from `meta.xml`
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/a.odt");
- * const doc = await odt().extract({ path: "lib/a.odt", extension: ".odt", bytes });
+ * import { odt } from "./odt.ts";
+ * import assert from "node:assert/strict";
+ *
+ * // A flat OpenDocument file (.fodt) is the package's content.xml on its own.
+ * const fodt = `<office:document
+ *   xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ *   xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"
+ *   office:mimetype="application/vnd.oasis.opendocument.text"><office:body><office:text>
+ *   <text:h text:outline-level="1">Tea</text:h><text:p>Steep it.</text:p>
+ * </office:text></office:body></office:document>`;
+ * const bytes = new TextEncoder().encode(fodt);
+ * const doc = await odt().extract({ path: "lib/a.fodt", extension: ".fodt", bytes });
+ * assert.deepEqual(doc.lines, ["# Tea", "", "Steep it."]);
+ * assert.deepEqual(doc.headings, [{ level: 1, title: "Tea", line: 1 }]);
  * ```
  */
 export function odt(): Extractor {

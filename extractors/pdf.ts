@@ -19,7 +19,7 @@ import {
   type ExtractInput,
   type Extractor,
   type Heading,
-} from "../core/types.ts";
+} from "../core/extractor.ts";
 
 // Run pdf.js's "worker" code in this thread: getDocument finds it on globalThis.
 (globalThis as unknown as { pdfjsWorker: unknown }).pdfjsWorker ??= pdfjsWorker;
@@ -243,9 +243,25 @@ function isPasswordError(e: unknown): boolean {
  *
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/a.pdf");
+ * import { pdf } from "./pdf.ts";
+ * import assert from "node:assert/strict";
+ *
+ * // A one-page PDF written by hand (pdf.js rebuilds the missing cross-reference table).
+ * const page = "BT /F1 12 Tf 20 150 Td (Steep the tea.) Tj ET";
+ * const bytes = new TextEncoder().encode([
+ *   "%PDF-1.4",
+ *   "1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj",
+ *   "2 0 obj <</Type/Pages/Kids[3 0 R]/Count 1>> endobj",
+ *   "3 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 300 200]/Contents 4 0 R" +
+ *   "/Resources<</Font<</F1 5 0 R>>>>>> endobj",
+ *   `4 0 obj <</Length ${page.length}>> stream\n${page}\nendstream endobj`,
+ *   "5 0 obj <</Type/Font/Subtype/Type1/BaseFont/Helvetica>> endobj",
+ *   "trailer <</Root 1 0 R>>",
+ *   "%%EOF",
+ * ].join("\n"));
  * const doc = await pdf().extract({ path: "lib/a.pdf", extension: ".pdf", bytes });
- * doc.pages; // first line of each page
+ * assert.deepEqual(doc.lines, ["Steep the tea."]);
+ * assert.deepEqual(doc.pages, [1]); // the first line of each page
  * ```
  */
 export function pdf(): Extractor {

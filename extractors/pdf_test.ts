@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { assert, assertEquals, assertRejects, withoutHang } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1, type Truth } from "../tests/corpus.ts";
-import { type Extracted, ExtractError } from "../core/types.ts";
+import { type Extracted, ExtractError } from "../core/extractor.ts";
 import {
   followsNumber,
   numberingDepth,

@@ -11,8 +11,8 @@
  *
  * @module
  */
-import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { attr, decodeEntities, elements, tags } from "./_xml.ts";
 import {
   coreMeta,
@@ -228,8 +228,32 @@ function wanted(name: string): boolean {
  *   speaker notes under `Notes`, metadata from `docProps/core.xml`
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/talk.pptx");
+ * import { pptx } from "./pptx.ts";
+ * import { strToU8, zipSync } from "fflate";
+ * import assert from "node:assert/strict";
+ *
+ * const ns = `xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main"
+ *   xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"
+ *   xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"`;
+ * const rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/slide";
+ * const shape = (ph: string, text: string) =>
+ *   `<p:sp><p:nvSpPr><p:nvPr>${ph}</p:nvPr></p:nvSpPr>` +
+ *   `<p:txBody><a:p><a:r><a:t>${text}</a:t></a:r></a:p></p:txBody></p:sp>`;
+ * const bytes = zipSync({
+ *   "ppt/presentation.xml": strToU8(
+ *     `<p:presentation ${ns}><p:sldIdLst><p:sldId id="256" r:id="s1"/></p:sldIdLst></p:presentation>`,
+ *   ),
+ *   "ppt/_rels/presentation.xml.rels": strToU8(
+ *     `<Relationships><Relationship Id="s1" Type="${rel}" Target="slides/slide1.xml"/></Relationships>`,
+ *   ),
+ *   "ppt/slides/slide1.xml": strToU8(
+ *     `<p:sld ${ns}><p:cSld><p:spTree>${shape(`<p:ph type="title"/>`, "Tea")}` +
+ *       `${shape("", "Steep it.")}</p:spTree></p:cSld></p:sld>`,
+ *   ),
+ * });
  * const doc = await pptx().extract({ path: "lib/talk.pptx", extension: ".pptx", bytes });
+ * assert.deepEqual(doc.lines, ["# Tea", "", "Steep it."]);
+ * assert.deepEqual(doc.pages, [1]);
  * ```
  */
 export function pptx(): Extractor {

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { zipSync } from "fflate";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { smallCorpus } from "../tests/corpus.ts";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { markdown } from "./markdown.ts";
 import { pptx } from "./pptx.ts";
 

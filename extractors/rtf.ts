@@ -14,8 +14,8 @@
  *
  * @module
  */
-import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { DocMeta, Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import type { DocBuilder } from "./_office.ts";
 import {
   controlWord,
@@ -357,8 +357,15 @@ function read(b: Uint8Array): { doc: DocBuilder; meta: DocMeta; truncated: boole
  *   heading styles, metadata from `\info`
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/letter.rtf");
+ * import { rtf } from "./rtf.ts";
+ * import assert from "node:assert/strict";
+ *
+ * const letter = String.raw`{\rtf1\ansi{\info{\title Letter}{\author Ann}}
+ * {\pard\outlinelevel0 Greetings\par}{\pard Dear Bob, thank you.\par}}`;
+ * const bytes = new TextEncoder().encode(letter);
  * const doc = await rtf().extract({ path: "lib/letter.rtf", extension: ".rtf", bytes });
+ * assert.deepEqual(doc.lines, ["# Greetings", "", "Dear Bob, thank you."]);
+ * assert.deepEqual(doc.meta, { title: "Letter", author: "Ann" });
  * ```
  */
 export function rtf(): Extractor {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { smallCorpus } from "../tests/corpus.ts";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { markdown } from "./markdown.ts";
 import { rtf } from "./rtf.ts";
 

@@ -7,7 +7,12 @@
  */
 import { orgHeadings, textHeadings } from "./_headings_text.ts";
 import { decodeText, sniff, splitLines } from "../core/sniff.ts";
-import { type Extracted, ExtractError, type ExtractInput, type Extractor } from "../core/types.ts";
+import {
+  type Extracted,
+  ExtractError,
+  type ExtractInput,
+  type Extractor,
+} from "../core/extractor.ts";
 
 const MAN_HEADER = /^(\S+)\((\w+)\)\s{2,}.*\S\s*$/;
 
@@ -43,8 +48,9 @@ const CODE_EXTENSIONS = new Set(
  *
  * @example
  * ```ts
- * isCode("lib/run", "", "#!/bin/sh"); // true
- * isCode("lib/notes.txt", ".txt", "# Notes"); // false
+ * import assert from "node:assert/strict";
+ * assert.ok(isCode("lib/run", "", "#!/bin/sh"));
+ * assert.equal(isCode("lib/notes.txt", ".txt", "# Notes"), false);
  * ```
  */
 export function isCode(path: string, extension: string, firstLine: string): boolean {
@@ -57,8 +63,10 @@ export function isCode(path: string, extension: string, firstLine: string): bool
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const bytes = new TextEncoder().encode("Plain words.\n");
  * const doc = await text().extract({ path: "lib/a.txt", extension: ".txt", bytes });
+ * assert.deepEqual(doc.lines, ["Plain words."]);
  * ```
  */
 export function text(): Extractor {

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { text } from "./text.ts";
 
 const run = (bytes: Uint8Array, extension = ".txt") =>

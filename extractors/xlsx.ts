@@ -9,8 +9,8 @@
  *
  * @module
  */
-import type { Extracted, ExtractInput, Extractor } from "../core/types.ts";
-import { ExtractError } from "../core/types.ts";
+import type { Extracted, ExtractInput, Extractor } from "../core/extractor.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { attr, decodeEntities, elements, tags } from "./_xml.ts";
 import {
   coreMeta,
@@ -225,8 +225,27 @@ function readSheet(xml: string, book: Book, out: SheetWriter): void {
  * @returns an extractor producing one section per sheet, its rows as lines
  * @example
  * ```ts
- * const bytes = await Deno.readFile("lib/budget.xlsx");
+ * import { xlsx } from "./xlsx.ts";
+ * import { strToU8, zipSync } from "fflate";
+ * import assert from "node:assert/strict";
+ *
+ * const ns = `xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+ *   xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"`;
+ * const rel = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet";
+ * const bytes = zipSync({
+ *   "xl/workbook.xml": strToU8(
+ *     `<workbook ${ns}><sheets><sheet name="Costs" sheetId="1" r:id="s1"/></sheets></workbook>`,
+ *   ),
+ *   "xl/_rels/workbook.xml.rels": strToU8(
+ *     `<Relationships><Relationship Id="s1" Type="${rel}" Target="worksheets/sheet1.xml"/></Relationships>`,
+ *   ),
+ *   "xl/worksheets/sheet1.xml": strToU8(
+ *     `<worksheet ${ns}><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Tea</t></is></c>` +
+ *       `<c r="B1"><v>3</v></c></row></sheetData></worksheet>`,
+ *   ),
+ * });
  * const doc = await xlsx().extract({ path: "lib/budget.xlsx", extension: ".xlsx", bytes });
+ * assert.deepEqual(doc.lines, ["# Costs", "", "Tea | 3"]);
  * ```
  */
 export function xlsx(options: SheetOptions = {}): Extractor {

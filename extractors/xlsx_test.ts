@@ -1,7 +1,7 @@
 import { zipSync } from "fflate";
 import { zipBomb } from "../tests/zip_bomb.ts";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
-import { ExtractError } from "../core/types.ts";
+import { ExtractError } from "../core/extractor.ts";
 import { serialDate, xlsx } from "./xlsx.ts";
 import { MAX_ROWS } from "./_office.ts";
 

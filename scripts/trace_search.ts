@@ -32,7 +32,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { openReadOnly } from "../core/catalog.ts";
+import { openReadOnly } from "../core/catalog_sql.ts";
 import { Fts5Index } from "../stores/fts5.ts";
 import { prepareQuery } from "../search/query.ts";
 

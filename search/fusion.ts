@@ -23,9 +23,10 @@ import type { Hit } from "../core/types.ts";
  * @returns fused hits, best first (ties broken by best single rank, then `doc_id`)
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * const a = [{ doc_id: "x", score: 1, raw: -9, retriever: "fts5" }];
  * const b = [{ doc_id: "x", score: 0.8, raw: 0.2, retriever: "lancedb" }];
- * rrf([a, b])[0]; // { doc_id: "x", score: 1, raw: 2 / 61, retriever: "hybrid" }
+ * assert.deepEqual(rrf([a, b])[0], { doc_id: "x", score: 1, raw: 2 / 61, retriever: "hybrid" });
  * ```
  */
 export function rrf(lists: Hit[][], k = 60, limit = Infinity, weights?: number[]): Hit[] {

@@ -47,8 +47,9 @@ const IDENTIFIER = /[A-Za-z]\d|\d[A-Za-z]|\w[_.:]\w|[a-z][A-Z]|^--?[A-Za-z]/;
  * ```ts
  * import { parseQuery } from "./query.ts";
  * import { requiredWords } from "./hybrid.ts";
- * const stats = { docCount: () => 1000, df: (w: string) => (w === "zstd" ? 12 : 400) };
- * requiredWords(parseQuery("zstd compression levels"), stats); // ["zstd"]
+ * import assert from "node:assert/strict";
+ * const stats = { docCount: () => 1000, df: (w: string) => (w === "zstd" ? 3 : 400) };
+ * assert.deepEqual(requiredWords(parseQuery("zstd compression levels"), stats), ["zstd"]);
  * ```
  */
 export function requiredWords(parsed: ParsedQuery, stats: TermStats): string[] {
@@ -101,10 +102,11 @@ export async function heldWords(
  * @example
  * ```ts
  * import { guardFusion } from "./hybrid.ts";
+ * import assert from "node:assert/strict";
  * const h = (doc_id: string, score = 0.9) => ({ doc_id, score, raw: 0, retriever: "x" });
  * const keyword = [h("a"), h("b"), h("c")];
  * const fused = [h("v"), h("b"), h("a"), h("c")]; // "v" found by its vector alone
- * guardFusion(fused, keyword, new Map()).map((x) => x.doc_id); // ["a", "b", "c", "v"]
+ * assert.deepEqual(guardFusion(fused, keyword, new Map()).map((x) => x.doc_id), ["a", "b", "c", "v"]);
  * ```
  */
 export function guardFusion(fused: Hit[], keyword: Hit[], held: Map<string, number>): Hit[] {

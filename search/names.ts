@@ -21,7 +21,8 @@ const RANK: Record<MatchKind, number> = { exact: 0, prefix: 1, contains: 2, fuzz
  * @example
  * ```ts
  * import { normalizeName } from "./names.ts";
- * normalizeName("Résumé_2024-final.PDF"); // "resume 2024 final pdf"
+ * import assert from "node:assert/strict";
+ * assert.equal(normalizeName("Résumé_2024-final.PDF"), "resume 2024 final pdf");
  * ```
  */
 export function normalizeName(s: string): string {
@@ -50,7 +51,8 @@ const MAX_FUZZY_CHARS = 64;
  * @example
  * ```ts
  * import { substringDistance } from "./names.ts";
- * substringDistance("pyhton", "the python tutorial", 2); // 1
+ * import assert from "node:assert/strict";
+ * assert.equal(substringDistance("pyhton", "the python tutorial", 2), 1);
  * ```
  */
 export function substringDistance(q: string, t: string, max: number): number {
@@ -188,8 +190,9 @@ export interface NameMatch {
  * @example
  * ```ts
  * import { matchNames, namesOf } from "./names.ts";
- * matchNames("annual report", namesOf("Lib/Annual-Report-2023.pdf", "Report"), false)?.kind;
- * // "prefix"
+ * import assert from "node:assert/strict";
+ * const names = namesOf("Lib/Annual-Report-2023.pdf", "Report");
+ * assert.equal(matchNames("annual report", names, false)?.kind, "prefix");
  * ```
  */
 export function matchNames(q: string, names: Names, fuzzy: boolean): NameMatch | undefined {

@@ -13,7 +13,8 @@
  *
  * @module
  */
-import type { OutlineNode, OutlineQuality, Passage, PassageHit } from "../core/types.ts";
+import type { OutlineNode, Passage, PassageHit } from "../core/types.ts";
+import type { OutlineQuality } from "../core/extractor.ts";
 import { hasCJK } from "../core/tokenize.ts";
 import { readableLine } from "../core/readable.ts";
 import { atWordStart, makeSnippet, matchWords, snippetMatcher, wordScanner } from "./snippet.ts";
@@ -32,7 +33,8 @@ export interface LinedText {
  * @example
  * ```ts
  * import { linedText } from "./passages.ts";
- * linedText("a\nbc").starts; // Int32Array [0, 2, 5]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(linedText("a\nbc").starts, Int32Array.from([0, 2, 5]));
  * ```
  */
 export function linedText(text: string): LinedText {
@@ -109,8 +111,9 @@ function windows(start: number, end: number, base: Omit<Passage, "start_line" | 
  * @example
  * ```ts
  * import { passagesOf } from "./passages.ts";
+ * import assert from "node:assert/strict";
  * const ps = passagesOf({ outline: [], quality: "none", docType: "text", totalLines: 100 });
- * ps.map((p) => [p.start_line, p.end_line]); // [[1, 34], [35, 68], [69, 100]]
+ * assert.deepEqual(ps.map((p) => [p.start_line, p.end_line]), [[1, 34], [35, 68], [69, 100]]);
  * ```
  */
 export function passagesOf(src: PassageSource): Passage[] {
@@ -181,6 +184,7 @@ function wordOf(match: string, words: string[]): number {
  * @example
  * ```ts
  * import { bestPassages, linedText, passagesOf } from "./passages.ts";
+ * import assert from "node:assert/strict";
  * const lines = ["# Intro", "hello", "# Setup", "install the zebra driver", "zebra zebra"];
  * const passages = passagesOf({
  *   outline: [
@@ -191,7 +195,7 @@ function wordOf(match: string, words: string[]): number {
  *   docType: "markdown",
  *   totalLines: lines.length,
  * });
- * bestPassages(linedText(lines.join("\n")), passages, ["zebra"])[0]?.node_id; // "2"
+ * assert.equal(bestPassages(linedText(lines.join("\n")), passages, ["zebra"])[0]?.node_id, "2");
  * ```
  */
 export function bestPassages(

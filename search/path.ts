@@ -48,8 +48,12 @@ export interface FindPathsOptions {
  * @returns folders by file count, the number of files kept, and whether folders were cut
  * @example
  * ```ts
- * aggregatePaths(["Notes/Notion/a.md", "Notes/notion.md"], ["notion"], 10);
- * // { total_files: 1, truncated: false, directories: [{ path: "Notes/Notion", file_count: 1 }] }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(aggregatePaths(["Notes/Notion/a.md", "Notes/notion.md"], ["notion"], 10), {
+ *   total_files: 1,
+ *   truncated: false,
+ *   directories: [{ path: "Notes/Notion", file_count: 1 }],
+ * });
  * ```
  */
 export function aggregatePaths(paths: string[], patterns: string[], limit: number): PathAggregate {

@@ -1,5 +1,6 @@
 import { deepStrictEqual as assertEquals, throws as assertThrows } from "node:assert/strict";
-import { Catalog, escapeLike } from "../core/catalog.ts";
+import { Catalog } from "../core/catalog.ts";
+import { escapeLike } from "../core/catalog_sql.ts";
 import { ToolError } from "../core/types.ts";
 import { aggregatePaths, findPaths } from "./path.ts";
 

@@ -9,7 +9,7 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { type DocTitles, textReader, titleReader } from "../core/catalog.ts";
+import { type DocTitles, textReader, titleReader } from "../core/catalog_sql.ts";
 import { CJK_UNSPACED_CHARS, hasCJK, segmentCJK } from "../core/tokenize.ts";
 
 /** Matches kept for choosing the window (more only cost time: the cost grows with them). */
@@ -34,7 +34,8 @@ function escape(s: string): string {
  * @example
  * ```ts
  * import { matchWords } from "./snippet.ts";
- * matchWords(["downloaded files"]); // ["downlo", "files"]
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(matchWords(["downloaded files"]), ["downloa", "files"]);
  * ```
  */
 export function matchWords(terms: string[]): string[] {

@@ -6,12 +6,8 @@
  */
 import type { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
-import { argSchemas, schemas, toolByName, type ToolName } from "./tools/mod.ts";
+import { argSchemas, toolByName, type ToolName } from "./tools/mod.ts";
 import { type Render, WAIT_FOR_INDEX_MS } from "./tool.ts";
-
-export { type ErrorBody, errorBody } from "./tool.ts";
-
-export { schemas, type ToolName };
 
 /** A tool's answer; the markdown and the JSON form are each built when first read. */
 export interface ToolAnswer {

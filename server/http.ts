@@ -103,7 +103,33 @@ function json(status: number, code: string, message: string): Response {
   );
 }
 
-/** Serve the shelf's tools over Streamable HTTP at `/mcp`. */
+/**
+ * Serve the shelf's tools over Streamable HTTP at `/mcp` (and the web page at `/`).
+ *
+ * @param shelf the shelf whose tools it serves
+ * @param opts where to listen, the bearer token, allowed origins, when to stop
+ * @returns the running server: its URL, port and `shutdown()`
+ * @throws {Error} when `host` is not a loopback address and no token is given
+ * @example Serve on a free port and connect a client
+ * ```ts
+ * import { serveHttp } from "./http.ts";
+ * import { Shelf } from "../shelf/shelf.ts";
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+ * import assert from "node:assert/strict";
+ *
+ * const shelf = await Shelf.open({ data: await Deno.makeTempDir(), embedder: "none", workers: 0 });
+ * const http = serveHttp(shelf, { port: 0 });
+ * assert.equal(http.url, `http://127.0.0.1:${http.port}/mcp`);
+ * const client = new Client({ name: "example", version: "1.0.0" });
+ * await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
+ * const { tools } = await client.listTools();
+ * assert.ok(tools.some((t: { name: string }) => t.name === "read"));
+ * await client.close();
+ * await http.shutdown();
+ * await shelf.close();
+ * ```
+ */
 export function serveHttp(shelf: Shelf, opts: HttpOptions = {}): HttpServer {
   const host = opts.host ?? "127.0.0.1";
   const token = opts.token;

@@ -12,7 +12,8 @@ import process from "node:process";
 import type { Shelf } from "../shelf/shelf.ts";
 import { VERSION } from "../core/version.ts";
 import { ToolError } from "../core/types.ts";
-import { errorBody, runTool } from "./dispatch.ts";
+import { runTool } from "./dispatch.ts";
+import { errorBody } from "./tool.ts";
 import { argSchemas, TOOLS } from "./tools/mod.ts";
 import { metaOut } from "./tools/_output.ts";
 import { APP_MIME, APP_TOOLS, APP_URI } from "./web/mcp_app.ts";
@@ -69,7 +70,31 @@ export interface ServerOptions {
   assets?: PageAssets;
 }
 
-/** Build the MCP server for a shelf. */
+/**
+ * Build the MCP server for a shelf; connect it to any MCP transport.
+ *
+ * @param shelf the shelf whose tools it serves
+ * @param opts whether `reindex` may run, and whether answers carry `structuredContent`
+ * @returns the server, not yet connected
+ * @example Talk to it in memory
+ * ```ts
+ * import { createServer } from "./mcp.ts";
+ * import { Shelf } from "../shelf/shelf.ts";
+ * import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+ * import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+ * import assert from "node:assert/strict";
+ *
+ * const shelf = await Shelf.open({ data: await Deno.makeTempDir(), embedder: "none", workers: 0 });
+ * const [serverSide, clientSide] = InMemoryTransport.createLinkedPair();
+ * await createServer(shelf).connect(serverSide);
+ * const client = new Client({ name: "example", version: "1.0.0" });
+ * await client.connect(clientSide);
+ * const { tools } = await client.listTools();
+ * assert.ok(tools.some((t: { name: string }) => t.name === "search"));
+ * await client.close();
+ * await shelf.close();
+ * ```
+ */
 export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer {
   const assets = opts.assets ?? new PageAssets();
   const server = new McpServer(SERVER_INFO, {

@@ -35,8 +35,10 @@ export interface Render {
  * @example
  * ```ts
  * import { argHint } from "./tool.ts";
- * argHint({ cli: false }, { skipped_offset: 20 }); // "skipped_offset=20"
- * argHint({ cli: true }, { skipped_offset: 20 }); // "--skipped-offset 20"
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(argHint({ cli: false }, { skipped_offset: 20 }), "skipped_offset=20");
+ * assert.equal(argHint({ cli: true }, { skipped_offset: 20 }), "--skipped-offset 20");
  * ```
  */
 export function argHint(render: Render, args: Record<string, string | number>): string {
@@ -122,6 +124,8 @@ export interface ToolSpec<
  * ```ts
  * import { z } from "zod";
  * import { defineTool } from "./tool.ts";
+ * import assert from "node:assert/strict";
+ *
  * const hello = defineTool({
  *   name: "hello",
  *   title: "Say hello",
@@ -132,7 +136,8 @@ export interface ToolSpec<
  *   markdown: (r) => r.greeting,
  *   cli: { summary: "hello [WHO]", usage: "shelfmark hello [WHO]", args: (pos) => ({ who: pos[0] }) },
  * });
- * hello.name; // "hello"
+ * assert.equal(hello.name, "hello");
+ * assert.deepEqual(hello.cli.args(["Ann"], {}), { who: "Ann" });
  * ```
  */
 export function defineTool<N extends string, S extends z.ZodRawShape, R>(
@@ -204,7 +209,9 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f]/g;
  * @example
  * ```ts
  * import { escapeControl } from "./tool.ts";
- * escapeControl("a\nb"); // "a\\nb"
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(escapeControl("a\nb"), "a\\nb");
  * ```
  */
 export function escapeControl(s: string): string {

@@ -183,8 +183,9 @@ function runWords(run: Run): string[] {
  * @example
  * ```ts
  * import { patternLiterals } from "./grep_pattern.ts";
- * patternLiterals("shared_buffers = \\d+"); // { literal: "shared_buffers = ", words: ["buffers"] }
- * patternLiterals("compress(ion)?"); // { literal: "compress", words: [] }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(patternLiterals("shared_buffers = \\d+"), { literal: "shared_buffers = ", words: ["buffers"] });
+ * assert.deepEqual(patternLiterals("compress(ion)?"), { literal: "compress", words: [] });
  * ```
  */
 export function patternLiterals(source: string): PatternLiterals {

@@ -6,8 +6,8 @@
  * @module
  */
 import type { DatabaseSync } from "node:sqlite";
-import { openReadOnly, textReader } from "../core/catalog.ts";
-import { serveThread } from "../core/workers.ts";
+import { openReadOnly, textReader } from "../core/catalog_sql.ts";
+import { serveThread } from "../core/worker_protocol.ts";
 
 /**
  * A grep job: one pattern over the texts of one or more documents, given (`texts`) or read

@@ -17,19 +17,11 @@ import { buildOutline } from "../core/outline.ts";
 import { docIdFor } from "../core/paths.ts";
 import { readInside, UnsafeFileError } from "../core/read_inside.ts";
 import { sniff } from "../core/sniff.ts";
-import {
-  ExtractError,
-  type ExtractFn,
-  type ExtractInput,
-  type IndexedDoc,
-  type Library,
-  type Skipped,
-} from "../core/types.ts";
+import type { ExtractFn, IndexedDoc, Library, Skipped } from "../core/types.ts";
+import { ExtractError, type ExtractInput } from "../core/extractor.ts";
 import type { KeywordIndex, VectorIndex } from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
 import { expectedLoad, MAX_BYTES_IN_FLIGHT } from "./load.ts";
-
-export { expectedLoad } from "./load.ts";
 
 /** Progress of a run, reported after every file. */
 export interface IndexProgress {

@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { Catalog } from "../core/catalog.ts";
 import type { ExtractFn } from "../core/types.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
-import { expectedLoad, Indexer } from "./indexer.ts";
+import { Indexer } from "./indexer.ts";
+import { expectedLoad } from "./load.ts";
 
 const MB = 1024 * 1024;
 

@@ -48,7 +48,9 @@ const EXTRACTION_WEIGHT: Record<string, number> = {
  *
  * @example
  * ```ts
- * expectedLoad("scans/page-1.png", 300_000); // 4_800_000: runs alone
+ * import assert from "node:assert/strict";
+ * assert.equal(expectedLoad("scans/page-1.png", 300_000), 4_800_000); // runs alone
+ * assert.equal(expectedLoad("notes/a.md", 300_000), 300_000);
  * ```
  */
 export function expectedLoad(path: string, size: number): number {

@@ -28,15 +28,7 @@ import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
 import { type VectorStatus, VectorSync } from "./vectors.ts";
 import type { KeywordIndex } from "../stores/roles.ts";
-import type {
-  Card,
-  Embedder,
-  Extractor,
-  Hit,
-  Library,
-  SearchFilters,
-  Skipped,
-} from "../core/types.ts";
+import type { Card, Embedder, Hit, Library, SearchFilters, Skipped } from "../core/types.ts";
 import type { FieldValues } from "../core/fields.ts";
 import type { DocEntry } from "../core/listing.ts";
 import type { PathAggregate } from "../search/path.ts";
@@ -86,6 +78,7 @@ import {
   type GrepDocumentsAnswer,
   type GrepDocumentsOptions,
 } from "./grep.ts";
+import type { Extractor } from "../core/extractor.ts";
 
 /** Options to open a shelf. */
 export interface ShelfOptions {
@@ -144,7 +137,11 @@ export class Shelf {
    * @ignore internal: the tools and the search path use it
    */
   readonly catalog: Catalog;
-  /** Extractors by extension and sniffed type. */
+  /**
+   * Extractors by extension and sniffed type.
+   *
+   * @ignore internal: the indexer and the tools use it
+   */
   readonly registry: ExtractorRegistry;
   /**
    * The keyword index (it also makes snippets and checks hard query constraints); its

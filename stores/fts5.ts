@@ -16,8 +16,7 @@
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import { statements } from "../core/catalog.ts";
-import { filterJoin } from "../core/catalog_sql.ts";
+import { filterJoin, statements } from "../core/catalog_sql.ts";
 import {
   type Hit,
   type IndexedDoc,
@@ -144,9 +143,10 @@ export function bm25Score(raw: number): number {
  * import { Catalog } from "../core/catalog.ts";
  * import { Fts5Index } from "./fts5.ts";
  * import { prepareQuery } from "../search/query.ts";
+ * import assert from "node:assert/strict";
  * const catalog = new Catalog(":memory:");
  * const fts = new Fts5Index(catalog.db);
- * await fts.search(prepareQuery("docker compose", 10)); // []
+ * assert.deepEqual(await fts.search(prepareQuery("docker compose", 10)), []);
  * ```
  */
 export class Fts5Index implements KeywordIndex {

@@ -84,7 +84,8 @@ function optionalUnits(
  * ```ts
  * import { parseQuery } from "../search/query.ts";
  * import { toFtsMatch } from "./fts5_match.ts";
- * toFtsMatch(parseQuery("docker -swarm")); // '"docker" NOT "swarm"'
+ * import assert from "node:assert/strict";
+ * assert.equal(toFtsMatch(parseQuery("docker -swarm")), '("docker") NOT "swarm"');
  * ```
  */
 export function toFtsMatch(
@@ -153,14 +154,15 @@ export interface TierLimits {
  * ```ts
  * import { parseQuery } from "../search/query.ts";
  * import { tieredMatch } from "./fts5_match.ts";
+ * import assert from "node:assert/strict";
  * const df: Record<string, number> = { zlib: 3, objects: 900, thousands: 400 };
  * const t = tieredMatch(
  *   parseQuery("thousands of zlib objects"),
  *   (u) => df[u.alternatives[0]!.text] ?? 0,
  *   { whole: 1000, rare: 100 },
  * );
- * t?.rare; // '"zlib"'
- * t?.common; // '"thousands" OR "objects"'
+ * assert.equal(t?.rare, '"zlib"');
+ * assert.equal(t?.common, '"thousands" OR "objects"');
  * ```
  */
 export function tieredMatch(

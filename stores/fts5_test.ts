@@ -6,7 +6,8 @@ import {
 import type { DatabaseSync } from "node:sqlite";
 import type { Card, IndexedDoc, OutlineNode, SearchFilters } from "../core/types.ts";
 import { ToolError } from "../core/types.ts";
-import { Catalog, filterSql } from "../core/catalog.ts";
+import { Catalog } from "../core/catalog.ts";
+import { filterSql } from "../core/catalog_sql.ts";
 import { bm25Score, Fts5Index } from "./fts5.ts";
 import { normalizeTime, parseQuery, prepareQuery } from "../search/query.ts";
 

@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { openReadOnly } from "../core/catalog.ts";
+import { openReadOnly } from "../core/catalog_sql.ts";
 import { Fts5Index } from "./fts5.ts";
 import type { Query } from "./roles.ts";
-import { serveThread } from "../core/workers.ts";
+import { serveThread } from "../core/worker_protocol.ts";
 
 let fts: Fts5Index | undefined;
 

@@ -4,7 +4,9 @@
  *
  * ```ts
  * import { testCard } from "./card_fixture.ts";
- * testCard({ doc_id: "d1", path: "lib/d1.md" }).library; // "lib"
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(testCard({ doc_id: "d1", path: "lib/d1.md" }).library, "lib");
  * ```
  *
  * @module

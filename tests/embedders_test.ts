@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { Shelf } from "../shelf/shelf.ts";
-import { OllamaEmbedder, OpenAIEmbedder } from "../embedders/mod.ts";
+import { OllamaEmbedder, OpenAIEmbedder } from "../embedders/remote.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 import { startStandIn } from "./embed_standin.ts";

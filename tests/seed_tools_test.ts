@@ -11,7 +11,7 @@ import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 import { runCli } from "./cli_helper.ts";
 import { smallCorpus } from "./corpus.ts";
 import { startStandIn } from "./embed_standin.ts";
-import { OllamaEmbedder } from "../embedders/mod.ts";
+import { OllamaEmbedder } from "../embedders/remote.ts";
 import { openTestShelf, type TestShelf } from "./shelf_helper.ts";
 
 type Json = Record<string, unknown>;

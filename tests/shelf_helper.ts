@@ -4,10 +4,12 @@
  *
  * ```ts
  * import { openTestShelf } from "./shelf_helper.ts";
+ * import assert from "node:assert/strict";
  *
  * const lib = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${lib}/note.md`, "# Note\n\nText.\n");
  * await using t = await openTestShelf({ folders: [lib] });
- * await t.shelf.index();
+ * assert.equal((await t.shelf.index()).indexed, 1);
  * ```
  *
  * @module

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { serveThread } from "../workers.ts";
+import { serveThread } from "../worker_protocol.ts";
 
 /** What the test asks. */
 export type Ask =

@@ -47,7 +47,8 @@ export function docCard(shelf: Shelf, e: DocEntry): DocCard {
  * @example
  * ```ts
  * import { count } from "./_listing.ts";
- * count(1, "edit"); // "1 edit"
+ * import assert from "node:assert/strict";
+ * assert.equal(count(1, "edit"), "1 edit");
  * ```
  */
 export function count(x: number, noun: string, plural = `${noun}s`): string {

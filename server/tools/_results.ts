@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { clipWords } from "../../core/outline.ts";
+import { clipWords } from "../../core/prose.ts";
 import type { Card, Hit, PassageHit } from "../../core/types.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, type Render, shownPath } from "../tool.ts";
@@ -203,8 +203,9 @@ const TYPE_OF_EXTENSION: Record<string, string> = {
  * @example
  * ```ts
  * import { extensionSaysType } from "./_results.ts";
- * extensionSaysType("lib/a.htm", "html"); // true
- * extensionSaysType("lib/README", "text"); // false
+ * import assert from "node:assert/strict";
+ * assert.ok(extensionSaysType("lib/a.htm", "html"));
+ * assert.equal(extensionSaysType("lib/README", "text"), false);
  * ```
  */
 export function extensionSaysType(path: string, type: string): boolean {
