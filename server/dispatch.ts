@@ -7,7 +7,7 @@
 import type { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
 import { argSchemas, schemas, toolByName, type ToolName } from "./tools/mod.ts";
-import { type Render, WAIT_FOR_INDEX_MS } from "./tool.ts";
+import { canonicalArgs, checkDocTypes, flagOf, type Render, WAIT_FOR_INDEX_MS } from "./tool.ts";
 
 export { type ErrorBody, errorBody } from "./tool.ts";
 
@@ -47,18 +47,28 @@ export function footer(shelf: Shelf): string {
   return s;
 }
 
-/** Validate arguments against a tool's schema; throws `INVALID_ARGUMENT` naming the field. */
-export function parseArgs(name: ToolName, args: unknown): Record<string, unknown> {
+/**
+ * Validate arguments against a tool's schema (old argument names renamed first, see
+ * `ToolSpec.aliases`); throws `INVALID_ARGUMENT` naming the field.
+ */
+export function parseArgs(
+  name: ToolName,
+  args: unknown,
+  render: Render = { cli: false },
+): Record<string, unknown> {
   const schema = argSchemas[name];
   if (!schema) throw new ToolError("INVALID_ARGUMENT", `No tool named ${JSON.stringify(name)}`);
-  const r = schema.safeParse(args ?? {});
+  const r = schema.safeParse(canonicalArgs(toolByName.get(name)?.aliases, args ?? {}));
   if (!r.success) {
     const issue = r.error.issues[0];
     const field = issue?.path.join(".") || "arguments";
+    const cmd = toolByName.get(name)?.cli.command ?? flagOf(name);
     throw new ToolError(
       "INVALID_ARGUMENT",
-      `${field}: ${issue?.message ?? "invalid"}`,
-      `See the ${name} tool's input schema.`,
+      `${render.cli ? `--${flagOf(String(issue?.path[0] ?? field))}` : field}: ${
+        issue?.message ?? "invalid"
+      }`,
+      render.cli ? `See shelfmark ${cmd} --help.` : `See the ${name} tool's input schema.`,
     );
   }
   return r.data as Record<string, unknown>;
@@ -79,7 +89,7 @@ export async function callTool(
   args: unknown,
   render: Render = { cli: false },
 ): Promise<ToolAnswer> {
-  return await runTool(shelf, name, parseArgs(name, args), render);
+  return await runTool(shelf, name, parseArgs(name, args, render), render);
 }
 
 /**
@@ -99,6 +109,7 @@ export async function runTool(
   render: Render = { cli: false },
 ): Promise<ToolAnswer> {
   const tool = toolByName.get(name)!;
+  if (Array.isArray(a.doc_types)) checkDocTypes(shelf, a.doc_types as string[]);
   if (tool.waitsForIndex ?? true) {
     if (a.wait_for_index === true) await shelf.waitForFresh(WAIT_FOR_INDEX_MS);
     else await shelf.waitForFirstIndex();

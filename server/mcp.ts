@@ -12,7 +12,8 @@ import type { Shelf } from "../shelf/shelf.ts";
 import { VERSION } from "../core/version.ts";
 import { ToolError } from "../core/types.ts";
 import { errorBody, runTool } from "./dispatch.ts";
-import { argSchemas, TOOLS } from "./tools/mod.ts";
+import { argSchemas, toolByName, TOOLS } from "./tools/mod.ts";
+import { canonicalArgs } from "./tool.ts";
 import { metaOut } from "./tools/_output.ts";
 import { APP_MIME, APP_TOOLS, APP_URI, appHtml } from "./web/mcp_app.ts";
 
@@ -138,7 +139,30 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
     async () => ({ contents: [{ uri: APP_URI, mimeType: APP_MIME, text: await appHtml() }] }),
   );
   compactToolsList(server);
+  acceptOldNames(server);
   return server;
+}
+
+/**
+ * Old argument names (`time_sort`, `output_mode`, ...) renamed before the SDK checks the
+ * arguments against the schema, which lists only the new ones.
+ */
+function acceptOldNames(server: McpServer): void {
+  type Req = { params?: { name?: string; arguments?: unknown } };
+  type Handler = (req: Req, extra: unknown) => Promise<unknown>;
+  const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })
+    ._requestHandlers;
+  const call = handlers?.get("tools/call");
+  if (!handlers || !call) return;
+  handlers.set("tools/call", (req, extra) => {
+    const p = req.params;
+    const aliases = p?.name ? toolByName.get(p.name)?.aliases : undefined;
+    if (!p || !aliases) return call(req, extra);
+    return call(
+      { ...req, params: { ...p, arguments: canonicalArgs(aliases, p.arguments) } },
+      extra,
+    );
+  });
 }
 
 /**

@@ -13,7 +13,7 @@ import { type DocEntry, docTable, under } from "../../core/listing.ts";
 import { confinePath } from "../../core/paths.ts";
 import { ToolError } from "../../core/types.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
-import { argHint, defineTool, escapeControl, intFlag, n, shownPath } from "../tool.ts";
+import { argHint, defineTool, escapeControl, n, shownPath } from "../tool.ts";
 import { count, type DocCard, docCard, docLine, fileName } from "./_listing.ts";
 import { docEntry, nextOffset, obj } from "./_output.ts";
 
@@ -220,18 +220,10 @@ export const browse = defineTool({
     return out.join("\n");
   },
   cli: {
-    summary: "browse [LIBRARY/DIR]            folders and documents of a folder",
+    synopsis: "browse [LIBRARY/DIR]",
+    summary: "folders and documents of a folder",
     usage: USAGE,
-    flags: {
-      sort: { type: "string" },
-      offset: { type: "string" },
-      limit: { type: "string", short: "n" },
-    },
-    args: (pos, f) => ({
-      path: pos.length ? pos.join(" ") : undefined,
-      sort: f.sort,
-      offset: intFlag(f.offset, "offset"),
-      limit: intFlag(f.limit, "limit"),
-    }),
+    short: { n: "limit" },
+    args: (pos) => ({ path: pos.length ? pos.join(" ") : undefined }),
   },
 });

@@ -109,9 +109,9 @@ export const explore = defineTool({
     return out.join("\n");
   },
   cli: {
-    summary: "explore [LIBRARY]               what a library holds",
+    synopsis: "explore [LIBRARY]",
+    summary: "what a library holds",
     usage: `shelfmark explore [LIBRARY] [--json]`,
-    flags: { library: { type: "string" } },
-    args: (pos, f) => ({ library: f.library ?? pos[0] }),
+    args: (pos) => ({ library: pos[0] }),
   },
 });

@@ -5,15 +5,7 @@
  */
 import { z } from "zod";
 import { findPaths as aggregate } from "../../retrievers/path.ts";
-import {
-  checkLibrary,
-  defineTool,
-  escapeControl,
-  intFlag,
-  libraryArg,
-  n,
-  needArgs,
-} from "../tool.ts";
+import { checkLibrary, defineTool, escapeControl, libraryArg, n, needArgs } from "../tool.ts";
 import { obj } from "./_output.ts";
 
 const USAGE = `shelfmark find-paths PATTERN... [--library NAME] [--limit 10] [--json]`;
@@ -52,12 +44,13 @@ export const findPaths = defineTool({
     return out.join("\n");
   },
   cli: {
-    summary: "find-paths PATTERN...           folders whose path contains a keyword",
+    synopsis: "find-paths PATTERN...",
+    summary: "folders whose path contains a keyword",
     usage: USAGE,
-    flags: { library: { type: "string" }, limit: { type: "string", short: "n" } },
-    args(pos, f) {
+    short: { n: "limit" },
+    args(pos) {
       needArgs(pos, 1, "PATTERN", USAGE);
-      return { patterns: pos, library: f.library, limit: intFlag(f.limit, "limit") };
+      return { patterns: pos };
     },
   },
 });

@@ -29,9 +29,7 @@ import {
   defineTool,
   docIdArg,
   escapeControl,
-  intFlag,
   libraryArg,
-  listFlag,
   n,
   needArgs,
   type Render,
@@ -40,8 +38,9 @@ import { docRef, grepMatch, nextOffset, obj, optString } from "./_output.ts";
 
 const USAGE =
   `shelfmark grep PATTERN ID [-C 3] [-B N] [-A N] [-i] [--count] [--limit 20] [--offset 0] [--json]
-shelfmark grep PATTERN [--library NAME] [--path-glob 'Lib/dir/*'] [--type pdf,docx]
-               [--documents 10] [--offset-documents 0] [--limit 5] [-C 3] [-i] [--count] [--json]
+shelfmark grep PATTERN [--library NAME] [--path-glob 'Lib/dir/*'] [--doc-types pdf,docx]
+               [--limit-documents 10] [--offset-documents 0] [--limit 5] [-C 3] [-i] [--count]
+  -C/--context, -B/--before, -A/--after: lines of context; -i/--case-insensitive.
   With ID, one document; without, every document of the library, glob and types
   (all libraries when none is given), matches grouped by document.`;
 
@@ -184,7 +183,9 @@ function manyMarkdown(r: ManyAnswer, render: Render): string {
     );
   }
   if (r.next_offset_documents !== null) {
-    notes.push(`More documents: offset_documents=${r.next_offset_documents}.`);
+    notes.push(
+      `More documents: ${argHint(render, { offset_documents: r.next_offset_documents })}.`,
+    );
   }
   if (!r.complete) {
     notes.push(
@@ -213,7 +214,7 @@ export const grep = defineTool({
     before: z.number().int().min(0).max(50).optional().describe("Lines before (overrides context)"),
     after: z.number().int().min(0).max(50).optional().describe("Lines after (overrides context)"),
     case_insensitive: z.boolean().default(false),
-    output_mode: z.enum(["content", "count"]).default("content"),
+    count: z.boolean().default(false).describe("Only the number of matches"),
     limit: z.number().int().min(1).max(100).optional().describe(
       "Matches to return (default 20; per document across documents, default 5)",
     ),
@@ -244,7 +245,7 @@ export const grep = defineTool({
       flags: regexFlags(a.pattern, a.case_insensitive),
       before: a.before ?? a.context,
       after: a.after ?? a.context,
-      countOnly: a.output_mode === "count",
+      countOnly: a.count,
     };
     const scope: SearchFilters = {};
     if (a.library !== undefined) scope.library = a.library;
@@ -277,43 +278,28 @@ export const grep = defineTool({
       a.offset_documents,
     );
   },
+  // Before `count`, `output_mode: "content" | "count"`.
+  aliases: {
+    output_mode: (v) =>
+      v === "count" || v === "content" ? { count: v === "count" } : { output_mode: v },
+  },
   markdown: (r, render) => ("documents" in r ? manyMarkdown(r, render) : oneMarkdown(r, render)),
   cli: {
-    summary: "grep PATTERN [ID]               regex matches in a document, or across a library",
+    synopsis: "grep PATTERN [ID]",
+    summary: "regex matches in a document, or across a library",
     usage: USAGE,
-    flags: {
-      context: { type: "string", short: "C" },
-      "before-context": { type: "string", short: "B" },
-      "after-context": { type: "string", short: "A" },
-      "ignore-case": { type: "boolean", short: "i" },
-      count: { type: "boolean" },
-      limit: { type: "string", short: "n" },
-      offset: { type: "string" },
-      library: { type: "string" },
-      glob: { type: "string" },
-      "path-glob": { type: "string" },
-      type: { type: "string" },
-      documents: { type: "string" },
-      "offset-documents": { type: "string" },
+    short: { C: "context", B: "before", A: "after", i: "case-insensitive", n: "limit" },
+    aliases: {
+      "before-context": "before",
+      "after-context": "after",
+      "ignore-case": "case-insensitive",
+      glob: "path-glob",
+      type: "doc-types",
+      documents: "limit-documents",
     },
-    args(pos, f) {
+    args(pos) {
       needArgs(pos, 1, "PATTERN", USAGE);
-      return {
-        pattern: pos[0],
-        doc_id: pos[1],
-        library: f.library,
-        path_glob: f["path-glob"] ?? f.glob,
-        doc_types: listFlag(f.type),
-        context: intFlag(f.context, "context"),
-        before: intFlag(f["before-context"], "before-context"),
-        after: intFlag(f["after-context"], "after-context"),
-        case_insensitive: f["ignore-case"] ?? false,
-        output_mode: f.count ? "count" : "content",
-        limit: intFlag(f.limit, "limit"),
-        offset: intFlag(f.offset, "offset"),
-        limit_documents: intFlag(f.documents, "documents"),
-        offset_documents: intFlag(f["offset-documents"], "offset-documents"),
-      };
+      return { pattern: pos[0], doc_id: pos[1] };
     },
   },
 });

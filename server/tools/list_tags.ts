@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { checkFields, fieldValues, foldField } from "../../core/fields.ts";
-import { checkLibrary, defineTool, escapeControl, intFlag, libraryArg, n } from "../tool.ts";
+import { checkLibrary, defineTool, escapeControl, libraryArg, n } from "../tool.ts";
 import { count } from "./_listing.ts";
 import { libraryOrAll, obj } from "./_output.ts";
 
@@ -47,13 +47,10 @@ export const listTags = defineTool({
     ].join("\n");
   },
   cli: {
-    summary: "list-tags [FIELD]               values of a front-matter field, with counts",
+    synopsis: "list-tags [FIELD]",
+    summary: "values of a front-matter field, with counts",
     usage: USAGE,
-    flags: { library: { type: "string" }, limit: { type: "string", short: "n" } },
-    args: (pos, f) => ({
-      field: pos[0],
-      library: f.library,
-      limit: intFlag(f.limit, "limit"),
-    }),
+    short: { n: "limit" },
+    args: (pos) => ({ field: pos[0] }),
   },
 });

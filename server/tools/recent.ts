@@ -6,20 +6,12 @@
  */
 import { z } from "zod";
 import { docTable, recentIds } from "../../core/listing.ts";
-import {
-  checkLibrary,
-  defineTool,
-  escapeControl,
-  intFlag,
-  libraryArg,
-  listFlag,
-  n,
-} from "../tool.ts";
+import { checkLibrary, defineTool, escapeControl, libraryArg, n } from "../tool.ts";
 import { docCard, docLine } from "./_listing.ts";
 import { docEntry, libraryOrAll, nextOffset } from "./_output.ts";
 
 const USAGE =
-  `shelfmark recent [--library NAME] [--path-glob 'Lib/dir/*'] [--type pdf,docx] [--limit 20] [--json]`;
+  `shelfmark recent [--library NAME] [--path-glob 'Lib/dir/*'] [--doc-types pdf,docx] [--limit 20] [--json]`;
 
 /** The `recent` tool. */
 export const recent = defineTool({
@@ -65,20 +57,11 @@ export const recent = defineTool({
     return out.join("\n");
   },
   cli: {
-    summary: "recent                          most recently modified documents",
+    synopsis: "recent",
+    summary: "most recently modified documents",
     usage: USAGE,
-    flags: {
-      library: { type: "string" },
-      "path-glob": { type: "string" },
-      glob: { type: "string" },
-      type: { type: "string" },
-      limit: { type: "string", short: "n" },
-    },
-    args: (pos, f) => ({
-      library: f.library ?? pos[0],
-      path_glob: f["path-glob"] ?? f.glob,
-      doc_types: listFlag(f.type),
-      limit: intFlag(f.limit, "limit"),
-    }),
+    short: { n: "limit" },
+    aliases: { glob: "path-glob", type: "doc-types" },
+    args: (pos) => ({ library: pos[0] }),
   },
 });

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { similarTo } from "../../shelf/similar.ts";
-import { defineTool, docIdArg, intFlag, needArgs, resolveDoc } from "../tool.ts";
+import { defineTool, docIdArg, needArgs, resolveDoc } from "../tool.ts";
 import { nextStep, resultsMd, toResults } from "./_results.ts";
 import { hit, optString } from "./_output.ts";
 
@@ -40,12 +40,13 @@ export const similar = defineTool({
     ].join("\n");
   },
   cli: {
-    summary: "similar ID                      documents nearest in meaning to one document",
+    synopsis: "similar ID",
+    summary: "documents nearest in meaning to one document",
     usage: USAGE,
-    flags: { limit: { type: "string", short: "n" } },
-    args(pos, f) {
+    short: { n: "limit" },
+    args(pos) {
       needArgs(pos, 1, "ID", USAGE);
-      return { doc_id: pos[0], limit: intFlag(f.limit, "limit") };
+      return { doc_id: pos[0] };
     },
   },
 });
