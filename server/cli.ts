@@ -34,8 +34,9 @@ import {
 import { isLoopback, serveHttp } from "./http.ts";
 import { serveStdio } from "./mcp.ts";
 import { progressBar } from "./progress.ts";
-import { count, type Flag, type Flags, type Terminal, UsageError } from "./tool.ts";
+import { type Flag, type Flags, type Terminal, UsageError } from "./tool.ts";
 import { closeGrep } from "./tools/grep.ts";
+import { count } from "./tools/_listing.ts";
 import { schemas, type ToolName, TOOLS } from "./tools/mod.ts";
 
 /** Flags of every command, and of the commands that are not tools. */

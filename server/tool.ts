@@ -150,7 +150,7 @@ export function canonicalArgs(
     if (alias === undefined) out[k] = v;
     else {
       const renamed = typeof alias === "string" ? { [alias]: v } : alias(v);
-      for (const [nk, nv] of Object.entries(renamed)) if (!(nk in a)) out[nk] = nv;
+      for (const [nk, nv] of Object.entries(renamed)) if (nk === k || !(nk in a)) out[nk] = nv;
     }
   }
   return out;
@@ -316,20 +316,6 @@ export function escapeControl(s: string): string {
 
 /** A number as people read it (`1,234`). */
 export const n = (x: number): string => x.toLocaleString("en-US");
-
-/**
- * A count with its noun, singular or plural (`1 document`, `2 documents`).
- *
- * @example
- * ```ts
- * import { count } from "./tool.ts";
- * count(1, "library", "libraries"); // "1 library"
- * count(2, "document"); // "2 documents"
- * ```
- */
-export function count(k: number, one: string, many = `${one}s`): string {
-  return `${n(k)} ${k === 1 ? one : many}`;
-}
 
 /** The JSON body of an error answer. */
 export interface ErrorBody {

@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { checkLibrary, defineTool, libraryArg, n } from "../tool.ts";
 import { libraryOrAll, obj } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 const MAX_DIRS = 40;
 const MAX_DEPTH = 3;
@@ -84,7 +85,7 @@ export const explore = defineTool({
   },
   run: overview,
   markdown(r) {
-    const out = [`${r.library ?? "All libraries"}: ${n(r.document_count)} documents`];
+    const out = [`${r.library ?? "All libraries"}: ${count(r.document_count, "document")}`];
     out.push(
       "Types: " + Object.entries(r.doc_types).map(([t, c]) => `${t} ${n(c)}`).join(", "),
     );

@@ -5,8 +5,9 @@
  */
 import { z } from "zod";
 import { findPaths as aggregate } from "../../retrievers/path.ts";
-import { checkLibrary, defineTool, escapeControl, libraryArg, n, needArgs } from "../tool.ts";
+import { checkLibrary, defineTool, escapeControl, libraryArg, needArgs } from "../tool.ts";
 import { obj } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 const USAGE = `shelfmark find-paths PATTERN... [--library NAME] [--limit 10] [--json]`;
 
@@ -35,10 +36,12 @@ export const findPaths = defineTool({
   markdown(r) {
     if (!r.directories.length) return "No folders match.";
     const out = [
-      `${n(r.total_files)} files in ${r.directories.length}${r.truncated ? "+" : ""} folders:`,
+      `${count(r.total_files, "file")} in ${r.directories.length}${r.truncated ? "+" : ""} ${
+        r.directories.length === 1 && !r.truncated ? "folder" : "folders"
+      }:`,
     ];
     for (const d of r.directories) {
-      out.push(`- ${escapeControl(d.path)}/ (${n(d.file_count)} files)`);
+      out.push(`- ${escapeControl(d.path)}/ (${count(d.file_count, "file")})`);
     }
     if (r.truncated) out.push("(more folders; raise limit or use narrower patterns)");
     return out.join("\n");

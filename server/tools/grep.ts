@@ -35,6 +35,7 @@ import {
   type Render,
 } from "../tool.ts";
 import { docRef, grepMatch, nextOffset, obj, optString } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 const USAGE =
   `shelfmark grep PATTERN ID [-C 3] [-B N] [-A N] [-i] [--count] [--limit 20] [--offset 0] [--json]
@@ -93,7 +94,7 @@ function matchLines(
   return { lines, shown, used };
 }
 
-const matchesText = (k: number) => `${n(k)} ${k === 1 ? "match" : "matches"}`;
+const matchesText = (k: number) => count(k, "match", "matches");
 
 /** Room kept for the closing notes of an answer across documents. */
 const NOTES_CHARS = 300;
@@ -145,9 +146,9 @@ function docHead(d: DocMatches): string {
 
 function manyMarkdown(r: ManyAnswer, render: Render): string {
   const out = [
-    `${matchesText(r.total_matches)} in ${n(r.total_documents)} documents for /${
+    `${matchesText(r.total_matches)} in ${count(r.total_documents, "document")} for /${
       escapeControl(r.pattern)
-    }/ (${scopeText(r.scope)}, ${n(r.documents_in_scope)} documents)`,
+    }/ (${scopeText(r.scope)}, ${count(r.documents_in_scope, "document")})`,
   ];
   // Every document of the page is listed, with its "more" line: the matches get the rest.
   const heads = r.documents.map(docHead);

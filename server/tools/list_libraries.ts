@@ -5,7 +5,8 @@
  */
 import { z } from "zod";
 import { loadConfig, saveConfig } from "../../core/config.ts";
-import { count, defineTool, UsageError } from "../tool.ts";
+import { defineTool, UsageError } from "../tool.ts";
+import { count } from "./_listing.ts";
 import { obj } from "./_output.ts";
 
 /** The `list_libraries` tool. */

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { docTable, recentIds } from "../../core/listing.ts";
 import { checkLibrary, defineTool, escapeControl, libraryArg, n } from "../tool.ts";
 import { docCard, docLine } from "./_listing.ts";
-import { docEntry, libraryOrAll, nextOffset } from "./_output.ts";
+import { docEntry, libraryOrAll } from "./_output.ts";
 
 const USAGE =
   `shelfmark recent [--library NAME] [--path-glob 'Lib/dir/*'] [--doc-types pdf,docx] [--limit 20] [--json]`;
@@ -27,7 +27,7 @@ export const recent = defineTool({
     doc_types: z.array(z.string().min(1).max(32)).max(20).default([]).describe("Only these types"),
     limit: z.number().int().min(1).max(100).default(20),
   },
-  output: { library: libraryOrAll, documents: z.array(docEntry), next_offset: nextOffset },
+  output: { library: libraryOrAll, documents: z.array(docEntry) },
   run(shelf, a) {
     checkLibrary(shelf, a.library);
     const filters = {

@@ -18,6 +18,7 @@ import {
   UsageError,
 } from "../tool.ts";
 import { nextStep, resultsMd, toResults } from "./_results.ts";
+import { count } from "./_listing.ts";
 import { hit, obj, optString } from "./_output.ts";
 
 /** The answer to one query. */
@@ -49,7 +50,9 @@ function oneMd(r: One, render: Render): string {
       } for folder names.`;
   }
   return [
-    `${r.results.length} documents for ${JSON.stringify(r.query)}, mode ${r.mode_used}${mode}:`,
+    `${count(r.results.length, "document")} for ${
+      JSON.stringify(r.query)
+    }, mode ${r.mode_used}${mode}:`,
     ...resultsMd(r.results, r.verbose),
   ].join("\n");
 }

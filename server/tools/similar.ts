@@ -9,6 +9,7 @@ import { similarTo } from "../../shelf/similar.ts";
 import { defineTool, docIdArg, needArgs, resolveDoc } from "../tool.ts";
 import { nextStep, resultsMd, toResults } from "./_results.ts";
 import { hit, optString } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 const USAGE = `shelfmark similar ID [--limit 10] [--json]
   Documents nearest to ID by their document vectors, or by its keywords while it has none.`;
@@ -33,7 +34,7 @@ export const similar = defineTool({
   markdown(r, render) {
     if (!r.results.length) return `No documents are similar to ${r.doc_id}.`;
     return [
-      `${r.results.length} documents similar to ${r.doc_id} (by ${r.similar_by}):`,
+      `${count(r.results.length, "document")} similar to ${r.doc_id} (by ${r.similar_by}):`,
       ...resultsMd(r.results),
       "",
       nextStep(render),

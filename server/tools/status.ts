@@ -8,6 +8,7 @@ import { z } from "zod";
 import { defaultMode } from "../../shelf/search.ts";
 import { argHint, defineTool, escapeControl, n } from "../tool.ts";
 import { nextOffset, obj } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 /** The `status` tool. */
 export const status = defineTool({
@@ -85,9 +86,9 @@ export const status = defineTool({
           (v.error ? `; last error: ${v.error}` : ""),
     );
     out.push(`Search: ${r.search_mode.default} by default (${r.search_mode.why})`);
-    for (const l of r.libraries) out.push(`- ${l.name}: ${n(l.documents)} documents`);
+    for (const l of r.libraries) out.push(`- ${l.name}: ${count(l.documents, "document")}`);
     if (r.skipped_count) {
-      out.push(`Skipped ${n(r.skipped_count)} files:`);
+      out.push(`Skipped ${count(r.skipped_count, "file")}:`);
       const shown = r.skipped.slice(0, 20);
       for (const s of shown) {
         out.push(`- ${escapeControl(s.path)}: ${s.reason} (${escapeControl(s.message)})`);
