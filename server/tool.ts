@@ -46,6 +46,23 @@ export function argHint(render: Render, args: Record<string, string | number>): 
     .join(" ");
 }
 
+/**
+ * Argument names as the reader writes them: `path_glob` for an agent, `--path-glob` at a
+ * terminal; several are joined as a list ("a, b or c").
+ *
+ * @example
+ * ```ts
+ * import { argNames } from "./tool.ts";
+ * argNames({ cli: true }, "library", "path_glob"); // "--library or --path-glob"
+ * ```
+ */
+export function argNames(render: Render, ...args: string[]): string {
+  const names = args.map((a) => render.cli ? `--${flagOf(a)}` : a);
+  return names.length < 2
+    ? names.join("")
+    : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
+}
+
 /** A `doc_id` argument. */
 export const docIdArg: z.ZodString = z.string().min(1).max(4096).describe(
   "A doc_id from search (or a path <library>/<path inside it>)",

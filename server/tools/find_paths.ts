@@ -5,7 +5,14 @@
  */
 import { z } from "zod";
 import { findPaths as aggregate } from "../../retrievers/path.ts";
-import { checkLibrary, defineTool, escapeControl, libraryArg, needArgs } from "../tool.ts";
+import {
+  argNames,
+  checkLibrary,
+  defineTool,
+  escapeControl,
+  libraryArg,
+  needArgs,
+} from "../tool.ts";
 import { obj } from "./_output.ts";
 import { count } from "./_listing.ts";
 
@@ -33,7 +40,7 @@ export const findPaths = defineTool({
     checkLibrary(shelf, a.library);
     return aggregate(shelf.catalog, { patterns: a.patterns, library: a.library, limit: a.limit });
   },
-  markdown(r) {
+  markdown(r, render) {
     if (!r.directories.length) return "No folders match.";
     const out = [
       `${count(r.total_files, "file")} in ${r.directories.length}${r.truncated ? "+" : ""} ${
@@ -43,7 +50,9 @@ export const findPaths = defineTool({
     for (const d of r.directories) {
       out.push(`- ${escapeControl(d.path)}/ (${count(d.file_count, "file")})`);
     }
-    if (r.truncated) out.push("(more folders; raise limit or use narrower patterns)");
+    if (r.truncated) {
+      out.push(`(more folders; raise ${argNames(render, "limit")} or use narrower patterns)`);
+    }
     return out.join("\n");
   },
   cli: {

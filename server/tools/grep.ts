@@ -26,6 +26,7 @@ import {
 } from "../grep_docs.ts";
 import {
   argHint,
+  argNames,
   defineTool,
   docIdArg,
   escapeControl,
@@ -178,9 +179,9 @@ function manyMarkdown(r: ManyAnswer, render: Render): string {
   const notes: string[] = [];
   if (hidden) {
     notes.push(
-      `Not shown: ${
-        n(hidden)
-      } matches (${CUT}); grep one document with its doc_id, or narrow the pattern or scope.`,
+      `Not shown: ${n(hidden)} matches (${CUT}); grep one document (${
+        render.cli ? "grep PATTERN ID" : "doc_id"
+      }), or narrow the pattern or scope.`,
     );
   }
   if (r.next_offset_documents !== null) {
@@ -190,9 +191,9 @@ function manyMarkdown(r: ManyAnswer, render: Render): string {
   }
   if (!r.complete) {
     notes.push(
-      `Stopped at the time limit after ${
-        n(r.documents_grepped)
-      } documents: narrow library, path_glob or doc_types.`,
+      `Stopped at the time limit after ${n(r.documents_grepped)} documents: narrow ${
+        argNames(render, "library", "path_glob", "doc_types")
+      }.`,
     );
   }
   if (notes.length) out.push("", ...notes);

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { checkFields, fieldValues, foldField } from "../../core/fields.ts";
-import { checkLibrary, defineTool, escapeControl, libraryArg, n } from "../tool.ts";
+import { argNames, checkLibrary, defineTool, escapeControl, libraryArg, n } from "../tool.ts";
 import { count } from "./_listing.ts";
 import { libraryOrAll, obj } from "./_output.ts";
 
@@ -37,10 +37,12 @@ export const listTags = defineTool({
     const { values, total } = fieldValues(shelf.catalog.db, field, a.library, a.limit);
     return { field, library: a.library ?? null, total, values };
   },
-  markdown(r) {
+  markdown(r, render) {
     const where = r.library ? ` in ${escapeControl(r.library)}` : "";
     if (!r.values.length) return `No document has a value for ${r.field}${where}.`;
-    const more = r.total > r.values.length ? ` (top ${n(r.values.length)}; raise limit)` : "";
+    const more = r.total > r.values.length
+      ? ` (top ${n(r.values.length)}; raise ${argNames(render, "limit")})`
+      : "";
     return [
       `${count(r.total, "value")} of ${r.field}${where}, documents each${more}:`,
       r.values.map((v) => `${escapeControl(v.value)} (${n(v.documents)})`).join(" · "),
