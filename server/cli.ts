@@ -4,7 +4,7 @@
  *
  * ```sh
  * shelfmark index ~/Papers
- * shelfmark search "docker deployment" --limit 5 --type pdf,docx --json
+ * shelfmark search "docker deployment" --limit 5 --doc-types pdf,docx --json
  * shelfmark serve ~/Papers
  * ```
  *

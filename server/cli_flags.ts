@@ -49,12 +49,10 @@ export function argFlags(shape: z.ZodRawShape): Record<string, ArgFlag> {
     if (type === "boolean") out[flagOf(arg)] = { arg, kind: "boolean" };
     else if (type === "number") {
       const num = s as unknown as { minValue: number | null; maxValue: number | null };
-      out[flagOf(arg)] = {
-        arg,
-        kind: "int",
-        min: num.minValue ?? undefined,
-        max: num.maxValue ?? undefined,
-      };
+      // `.int()` alone bounds a number by the safe integers: no range worth saying.
+      const bound = (x: number | null) =>
+        x === null || Math.abs(x) >= Number.MAX_SAFE_INTEGER ? undefined : x;
+      out[flagOf(arg)] = { arg, kind: "int", min: bound(num.minValue), max: bound(num.maxValue) };
     } else if (type === "array") out[flagOf(arg)] = { arg, kind: "list" };
     else if (type === "string" || type === "enum") out[flagOf(arg)] = { arg, kind: "string" };
   }

@@ -85,6 +85,13 @@ A tool's arguments are its flags: doc_types is --doc-types, case_insensitive
 --case-insensitive (a list comma-separated). Run \`shelfmark <command> --help\` for a command.
 Exit codes: 0 ok, 1 error, 2 bad usage.`;
 
+/** A schema's description, or that of the schema it wraps (`.optional()`, `.default()`). */
+function describe(s: unknown): string {
+  let t = s as { description?: string; _zod?: { def: { innerType?: unknown } } } | undefined;
+  while (t && !t.description && t._zod?.def.innerType) t = t._zod.def.innerType as typeof t;
+  return t?.description ?? "";
+}
+
 /** The flags of a tool's arguments, with their range and description, one a line. */
 function flagLines(tool: (typeof TOOLS)[number]): string {
   const shape = schemas[tool.name];
@@ -93,12 +100,12 @@ function flagLines(tool: (typeof TOOLS)[number]): string {
     const value = f.kind === "boolean"
       ? ""
       : f.kind === "int"
-      ? f.max !== undefined ? ` ${f.min ?? 0}-${f.max}` : " N"
+      ? f.max !== undefined ? ` ${f.min ?? 0}-${f.max}` : f.min !== undefined ? ` ${f.min}+` : " N"
       : f.kind === "list"
       ? " A,B"
       : " TEXT";
     const letter = short[flag] ? `-${short[flag]}, ` : "";
-    const about = (shape[f.arg] as { description?: string }).description ?? "";
+    const about = describe(shape[f.arg]);
     return [`${letter}--${flag}${value}`, about];
   });
   return rows.length ? `\n\nFlags (the tool's arguments):\n${columns(rows)}` : "";
