@@ -228,7 +228,12 @@ export interface ToolSpec<
  *   output: { greeting: z.string() },
  *   run: (_shelf, a) => ({ greeting: `hello ${a.who}` }),
  *   markdown: (r) => r.greeting,
- *   cli: { summary: "hello [WHO]", usage: "shelfmark hello [WHO]", args: (pos) => ({ who: pos[0] }) },
+ *   cli: {
+ *     synopsis: "hello [WHO]",
+ *     summary: "greet someone",
+ *     usage: "shelfmark hello [WHO]",
+ *     args: (pos) => ({ who: pos[0] }),
+ *   },
  * });
  * hello.name; // "hello"
  * ```
