@@ -148,9 +148,7 @@ function toolArgs(cmd: string, pos: string[], given: Flags): [ToolName, Record<s
   const f = withoutAliases(given, tool.cli);
   let args: Record<string, unknown>;
   try {
-    const own = Object.keys(tool.cli.flags ?? {});
-    const named = Object.fromEntries(Object.entries(f).filter(([k]) => !own.includes(k)));
-    args = { ...flagArgs(schemas[tool.name], named), ...clean(tool.cli.args(pos, f)) };
+    args = { ...flagArgs(schemas[tool.name], tool.cli, f), ...clean(tool.cli.args(pos, f)) };
   } catch (e) {
     if (e instanceof UsageError) throw new UsageError(`${cmd}: ${e.message}`);
     throw e;

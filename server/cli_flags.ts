@@ -27,6 +27,8 @@ export interface ArgFlag {
   /** The bounds of a number. */
   min?: number;
   max?: number;
+  /** The values of an enumeration. */
+  values?: string[];
 }
 
 /** Arguments that are no flag: `--json` and `--fresh` (common to every command) set them. */
@@ -39,11 +41,18 @@ function inner(s: z.ZodType): z.ZodType {
   return t as unknown as z.ZodType;
 }
 
-/** The flags named after a tool's arguments (records such as `filters` have none). */
-export function argFlags(shape: z.ZodRawShape): Record<string, ArgFlag> {
+/**
+ * The flags named after a tool's arguments (records such as `filters` have none, nor do
+ * the arguments its command line takes as positional arguments or flags of its own).
+ */
+export function argFlags(
+  shape: z.ZodRawShape,
+  cli?: Pick<CliForm, "positional" | "flags">,
+): Record<string, ArgFlag> {
   const out: Record<string, ArgFlag> = {};
   for (const [arg, schema] of Object.entries(shape)) {
-    if (NOT_FLAGS.has(arg)) continue;
+    if (NOT_FLAGS.has(arg) || cli?.positional?.includes(arg)) continue;
+    if (cli?.flags?.[flagOf(arg)]) continue;
     const s = inner(schema as z.ZodType);
     const type = (s as unknown as { _zod: { def: { type: string } } })._zod.def.type;
     if (type === "boolean") out[flagOf(arg)] = { arg, kind: "boolean" };
@@ -54,7 +63,13 @@ export function argFlags(shape: z.ZodRawShape): Record<string, ArgFlag> {
         x === null || Math.abs(x) >= Number.MAX_SAFE_INTEGER ? undefined : x;
       out[flagOf(arg)] = { arg, kind: "int", min: bound(num.minValue), max: bound(num.maxValue) };
     } else if (type === "array") out[flagOf(arg)] = { arg, kind: "list" };
-    else if (type === "string" || type === "enum") out[flagOf(arg)] = { arg, kind: "string" };
+    else if (type === "enum") {
+      out[flagOf(arg)] = {
+        arg,
+        kind: "string",
+        values: (s as unknown as z.ZodEnum).options.map(String),
+      };
+    } else if (type === "string") out[flagOf(arg)] = { arg, kind: "string" };
   }
   return out;
 }
@@ -69,7 +84,7 @@ export function commandOptions(
   common: Record<string, Flag>,
 ): Record<string, Flag> {
   const opts: Record<string, Flag> = {};
-  for (const [flag, f] of Object.entries(argFlags(shape))) {
+  for (const [flag, f] of Object.entries(argFlags(shape, cli))) {
     opts[flag] = { type: f.kind === "boolean" ? "boolean" : "string" };
   }
   Object.assign(opts, cli.flags);
@@ -121,9 +136,13 @@ export function listFlag(v: unknown): string[] | undefined {
 }
 
 /** The tool arguments the argument flags give (flags not given are left out). */
-export function flagArgs(shape: z.ZodRawShape, values: Flags): Record<string, unknown> {
+export function flagArgs(
+  shape: z.ZodRawShape,
+  cli: Pick<CliForm, "positional" | "flags">,
+  values: Flags,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [flag, f] of Object.entries(argFlags(shape))) {
+  for (const [flag, f] of Object.entries(argFlags(shape, cli))) {
     const v = values[flag];
     if (v === undefined) continue;
     out[f.arg] = f.kind === "int"

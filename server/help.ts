@@ -96,13 +96,15 @@ function describe(s: unknown): string {
 function flagLines(tool: (typeof TOOLS)[number]): string {
   const shape = schemas[tool.name];
   const short = Object.fromEntries(Object.entries(tool.cli.short ?? {}).map(([k, v]) => [v, k]));
-  const rows = Object.entries(argFlags(shape)).map(([flag, f]): [string, string] => {
+  const rows = Object.entries(argFlags(shape, tool.cli)).map(([flag, f]): [string, string] => {
     const value = f.kind === "boolean"
       ? ""
       : f.kind === "int"
       ? f.max !== undefined ? ` ${f.min ?? 0}-${f.max}` : f.min !== undefined ? ` ${f.min}+` : " N"
       : f.kind === "list"
       ? " A,B"
+      : f.values
+      ? ` ${f.values.join("|")}`
       : " TEXT";
     const letter = short[flag] ? `-${short[flag]}, ` : "";
     const about = describe(shape[f.arg]);

@@ -108,6 +108,8 @@ export interface CliForm {
   summary: string;
   /** The command's usage, shown by `shelfmark <command> --help`. */
   usage: string;
+  /** Arguments given as positional arguments only (no flag of their own): `["pattern"]`. */
+  positional?: string[];
   /** Flags that are no argument's (`--json`, `--data`, ... are common to every command). */
   flags?: Record<string, Flag>;
   /** One-letter flags: letter -> the flag it stands for (`{ n: "limit" }`). */

@@ -223,6 +223,7 @@ export const browse = defineTool({
     synopsis: "browse [LIBRARY/DIR]",
     summary: "folders and documents of a folder",
     usage: USAGE,
+    positional: ["path"],
     short: { n: "limit" },
     args: (pos) => ({ path: pos.length ? pos.join(" ") : undefined }),
   },

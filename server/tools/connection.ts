@@ -115,6 +115,7 @@ export const connection = defineTool({
     synopsis: "connection FROM TO",
     summary: "shortest chain of links between two documents",
     usage: USAGE,
+    positional: ["from", "to"],
     args(pos) {
       needArgs(pos, 2, "FROM and TO", USAGE);
       return { from: pos[0], to: pos[1] };

@@ -192,6 +192,7 @@ export const context = defineTool({
     synopsis: "context ID",
     summary: "dossier: card, links, similar, folder, tags",
     usage: USAGE,
+    positional: ["doc_id"],
     short: { n: "limit" },
     args(pos) {
       needArgs(pos, 1, "ID", USAGE);

@@ -115,6 +115,7 @@ export const findDocuments = defineTool({
     synopsis: "find-documents QUERY",
     summary: "documents by file name or title",
     usage: USAGE,
+    positional: ["query"],
     short: { n: "limit" },
     aliases: { type: "doc-types" },
     args(pos) {

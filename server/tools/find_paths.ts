@@ -59,6 +59,7 @@ export const findPaths = defineTool({
     synopsis: "find-paths PATTERN...",
     summary: "folders whose path contains a keyword",
     usage: USAGE,
+    positional: ["patterns"],
     short: { n: "limit" },
     args(pos) {
       needArgs(pos, 1, "PATTERN", USAGE);

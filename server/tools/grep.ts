@@ -290,6 +290,7 @@ export const grep = defineTool({
     synopsis: "grep PATTERN [ID]",
     summary: "regex matches in a document, or across a library",
     usage: USAGE,
+    positional: ["pattern", "doc_id"],
     short: { C: "context", B: "before", A: "after", i: "case-insensitive", n: "limit" },
     aliases: {
       "before-context": "before",

@@ -298,6 +298,7 @@ export const links = defineTool({
     synopsis: "links ID | --kind KIND",
     summary: "links and backlinks; broken links, orphans",
     usage: USAGE,
+    positional: ["doc_id"],
     short: { n: "limit" },
     args(pos, f) {
       if (!pos.length && f.kind === undefined) {

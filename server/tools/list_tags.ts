@@ -52,6 +52,7 @@ export const listTags = defineTool({
     synopsis: "list-tags [FIELD]",
     summary: "values of a front-matter field, with counts",
     usage: USAGE,
+    positional: ["field"],
     short: { n: "limit" },
     args: (pos) => ({ field: pos[0] }),
   },

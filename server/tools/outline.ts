@@ -97,6 +97,7 @@ export const outline = defineTool({
     synopsis: "outline ID [ID...]",
     summary: "table of contents with line ranges",
     usage: USAGE,
+    positional: ["doc_ids"],
     args(pos) {
       needArgs(pos, 1, "ID", USAGE);
       return { doc_ids: pos };

@@ -165,6 +165,7 @@ export const read = defineTool({
     synopsis: "read ID",
     summary: "numbered lines of a document",
     usage: USAGE,
+    positional: ["doc_id"],
     short: { n: "limit" },
     args(pos) {
       needArgs(pos, 1, "ID", USAGE);

@@ -192,6 +192,7 @@ export const search = defineTool({
     synopsis: "search QUERY",
     summary: "documents for a query",
     usage: USAGE,
+    positional: ["query", "queries"],
     flags: {
       query: { type: "string", multiple: true },
       filter: { type: "string", multiple: true },

@@ -44,6 +44,7 @@ export const similar = defineTool({
     synopsis: "similar ID",
     summary: "documents nearest in meaning to one document",
     usage: USAGE,
+    positional: ["doc_id"],
     short: { n: "limit" },
     args(pos) {
       needArgs(pos, 1, "ID", USAGE);
