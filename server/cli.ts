@@ -94,7 +94,6 @@ interface CommonFlags {
   port?: string;
   token?: string;
   structured?: boolean;
-  description?: string;
   quiet?: boolean;
   fresh?: boolean;
 }
@@ -131,7 +130,8 @@ function parse(argv: string[]): { values: CliFlags; positionals: string[] } {
 
 /** `parseArgs`'s error in a terminal's words. */
 function parseError(e: Error & { code?: string }, known: string[]): string {
-  const option = /'(-[^' ]+)/.exec(e.message)?.[1] ?? "";
+  // "Option '-n, --limit <value>' argument missing": the long name.
+  const option = /'(?:-\w, )?(-[^' ,]+)/.exec(e.message)?.[1] ?? "";
   if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return unknownFlag(option, known);
   if (/does not take an argument/.test(e.message)) return `${option} takes no value`;
   if (/argument missing/.test(e.message)) return `${option} needs a value`;

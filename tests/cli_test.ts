@@ -96,6 +96,10 @@ Deno.test("cli: usage errors are one line in a terminal's terms; old flags still
       2,
       "error: unknown flag --limt (did you mean --limit?)",
     ]);
+    const bare = await run(["search", "gzip", "--limit"]);
+    assertEquals([bare.code, bare.stderr], [2, "error: --limit needs a value\n"]);
+    const valued = await run(["search", "gzip", "--verbose=3"]);
+    assertEquals([valued.code, valued.stderr], [2, "error: --verbose takes no value\n"]);
     const negative = await run(["search", "gzip", "--limit", "-3", "--data", data]);
     assertEquals(negative.code, 2);
     assertMatch(negative.stderr, /^error: search: --limit must be between 1 and 50, not -3\n$/);
