@@ -282,6 +282,11 @@ export class Catalog {
     return (r?.n as number) ?? 0;
   }
 
+  /** The document types the catalog holds. */
+  docTypes(): string[] {
+    return this.#q("SELECT DISTINCT doc_type AS t FROM documents").all().map((r) => r.t as string);
+  }
+
   /** Every card of a library (for `explore`). */
   *iterCards(library?: string): Generator<Card> {
     const it = library

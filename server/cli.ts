@@ -4,7 +4,7 @@
  *
  * ```sh
  * shelfmark index ~/Papers
- * shelfmark search "docker deployment" --limit 5 --type pdf,docx --json
+ * shelfmark search "docker deployment" --limit 5 --doc-types pdf,docx --json
  * shelfmark serve ~/Papers
  * ```
  *
@@ -12,21 +12,32 @@
  *
  * @module
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { dataDir, loadConfig, saveConfig } from "../core/config.ts";
+import { dataDir } from "../core/config.ts";
 import { ToolError } from "../core/types.ts";
 import { VERSION } from "../core/version.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import type { IndexProgress } from "../shelf/indexer.ts";
 import { watchLibraries } from "../shelf/watch.ts";
-import { callTool, parseArgs as toolArgsOf } from "./dispatch.ts";
+import { callTool } from "./dispatch.ts";
 import { errorBody } from "./tool.ts";
 import { commandOf, HELP, usage } from "./help.ts";
+import {
+  commandOptions,
+  flagArgs,
+  intFlag,
+  joinNegativeValues,
+  unknownFlag,
+  withoutAliases,
+} from "./cli_flags.ts";
 import { isLoopback, serveHttp } from "./http.ts";
 import { serveStdio } from "./mcp.ts";
 import { progressBar } from "./progress.ts";
-import { checkLibrary, type Flag, type Flags, UsageError } from "./tool.ts";
-import { type ToolName, TOOLS } from "./tools/mod.ts";
+import { type Flag, type Flags, type Terminal, UsageError } from "./tool.ts";
+import { count } from "./tools/_listing.ts";
+import { schemas, type ToolName, TOOLS } from "./tools/mod.ts";
 
 /** Flags of every command, and of the commands that are not tools. */
 const COMMON: Record<string, Flag> = {
@@ -49,19 +60,21 @@ const COMMON: Record<string, Flag> = {
   token: { type: "string" },
   "token-file": { type: "string" },
   structured: { type: "boolean" },
-  // libraries add
-  description: { type: "string" },
   quiet: { type: "boolean", short: "q" },
   // tools: index the changes first (the tools' wait_for_index)
   fresh: { type: "boolean" },
 };
 
-/** Every flag: the common ones and each tool's (tools that share a flag declare it alike). */
-const OPTIONS: Record<string, Flag> = Object.assign(
-  {},
-  ...TOOLS.map((t) => t.cli.flags ?? {}),
-  COMMON,
-);
+/** The flags of a command: a tool's (see `cli_flags.ts`), else the common ones. */
+function optionsOf(cmd: string | undefined): Record<string, Flag> {
+  const tool = TOOLS.find((t) => commandOf(t) === cmd);
+  return tool ? commandOptions(schemas[tool.name], tool.cli, COMMON) : COMMON;
+}
+
+/** Every command's flags at once: enough to find the command in the arguments. */
+function anyOptions(): Record<string, Flag> {
+  return Object.assign({}, ...TOOLS.map((t) => optionsOf(commandOf(t))), COMMON);
+}
 
 /** The common flags, typed. */
 interface CommonFlags {
@@ -83,7 +96,6 @@ interface CommonFlags {
   token?: string;
   "token-file"?: string;
   structured?: boolean;
-  description?: string;
   quiet?: boolean;
   fresh?: boolean;
 }
@@ -105,28 +117,54 @@ function readTokenFile(path: string | undefined): string | undefined {
 /** Parsed flags: the common ones typed, each tool's read by the tool. */
 type CliFlags = CommonFlags & Flags;
 
-function int(v: string | undefined, name: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^-?\d+$/.test(v)) throw new UsageError(`--${name} must be a whole number, not "${v}"`);
-  return Number(v);
-}
-
+/**
+ * The command's flags and positional arguments, in two passes: the first finds the
+ * command, the second reads the flags of that command only (an unknown one is named, with
+ * the nearest known flag).
+ */
 function parse(argv: string[]): { values: CliFlags; positionals: string[] } {
+  const first = parseArgs({
+    args: argv,
+    options: anyOptions(),
+    allowPositionals: true,
+    strict: false,
+  });
+  const cmd = first.positionals[0];
+  const options = optionsOf(cmd);
   try {
-    const r = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    const r = parseArgs({
+      args: joinNegativeValues(argv, options),
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
     return { values: r.values as CliFlags, positionals: r.positionals };
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(parseError(e as Error & { code?: string }, Object.keys(options)));
   }
 }
 
+/** `parseArgs`'s error in a terminal's words. */
+function parseError(e: Error & { code?: string }, known: string[]): string {
+  // "Option '-n, --limit <value>' argument missing": the long name.
+  const option = /'(?:-\w, )?(-[^' ,]+)/.exec(e.message)?.[1] ?? "";
+  if (e.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return unknownFlag(option, known);
+  if (/does not take an argument/.test(e.message)) return `${option} takes no value`;
+  if (/argument missing/.test(e.message)) return `${option} needs a value`;
+  if (/ambiguous/.test(e.message)) {
+    return `${option} needs a value (write ${option}=VALUE for one that starts with -)`;
+  }
+  return e.message.split(". ")[0]!;
+}
+
 /** The tool a command runs, with its arguments from the command line. */
-function toolArgs(cmd: string, pos: string[], f: Flags): [string, Record<string, unknown>] {
+function toolArgs(cmd: string, pos: string[], given: Flags): [ToolName, Record<string, unknown>] {
   const tool = TOOLS.find((t) => commandOf(t) === cmd);
-  if (!tool) throw new UsageError(`Unknown command "${cmd}"\n\n${HELP}`);
+  if (!tool) throw new UsageError(`unknown command "${cmd}" (see shelfmark --help)`);
+  const f = withoutAliases(given, tool.cli);
   let args: Record<string, unknown>;
   try {
-    args = tool.cli.args(pos, f);
+    args = { ...flagArgs(schemas[tool.name], tool.cli, f), ...clean(tool.cli.args(pos, f)) };
   } catch (e) {
     if (e instanceof UsageError) throw new UsageError(`${cmd}: ${e.message}`);
     throw e;
@@ -134,6 +172,21 @@ function toolArgs(cmd: string, pos: string[], f: Flags): [string, Record<string,
   args.output_format = f.json ? "json" : "markdown";
   return [tool.name, clean(args)];
 }
+
+/**
+ * Fail unless the data directory holds an index or a configuration: a mistyped `--data`
+ * must not answer "no documents" from a new, empty catalog.
+ */
+function needIndex(dir: string): void {
+  if (existsSync(join(dir, "catalog.db")) || existsSync(join(dir, "shelfmark.json"))) return;
+  throw new NoIndexError(
+    `no index at ${dir} (the default data folder is ${dataDir()}); ` +
+      `make one with \`shelfmark index FOLDER${dir === dataDir() ? "" : ` --data ${dir}`}\``,
+  );
+}
+
+/** The data directory holds no index (exit code 1). */
+class NoIndexError extends Error {}
 
 function clean(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
@@ -169,8 +222,10 @@ async function embedWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
   if (!s) return;
   bar?.done(
     s.error && s.pending
-      ? `${s.pending} documents still without vectors: ${s.error}`
-      : `${s.embedded} documents have vectors (${s.model})`,
+      ? `${count(s.pending, "document")} still without vectors: ${s.error}`
+      : `${count(s.embedded, "document")} ${
+        s.embedded === 1 ? "has" : "have"
+      } vectors (${s.model})`,
   );
 }
 
@@ -191,40 +246,11 @@ async function indexWithProgress(
   bar?.done(
     `indexed ${p.indexed}, unchanged ${p.unchanged}, skipped ${p.skipped}, removed ${p.removed}; ` +
       `${shelf.documentCount()} of ${
-        shelf.documentCount() + shelf.skippedFiles().length
-      } documents indexed in ${shelf.libraries.length} libraries` +
+        count(shelf.documentCount() + shelf.skippedFiles().length, "document")
+      } indexed in ${count(shelf.libraries.length, "library", "libraries")}` +
       (searchable !== undefined ? `; keyword search answered from ${secs(searchable)} on` : ""),
   );
   return p;
-}
-
-async function librariesCmd(pos: string[], f: CliFlags): Promise<number> {
-  const dir = dataDir(f.data);
-  const config = loadConfig(dir);
-  const [sub, name, path] = pos;
-  if (sub === "add") {
-    if (!name || !path) throw new UsageError(`libraries add: NAME and PATH are required`);
-    const st = await Deno.stat(path).catch(() => undefined);
-    if (!st?.isDirectory) throw new UsageError(`libraries add: not a folder: ${path}`);
-    if (config.libraries.some((l) => l.name === name)) {
-      throw new UsageError(`libraries add: a library named "${name}" exists`);
-    }
-    config.libraries.push({ name, path: await Deno.realPath(path), description: f.description });
-    saveConfig(dir, config);
-    console.log(`Added library ${name}. Run \`shelfmark index\` to index it.`);
-    return 0;
-  }
-  if (sub === "remove") {
-    if (!name) throw new UsageError(`libraries remove: NAME is required`);
-    const n = config.libraries.length;
-    config.libraries = config.libraries.filter((l) => l.name !== name);
-    if (config.libraries.length === n) throw new UsageError(`No library named "${name}"`);
-    saveConfig(dir, config);
-    console.log(`Removed library ${name}; its documents leave the index at the next run.`);
-    return 0;
-  }
-  if (sub !== undefined) throw new UsageError(`libraries: unknown subcommand "${sub}"`);
-  return -1;
 }
 
 /** Run the CLI with arguments; resolves to the exit code. */
@@ -265,10 +291,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   if (cmd === "serve") {
     if (f.http && f.stdio) throw new UsageError("serve: choose --stdio or --http, not both");
-    const port = int(f.port, "port");
-    if (port !== undefined && (port < 0 || port > 65535)) {
-      throw new UsageError(`--port must be 0-65535, not ${port}`);
-    }
+    const port = intFlag(f.port, "port", 0, 65535);
     const token = f.token ?? readTokenFile(f["token-file"]) ?? Deno.env.get("SHELFMARK_TOKEN");
     const host = f.host ?? "127.0.0.1";
     if (f.http && !isLoopback(host) && !token) {
@@ -303,31 +326,40 @@ export async function main(argv: string[]): Promise<number> {
     const { demo } = await import("./demo.ts");
     return await demo();
   }
-  if (cmd === "libraries") {
-    const code = await librariesCmd(pos, f);
-    if (code >= 0) return code;
-  }
   const [tool, args] = toolArgs(cmd, pos, f);
-  const shelf = await openShelf(f, []);
-  try {
+  const form = TOOLS.find((t) => t.name === tool)!.cli;
+  const data = dataDir(f.data);
+  let shelf: Shelf | undefined;
+  const open = async () => {
+    if (shelf) return shelf;
+    needIndex(data);
+    shelf = await openShelf(f, []);
     const empty = shelf.documentCount() === 0 && tool !== "list_libraries";
     if ((empty || f.fresh) && shelf.libraries.length && tool !== "reindex") {
       await indexWithProgress(shelf, f.quiet ?? false);
     }
-    if (tool === "reindex") {
-      // At a terminal the run is waited for, with its progress (MCP answers at once).
-      const a = toolArgsOf("reindex", args) as { library?: string; full: boolean };
-      checkLibrary(shelf, a.library);
-      const names = a.library ? [a.library] : shelf.libraries.map((l) => l.name);
-      const p = await indexWithProgress(shelf, f.quiet ?? false, a.full ? names : undefined);
-      if (f.json) console.log(JSON.stringify({ ...p, libraries: names, full: a.full }, null, 2));
+    return shelf;
+  };
+  const term: Terminal = {
+    data,
+    flags: f,
+    shelf: open,
+    index: (s, full) => indexWithProgress(s, f.quiet ?? false, full),
+  };
+  try {
+    const own = await form.run?.(term, pos, args);
+    if (own !== undefined) {
+      if (own) console.log(own);
       return 0;
     }
-    const r = await callTool(shelf, tool as ToolName, args, { cli: true });
+    const r = await callTool(await open(), tool, args, { cli: true });
     console.log(r.format === "json" ? JSON.stringify(r.json, null, 2) : r.text);
     return 0;
   } catch (e) {
-    const body = errorBody(e, (m) => console.error(m));
+    if (e instanceof UsageError) throw e;
+    const body = e instanceof NoIndexError
+      ? { error: { code: "NO_INDEX", message: e.message, hint: undefined } }
+      : errorBody(e, (m) => console.error(m));
     if (f.json) console.log(JSON.stringify(body, null, 2));
     else {console.error(
         `error: ${body.error.message}${body.error.hint ? `\nhint: ${body.error.hint}` : ""}`,
@@ -336,7 +368,7 @@ export async function main(argv: string[]): Promise<number> {
       ? 2
       : 1;
   } finally {
-    await shelf.close();
+    await shelf?.close();
   }
 }
 
@@ -345,13 +377,8 @@ if (import.meta.main) {
   try {
     code = await main(Deno.args);
   } catch (e) {
-    if (e instanceof UsageError) {
-      console.error(`shelfmark: ${e.message}`);
-      code = 2;
-    } else {
-      console.error(`shelfmark: ${(e as Error)?.message ?? e}`);
-      code = 1;
-    }
+    console.error(`error: ${(e as Error)?.message ?? e}`);
+    code = e instanceof UsageError ? 2 : 1;
   }
   Deno.exit(code);
 }

@@ -7,7 +7,7 @@
 import type { Shelf } from "../shelf/shelf.ts";
 import { ToolError } from "../core/types.ts";
 import { argSchemas, toolByName, type ToolName } from "./tools/mod.ts";
-import { type Render, WAIT_FOR_INDEX_MS } from "./tool.ts";
+import { canonicalArgs, checkDocTypes, flagOf, type Render, WAIT_FOR_INDEX_MS } from "./tool.ts";
 
 /** A tool's answer; the markdown and the JSON form are each built when first read. */
 export interface ToolAnswer {
@@ -43,18 +43,28 @@ export function footer(shelf: Shelf): string {
   return s;
 }
 
-/** Validate arguments against a tool's schema; throws `INVALID_ARGUMENT` naming the field. */
-export function parseArgs(name: ToolName, args: unknown): Record<string, unknown> {
+/**
+ * Validate arguments against a tool's schema (old argument names renamed first, see
+ * `ToolSpec.aliases`); throws `INVALID_ARGUMENT` naming the field.
+ */
+export function parseArgs(
+  name: ToolName,
+  args: unknown,
+  render: Render = { cli: false },
+): Record<string, unknown> {
   const schema = argSchemas[name];
   if (!schema) throw new ToolError("INVALID_ARGUMENT", `No tool named ${JSON.stringify(name)}`);
-  const r = schema.safeParse(args ?? {});
+  const r = schema.safeParse(canonicalArgs(toolByName.get(name)?.aliases, args ?? {}));
   if (!r.success) {
     const issue = r.error.issues[0];
     const field = issue?.path.join(".") || "arguments";
+    const cmd = toolByName.get(name)?.cli.command ?? flagOf(name);
     throw new ToolError(
       "INVALID_ARGUMENT",
-      `${field}: ${issue?.message ?? "invalid"}`,
-      `See the ${name} tool's input schema.`,
+      `${render.cli ? `--${flagOf(String(issue?.path[0] ?? field))}` : field}: ${
+        issue?.message ?? "invalid"
+      }`,
+      render.cli ? `See shelfmark ${cmd} --help.` : `See the ${name} tool's input schema.`,
     );
   }
   return r.data as Record<string, unknown>;
@@ -75,7 +85,7 @@ export async function callTool(
   args: unknown,
   render: Render = { cli: false },
 ): Promise<ToolAnswer> {
-  return await runTool(shelf, name, parseArgs(name, args), render);
+  return await runTool(shelf, name, parseArgs(name, args, render), render);
 }
 
 /** Tools whose calls can take seconds and hundreds of MB; they run a few at a time. */
@@ -98,6 +108,7 @@ export async function runTool(
   render: Render = { cli: false },
 ): Promise<ToolAnswer> {
   const tool = toolByName.get(name)!;
+  if (Array.isArray(a.doc_types)) checkDocTypes(shelf, a.doc_types as string[]);
   if (tool.waitsForIndex ?? true) {
     if (a.wait_for_index === true) await shelf.waitForFresh(WAIT_FOR_INDEX_MS);
     else await shelf.waitForFirstIndex();

@@ -13,8 +13,8 @@ import type { Shelf } from "../shelf/shelf.ts";
 import { VERSION } from "../core/version.ts";
 import { ToolError } from "../core/types.ts";
 import { runTool } from "./dispatch.ts";
-import { errorBody } from "./tool.ts";
-import { argSchemas, TOOLS } from "./tools/mod.ts";
+import { canonicalArgs, errorBody } from "./tool.ts";
+import { argSchemas, toolByName, TOOLS } from "./tools/mod.ts";
 import { metaOut } from "./tools/_output.ts";
 import { APP_MIME, APP_TOOLS, APP_URI } from "./web/mcp_app.ts";
 import { PageAssets } from "./web.ts";
@@ -173,8 +173,36 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
     }),
   );
   compactToolsList(server);
+  acceptOldNames(server);
   objectArguments(server, opts.structured);
   return server;
+}
+
+/** The SDK's request handlers, to wrap `tools/call`. */
+type Handler<R> = (req: R, extra: unknown) => Promise<unknown>;
+function handlersOf<R>(server: McpServer): Map<string, Handler<R>> | undefined {
+  return (server.server as unknown as { _requestHandlers?: Map<string, Handler<R>> })
+    ._requestHandlers;
+}
+
+/**
+ * Old argument names (`time_sort`, `output_mode`, ...) renamed before the SDK checks the
+ * arguments against the schema, which lists only the new ones.
+ */
+function acceptOldNames(server: McpServer): void {
+  type Req = { params?: { name?: string; arguments?: unknown } };
+  const handlers = handlersOf<Req>(server);
+  const call = handlers?.get("tools/call");
+  if (!handlers || !call) return;
+  handlers.set("tools/call", (req, extra) => {
+    const p = req.params;
+    const aliases = p?.name ? toolByName.get(p.name)?.aliases : undefined;
+    if (!p || !aliases) return call(req, extra);
+    return call(
+      { ...req, params: { ...p, arguments: canonicalArgs(aliases, p.arguments) } },
+      extra,
+    );
+  });
 }
 
 /**
@@ -183,13 +211,12 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
  * the raw validation dump; answer the contract's INVALID_ARGUMENT error instead.
  */
 function objectArguments(server: McpServer, structured?: boolean): void {
-  type Handler = (req: unknown, extra: unknown) => Promise<unknown>;
-  const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })
-    ._requestHandlers;
+  type Req = { params?: { arguments?: unknown } };
+  const handlers = handlersOf<Req>(server);
   const call = handlers?.get("tools/call");
   if (!handlers || !call) return;
   handlers.set("tools/call", (req, extra) => {
-    const args = (req as { params?: { arguments?: unknown } }).params?.arguments;
+    const args = req.params?.arguments;
     if (args === undefined || (typeof args === "object" && args !== null && !Array.isArray(args))) {
       return call(req, extra);
     }

@@ -12,6 +12,7 @@
 import { z } from "zod";
 import { ToolError } from "../core/types.ts";
 import type { Shelf } from "../shelf/shelf.ts";
+import type { IndexProgress } from "../shelf/indexer.ts";
 
 /** The `output_format` argument every tool takes. */
 export const outputFormat: z.ZodDefault<z.ZodEnum<{ markdown: "markdown"; json: "json" }>> = z
@@ -37,14 +38,30 @@ export interface Render {
  * import { argHint } from "./tool.ts";
  * import assert from "node:assert/strict";
  *
- * assert.equal(argHint({ cli: false }, { skipped_offset: 20 }), "skipped_offset=20");
- * assert.equal(argHint({ cli: true }, { skipped_offset: 20 }), "--skipped-offset 20");
+ * assert.equal(argHint({ cli: false }, { offset_skipped: 20 }), "offset_skipped=20");
+ * assert.equal(argHint({ cli: true }, { offset_skipped: 20 }), "--offset-skipped 20");
  * ```
  */
 export function argHint(render: Render, args: Record<string, string | number>): string {
-  return Object.entries(args).map(([k, v]) =>
-    render.cli ? `--${k.replaceAll("_", "-")} ${v}` : `${k}=${v}`
-  ).join(" ");
+  return Object.entries(args).map(([k, v]) => render.cli ? `--${flagOf(k)} ${v}` : `${k}=${v}`)
+    .join(" ");
+}
+
+/**
+ * Argument names as the reader writes them: `path_glob` for an agent, `--path-glob` at a
+ * terminal; several are joined as a list ("a, b or c").
+ *
+ * @example
+ * ```ts
+ * import { argNames } from "./tool.ts";
+ * argNames({ cli: true }, "library", "path_glob"); // "--library or --path-glob"
+ * ```
+ */
+export function argNames(render: Render, ...args: string[]): string {
+  const names = args.map((a) => render.cli ? `--${flagOf(a)}` : a);
+  return names.length < 2
+    ? names.join("")
+    : `${names.slice(0, -1).join(", ")} or ${names[names.length - 1]}`;
 }
 
 /** A `doc_id` argument. */
@@ -56,6 +73,19 @@ export const libraryArg: z.ZodString = z.string().min(1).max(256).describe(
   "Library name (see list_libraries)",
 );
 
+/**
+ * The flag of an argument: `-` for `_`.
+ *
+ * @example
+ * ```ts
+ * import { flagOf } from "./tool.ts";
+ * flagOf("doc_types"); // "doc-types"
+ * ```
+ */
+export function flagOf(arg: string): string {
+  return arg.replaceAll("_", "-");
+}
+
 /** A command-line flag, as `node:util` `parseArgs` declares it. */
 export type Flag = { type: "string" | "boolean"; short?: string; multiple?: boolean };
 
@@ -65,18 +95,85 @@ export type Flags = Record<string, string | boolean | string[] | undefined>;
 /** Bad command-line usage (exit code 2). */
 export class UsageError extends Error {}
 
-/** How a tool appears on the command line. */
+/**
+ * How a tool appears on the command line. Every argument is also a flag named after it
+ * (`doc_types` -> `--doc-types`, see `server/cli_flags.ts`); the form adds what a terminal
+ * writes differently: positional arguments, short flags and the old spellings.
+ */
 export interface CliForm {
   /** Command name (default: the tool name with `-` for `_`). */
   command?: string;
-  /** One line for the main help: the command's arguments and what it does. */
+  /** The command with its positional arguments, for the main help: `search QUERY`. */
+  synopsis: string;
+  /** What it does, one line for the main help. */
   summary: string;
   /** The command's usage, shown by `shelfmark <command> --help`. */
   usage: string;
-  /** Flags of its own (`--json`, `--data`, ... are common to every command). */
+  /** Arguments given as positional arguments only (no flag of their own): `["pattern"]`. */
+  positional?: string[];
+  /** Flags that are no argument's (`--json`, `--data`, ... are common to every command). */
   flags?: Record<string, Flag>;
-  /** Tool arguments from the positional arguments and flags (undefined values are dropped). */
+  /** One-letter flags: letter -> the flag it stands for (`{ n: "limit" }`). */
+  short?: Record<string, string>;
+  /** Hidden old spellings: old flag -> the flag it now is (`{ type: "doc-types" }`). */
+  aliases?: Record<string, string>;
+  /**
+   * Tool arguments from the positional arguments and the flags of {@link flags} (undefined
+   * values are dropped; the flags named after arguments are added to these).
+   */
   args(pos: string[], flags: Flags): Record<string, unknown>;
+  /**
+   * A terminal's own way to run the command (`reindex` waits with a progress bar,
+   * `libraries add` edits the configuration): the text to print, or undefined to answer
+   * as the tool does.
+   */
+  run?(term: Terminal, pos: string[], args: Record<string, unknown>): Promise<string | undefined>;
+}
+
+/** What a command run at a terminal may use besides the tool (see {@link CliForm.run}). */
+export interface Terminal {
+  /** The data directory. */
+  data: string;
+  /** The flags given. */
+  flags: Flags;
+  /** The shelf of the data directory (opened on first call). */
+  shelf(): Promise<Shelf>;
+  /** Index, with a progress bar on stderr; `full`: these libraries' files all again. */
+  index(shelf: Shelf, full?: string[]): Promise<IndexProgress>;
+}
+
+/**
+ * An old argument name a tool still accepts, hidden from `tools/list` and help: the name
+ * it now has, or a function giving the new arguments for the old value.
+ */
+export type ArgAlias = string | ((value: unknown) => Record<string, unknown>);
+
+/**
+ * Arguments with their old names replaced by the new (a new name given too wins).
+ *
+ * @example
+ * ```ts
+ * import { canonicalArgs } from "./tool.ts";
+ * canonicalArgs({ time_sort: "sort" }, { time_sort: "newest" }); // { sort: "newest" }
+ * ```
+ */
+export function canonicalArgs(
+  aliases: Record<string, ArgAlias> | undefined,
+  args: unknown,
+): unknown {
+  if (!aliases || typeof args !== "object" || args === null || Array.isArray(args)) return args;
+  const a = args as Record<string, unknown>;
+  if (!Object.keys(aliases).some((k) => k in a)) return args;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(a)) {
+    const alias = aliases[k];
+    if (alias === undefined) out[k] = v;
+    else {
+      const renamed = typeof alias === "string" ? { [alias]: v } : alias(v);
+      for (const [nk, nv] of Object.entries(renamed)) if (nk === k || !(nk in a)) out[nk] = nv;
+    }
+  }
+  return out;
 }
 
 /** One tool, declared once. */
@@ -113,6 +210,8 @@ export interface ToolSpec<
   json?(answer: R): Record<string, unknown>;
   /** Its command-line form. */
   cli: CliForm;
+  /** Old argument names still accepted (hidden from `tools/list` and help). */
+  aliases?: Record<string, ArgAlias>;
 }
 
 /**
@@ -134,7 +233,12 @@ export interface ToolSpec<
  *   output: { greeting: z.string() },
  *   run: (_shelf, a) => ({ greeting: `hello ${a.who}` }),
  *   markdown: (r) => r.greeting,
- *   cli: { summary: "hello [WHO]", usage: "shelfmark hello [WHO]", args: (pos) => ({ who: pos[0] }) },
+ *   cli: {
+ *     synopsis: "hello [WHO]",
+ *     summary: "greet someone",
+ *     usage: "shelfmark hello [WHO]",
+ *     args: (pos) => ({ who: pos[0] }),
+ *   },
  * });
  * assert.equal(hello.name, "hello");
  * assert.deepEqual(hello.cli.args(["Ann"], {}), { who: "Ann" });
@@ -144,20 +248,6 @@ export function defineTool<N extends string, S extends z.ZodRawShape, R>(
   spec: ToolSpec<N, S, R>,
 ): ToolSpec<N, S, R> {
   return spec;
-}
-
-/** A whole number from a flag; a usage error names the flag otherwise. */
-export function intFlag(v: unknown, name: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (typeof v !== "string" || !/^-?\d+$/.test(v)) {
-    throw new UsageError(`--${name} must be a whole number, not "${v}"`);
-  }
-  return Number(v);
-}
-
-/** A comma-separated list from a flag. */
-export function listFlag(v: unknown): string[] | undefined {
-  return typeof v === "string" ? v.split(",").map((s) => s.trim()).filter(Boolean) : undefined;
 }
 
 /** Fail with a usage error when fewer than `n` positional arguments were given. */
@@ -185,6 +275,33 @@ export function checkLibrary(shelf: Shelf, name?: string): void {
       `Libraries: ${shelf.libraries.map((l) => l.name).join(", ") || "(none)"}`,
     );
   }
+}
+
+/** The document types of the built-in extractors (`builtinExtractors()`, checked by a test). */
+export const BUILTIN_DOC_TYPES: readonly string[] = [
+  ...["text", "markdown", "html", "pdf", "docx", "epub", "image", "man"],
+  ...["pptx", "xlsx", "odt", "ods", "odp", "rtf", "compressed"],
+];
+
+/**
+ * Fail with `INVALID_ARGUMENT` naming the known types unless every type is one of the
+ * built-in extractors' or one the catalog holds (a plugin's).
+ */
+export function checkDocTypes(shelf: Shelf, types: readonly string[]): void {
+  const unknown = types.filter((t) => !BUILTIN_DOC_TYPES.includes(t.toLowerCase()));
+  if (!unknown.length) return;
+  // Only for a type no built-in extractor makes: a plugin's, if the catalog holds it.
+  const stored = shelf.documentTypes();
+  const bad = unknown.filter((t) => !stored.includes(t.toLowerCase()));
+  if (!bad.length) return;
+  const known = [...new Set([...BUILTIN_DOC_TYPES, ...stored])];
+  throw new ToolError(
+    "INVALID_ARGUMENT",
+    `Unknown document ${bad.length === 1 ? "type" : "types"} ${
+      bad.map((t) => JSON.stringify(t)).join(", ")
+    }`,
+    `Known types: ${known.join(", ")}.`,
+  );
 }
 
 /** The path to show: the display path, or the absolute one with `--full-paths`. */

@@ -96,22 +96,16 @@ export function isEnvironmentError(e: unknown): boolean {
   );
 }
 
-/** Builds and updates the index of a set of libraries. */
-export class Indexer {
-  #catalog: Catalog;
-  #extract: ExtractFn;
-  #indexes: KeptIndexes;
-  #concurrency: number;
-  /**
-   * Extractor output versions by `doc_type` (`extractors/versions.ts`): a type whose version
-   * differs from the one the catalog was built with is extracted again.
-   */
-  versions: Readonly<Record<string, number>> = EXTRACTION_VERSIONS;
+/** How much an {@link Indexer} does at once: its throughput and memory settings. */
+export interface IndexerOptions {
+  /** Files extracted at once (default 1). */
+  concurrency?: number;
   /**
    * At most this many bytes of files, weighted by type (see {@link expectedLoad}), are
-   * extracted and stored at once (with `concurrency` files at most); a larger file runs alone.
+   * extracted and stored at once (with `concurrency` files at most); a larger file runs
+   * alone (default 64 MB).
    */
-  maxBytesInFlight: number = MAX_BYTES_IN_FLIGHT;
+  maxBytesInFlight?: number;
   /**
    * Asked before a file starts beside others still in flight: false makes it wait until one
    * of them is done (say, while the process tree is over a memory budget). One file always
@@ -120,23 +114,50 @@ export class Indexer {
   admit?: () => boolean;
   /** Called before a file that runs alone starts (once the files before it are done). */
   beforeAlone?: () => void;
+  /** Heap growth, in MB, after which the garbage is collected between files (default 96). */
+  heapGrowthMb?: number;
+}
+
+/** Builds and updates the index of a set of libraries. */
+export class Indexer {
+  #catalog: Catalog;
+  #extract: ExtractFn;
+  #indexes: KeptIndexes;
+  #concurrency: number;
+  #maxBytesInFlight: number;
+  #admit?: () => boolean;
+  #beforeAlone?: () => void;
+  /**
+   * Extractor output versions by `doc_type` (`extractors/versions.ts`): a type whose version
+   * differs from the one the catalog was built with is extracted again.
+   */
+  versions: Readonly<Record<string, number>> = EXTRACTION_VERSIONS;
   /**
    * Collects the garbage between files once the heap has grown (V8 would otherwise let it
    * reach several times the live size: 250 MB of garbage beside 25 MB live).
    */
-  readonly heap: HeapTrimmer = new HeapTrimmer({ growthMb: 96 });
+  readonly heap: HeapTrimmer;
 
   /**
    * @param catalog the catalog to write
    * @param extract extracts one file (a worker pool, or in process)
    * @param indexes the indexes kept in step with the catalog
-   * @param concurrency files extracted at once
+   * @param opts how much it does at once
    */
-  constructor(catalog: Catalog, extract: ExtractFn, indexes: KeptIndexes, concurrency = 1) {
+  constructor(
+    catalog: Catalog,
+    extract: ExtractFn,
+    indexes: KeptIndexes,
+    opts: IndexerOptions = {},
+  ) {
     this.#catalog = catalog;
     this.#extract = extract;
     this.#indexes = indexes;
-    this.#concurrency = Math.max(1, concurrency);
+    this.#concurrency = Math.max(1, opts.concurrency ?? 1);
+    this.#maxBytesInFlight = opts.maxBytesInFlight ?? MAX_BYTES_IN_FLIGHT;
+    this.#admit = opts.admit;
+    this.#beforeAlone = opts.beforeAlone;
+    this.heap = new HeapTrimmer({ growthMb: opts.heapGrowthMb ?? 96 });
   }
 
   /**
@@ -224,10 +245,10 @@ export class Indexer {
             const load = expectedLoad(f.path, f.size);
             while (
               inflight.size >= this.#concurrency ||
-              (inflight.size > 0 && inflightBytes + load > this.maxBytesInFlight) ||
-              (inflight.size > 0 && this.admit && !this.admit())
+              (inflight.size > 0 && inflightBytes + load > this.#maxBytesInFlight) ||
+              (inflight.size > 0 && this.#admit && !this.#admit())
             ) await Promise.race(inflight);
-            if (load > this.maxBytesInFlight) this.beforeAlone?.();
+            if (load > this.#maxBytesInFlight) this.#beforeAlone?.();
             inflightBytes += load;
             const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes, full).then(
               (outcome) => {

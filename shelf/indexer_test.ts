@@ -36,8 +36,10 @@ Deno.test("Indexer keeps the bytes of the files in flight within its budget; a l
     };
     const catalog = new Catalog(join(base, "catalog.db"));
     try {
-      const indexer = new Indexer(catalog, extract, {}, 3);
-      indexer.maxBytesInFlight = 2.5 * MB;
+      const indexer = new Indexer(catalog, extract, {}, {
+        concurrency: 3,
+        maxBytesInFlight: 2.5 * MB,
+      });
       const p = await indexer.run([{ name: "Lib", root }]);
       assertEquals([p.indexed, p.skipped], [sizes.length, 0]);
       assertEquals(over, [], "files in flight together over the budget");
@@ -77,9 +79,11 @@ Deno.test("Indexer starts a file beside others only when admit() says so, and we
     };
     const catalog = new Catalog(join(base, "catalog.db"));
     try {
-      const indexer = new Indexer(catalog, extract, {}, 3);
       let asked = 0;
-      indexer.admit = () => (asked++, room);
+      const indexer = new Indexer(catalog, extract, {}, {
+        concurrency: 3,
+        admit: () => (asked++, room),
+      });
       let p = await indexer.run([{ name: "Lib", root }]);
       assertEquals([p.indexed, p.skipped], [11, 0]);
       assert(most >= 2, "text files run side by side while admitted");

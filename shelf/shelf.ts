@@ -241,22 +241,22 @@ export class Shelf {
     this.#firstIndexWaitMs = opts.firstIndexWaitMs ?? (limits.first_index_wait_s ?? 20) * 1000;
     const ocrLanguages = config.ocr?.languages;
     if (workers > 0) this.pool = new ExtractPool({ workers, timeoutMs, plugins, ocrLanguages });
+    const pool = this.pool;
     this.indexer = new Indexer(
       this.catalog,
-      this.pool?.extract ?? inProcess(this.registry, { ocrLanguages }),
+      pool?.extract ?? inProcess(this.registry, { ocrLanguages }),
       { keyword: this.fts, vectors: this.vectors?.index },
-      workers + 1,
+      {
+        concurrency: workers + 1,
+        // A file starts beside others only while the process tree is under its memory budget.
+        admit: pool && (() => pool.roomFor(INDEX_MEMORY_MB)),
+        // A file that runs alone (a page to OCR, a large PDF) does not sit beside idle
+        // extraction processes: all but the one that takes it leave (their memory goes back).
+        beforeAlone: pool && (() => {
+          if (!pool.roomFor(INDEX_MEMORY_MB - ALONE_HEADROOM_MB)) pool.stopIdle(1);
+        }),
+      },
     );
-    // A file starts beside others only while the process tree is under its memory budget.
-    const pool = this.pool;
-    if (pool) {
-      this.indexer.admit = () => pool.roomFor(INDEX_MEMORY_MB);
-      // A file that runs alone (a page to OCR, a large PDF) does not sit beside idle
-      // extraction processes: all but the one that takes it leave (their memory goes back).
-      this.indexer.beforeAlone = () => {
-        if (!pool.roomFor(INDEX_MEMORY_MB - ALONE_HEADROOM_MB)) pool.stopIdle(1);
-      };
-    }
   }
 
   /** Open the shelf of a data directory, adding command-line folders to its configuration. */
@@ -455,6 +455,11 @@ export class Shelf {
   /** Documents indexed, in one library or in all. */
   documentCount(library?: string): number {
     return this.catalog.count(library);
+  }
+
+  /** The document types of the indexed documents (plugins' types included). */
+  documentTypes(): string[] {
+    return this.catalog.docTypes();
   }
 
   /** Files the index skipped, with their reasons, in one library or in all. */

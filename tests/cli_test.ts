@@ -1,4 +1,5 @@
 /** The CLI as a user runs it: a real process, real exit codes, stdout and stderr. */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 
@@ -62,6 +63,85 @@ Deno.test("cli: bad usage exits 2, a missing document exits 1 with a clear error
     const help = await run(["grep", "--help"]);
     assertEquals(help.code, 0);
     assertMatch(help.stdout, /shelfmark grep PATTERN ID/);
+  } finally {
+    await Deno.remove(data, { recursive: true });
+  }
+});
+
+Deno.test("cli: a data folder without an index is an error, not an empty answer", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-cli-" });
+  try {
+    const typo = join(base, "typo");
+    for (const args of [["search", "gzip"], ["status"], ["read", "x"], ["grep", "x"]]) {
+      const r = await run([...args, "--data", typo]);
+      assertEquals(r.code, 1, `${args[0]}: ${r.stderr}`);
+      assertMatch(r.stderr, /^error: no index at .*typo \(the default data folder is .+\)/);
+      assert(!r.stdout.includes("No documents match"));
+    }
+    assert(!existsSync(typo), "nothing was created");
+    const idx = await run(["index", SAMPLES, "--data", typo, "--quiet"]);
+    assertEquals(idx.code, 0, idx.stderr);
+    assert(existsSync(join(typo, "catalog.db")), "index still creates it");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("cli: usage errors are one line in a terminal's terms; old flags still work", async () => {
+  const data = await Deno.makeTempDir({ prefix: "shelfmark-cli-" });
+  try {
+    await run(["index", SAMPLES, "--data", data, "--quiet"]);
+    const typo = await run(["search", "gzip", "--limt", "3", "--data", data]);
+    assertEquals([typo.code, typo.stderr.trim()], [
+      2,
+      "error: unknown flag --limt (did you mean --limit?)",
+    ]);
+    const bare = await run(["search", "gzip", "--limit"]);
+    assertEquals([bare.code, bare.stderr], [2, "error: --limit needs a value\n"]);
+    const valued = await run(["search", "gzip", "--verbose=3"]);
+    assertEquals([valued.code, valued.stderr], [2, "error: --verbose takes no value\n"]);
+    const negative = await run(["search", "gzip", "--limit", "-3", "--data", data]);
+    assertEquals(negative.code, 2);
+    assertMatch(negative.stderr, /^error: search: --limit must be between 1 and 50, not -3\n$/);
+    const big = await run(["search", "gzip", "--limit", "100000", "--data", data]);
+    assertMatch(big.stderr, /--limit must be between 1 and 50, not 100000/);
+    assert(!big.stderr.includes("input schema"), big.stderr);
+    const sort = await run(["search", "gzip", "--sort", "sideways", "--data", data]);
+    assertEquals(sort.code, 2);
+    assertMatch(sort.stderr, /^error: --sort: .*\nhint: See shelfmark search --help\.\n$/);
+    const pfd = await run(["search", "gzip", "--type", "pfd", "--data", data]);
+    assertEquals(pfd.code, 2);
+    assertMatch(pfd.stderr, /^error: Unknown document type "pfd"\nhint: Known types: .*pdf/);
+    const oldFlags = await run([
+      "grep",
+      "git",
+      "--type",
+      "markdown",
+      "--ignore-case",
+      "--documents",
+      "1",
+      "--data",
+      data,
+    ]);
+    const newFlags = await run([
+      "grep",
+      "git",
+      "--doc-types",
+      "markdown",
+      "--case-insensitive",
+      "--limit-documents",
+      "1",
+      "--data",
+      data,
+    ]);
+    assertEquals(oldFlags.code, 0, oldFlags.stderr);
+    assertEquals(
+      oldFlags.stdout.replace(/now=\S+/, ""),
+      newFlags.stdout.replace(/now=\S+/, ""),
+    );
+    assertMatch(newFlags.stdout, /More documents: --offset-documents 1\./);
+    const one = await run(["libraries", "--data", data]);
+    assertMatch(one.stdout, /^- samples: 9 documents \(ready\)$/m);
   } finally {
     await Deno.remove(data, { recursive: true });
   }

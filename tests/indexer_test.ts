@@ -135,7 +135,7 @@ Deno.test("status lists skipped files a page at a time", async () => {
     const second = await page({ skipped_offset: 10, skipped_limit: 10 });
     assertEquals(second.skipped.map((s) => s.path), all.skipped.slice(10, 20).map((s) => s.path));
     const md = (await callTool(shelf, "status", {})).text;
-    assert(md.includes("… 5 more (skipped_offset=20"), md);
+    assert(md.includes("… 5 more (offset_skipped=20"), md);
   } finally {
     await t.close();
   }

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { type BrowseRequest, fileName, type FolderListing } from "../../shelf/listings.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
-import { argHint, defineTool, escapeControl, intFlag, n, shownPath, shownPaths } from "../tool.ts";
+import { argHint, defineTool, escapeControl, n, shownPath, shownPaths } from "../tool.ts";
 import { count, type DocCard, docCard, docLine } from "./_listing.ts";
 import { docEntry, nextOffset, obj } from "./_output.ts";
 
@@ -80,18 +80,11 @@ export const browse = defineTool({
     return out.join("\n");
   },
   cli: {
-    summary: "browse [LIBRARY/DIR]            folders and documents of a folder",
+    synopsis: "browse [LIBRARY/DIR]",
+    summary: "folders and documents of a folder",
     usage: USAGE,
-    flags: {
-      sort: { type: "string" },
-      offset: { type: "string" },
-      limit: { type: "string", short: "n" },
-    },
-    args: (pos, f) => ({
-      path: pos.length ? pos.join(" ") : undefined,
-      sort: f.sort,
-      offset: intFlag(f.offset, "offset"),
-      limit: intFlag(f.limit, "limit"),
-    }),
+    positional: ["path"],
+    short: { n: "limit" },
+    args: (pos) => ({ path: pos.length ? pos.join(" ") : undefined }),
   },
 });

@@ -6,15 +6,7 @@
  */
 import { z } from "zod";
 import type { ChainDoc, Connection } from "../../shelf/links.ts";
-import {
-  defineTool,
-  docIdArg,
-  escapeControl,
-  intFlag,
-  needArgs,
-  resolveDoc,
-  shownPaths,
-} from "../tool.ts";
+import { defineTool, docIdArg, escapeControl, needArgs, resolveDoc, shownPaths } from "../tool.ts";
 import { plural, quote } from "./links.ts";
 import { docRef, obj, optInt, optString } from "./_output.ts";
 
@@ -72,12 +64,13 @@ export const connection = defineTool({
     return lines.join("\n");
   },
   cli: {
-    summary: "connection FROM TO              shortest chain of links between two documents",
+    synopsis: "connection FROM TO",
+    summary: "shortest chain of links between two documents",
     usage: USAGE,
-    flags: { "max-depth": { type: "string" } },
-    args(pos, f) {
+    positional: ["from", "to"],
+    args(pos) {
       needArgs(pos, 2, "FROM and TO", USAGE);
-      return { from: pos[0], to: pos[1], max_depth: intFlag(f["max-depth"], "max-depth") };
+      return { from: pos[0], to: pos[1] };
     },
   },
 });

@@ -14,7 +14,6 @@ import {
   defineTool,
   docIdArg,
   escapeControl,
-  intFlag,
   n,
   needArgs,
   resolveDoc,
@@ -100,12 +99,14 @@ export const context = defineTool({
     return lines.join("\n");
   },
   cli: {
-    summary: "context ID                      dossier: card, links, similar, folder, tags",
+    synopsis: "context ID",
+    summary: "dossier: card, links, similar, folder, tags",
     usage: USAGE,
-    flags: { limit: { type: "string", short: "n" } },
-    args(pos, f) {
+    positional: ["doc_id"],
+    short: { n: "limit" },
+    args(pos) {
       needArgs(pos, 1, "ID", USAGE);
-      return { doc_id: pos[0], limit: intFlag(f.limit, "limit") };
+      return { doc_id: pos[0] };
     },
   },
 });

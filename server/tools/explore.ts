@@ -9,6 +9,7 @@ import type { LibraryOverview } from "../../shelf/listings.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { checkLibrary, defineTool, libraryArg, n } from "../tool.ts";
 import { libraryOrAll, obj } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 /** An overview of one library (or of all). */
 function overview(shelf: Shelf, a: { library?: string }): LibraryOverview {
@@ -32,7 +33,7 @@ export const explore = defineTool({
   },
   run: overview,
   markdown(r) {
-    const out = [`${r.library ?? "All libraries"}: ${n(r.document_count)} documents`];
+    const out = [`${r.library ?? "All libraries"}: ${count(r.document_count, "document")}`];
     out.push(
       "Types: " + Object.entries(r.doc_types).map(([t, c]) => `${t} ${n(c)}`).join(", "),
     );
@@ -57,9 +58,9 @@ export const explore = defineTool({
     return out.join("\n");
   },
   cli: {
-    summary: "explore [LIBRARY]               what a library holds",
+    synopsis: "explore [LIBRARY]",
+    summary: "what a library holds",
     usage: `shelfmark explore [LIBRARY] [--json]`,
-    flags: { library: { type: "string" } },
-    args: (pos, f) => ({ library: f.library ?? pos[0] }),
+    args: (pos) => ({ library: pos[0] }),
   },
 });

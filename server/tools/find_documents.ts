@@ -8,21 +8,12 @@
 import { z } from "zod";
 import { ToolError } from "../../core/types.ts";
 import { type MatchKind, normalizeName } from "../../search/names.ts";
-import {
-  argHint,
-  checkLibrary,
-  defineTool,
-  intFlag,
-  libraryArg,
-  listFlag,
-  n,
-  needArgs,
-} from "../tool.ts";
+import { argHint, checkLibrary, defineTool, libraryArg, n, needArgs } from "../tool.ts";
 import { count, type DocCard, docCard, docLine } from "./_listing.ts";
 import { docEntry, obj } from "./_output.ts";
 
 const USAGE =
-  `shelfmark find-documents QUERY [--fuzzy] [--library NAME] [--type pdf,docx] [--limit 10] [--json]`;
+  `shelfmark find-documents QUERY [--fuzzy] [--library NAME] [--doc-types pdf,docx] [--limit 10] [--json]`;
 
 /** A document found, with how it matched. */
 type Found = DocCard & {
@@ -98,23 +89,15 @@ export const findDocuments = defineTool({
     return out.join("\n");
   },
   cli: {
-    summary: "find-documents QUERY            documents by file name or title",
+    synopsis: "find-documents QUERY",
+    summary: "documents by file name or title",
     usage: USAGE,
-    flags: {
-      fuzzy: { type: "boolean" },
-      library: { type: "string" },
-      type: { type: "string" },
-      limit: { type: "string", short: "n" },
-    },
-    args(pos, f) {
+    positional: ["query"],
+    short: { n: "limit" },
+    aliases: { type: "doc-types" },
+    args(pos) {
       needArgs(pos, 1, "QUERY", USAGE);
-      return {
-        query: pos.join(" "),
-        fuzzy: f.fuzzy,
-        library: f.library,
-        doc_types: listFlag(f.type),
-        limit: intFlag(f.limit, "limit"),
-      };
+      return { query: pos.join(" ") };
     },
   },
 });

@@ -5,15 +5,15 @@
  */
 import { z } from "zod";
 import {
+  argNames,
   checkLibrary,
   defineTool,
   escapeControl,
-  intFlag,
   libraryArg,
-  n,
   needArgs,
 } from "../tool.ts";
 import { obj } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 const USAGE = `shelfmark find-paths PATTERN... [--library NAME] [--limit 10] [--json]`;
 
@@ -39,24 +39,30 @@ export const findPaths = defineTool({
     checkLibrary(shelf, a.library);
     return shelf.findFolders(a.patterns, a.library, a.limit);
   },
-  markdown(r) {
+  markdown(r, render) {
     if (!r.directories.length) return "No folders match.";
     const out = [
-      `${n(r.total_files)} files in ${r.directories.length}${r.truncated ? "+" : ""} folders:`,
+      `${count(r.total_files, "file")} in ${r.directories.length}${r.truncated ? "+" : ""} ${
+        r.directories.length === 1 && !r.truncated ? "folder" : "folders"
+      }:`,
     ];
     for (const d of r.directories) {
-      out.push(`- ${escapeControl(d.path)}/ (${n(d.file_count)} files)`);
+      out.push(`- ${escapeControl(d.path)}/ (${count(d.file_count, "file")})`);
     }
-    if (r.truncated) out.push("(more folders; raise limit or use narrower patterns)");
+    if (r.truncated) {
+      out.push(`(more folders; raise ${argNames(render, "limit")} or use narrower patterns)`);
+    }
     return out.join("\n");
   },
   cli: {
-    summary: "find-paths PATTERN...           folders whose path contains a keyword",
+    synopsis: "find-paths PATTERN...",
+    summary: "folders whose path contains a keyword",
     usage: USAGE,
-    flags: { library: { type: "string" }, limit: { type: "string", short: "n" } },
-    args(pos, f) {
+    positional: ["patterns"],
+    short: { n: "limit" },
+    args(pos) {
       needArgs(pos, 1, "PATTERN", USAGE);
-      return { patterns: pos, library: f.library, limit: intFlag(f.limit, "limit") };
+      return { patterns: pos };
     },
   },
 });

@@ -20,13 +20,12 @@ import {
 } from "../../shelf/grep.ts";
 import {
   argHint,
+  argNames,
   checkLibrary,
   defineTool,
   docIdArg,
   escapeControl,
-  intFlag,
   libraryArg,
-  listFlag,
   n,
   needArgs,
   type Render,
@@ -34,11 +33,13 @@ import {
   shownPath,
 } from "../tool.ts";
 import { docRef, grepMatch, nextOffset, obj, optString } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 const USAGE =
   `shelfmark grep PATTERN ID [-C 3] [-B N] [-A N] [-i] [--count] [--limit 20] [--offset 0] [--json]
-shelfmark grep PATTERN [--library NAME] [--path-glob 'Lib/dir/*'] [--type pdf,docx]
-               [--documents 10] [--offset-documents 0] [--limit 5] [-C 3] [-i] [--count] [--json]
+shelfmark grep PATTERN [--library NAME] [--path-glob 'Lib/dir/*'] [--doc-types pdf,docx]
+               [--limit-documents 10] [--offset-documents 0] [--limit 5] [-C 3] [-i] [--count]
+  -C/--context, -B/--before, -A/--after: lines of context; -i/--case-insensitive.
   With ID, one document; without, every document of the library, glob and types
   (all libraries when none is given), matches grouped by document.`;
 
@@ -91,7 +92,7 @@ function matchLines(
   return { lines, shown, used };
 }
 
-const matchesText = (k: number) => `${n(k)} ${k === 1 ? "match" : "matches"}`;
+const matchesText = (k: number) => count(k, "match", "matches");
 
 /** Room kept for the closing notes of an answer across documents. */
 const NOTES_CHARS = 300;
@@ -143,9 +144,9 @@ function docHead(d: DocMatches): string {
 
 function manyMarkdown(r: GrepDocumentsAnswer, render: Render): string {
   const out = [
-    `${matchesText(r.total_matches)} in ${n(r.total_documents)} documents for /${
+    `${matchesText(r.total_matches)} in ${count(r.total_documents, "document")} for /${
       escapeControl(r.pattern)
-    }/ (${scopeText(r.scope)}, ${n(r.documents_in_scope)} documents)`,
+    }/ (${scopeText(r.scope)}, ${count(r.documents_in_scope, "document")})`,
   ];
   // Every document of the page is listed, with its "more" line: the matches get the rest.
   const heads = r.documents.map(docHead);
@@ -175,19 +176,21 @@ function manyMarkdown(r: GrepDocumentsAnswer, render: Render): string {
   const notes: string[] = [];
   if (hidden) {
     notes.push(
-      `Not shown: ${
-        n(hidden)
-      } matches (${CUT}); grep one document with its doc_id, or narrow the pattern or scope.`,
+      `Not shown: ${n(hidden)} matches (${CUT}); grep one document (${
+        render.cli ? "grep PATTERN ID" : "doc_id"
+      }), or narrow the pattern or scope.`,
     );
   }
   if (r.next_offset_documents !== null) {
-    notes.push(`More documents: offset_documents=${r.next_offset_documents}.`);
+    notes.push(
+      `More documents: ${argHint(render, { offset_documents: r.next_offset_documents })}.`,
+    );
   }
   if (!r.complete) {
     notes.push(
-      `Stopped at the time limit after ${
-        n(r.documents_grepped)
-      } documents: narrow library, path_glob or doc_types.`,
+      `Stopped at the time limit after ${n(r.documents_grepped)} documents: narrow ${
+        argNames(render, "library", "path_glob", "doc_types")
+      }.`,
     );
   }
   if (notes.length) out.push("", ...notes);
@@ -210,7 +213,7 @@ export const grep = defineTool({
     before: z.number().int().min(0).max(50).optional().describe("Lines before (overrides context)"),
     after: z.number().int().min(0).max(50).optional().describe("Lines after (overrides context)"),
     case_insensitive: z.boolean().default(false),
-    output_mode: z.enum(["content", "count"]).default("content"),
+    count: z.boolean().default(false).describe("Only the number of matches"),
     limit: z.number().int().min(1).max(100).optional().describe(
       "Matches to return (default 20; per document across documents, default 5)",
     ),
@@ -241,7 +244,7 @@ export const grep = defineTool({
       caseInsensitive: a.case_insensitive,
       before: a.before ?? a.context,
       after: a.after ?? a.context,
-      countOnly: a.output_mode === "count",
+      countOnly: a.count,
     };
     const scope: SearchFilters = {};
     if (a.library !== undefined) scope.library = a.library;
@@ -280,43 +283,29 @@ export const grep = defineTool({
     }
     return r;
   },
+  // Before `count`, `output_mode: "content" | "count"`.
+  aliases: {
+    output_mode: (v) =>
+      v === "count" || v === "content" ? { count: v === "count" } : { output_mode: v },
+  },
   markdown: (r, render) => ("documents" in r ? manyMarkdown(r, render) : oneMarkdown(r, render)),
   cli: {
-    summary: "grep PATTERN [ID]               regex matches in a document, or across a library",
+    synopsis: "grep PATTERN [ID]",
+    summary: "regex matches in a document, or across a library",
     usage: USAGE,
-    flags: {
-      context: { type: "string", short: "C" },
-      "before-context": { type: "string", short: "B" },
-      "after-context": { type: "string", short: "A" },
-      "ignore-case": { type: "boolean", short: "i" },
-      count: { type: "boolean" },
-      limit: { type: "string", short: "n" },
-      offset: { type: "string" },
-      library: { type: "string" },
-      glob: { type: "string" },
-      "path-glob": { type: "string" },
-      type: { type: "string" },
-      documents: { type: "string" },
-      "offset-documents": { type: "string" },
+    positional: ["pattern", "doc_id"],
+    short: { C: "context", B: "before", A: "after", i: "case-insensitive", n: "limit" },
+    aliases: {
+      "before-context": "before",
+      "after-context": "after",
+      "ignore-case": "case-insensitive",
+      glob: "path-glob",
+      type: "doc-types",
+      documents: "limit-documents",
     },
-    args(pos, f) {
+    args(pos) {
       needArgs(pos, 1, "PATTERN", USAGE);
-      return {
-        pattern: pos[0],
-        doc_id: pos[1],
-        library: f.library,
-        path_glob: f["path-glob"] ?? f.glob,
-        doc_types: listFlag(f.type),
-        context: intFlag(f.context, "context"),
-        before: intFlag(f["before-context"], "before-context"),
-        after: intFlag(f["after-context"], "after-context"),
-        case_insensitive: f["ignore-case"] ?? false,
-        output_mode: f.count ? "count" : "content",
-        limit: intFlag(f.limit, "limit"),
-        offset: intFlag(f.offset, "offset"),
-        limit_documents: intFlag(f.documents, "documents"),
-        offset_documents: intFlag(f["offset-documents"], "offset-documents"),
-      };
+      return { pattern: pos[0], doc_id: pos[1] };
     },
   },
 });

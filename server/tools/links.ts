@@ -24,7 +24,6 @@ import {
   defineTool,
   docIdArg,
   escapeControl,
-  intFlag,
   libraryArg,
   n,
   resolveDoc,
@@ -161,27 +160,16 @@ export const links = defineTool({
     return lines.join("\n");
   },
   cli: {
-    summary: "links ID | --kind KIND          links and backlinks; broken links, orphans",
+    synopsis: "links ID | --kind KIND",
+    summary: "links and backlinks; broken links, orphans",
     usage: USAGE,
-    flags: {
-      direction: { type: "string" },
-      kind: { type: "string" },
-      library: { type: "string" },
-      limit: { type: "string", short: "n" },
-      offset: { type: "string" },
-    },
+    positional: ["doc_id"],
+    short: { n: "limit" },
     args(pos, f) {
       if (!pos.length && f.kind === undefined) {
         throw new UsageError(`missing ID or --kind\n${USAGE}`);
       }
-      return {
-        doc_id: pos[0],
-        direction: f.direction,
-        kind: f.kind,
-        library: f.library,
-        limit: intFlag(f.limit, "limit"),
-        offset: intFlag(f.offset, "offset"),
-      };
+      return { doc_id: pos[0] };
     },
   },
 });

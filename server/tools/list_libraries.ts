@@ -4,7 +4,9 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, n } from "../tool.ts";
+import { loadConfig, saveConfig } from "../../core/config.ts";
+import { defineTool, UsageError } from "../tool.ts";
+import { count } from "./_listing.ts";
 import { obj } from "./_output.ts";
 
 /** The `list_libraries` tool. */
@@ -36,16 +38,47 @@ export const listLibraries = defineTool({
       return "No libraries. Add one with `shelfmark libraries add NAME PATH` or start with a folder.";
     }
     return r.libraries.map((l) =>
-      `- ${l.name}: ${n(l.document_count)} documents (${l.state})` +
+      `- ${l.name}: ${count(l.document_count, "document")} (${l.state})` +
       (l.description ? ` — ${l.description}` : "") + (l.root ? ` [${l.root}]` : "")
     ).join("\n");
   },
   cli: {
     command: "libraries",
-    summary: "libraries [add NAME PATH | remove NAME]",
+    synopsis: "libraries [add NAME PATH | remove NAME]",
+    summary: "the libraries; add or remove one",
+    flags: { description: { type: "string" } },
     usage: `shelfmark libraries [--json]
 shelfmark libraries add NAME PATH [--description TEXT]
 shelfmark libraries remove NAME`,
     args: () => ({}),
+    // `add` and `remove` edit shelfmark.json; no subcommand lists, as the tool does.
+    async run(term, pos) {
+      const config = loadConfig(term.data);
+      const [sub, name, path] = pos;
+      if (sub === undefined) return undefined;
+      if (sub === "add") {
+        if (!name || !path) throw new UsageError(`libraries add: NAME and PATH are required`);
+        const st = await Deno.stat(path).catch(() => undefined);
+        if (!st?.isDirectory) throw new UsageError(`libraries add: not a folder: ${path}`);
+        if (config.libraries.some((l) => l.name === name)) {
+          throw new UsageError(`libraries add: a library named "${name}" exists`);
+        }
+        const description = term.flags.description as string | undefined;
+        config.libraries.push({ name, path: await Deno.realPath(path), description });
+        saveConfig(term.data, config);
+        return `Added library ${name}. Run \`shelfmark index\` to index it.`;
+      }
+      if (sub === "remove") {
+        if (!name) throw new UsageError(`libraries remove: NAME is required`);
+        const before = config.libraries.length;
+        config.libraries = config.libraries.filter((l) => l.name !== name);
+        if (config.libraries.length === before) {
+          throw new UsageError(`libraries remove: no library named "${name}"`);
+        }
+        saveConfig(term.data, config);
+        return `Removed library ${name}; its documents leave the index at the next run.`;
+      }
+      throw new UsageError(`libraries: unknown subcommand "${sub}" (add or remove)`);
+    },
   },
 });

@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { checkFields, foldField } from "../../core/fields.ts";
-import { checkLibrary, defineTool, escapeControl, intFlag, libraryArg, n } from "../tool.ts";
+import { argNames, checkLibrary, defineTool, escapeControl, libraryArg, n } from "../tool.ts";
 import { count } from "./_listing.ts";
 import { libraryOrAll, obj } from "./_output.ts";
 
@@ -37,23 +37,23 @@ export const listTags = defineTool({
     const { values, total } = shelf.tagValues(field, a.library, a.limit);
     return { field, library: a.library ?? null, total, values };
   },
-  markdown(r) {
+  markdown(r, render) {
     const where = r.library ? ` in ${escapeControl(r.library)}` : "";
     if (!r.values.length) return `No document has a value for ${r.field}${where}.`;
-    const more = r.total > r.values.length ? ` (top ${n(r.values.length)}; raise limit)` : "";
+    const more = r.total > r.values.length
+      ? ` (top ${n(r.values.length)}; raise ${argNames(render, "limit")})`
+      : "";
     return [
       `${count(r.total, "value")} of ${r.field}${where}, documents each${more}:`,
       r.values.map((v) => `${escapeControl(v.value)} (${n(v.documents)})`).join(" · "),
     ].join("\n");
   },
   cli: {
-    summary: "list-tags [FIELD]               values of a front-matter field, with counts",
+    synopsis: "list-tags [FIELD]",
+    summary: "values of a front-matter field, with counts",
     usage: USAGE,
-    flags: { library: { type: "string" }, limit: { type: "string", short: "n" } },
-    args: (pos, f) => ({
-      field: pos[0],
-      library: f.library,
-      limit: intFlag(f.limit, "limit"),
-    }),
+    positional: ["field"],
+    short: { n: "limit" },
+    args: (pos) => ({ field: pos[0] }),
   },
 });

@@ -6,16 +6,7 @@
 import { z } from "zod";
 import { renderOutline } from "../../core/budget.ts";
 import { ToolError } from "../../core/types.ts";
-import {
-  defineTool,
-  docIdArg,
-  escapeControl,
-  intFlag,
-  listFlag,
-  needArgs,
-  resolveDoc,
-  shownPath,
-} from "../tool.ts";
+import { defineTool, docIdArg, escapeControl, needArgs, resolveDoc, shownPath } from "../tool.ts";
 import { obj, optString } from "./_output.ts";
 
 /** The default outline view: a glance at the structure, about 500 tokens. */
@@ -107,16 +98,13 @@ export const outline = defineTool({
     return parts.join("\n\n");
   },
   cli: {
-    summary: "outline ID [ID...]              table of contents with line ranges",
+    synopsis: "outline ID [ID...]",
+    summary: "table of contents with line ranges",
     usage: USAGE,
-    flags: { expand: { type: "string" }, "max-tokens": { type: "string" } },
-    args(pos, f) {
+    positional: ["doc_ids"],
+    args(pos) {
       needArgs(pos, 1, "ID", USAGE);
-      return {
-        doc_ids: pos,
-        expand: listFlag(f.expand),
-        max_tokens: intFlag(f["max-tokens"], "max-tokens"),
-      };
+      return { doc_ids: pos };
     },
   },
 });

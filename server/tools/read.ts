@@ -10,7 +10,6 @@ import {
   defineTool,
   docIdArg,
   escapeControl,
-  intFlag,
   needArgs,
   resolveDoc,
   shownPath,
@@ -71,23 +70,14 @@ export const read = defineTool({
     return body.join("\n");
   },
   cli: {
-    summary: "read ID                         numbered lines of a document",
+    synopsis: "read ID",
+    summary: "numbered lines of a document",
     usage: USAGE,
-    flags: {
-      offset: { type: "string" },
-      page: { type: "string" },
-      section: { type: "string" },
-      limit: { type: "string", short: "n" },
-    },
-    args(pos, f) {
+    positional: ["doc_id"],
+    short: { n: "limit" },
+    args(pos) {
       needArgs(pos, 1, "ID", USAGE);
-      return {
-        doc_id: pos[0],
-        offset: intFlag(f.offset, "offset"),
-        limit: intFlag(f.limit, "limit"),
-        page: intFlag(f.page, "page"),
-        section: f.section,
-      };
+      return { doc_id: pos[0] };
     },
   },
 });

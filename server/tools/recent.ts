@@ -5,20 +5,12 @@
  * @module
  */
 import { z } from "zod";
-import {
-  checkLibrary,
-  defineTool,
-  escapeControl,
-  intFlag,
-  libraryArg,
-  listFlag,
-  n,
-} from "../tool.ts";
+import { checkLibrary, defineTool, escapeControl, libraryArg, n } from "../tool.ts";
 import { docCard, docLine } from "./_listing.ts";
-import { docEntry, libraryOrAll, nextOffset } from "./_output.ts";
+import { docEntry, libraryOrAll } from "./_output.ts";
 
 const USAGE =
-  `shelfmark recent [--library NAME] [--path-glob 'Lib/dir/*'] [--type pdf,docx] [--limit 20] [--json]`;
+  `shelfmark recent [--library NAME] [--path-glob 'Lib/dir/*'] [--doc-types pdf,docx] [--limit 20] [--json]`;
 
 /** The `recent` tool. */
 export const recent = defineTool({
@@ -34,7 +26,7 @@ export const recent = defineTool({
     doc_types: z.array(z.string().min(1).max(32)).max(20).default([]).describe("Only these types"),
     limit: z.number().int().min(1).max(100).default(20),
   },
-  output: { library: libraryOrAll, documents: z.array(docEntry), next_offset: nextOffset },
+  output: { library: libraryOrAll, documents: z.array(docEntry) },
   run(shelf, a) {
     checkLibrary(shelf, a.library);
     const filters = {
@@ -59,20 +51,11 @@ export const recent = defineTool({
     return out.join("\n");
   },
   cli: {
-    summary: "recent                          most recently modified documents",
+    synopsis: "recent",
+    summary: "most recently modified documents",
     usage: USAGE,
-    flags: {
-      library: { type: "string" },
-      "path-glob": { type: "string" },
-      glob: { type: "string" },
-      type: { type: "string" },
-      limit: { type: "string", short: "n" },
-    },
-    args: (pos, f) => ({
-      library: f.library ?? pos[0],
-      path_glob: f["path-glob"] ?? f.glob,
-      doc_types: listFlag(f.type),
-      limit: intFlag(f.limit, "limit"),
-    }),
+    short: { n: "limit" },
+    aliases: { glob: "path-glob", type: "doc-types" },
+    args: (pos) => ({ library: pos[0] }),
   },
 });

@@ -46,9 +46,20 @@ export const reindex = defineTool({
       ". Progress: status.";
   },
   cli: {
-    summary: "reindex                         index changes now (--full: every file again)",
+    synopsis: "reindex",
+    summary: "index changes now (--full: every file again)",
     usage: USAGE,
-    flags: { library: { type: "string" }, full: { type: "boolean" } },
-    args: (_pos, f) => ({ library: f.library, full: f.full }),
+    args: () => ({}),
+    // At a terminal the run is waited for, with its progress (MCP answers at once).
+    async run(term, _pos, args) {
+      const shelf = await term.shelf();
+      const a = args as { library?: string; full?: boolean };
+      checkLibrary(shelf, a.library);
+      const names = a.library ? [a.library] : shelf.libraries.map((l) => l.name);
+      const p = await term.index(shelf, a.full ? names : undefined);
+      return term.flags.json
+        ? JSON.stringify({ ...p, libraries: names, full: a.full ?? false }, null, 2)
+        : "";
+    },
   },
 });

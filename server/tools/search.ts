@@ -12,14 +12,13 @@ import {
   defineTool,
   type ErrorBody,
   errorBody,
-  intFlag,
   libraryArg,
-  listFlag,
   needArgs,
   type Render,
   UsageError,
 } from "../tool.ts";
 import { nextStep, resultsMd, toResults } from "./_results.ts";
+import { count } from "./_listing.ts";
 import { hit, obj, optString } from "./_output.ts";
 
 /** The answer to one query. */
@@ -51,15 +50,18 @@ function oneMd(r: One, render: Render): string {
       } for folder names.`;
   }
   return [
-    `${r.results.length} documents for ${JSON.stringify(r.query)}, mode ${r.mode_used}${mode}:`,
+    `${count(r.results.length, "document")} for ${
+      JSON.stringify(r.query)
+    }, mode ${r.mode_used}${mode}:`,
     ...resultsMd(r.results, r.verbose),
   ].join("\n");
 }
 
 const USAGE =
-  `shelfmark search QUERY [--limit 20] [--type pdf,docx] [--library NAME] [--path-glob 'Lib/dir/*']
-                 [--after 2024-01-01] [--before 2024-12-31] [--sort default|newest|oldest]
-                 [--mode hybrid|keyword|semantic] [--passages 1] [--verbose] [--json]
+  `shelfmark search QUERY [--limit 20] [--doc-types pdf,docx] [--library NAME] [--path-glob 'Lib/dir/*']
+                 [--modified-after 2024-01-01] [--modified-before 2024-12-31]
+                 [--sort default|newest|oldest] [--mode hybrid|keyword|semantic]
+                 [--limit-passages 1] [--verbose] [--json]
                  [--filter FIELD=VALUE]...  (front matter; a field repeated matches any value)
        shelfmark search --query Q1 --query Q2 ...   (up to 10 queries in one call)
   Query syntax: words (ranked, need not all match), "a phrase" (must match), -word (exclude),
@@ -98,7 +100,7 @@ export const search = defineTool({
     modified_before: z.string().max(40).optional().describe(
       "ISO date or RFC 3339 time, inclusive",
     ),
-    time_sort: z.enum(["default", "newest", "oldest"]).default("default").describe(
+    sort: z.enum(["default", "newest", "oldest"]).default("default").describe(
       "Reorder the selected results by modification time",
     ),
     mode: z.enum(["hybrid", "keyword", "semantic"]).optional().describe(
@@ -157,14 +159,15 @@ export const search = defineTool({
         },
       });
       const results = toResults(shelf, hits, cards);
-      if (a.time_sort !== "default") {
-        const dir = a.time_sort === "newest" ? -1 : 1;
+      if (a.sort !== "default") {
+        const dir = a.sort === "newest" ? -1 : 1;
         results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
       }
       const mode_reason = a.mode === undefined ? defaultMode(shelf).why : undefined;
       return { query, mode_used: mode, mode_reason, note, results, verbose: a.verbose };
     }
   },
+  aliases: { time_sort: "sort" },
   json: ({ verbose: _, ...r }) => {
     if (!("queries" in r)) return r;
     const queries = Object.fromEntries(
@@ -186,22 +189,21 @@ export const search = defineTool({
     return `${out.join("\n\n")}\n${nextStep(render)}`;
   },
   cli: {
-    summary: "search QUERY                    documents for a query",
+    synopsis: "search QUERY",
+    summary: "documents for a query",
     usage: USAGE,
+    positional: ["query", "queries"],
     flags: {
-      limit: { type: "string", short: "n" },
-      type: { type: "string" },
-      library: { type: "string" },
-      glob: { type: "string" },
-      after: { type: "string" },
-      before: { type: "string" },
-      sort: { type: "string" },
-      mode: { type: "string" },
-      "path-glob": { type: "string" },
-      passages: { type: "string" },
-      verbose: { type: "boolean", short: "v" },
       query: { type: "string", multiple: true },
       filter: { type: "string", multiple: true },
+    },
+    short: { n: "limit", v: "verbose" },
+    aliases: {
+      type: "doc-types",
+      glob: "path-glob",
+      after: "modified-after",
+      before: "modified-before",
+      passages: "limit-passages",
     },
     args(pos, f) {
       const several = f.query as string[] | undefined;
@@ -209,16 +211,6 @@ export const search = defineTool({
       return {
         query: several?.length ? undefined : pos.join(" "),
         queries: several?.length ? [...(pos.length ? [pos.join(" ")] : []), ...several] : undefined,
-        limit: intFlag(f.limit, "limit"),
-        doc_types: listFlag(f.type),
-        library: f.library,
-        path_glob: f["path-glob"] ?? f.glob,
-        modified_after: f.after,
-        modified_before: f.before,
-        time_sort: f.sort,
-        mode: f.mode,
-        limit_passages: intFlag(f.passages, "passages"),
-        verbose: f.verbose,
         filters: filterFlags(f.filter as string[] | undefined),
       };
     },

@@ -5,9 +5,10 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, docIdArg, intFlag, needArgs, resolveDoc } from "../tool.ts";
+import { defineTool, docIdArg, needArgs, resolveDoc } from "../tool.ts";
 import { nextStep, resultsMd, toResults } from "./_results.ts";
 import { hit, optString } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 const USAGE = `shelfmark similar ID [--limit 10] [--json]
   Documents nearest to ID by their document vectors, or by its keywords while it has none.`;
@@ -31,19 +32,21 @@ export const similar = defineTool({
   markdown(r, render) {
     if (!r.results.length) return `No documents are similar to ${r.doc_id}.`;
     return [
-      `${r.results.length} documents similar to ${r.doc_id} (by ${r.similar_by}):`,
+      `${count(r.results.length, "document")} similar to ${r.doc_id} (by ${r.similar_by}):`,
       ...resultsMd(r.results),
       "",
       nextStep(render),
     ].join("\n");
   },
   cli: {
-    summary: "similar ID                      documents nearest in meaning to one document",
+    synopsis: "similar ID",
+    summary: "documents nearest in meaning to one document",
     usage: USAGE,
-    flags: { limit: { type: "string", short: "n" } },
-    args(pos, f) {
+    positional: ["doc_id"],
+    short: { n: "limit" },
+    args(pos) {
       needArgs(pos, 1, "ID", USAGE);
-      return { doc_id: pos[0], limit: intFlag(f.limit, "limit") };
+      return { doc_id: pos[0] };
     },
   },
 });

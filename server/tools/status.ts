@@ -1,12 +1,13 @@
 /**
  * `status`: indexing progress, document counts, vectors, and the files skipped with their
- * reasons (a page at a time: `skipped_offset`, `skipped_limit`).
+ * reasons (a page at a time: `offset_skipped`, `limit_skipped`).
  *
  * @module
  */
 import { z } from "zod";
-import { argHint, defineTool, escapeControl, intFlag, n } from "../tool.ts";
-import { obj } from "./_output.ts";
+import { argHint, defineTool, escapeControl, n } from "../tool.ts";
+import { nextOffset, obj } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 /** The `status` tool. */
 export const status = defineTool({
@@ -16,8 +17,8 @@ export const status = defineTool({
   description:
     "Indexing progress, document counts, vector state, and files skipped with their reasons.",
   input: {
-    skipped_offset: z.number().int().min(0).default(0).describe("Skipped files to pass over"),
-    skipped_limit: z.number().int().min(0).max(1000).default(100).describe(
+    offset_skipped: z.number().int().min(0).default(0).describe("Skipped files to pass over"),
+    limit_skipped: z.number().int().min(0).max(1000).default(100).describe(
       "Skipped files to list (max 1000)",
     ),
   },
@@ -30,6 +31,7 @@ export const status = defineTool({
     libraries: z.array(obj({ name: z.string(), documents: z.number().int() })),
     skipped_count: z.number().int(),
     skipped: z.array(obj({ path: z.string(), reason: z.string() })),
+    next_offset_skipped: nextOffset,
   },
   run(shelf, a) {
     const s = shelf.status;
@@ -50,8 +52,11 @@ export const status = defineTool({
         documents: shelf.documentCount(l.name),
       })),
       skipped_count: skipped.length,
-      skipped_offset: a.skipped_offset,
-      skipped: skipped.slice(a.skipped_offset, a.skipped_offset + a.skipped_limit),
+      offset_skipped: a.offset_skipped,
+      skipped: skipped.slice(a.offset_skipped, a.offset_skipped + a.limit_skipped),
+      next_offset_skipped: a.offset_skipped + a.limit_skipped < skipped.length
+        ? a.offset_skipped + a.limit_skipped
+        : null,
       started_at: s.started_at,
       finished_at: s.finished_at,
       last_error: s.last_error,
@@ -80,32 +85,31 @@ export const status = defineTool({
           (v.error ? `; last error: ${v.error}` : ""),
     );
     out.push(`Search: ${r.search_mode.default} by default (${r.search_mode.why})`);
-    for (const l of r.libraries) out.push(`- ${l.name}: ${n(l.documents)} documents`);
+    for (const l of r.libraries) out.push(`- ${l.name}: ${count(l.documents, "document")}`);
     if (r.skipped_count) {
-      out.push(`Skipped ${n(r.skipped_count)} files:`);
+      out.push(`Skipped ${count(r.skipped_count, "file")}:`);
       const shown = r.skipped.slice(0, 20);
       for (const s of shown) {
         out.push(`- ${escapeControl(s.path)}: ${s.reason} (${escapeControl(s.message)})`);
       }
-      const next = r.skipped_offset + shown.length;
+      const next = r.offset_skipped + shown.length;
       if (next < r.skipped_count) {
         out.push(
-          `  … ${n(r.skipped_count - next)} more (${argHint(render, { skipped_offset: next })}; ${
+          `  … ${n(r.skipped_count - next)} more (${argHint(render, { offset_skipped: next })}; ${
             render.cli ? "--json" : "output_format json"
-          } lists up to ${render.cli ? "--skipped-limit" : "skipped_limit"})`,
+          } lists up to ${render.cli ? "--limit-skipped" : "limit_skipped"})`,
         );
       }
     }
     if (r.last_error) out.push(`Last error: ${r.last_error}`);
     return out.join("\n");
   },
+  aliases: { skipped_offset: "offset_skipped", skipped_limit: "limit_skipped" },
   cli: {
-    summary: "status                          index state, vectors and skipped files",
-    usage: `shelfmark status [--skipped-offset 0] [--skipped-limit 100] [--json]`,
-    flags: { "skipped-offset": { type: "string" }, "skipped-limit": { type: "string" } },
-    args: (_pos, f) => ({
-      skipped_offset: intFlag(f["skipped-offset"], "skipped-offset"),
-      skipped_limit: intFlag(f["skipped-limit"], "skipped-limit"),
-    }),
+    synopsis: "status",
+    summary: "index state, vectors and skipped files",
+    usage: `shelfmark status [--offset-skipped 0] [--limit-skipped 100] [--json]`,
+    aliases: { "skipped-offset": "offset-skipped", "skipped-limit": "limit-skipped" },
+    args: () => ({}),
   },
 });

@@ -147,7 +147,7 @@ SM.watchIndex = async () => {
   const el = document.getElementById("indexing");
   try {
     for (;;) {
-      const s = await SM.api.call("status", { skipped_limit: 0 });
+      const s = await SM.api.call("status", { limit_skipped: 0 });
       const building = s.state === "building";
       el.textContent = building && s.progress
         ? ` indexing ${s.progress.done}/${s.progress.total}`

@@ -284,7 +284,7 @@ SM.views.status = async (main, _params, alive) => {
   const info = await SM.api.info().catch(() => ({ writes: false }));
   let skippedLimit = 100;
   const draw = async () => {
-    const s = await SM.api.call("status", { skipped_limit: skippedLimit });
+    const s = await SM.api.call("status", { limit_skipped: skippedLimit });
     if (!alive()) return;
     const v = s.vectors ?? {};
     const building = s.state === "building";
