@@ -39,6 +39,16 @@ let building: Promise<string> | undefined;
 
 /** Path of the small corpus, building it on first use (once per machine, see {@linkcode buildOnce}). */
 export function smallCorpus(): Promise<string> {
+  const script = join(SHARED, "corpus", "build.sh");
+  if (!existsSync(join(smallCorpusDir(), "GROUND_TRUTH.jsonl")) && !existsSync(script)) {
+    return Promise.reject(
+      new Error(
+        `no test corpus: ${script} is missing. The shared material sits next to the checkout ` +
+          `(../shared, or set SHELFMARK_SHARED); building the corpus needs Debian, root and apt ` +
+          `(see README.md, Development).`,
+      ),
+    );
+  }
   building ??= buildOnce({
     dir: smallCorpusDir(),
     marker: "GROUND_TRUTH.jsonl",
