@@ -46,7 +46,9 @@ export async function readInside(root: string, abs: string): Promise<Uint8Array>
     if (!inside(again) || !now || now.ino !== st.ino || now.dev !== st.dev) {
       throw new UnsafeFileError(`${abs} changed while it was opened`);
     }
-    return await h.readFile();
+    // A plain Uint8Array, not node's Buffer (pdf.js refuses a Buffer).
+    const b = await h.readFile();
+    return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
   } finally {
     await h.close();
   }

@@ -129,9 +129,12 @@ Deno.test("onnx: a missing folder, weights file or tokenizer is named in a one-l
     }
     // From the command line: the message, no stack trace, nothing saved.
     const data = join(tmp, "data");
+    // A data folder that holds a configuration (status refuses a folder with no index).
+    Deno.mkdirSync(data);
+    Deno.writeTextFileSync(join(data, "shelfmark.json"), "{}\n");
     const r = await runCli(["status", "--data", data, "--embedder", `onnx:${join(tmp, "notok")}`]);
     assertEquals(r.code, 1);
-    assertMatch(r.stderr, /^shelfmark: onnx embedder: .*notok has no tokenizer\.json/m);
+    assertMatch(r.stderr, /^error: onnx embedder: .*notok has no tokenizer\.json/m);
     assert(!/^\s+at /m.test(r.stderr), r.stderr);
   } finally {
     Deno.removeSync(tmp, { recursive: true });

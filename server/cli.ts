@@ -188,6 +188,9 @@ function needIndex(dir: string): void {
 /** The data directory holds no index (exit code 1). */
 class NoIndexError extends Error {}
 
+/** The shelf could not be opened: a bad configuration or embedder (exit code 1). */
+class OpenError extends Error {}
+
 function clean(args: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined));
 }
@@ -333,7 +336,12 @@ export async function main(argv: string[]): Promise<number> {
   const open = async () => {
     if (shelf) return shelf;
     needIndex(data);
-    shelf = await openShelf(f, []);
+    try {
+      shelf = await openShelf(f, []);
+    } catch (e) {
+      // A bad configuration or embedder: its message, not an internal error with a stack.
+      throw new OpenError((e as Error)?.message ?? String(e), { cause: e });
+    }
     const empty = shelf.documentCount() === 0 && tool !== "list_libraries";
     if ((empty || f.fresh) && shelf.libraries.length && tool !== "reindex") {
       await indexWithProgress(shelf, f.quiet ?? false);
@@ -359,6 +367,8 @@ export async function main(argv: string[]): Promise<number> {
     if (e instanceof UsageError) throw e;
     const body = e instanceof NoIndexError
       ? { error: { code: "NO_INDEX", message: e.message, hint: undefined } }
+      : e instanceof OpenError
+      ? { error: { code: "INDEX_UNAVAILABLE", message: e.message, hint: undefined } }
       : errorBody(e, (m) => console.error(m));
     if (f.json) console.log(JSON.stringify(body, null, 2));
     else {console.error(

@@ -41,7 +41,7 @@ await shelf.close();
     const stdout = new TextDecoder().decode(out.stdout);
     const stderr = new TextDecoder().decode(out.stderr);
     assertEquals(out.code, 0, stderr);
-    assert(stdout.includes("1 match in 1 documents for /sqlite/"), stdout);
+    assert(stdout.includes("1 match in 1 document for /sqlite/"), stdout);
     assert(stdout.includes("3: The catalog is kept in sqlite."), stdout);
   } finally {
     await Deno.remove(dir, { recursive: true });
