@@ -25,7 +25,7 @@ Deno.test("search queries: results keyed by query, one bad query among good ones
   assertEquals(q["badger digs"]!.results!.map((h) => h.path), ["notes/b.md"]);
   assertEquals(q["-badger"]!.error!.code, "INVALID_ARGUMENT");
   const md = await callTool(t.shelf, "search", { queries: ["aardvark", "-badger"] });
-  assert(/## "aardvark"\n1 documents/.test(md.text), md.text);
+  assert(/## "aardvark"\n1 document for/.test(md.text), md.text);
   assert(/## "-badger"\nerror INVALID_ARGUMENT/.test(md.text), md.text);
 });
 
