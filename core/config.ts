@@ -61,7 +61,7 @@ export interface OcrConfig {
   languages?: string[];
 }
 
-/** Resource limits of indexing. */
+/** Resource limits of indexing and searching. */
 export interface Limits {
   /** Files larger than this many MiB are skipped (default 64). */
   max_file_mb?: number;
@@ -74,6 +74,11 @@ export interface Limits {
    * being built before it answers from what is indexed so far (default 20; 0 never waits).
    */
   first_index_wait_s?: number;
+  /**
+   * Time limit of one keyword search on the search workers (`serve`), in seconds
+   * (default 10): past it the search fails with `QUERY_TIMEOUT`.
+   */
+  query_timeout_s?: number;
 }
 
 /** A message for every issue a schema raises (wrong type and failed checks alike). */
@@ -115,6 +120,7 @@ const LimitsSchema = z.strictObject({
   file_timeout_s: limit(1, 3600),
   workers: limit(0, 64),
   first_index_wait_s: limit(0, 600),
+  query_timeout_s: limit(1, 600),
 }, says("must be an object"));
 
 const EMBEDDER = says(EMBEDDER_MESSAGE);

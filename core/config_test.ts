@@ -27,13 +27,18 @@ Deno.test("loadConfig() refuses unknown keys and bad values, naming them", async
   );
   assert(refusal(await configWith({ limits: { workers: -1 } })).includes("limits.workers"));
   assert(refusal(await configWith({ limits: { speed: 1 } })).includes('"limits.speed"'));
+  assert(
+    refusal(await configWith({ limits: { query_timeout_s: 0 } }))
+      .includes("limits.query_timeout_s must be a number from 1 to 600"),
+  );
   assert(refusal(await configWith({ libraries: [{ name: "a/b", path: "/x" }] })).includes("name"));
   const ok = loadConfig(
     await configWith({
       libraries: [{ name: "Docs", path: "/x", include: ["**/*.md"], exclude: ["drafts"] }],
-      limits: { max_file_mb: 10, file_timeout_s: 5, workers: 1 },
+      limits: { max_file_mb: 10, file_timeout_s: 5, workers: 1, query_timeout_s: 3 },
     }),
   );
+  assertEquals(ok.limits?.query_timeout_s, 3);
   assertEquals(ok.libraries[0]!.include, ["**/*.md"]);
   assertEquals(ok.limits?.workers, 1);
 });

@@ -5,17 +5,49 @@
  * Syntax: plain terms are ranked and need not all match; `"quoted phrase"` must match;
  * `-term` / `-"phrase"` exclude; `+term` requires; `a|b` (also `a | b`) is one group of
  * alternatives, optional unless prefixed with `+` (or excluded with `-`).
- * *
+ *
+ * Bounds (what a search costs grows with its words): a unit written twice counts once
+ * (`the the the` is `the`; case and punctuation do not make a word new); a query holds at
+ * most {@link MAX_QUERY_CHARS} characters and {@link MAX_QUERY_WORDS} words, counting
+ * each word of a phrase and of an alternative. Past a bound, {@link prepareQuery}
+ * fails with `INVALID_ARGUMENT` naming it. There is no prefix search, so no expansion to
+ * bound: `*` is punctuation to the tokenizer, and `a*` searches the word `a`.
+ *
  * @module
  */
 import { normalizeFieldFilters } from "../core/fields.ts";
-import { bareWord, STOP_WORDS } from "../core/tokenize.ts";
-import { type ParsedQuery, type QueryItem, type SearchFilters, ToolError } from "../core/types.ts";
+import { bareWord, segmentCJK, STOP_WORDS } from "../core/tokenize.ts";
+import {
+  type ParsedQuery,
+  type QueryItem,
+  type QueryUnit,
+  type SearchFilters,
+  ToolError,
+} from "../core/types.ts";
 import type { Query } from "../stores/roles.ts";
+
+/** Characters a query may hold (the `search` tool's own limit). */
+export const MAX_QUERY_CHARS = 2000;
+/**
+ * Words a query may hold, over its distinct terms, phrases and alternatives (a term or
+ * phrase written twice counts once).
+ */
+export const MAX_QUERY_WORDS = 32;
+
+/** The words the index sees in a text: case-folded, punctuation dropped, CJK segmented. */
+function words(text: string): string[] {
+  return segmentCJK(text.toLowerCase()).match(/[\p{L}\p{N}\p{Co}\p{M}]+/gu) ?? [];
+}
+
+/** What makes two units of one kind (optional, required, excluded) the same search. */
+function unitKey(unit: QueryUnit): string {
+  return unit.alternatives.map((a) => `${a.kind}:${words(a.text).join(" ")}`).join("|");
+}
 
 /**
  * Parse a query in the search syntax. Never throws: stray quotes close at the end of
- * the text, lone prefixes and empty phrases are ignored.
+ * the text, lone prefixes and empty phrases are ignored, and a unit that repeats an
+ * earlier one of its kind (same words, whatever their case or punctuation) is left out.
  *
  * @param text the user's query
  * @returns the units, sorted into optional, required and excluded
@@ -45,6 +77,7 @@ export function parseQuery(text: string): ParsedQuery {
     const body = s.slice(start, i);
     return body ? { kind: "term", text: body } : undefined;
   };
+  const seen = new Set<string>();
   while (true) {
     skipSpace();
     if (i >= s.length) break;
@@ -74,6 +107,9 @@ export function parseQuery(text: string): ParsedQuery {
     }
     if (alternatives.length === 0) continue;
     const unit = { alternatives };
+    const key = `${prefix}${unitKey(unit)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
     if (prefix === "-") out.excluded.push(unit);
     else if (prefix === "+") out.required.push(unit);
     else if (alternatives.length === 1 && first?.kind === "phrase") out.required.push(unit);
@@ -149,6 +185,49 @@ export function normalizeTime(value: string, endOfDay = false, name = "date"): s
 }
 
 /**
+ * Check a query against the bounds on its size ({@link MAX_QUERY_CHARS},
+ * {@link MAX_QUERY_WORDS}).
+ *
+ * @param text the query as given
+ * @param parsed its parsed form (repeated units already left out)
+ * @throws {ToolError} `INVALID_ARGUMENT` naming the bound that is passed
+ * @example
+ * ```ts
+ * import { checkQuerySize, parseQuery } from "./query.ts";
+ * import assert from "node:assert/strict";
+ * const many = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+ * assert.throws(() => checkQuerySize(many, parseQuery(many)), /at most 32 words/);
+ * checkQuerySize("the ".repeat(400), parseQuery("the ".repeat(400))); // one word: fine
+ * ```
+ */
+export function checkQuerySize(text: string, parsed: ParsedQuery): void {
+  if (text.length > MAX_QUERY_CHARS) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      `query is ${text.length} characters long; a query holds at most ${MAX_QUERY_CHARS}`,
+      "Search for the few words that matter; use grep to find a long exact text.",
+    );
+  }
+  // Each distinct term or phrase counts its words (a phrase's repeated words too: each is
+  // matched).
+  const items = new Map<string, number>();
+  for (const unit of [...parsed.required, ...parsed.optional, ...parsed.excluded]) {
+    for (const item of unit.alternatives) {
+      const w = words(item.text);
+      items.set(`${item.kind}:${w.join(" ")}`, w.length);
+    }
+  }
+  const count = [...items.values()].reduce((sum, n) => sum + n, 0);
+  if (count > MAX_QUERY_WORDS) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      `query has ${count} words; a query holds at most ${MAX_QUERY_WORDS} words`,
+      "Search for the few words that matter, or split the question into several queries.",
+    );
+  }
+}
+
+/**
  * Build the query every index receives: the text parsed once, the filters' dates
  * normalised once (a bare date as an upper bound means the end of that day), the
  * types lower-cased and the front-matter field filters folded.
@@ -158,7 +237,8 @@ export function normalizeTime(value: string, endOfDay = false, name = "date"): s
  * @param filters the filters as the caller gave them
  * @param snippets how many of the top hits get a snippet (default: all)
  * @returns the query
- * @throws {ToolError} `INVALID_ARGUMENT` for a date that is not one
+ * @throws {ToolError} `INVALID_ARGUMENT` for a date that is not one, or a query past the
+ *   bounds of {@link checkQuerySize}
  * @example
  * ```ts
  * import { prepareQuery } from "./query.ts";
@@ -185,7 +265,9 @@ export function prepareQuery(
   if (filters.fields && Object.keys(filters.fields).length) {
     f.fields = normalizeFieldFilters(filters.fields);
   }
-  const q: Query = { text, parsed: parseQuery(text), limit, filters: f };
+  const parsed = parseQuery(text);
+  checkQuerySize(text, parsed);
+  const q: Query = { text, parsed, limit, filters: f };
   if (snippets !== undefined) q.snippets = snippets;
   return q;
 }

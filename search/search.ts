@@ -105,7 +105,9 @@ function vectorsUnavailable(shelf: Shelf): string | undefined {
  * @param shelf the shelf
  * @param req the request
  * @returns the hits, their cards and the mode used
- * @throws {ToolError} `INVALID_ARGUMENT` for a bad date or a query with nothing to search
+ * @throws {ToolError} `INVALID_ARGUMENT` for a bad date, a query with nothing to search or
+ *   one past the size bounds (`checkQuerySize`); `QUERY_TIMEOUT` for a keyword search
+ *   past the time limit of the search workers
  */
 export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<SearchOutcome> {
   const asked = req.mode ?? defaultMode(shelf).mode;

@@ -106,6 +106,11 @@ export interface ShelfOptions {
   /** Worker threads for keyword searches (default 0: searches run on the caller's thread). */
   searchWorkers?: number;
   /**
+   * Time limit of one keyword search on the search workers, in ms (default: the config's
+   * `limits.query_timeout_s`, else 10 s); past it the search fails with `QUERY_TIMEOUT`.
+   */
+  queryTimeoutMs?: number;
+  /**
    * How long tool calls wait for a first index still being built, in ms (default: the
    * config's `limits.first_index_wait_s`, else 20 s).
    */
@@ -223,8 +228,12 @@ export class Shelf {
     this.catalog = new Catalog(join(opts.data, "catalog.db"));
     this.registry = new ExtractorRegistry();
     for (const e of extractors) this.registry.register(e);
+    const limits = config.limits ?? {};
     if (opts.searchWorkers) {
-      this.searchPool = new SearchPool(join(opts.data, "catalog.db"), opts.searchWorkers);
+      const queryS = limits.query_timeout_s;
+      this.searchPool = new SearchPool(join(opts.data, "catalog.db"), opts.searchWorkers, {
+        timeoutMs: opts.queryTimeoutMs ?? (queryS ? queryS * 1000 : undefined),
+      });
     }
     this.fts = new Fts5Index(this.catalog.db, { stats: this.catalog, pool: this.searchPool });
     if (embedder) {
@@ -232,7 +241,6 @@ export class Shelf {
       const lance = new LanceIndex(join(opts.data, "vectors"), this.catalog);
       this.vectors = new VectorSync(this.catalog, lance, embedder, this.log);
     }
-    const limits = config.limits ?? {};
     const workers = opts.workers ?? limits.workers ??
       Math.min(4, navigator.hardwareConcurrency || 2);
     const timeoutMs = opts.fileTimeoutMs ??

@@ -238,9 +238,11 @@ export class Fts5Index implements KeywordIndex {
   /**
    * Ranked hits: BM25 with column weights, filters joined from the catalog, snippets from
    * the body (or the best other column when only the title, path or headings matched); on
-   * the search workers when there are some.
+   * the search workers when there are some (where a search past their time limit fails
+   * with `QUERY_TIMEOUT`; on this thread, nothing can stop it).
    *
-   * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for
+   * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for;
+   *   `QUERY_TIMEOUT` past the workers' time limit
    */
   search(q: Query): Promise<Hit[]> {
     return this.#pool ? this.#pool.search(q) : settle(() => this.#search(q));

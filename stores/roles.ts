@@ -45,7 +45,8 @@ export interface KeywordIndex {
    * Ranked hits for a query, filters applied, scores in 0-1; the top `q.snippets` hits
    * carry a snippet.
    *
-   * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for
+   * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for;
+   *   `QUERY_TIMEOUT` when it runs past the time limit (search workers only)
    */
   search(q: Query): Promise<Hit[]>;
   /**

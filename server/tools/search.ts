@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { checkFields } from "../../core/fields.ts";
 import { defaultMode, searchShelf } from "../../search/search.ts";
+import { MAX_QUERY_CHARS, MAX_QUERY_WORDS } from "../../search/query.ts";
 import { ToolError } from "../../core/types.ts";
 import {
   checkLibrary,
@@ -74,10 +75,10 @@ export const search = defineTool({
   description:
     "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, size, and its best passages with line range, page, section and the sentence that matches. Next: read those lines (offset/limit, or section), or outline the document.",
   input: {
-    query: z.string().min(1).max(2000).optional().describe(
-      'Words ranked by BM25 (need not all match); "quoted phrase" must match; -term excludes; +term requires; a|b alternatives',
+    query: z.string().min(1).max(MAX_QUERY_CHARS).optional().describe(
+      `Words ranked by BM25 (need not all match); "quoted phrase" must match; -term excludes; +term requires; a|b alternatives; at most ${MAX_QUERY_WORDS} words`,
     ),
-    queries: z.array(z.string().min(1).max(2000)).min(1).max(10).optional().describe(
+    queries: z.array(z.string().min(1).max(MAX_QUERY_CHARS)).min(1).max(10).optional().describe(
       "Instead of query: 1-10 queries answered in one call, results keyed by query",
     ),
     limit: z.number().int().min(1).max(50).default(20).describe("Results to return (1-50)"),

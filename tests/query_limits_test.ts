@@ -1,0 +1,119 @@
+/**
+ * Bounded searches over MCP and the CLI: a query past the size bounds, or past the time
+ * limit on the search workers, gets a structured error (no stack trace) and the server
+ * answers the next search.
+ */
+import { join } from "node:path";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { assert, assertEquals } from "./assert.ts";
+import { openTestShelf } from "./shelf_helper.ts";
+import { createServer } from "../server/mcp.ts";
+import { childEnv, testClient } from "./mcp_client.ts";
+
+const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
+
+/** Words of the large document: each comes in four forms the stemmer makes one. */
+const STEMS = ["apple", "border", "cover", "debt", "endorse", "frost", "gather", "harbor"];
+const FORMS = STEMS.flatMap((w) => [w, `${w}s`, `${w}ed`, `${w}ing`]);
+
+/** A library with one large note (some 6 MB) of few words, and a small one. */
+async function library(base: string): Promise<string> {
+  const lib = join(base, "notes");
+  await Deno.mkdir(lib);
+  const lines = Array.from(
+    { length: 50_000 },
+    (_, i) => Array.from({ length: 16 }, (_, k) => FORMS[(i * 7 + k * 5) % FORMS.length]).join(" "),
+  );
+  await Deno.writeTextFile(join(lib, "large.md"), `# Large\n\n${lines.join("\n")}\n`);
+  await Deno.writeTextFile(join(lib, "small.md"), "# Small\n\nThe aardvark sleeps.\n");
+  return lib;
+}
+
+interface Answer {
+  isError?: boolean;
+  content: { text: string }[];
+}
+
+Deno.test({
+  name: "search over MCP: size bounds and the time limit end in structured errors",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const base = await Deno.makeTempDir();
+    // The in-bounds query below takes some 650 ms on the large note (a normal one 1 ms).
+    await using t = await openTestShelf({
+      base,
+      folders: [await library(base)],
+      searchWorkers: 2,
+      queryTimeoutMs: 400,
+    });
+    await t.shelf.index();
+    const server = createServer(t.shelf);
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = testClient("test");
+    await client.connect(b);
+    const search = async (query: string) =>
+      await client.callTool({ name: "search", arguments: { query } }) as Answer;
+    try {
+      const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+      const tooMany = await search(words);
+      assert(tooMany.isError, tooMany.content[0]?.text);
+      const body = JSON.parse(tooMany.content[0]!.text).error;
+      assertEquals(body.code, "INVALID_ARGUMENT");
+      assertEquals(body.message, "query has 40 words; a query holds at most 32 words");
+
+      // Both workers started and warm, so the limit is all the slow query's.
+      await Promise.all([search("aardvark"), search("aardvark sleeps")]);
+      const [slow, normal] = await Promise.all([search(FORMS.join(" ")), search("aardvark")]);
+      assert(slow.isError, slow.content[0]?.text);
+      const err = JSON.parse(slow.content[0]!.text).error;
+      assertEquals(err.code, "QUERY_TIMEOUT");
+      assertEquals(err.message, "Search ran longer than 400 ms and was stopped");
+      assert(!/\n\s+at /.test(slow.content[0]!.text), slow.content[0]!.text);
+      assert(
+        !normal.isError && /notes\/small\.md/.test(normal.content[0]!.text),
+        normal.content[0]?.text,
+      );
+      const after = await search("aardvark");
+      assert(!after.isError && /notes\/small\.md/.test(after.content[0]!.text));
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "search on the CLI: a query past the size bounds is a usage error, no stack trace",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const base = await Deno.makeTempDir();
+    const lib = join(base, "notes");
+    await Deno.mkdir(lib);
+    await Deno.writeTextFile(join(lib, "small.md"), "# Small\n\nThe aardvark sleeps.\n");
+    const t = await openTestShelf({ base, folders: [lib] });
+    await t.shelf.index();
+    await t.shelf.close();
+    // the shelf is closed: the folder is removed below
+    try {
+      const query = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", CLI, "search", query, "--data", t.data],
+        env: childEnv({ SHELFMARK_EMBEDDER: "none" }),
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stderr = new TextDecoder().decode(out.stderr);
+      assertEquals(out.code, 2, stderr);
+      assert(
+        stderr.includes("error: query has 40 words; a query holds at most 32 words"),
+        stderr,
+      );
+      assert(!/\n\s+at /.test(stderr), stderr);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
