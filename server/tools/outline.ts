@@ -70,7 +70,7 @@ export const outline = defineTool({
     expand: z.array(z.string().min(1).max(64)).max(50).default([]).describe(
       'Node ids shown in full even past the budget, e.g. ["2", "3.1"]',
     ),
-    max_tokens: z.number().int().min(50).max(50000).optional().describe(
+    max_tokens: z.number().int().min(50).max(MAX_TOKENS).optional().describe(
       "Token budget per document. Default: a compact view of about 500 tokens (deeper levels " +
         "and summaries hidden when they do not fit; expand shows them), up to 2000 when even " +
         "the top level needs more",
