@@ -16,6 +16,26 @@ import { clipWords } from "./prose.ts";
 export const NO_OUTLINE =
   "No reliable outline available. Use read to browse this document line by line.";
 
+/**
+ * How the reader asks for more of a cut outline, in the reader's syntax: arguments over
+ * MCP, flags at a terminal. The default ({@link ARGUMENT_HINTS}) names MCP arguments.
+ */
+export interface OutlineHints {
+  /**
+   * The follow-up that shows node `id` in full or the whole outline within a larger budget
+   * than `maxTokens`, e.g. `use expand=["2"] or a larger max_tokens`.
+   */
+  more(id: string, maxTokens: number): string;
+  /** Both ways named, after a cut list: `raise max_tokens or use expand`. */
+  raise: string;
+}
+
+/** Hints that name the `outline` tool's arguments (its MCP form). */
+export const ARGUMENT_HINTS: OutlineHints = {
+  more: (id) => `use expand=["${id}"] or a larger max_tokens`,
+  raise: "raise max_tokens or use expand",
+};
+
 /** How much of the outline was shown. */
 export type BudgetStage = "full" | "no_summaries" | `depth_${number}` | "truncated";
 
@@ -150,7 +170,8 @@ interface Drawn {
  * @param card the document's card (for the header)
  * @param nodes the document's outline
  * @param opts `maxTokens` per document; `expand`: node ids shown in full with
- *   their direct children even past the budget (unknown ids are ignored)
+ *   their direct children even past the budget (unknown ids are ignored); `hints`: how the
+ *   answer says to ask for more (default {@link ARGUMENT_HINTS})
  * @returns the Markdown, the tree as shown, the budget stage and the token estimate
  * @example
  * ```ts
@@ -175,9 +196,10 @@ interface Drawn {
 export function renderOutline(
   card: Card,
   nodes: OutlineNode[],
-  opts: { maxTokens: number; expand?: string[] },
+  opts: { maxTokens: number; expand?: string[]; hints?: OutlineHints },
 ): RenderedOutline {
   const max = Math.max(1, opts.maxTokens);
+  const hints = opts.hints ?? ARGUMENT_HINTS;
   if (card.outline_quality === "none" || nodes.length === 0) {
     const markdown = [...header(card, true), "", NO_OUTLINE].join("\n");
     return {
@@ -287,8 +309,7 @@ export function renderOutline(
     };
   };
   const cost = (ls: string[]) => ls.reduce((s, l) => s + rawTokens(l) + 0.25, 0);
-  const expandHint = (id: string | undefined) =>
-    `use expand=["${id ?? nodes[0]!.id}"] or a larger max_tokens`;
+  const expandHint = (id: string | undefined) => hints.more(id ?? nodes[0]!.id, max);
 
   const fullHead = header(card, true);
   const full = draw({
@@ -327,10 +348,10 @@ export function renderOutline(
   }
 
   const room = max - cost(head) - 0.25 - cost(probe) -
-    cost(["… 99999 more nodes; raise max_tokens or use expand"]);
+    cost([`… 99999 more nodes; ${hints.raise}`]);
   const d = draw({ details: false, depth: 1, room: Math.max(0, room) });
   const tail = [
-    `… ${d.cut} more nodes; raise max_tokens or use expand`,
+    `… ${d.cut} more nodes; ${hints.raise}`,
     `[budget] truncated: only the first ${d.shown} of ${total} nodes shown; ${expandHint(d.hint)}`,
   ];
   return finish(head, d, "truncated", tail);

@@ -190,3 +190,21 @@ Deno.test("clipSummary() cuts at a word boundary with an ellipsis, leaves short 
   assert(c.endsWith("…") && !c.endsWith(" …") && !c.endsWith(",…"), c);
   assert(long.startsWith(c.slice(0, -1)));
 });
+
+Deno.test("renderOutline() writes its hints in the reader's syntax", () => {
+  const hints = {
+    more: (id: string, max: number) => `use --expand ${id} or --max-tokens ${max * 2}`,
+    raise: "raise --max-tokens or use --expand",
+  };
+  const d1 = renderOutline(CARD, tree(3, 3), { maxTokens: 130, hints });
+  assertEquals(d1.budget, "depth_1");
+  assert(
+    /\[budget\] depth_1: .*use --expand 1 or --max-tokens 260$/.test(d1.markdown),
+    d1.markdown,
+  );
+  const cut = renderOutline(CARD, tree(200, 1), { maxTokens: 300, hints });
+  assertEquals(cut.budget, "truncated");
+  assert(cut.markdown.includes("more nodes; raise --max-tokens or use --expand"), cut.markdown);
+  assert(!/expand=|max_tokens/.test(cut.markdown), cut.markdown);
+  assert(cut.tokens <= 300, `${cut.tokens}`);
+});

@@ -342,8 +342,9 @@ export async function main(argv: string[]): Promise<number> {
       // A bad configuration or embedder: its message, not an internal error with a stack.
       throw new OpenError((e as Error)?.message ?? String(e), { cause: e });
     }
-    const empty = shelf.documentCount() === 0 && tool !== "list_libraries";
-    if ((empty || f.fresh) && shelf.libraries.length && tool !== "reindex") {
+    // A library never indexed is indexed first; one that is empty stays so without a run.
+    const first = shelf.unindexedLibraries().length > 0 && tool !== "list_libraries";
+    if ((first || f.fresh) && shelf.libraries.length && tool !== "reindex") {
       await indexWithProgress(shelf, f.quiet ?? false);
     }
     return shelf;

@@ -29,7 +29,7 @@ import { ExtractPool, inProcess } from "../extraction/pool.ts";
 import { type VectorStatus, VectorSync } from "./vectors.ts";
 import type { KeywordIndex } from "../stores/roles.ts";
 import type { Card, Embedder, Hit, Library, SearchFilters, Skipped } from "../core/types.ts";
-import type { FieldValues } from "../core/fields.ts";
+import { fieldsChanged, type FieldValues } from "../core/fields.ts";
 import type { DocEntry } from "../core/listing.ts";
 import type { PathAggregate } from "../search/path.ts";
 import { type DocumentContext, documentContext } from "./context.ts";
@@ -463,6 +463,14 @@ export class Shelf {
   /** Documents indexed, in one library or in all. */
   documentCount(library?: string): number {
     return this.catalog.count(library);
+  }
+
+  /**
+   * Libraries no index run has covered as they are configured now (new ones, or ones whose
+   * indexed fields changed); an empty library once indexed is not among them.
+   */
+  unindexedLibraries(): string[] {
+    return this.#libraries.filter((l) => fieldsChanged(this.catalog, l)).map((l) => l.name);
   }
 
   /** The document types of the indexed documents (plugins' types included). */

@@ -155,7 +155,11 @@ Deno.test("outline default: a compact view of about 500 tokens, the full tree on
     const md = await callTool(shelf, "outline", { doc_ids: [id("big.md")] });
     assert(tokens(md.text) < 600, `compact view of ${tokens(md.text)} tokens`);
     assertMatch(md.text, /\[1\.12\] Chapter 12/);
-    assertMatch(md.text, /expand=/);
+    assertMatch(md.text, /use expand=\["[\d.]+"\] or max_tokens=1000/);
+    // At a terminal the same hint names flags.
+    const term = await callTool(shelf, "outline", { doc_ids: [id("big.md")] }, { cli: true });
+    assertMatch(term.text, /use --expand [\d.]+ or --max-tokens 1000/);
+    assert(!/expand=|max_tokens/.test(term.text), term.text);
     const full = await callTool(shelf, "outline", {
       doc_ids: [id("big.md")],
       max_tokens: 5000,

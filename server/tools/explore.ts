@@ -34,10 +34,9 @@ export const explore = defineTool({
   run: overview,
   markdown(r) {
     const out = [`${r.library ?? "All libraries"}: ${count(r.document_count, "document")}`];
-    out.push(
-      "Types: " + Object.entries(r.doc_types).map(([t, c]) => `${t} ${n(c)}`).join(", "),
-    );
-    out.push("", "Folders (files, median words):");
+    const types = Object.entries(r.doc_types);
+    if (types.length) out.push("Types: " + types.map(([t, c]) => `${t} ${n(c)}`).join(", "));
+    if (r.directories.length) out.push("", "Folders (files, median words):");
     for (const d of r.directories) {
       const depth = d.path.split("/").length - 1;
       out.push(

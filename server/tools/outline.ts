@@ -4,9 +4,19 @@
  * @module
  */
 import { z } from "zod";
-import { renderOutline } from "../../core/budget.ts";
-import { ToolError } from "../../core/types.ts";
-import { defineTool, docIdArg, escapeControl, needArgs, resolveDoc, shownPath } from "../tool.ts";
+import { type OutlineHints, type RenderedOutline, renderOutline } from "../../core/budget.ts";
+import { type Card, type OutlineNode, ToolError } from "../../core/types.ts";
+import {
+  argHint,
+  argNames,
+  defineTool,
+  docIdArg,
+  escapeControl,
+  needArgs,
+  type Render,
+  resolveDoc,
+  shownPath,
+} from "../tool.ts";
 import { obj, optString } from "./_output.ts";
 
 /** The default outline view: a glance at the structure, about 500 tokens. */
@@ -14,6 +24,40 @@ const COMPACT_TOKENS = 500;
 /** The default budget when the top level alone needs more than the compact view. */
 const DEFAULT_TOKENS = 2000;
 const USAGE = `shelfmark outline ID [ID...] [--expand 2,3.1] [--max-tokens 2000] [--json]`;
+/** The largest budget the schema allows. */
+const MAX_TOKENS = 50000;
+
+/** How a cut outline says to ask for more, in the reader's syntax (`--expand 2` or `expand=["2"]`). */
+function outlineHints(render: Render): OutlineHints {
+  const expand = (id: string) =>
+    argHint(render, { expand: render.cli ? id : JSON.stringify([id]) });
+  return {
+    more: (id, max) =>
+      max < MAX_TOKENS
+        ? `use ${expand(id)} or ${argHint(render, { max_tokens: Math.min(MAX_TOKENS, max * 2) })}`
+        : `use ${expand(id)}`,
+    raise: `raise ${argNames(render, "max_tokens")} or use ${argNames(render, "expand")}`,
+  };
+}
+
+/** One document's outline as asked for, within its budget. */
+interface OutlineView {
+  card: Card;
+  outline: OutlineNode[];
+  maxTokens?: number;
+  expand: string[];
+}
+
+/** Render a view: the compact default gives way when even the top level does not fit in it. */
+function renderView(v: OutlineView, hints: OutlineHints): RenderedOutline {
+  const r = renderOutline(v.card, v.outline, {
+    maxTokens: v.maxTokens ?? COMPACT_TOKENS,
+    expand: v.expand,
+    hints,
+  });
+  if (v.maxTokens !== undefined || r.budget !== "truncated") return r;
+  return renderOutline(v.card, v.outline, { maxTokens: DEFAULT_TOKENS, expand: v.expand, hints });
+}
 
 /** The `outline` tool. */
 export const outline = defineTool({
@@ -26,7 +70,7 @@ export const outline = defineTool({
     expand: z.array(z.string().min(1).max(64)).max(50).default([]).describe(
       'Node ids shown in full even past the budget, e.g. ["2", "3.1"]',
     ),
-    max_tokens: z.number().int().min(50).max(50000).optional().describe(
+    max_tokens: z.number().int().min(50).max(MAX_TOKENS).optional().describe(
       "Token budget per document. Default: a compact view of about 500 tokens (deeper levels " +
         "and summaries hidden when they do not fit; expand shows them), up to 2000 when even " +
         "the top level needs more",
@@ -51,7 +95,7 @@ export const outline = defineTool({
   },
   run(shelf, a) {
     const documents = [];
-    const markdown: string[] = [];
+    const views: OutlineView[] = [];
     const missing: string[] = [];
     // Each document once, however often (or by whichever name) it is asked for.
     const seen = new Set<string>();
@@ -71,16 +115,11 @@ export const outline = defineTool({
       const doc = shelf.outline(id)!;
       const card = { ...doc.card, path: shownPath(shelf, doc.card.path) };
       const shown = { ...card, path: escapeControl(card.path), title: escapeControl(card.title) };
-      let r = renderOutline(shown, doc.outline, {
-        maxTokens: a.max_tokens ?? COMPACT_TOKENS,
-        expand: a.expand,
-      });
-      // The compact default gives way when even the top level does not fit in it.
-      if (a.max_tokens === undefined && r.budget === "truncated") {
-        r = renderOutline(shown, doc.outline, { maxTokens: DEFAULT_TOKENS, expand: a.expand });
-      }
+      const view = { card: shown, outline: doc.outline, maxTokens: a.max_tokens, expand: a.expand };
+      // The JSON answer is the same on every surface; the markdown's hints are the reader's.
+      const r = renderView(view, outlineHints({ cli: false }));
       documents.push({ ...card, budget: r.budget, nodes: r.nodes });
-      markdown.push(r.markdown);
+      views.push(view);
     }
     if (documents.length === 0) {
       throw new ToolError(
@@ -89,11 +128,12 @@ export const outline = defineTool({
         "Use doc_ids from search results.",
       );
     }
-    return { documents, missing: missing.length ? missing : undefined, markdown };
+    return { documents, missing: missing.length ? missing : undefined, views };
   },
   json: ({ documents, missing }) => ({ documents, missing }),
-  markdown(r) {
-    const parts = [...r.markdown];
+  markdown(r, render) {
+    const hints = outlineHints(render);
+    const parts = r.views.map((v) => renderView(v, hints).markdown);
     if (r.missing) parts.push(`Not found: ${r.missing.join(", ")}`);
     return parts.join("\n\n");
   },
