@@ -6,6 +6,7 @@ import type { Card, Embedder, OutlineNode } from "../core/types.ts";
 import { embedText } from "./vectors.ts";
 import { SEMANTIC_PASSAGES } from "../search/near_passages.ts";
 import { callTool } from "../server/dispatch.ts";
+import { partsOf } from "./_parts.ts";
 
 const node = (
   id: string,
@@ -108,8 +109,8 @@ Deno.test({
       seen.documents = 0;
       if (settings) await s.reopen({ embedder: countingEmbedder(settings, seen) });
       await s.shelf.index();
-      await s.shelf.vectors!.idle();
-      return { documents: seen.documents, embedded: s.shelf.vectors!.status().embedded };
+      await partsOf(s.shelf).vectors!.idle();
+      return { documents: seen.documents, embedded: partsOf(s.shelf).vectors!.status().embedded };
     };
     assertEquals(await run(), { documents: 3, embedded: 3 });
     // Same settings: the stored vectors are used.
@@ -126,7 +127,7 @@ Deno.test({
   async fn() {
     const { s: shelf, seen, note } = await notesShelf("shelfmark-vrows-");
     await using s = shelf;
-    const vectors = s.shelf.vectors!;
+    const vectors = partsOf(s.shelf).vectors!;
     const rows = async () => {
       await s.shelf.index();
       await vectors.idle();
@@ -134,13 +135,15 @@ Deno.test({
       return { rows: ids.length, distinct: new Set(ids).size, count: vectors.index.count() };
     };
     assertEquals(await rows(), { rows: 3, distinct: 3, count: 3 });
-    const before = await vectors.index.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
+    const before = await vectors.index.vectorOf(
+      partsOf(s.shelf).catalog.idByPath("notes/dogs.md")!,
+    );
     await note("dogs", "Dogs sleep in the kitchen and bake bread on Sundays.");
     await note("chat", "Le chat dort.");
     seen.documents = 0;
     assertEquals(await rows(), { rows: 4, distinct: 4, count: 4 });
     assertEquals(seen.documents, 2);
-    const after = await vectors.index.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
+    const after = await vectors.index.vectorOf(partsOf(s.shelf).catalog.idByPath("notes/dogs.md")!);
     assert(before && after && before.some((x, i) => x !== after[i]), "the changed note's vector");
   },
 });
@@ -161,7 +164,7 @@ Deno.test({
       await note(`long${n}`, parts.join("\n\n"));
     }
     await s.shelf.index();
-    await s.shelf.vectors!.idle();
+    await partsOf(s.shelf).vectors!.idle();
     seen.documents = 0;
     seen.queries = 0;
     const r = await callTool(s.shelf, "search", {
