@@ -580,7 +580,11 @@ export class Shelf {
   }
   // --- end of grep
 
-  /** Close the catalog (after the run in progress and the embedding batch in progress). */
+  /**
+   * Close every part, after the run in progress and the embedding batch in progress: the
+   * vector index and the embedder, the search and extraction workers, the grep worker, the
+   * catalog (with the keyword index on it) and the caches.
+   */
   async close(): Promise<void> {
     await this.idle();
     await this.#parts.vectors?.close();

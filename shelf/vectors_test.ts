@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { assert, assertEquals } from "../tests/assert.ts";
+import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { toyVector } from "../tests/embed_standin.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import type { Card, Embedder, OutlineNode } from "../core/types.ts";
@@ -179,5 +179,27 @@ Deno.test({
     assert(seen.documents > 0 && seen.documents <= SEMANTIC_PASSAGES, `${seen.documents}`);
     assert(hits[0]!.passages?.length, "the first hit points into its document");
     assert(hits.every((h) => h.snippet), "hits past the budget keep a snippet");
+  },
+});
+
+Deno.test({
+  name: "Shelf.close() closes its parts: the vector index, the catalog, the embedder",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const { s: shelf } = await notesShelf("shelfmark-vclose-");
+    await using s = shelf;
+    await s.shelf.index();
+    const { vectors, catalog } = partsOf(s.shelf);
+    await vectors!.idle();
+    assertEquals((await vectors!.index.ids()).length, 3);
+    let closed = false;
+    vectors!.embedder.close = () => closed = true;
+    await s.reopen();
+    await assertRejects(() => vectors!.index.ids());
+    assert(closed, "the embedder is closed");
+    assertEquals(catalog.db.isOpen, false);
+    // The new shelf opens the same vectors again.
+    assertEquals(await partsOf(s.shelf).vectors!.index.open(), 3);
   },
 });
