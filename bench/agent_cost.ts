@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { callTool } from "../server/dispatch.ts";
 import { Shelf } from "../shelf/shelf.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 /** A dev question. */
 export interface Question {
@@ -108,7 +109,7 @@ export async function agentCost(
   let n = 0;
   for (const q of questions) {
     const targets = new Set([q.target, ...q.alt_targets]);
-    if (![...targets].some((p) => shelf.catalog.idByPath(p))) continue;
+    if (![...targets].some((p) => partsOf(shelf).catalog.idByPath(p))) continue;
     n++;
     const md = await callTool(shelf, "search", { query: q.question, limit: 5, mode });
     const body = md.text.replace(/\n\n\[meta\].*$/s, "");
@@ -145,7 +146,7 @@ export async function agentCost(
     for (const r of results.slice(0, 5)) {
       if (!targets.has(r.path)) continue;
       const p = r.passages?.[0];
-      const lines = (shelf.catalog.text(r.doc_id) ?? "").split("\n");
+      const lines = (partsOf(shelf).catalog.text(r.doc_id) ?? "").split("\n");
       const line = evidenceLine(lines, q.evidence);
       if (line === undefined) continue;
       passageHits++;

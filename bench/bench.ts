@@ -23,6 +23,7 @@ import { modeStats, modeTable, treeSize, vectorsReady } from "./vectors_bench.ts
 import { compareRecoll, comparisonTable } from "./recoll.ts";
 // Titles compared without section numbers ("2.1 Overview" = "Overview").
 import { unnumbered } from "./pdf_headings.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const SHARED = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
@@ -72,7 +73,7 @@ function baseline(shelf: Shelf) {
   db.exec("CREATE VIRTUAL TABLE t USING fts5(doc_id UNINDEXED, body)");
   const ins = db.prepare("INSERT INTO t (doc_id, body) VALUES (?, ?)");
   db.exec("BEGIN");
-  for (const r of shelf.catalog.iterTexts()) ins.run(r.doc_id, r.text);
+  for (const r of partsOf(shelf).catalog.iterTexts()) ins.run(r.doc_id, r.text);
   db.exec("COMMIT");
   const q = db.prepare("SELECT doc_id FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10");
   return (question: string): string[] => {
@@ -119,14 +120,14 @@ async function main() {
   const indexMs = performance.now() - t0;
   await probe;
   console.error("\nembedding ...");
-  const docs = shelf.catalog.count();
+  const docs = partsOf(shelf).catalog.count();
   const vectors = await vectorsReady(shelf);
   const vectorBytes = treeSize(join(data, "vectors"));
 
   // Questions whose targets are in the indexed libraries.
   const questions = (await Deno.readTextFile(join(SHARED, "eval", "questions.dev.jsonl")))
     .split("\n").filter(Boolean).map((l) => JSON.parse(l) as Question)
-    .filter((q) => [q.target, ...q.alt_targets].some((p) => shelf.catalog.idByPath(p)));
+    .filter((q) => [q.target, ...q.alt_targets].some((p) => partsOf(shelf).catalog.idByPath(p)));
   const base = baseline(shelf);
   const kinds = new Map<string, { n: number; r1: number; r5: number; r10: number; mrr: number }>();
   const baseAll = { n: 0, r5: 0, mrr: 0 };
@@ -166,7 +167,7 @@ async function main() {
         const rank = ids.findIndex((h) => targets.has(h.path)) + 1;
         add(q.kind, rank);
         add("all", rank);
-        const bids = base(q.question).map((id) => shelf.catalog.get(id)?.card.path);
+        const bids = base(q.question).map((id) => partsOf(shelf).catalog.get(id)?.card.path);
         const brank = bids.findIndex((p) => p && targets.has(p)) + 1;
         baseAll.n++;
         if (brank >= 1 && brank <= 5) baseAll.r5++;
@@ -191,9 +192,9 @@ async function main() {
   const f1s = new Map<string, number[]>();
   for (const [path, row] of truth) {
     if (!row.headings) continue;
-    const id = shelf.catalog.idByPath(path);
+    const id = partsOf(shelf).catalog.idByPath(path);
     if (!id) continue;
-    const doc = shelf.catalog.get(id)!;
+    const doc = partsOf(shelf).catalog.get(id)!;
     const lib = path.startsWith("text/")
       ? path.split("/").slice(0, 2).join("/")
       : path.split("/")[0]!;
@@ -210,7 +211,7 @@ async function main() {
   // every document.
   let under500 = 0;
   let total = 0;
-  for (const id of shelf.catalog.ids()) {
+  for (const id of partsOf(shelf).catalog.ids()) {
     const o = await callTool(shelf, "outline", { doc_ids: [id] });
     total++;
     if (estimateTokens(o.text.split("\n\n[meta]")[0]!) < 500) under500++;
@@ -254,7 +255,7 @@ async function main() {
     [
       "time until vectors are ready (after indexing)",
       `${f(vectors.seconds, 1)} s (${f(vectors.rate, 1)} documents embedded / s, ${
-        shelf.vectors?.embedder.model ?? "no embedder"
+        partsOf(shelf).vectors?.embedder.model ?? "no embedder"
       })`,
     ],
     [

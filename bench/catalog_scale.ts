@@ -50,6 +50,7 @@ import { Shelf } from "../shelf/shelf.ts";
 import { Filler } from "./catalog_fill.ts";
 import { defaultCorpus, libraryDocs, random, sectionsOf } from "./scale_docs.ts";
 import { pct } from "./stats.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(ROOT, "server/cli.ts");
@@ -136,10 +137,10 @@ async function measure(data: string, idsFile: string, libRoot: string): Promise<
     t = performance.now();
     await search(qs[0]!);
     row.first_search_ms = performance.now() - t;
-    row.count_ms = median(() => shelf.catalog.count());
+    row.count_ms = median(() => partsOf(shelf).catalog.count());
     [row.search_p50_ms, row.search_p95_ms] = await latency(qs, search);
     const bm25 = (filters: { library?: string }) => (q: string) =>
-      shelf.fts.search(prepareQuery(q, 10, filters, 0));
+      partsOf(shelf).keyword.search(prepareQuery(q, 10, filters, 0));
     [row.bm25_p50_ms, row.bm25_p95_ms] = await latency(qs, bm25({}));
     // slow (every match is ranked): 30 questions after 5
     [row.bm25_library_p50_ms, row.bm25_library_p95_ms] = await latency(
@@ -156,13 +157,13 @@ async function measure(data: string, idsFile: string, libRoot: string): Promise<
       (id) => callTool(shelf, "read", { doc_id: id, offset: 1, limit: 40 }),
     );
     row.server_rss_mib = memory().rss;
-    [row.file_states_ms] = timed(() => shelf.catalog.fileStates("library").size);
-    [row.listing_build_ms] = timed(() => docTable(shelf.catalog));
-    [row.listing_again_ms] = timed(() => docTable(shelf.catalog));
+    [row.file_states_ms] = timed(() => partsOf(shelf).catalog.fileStates("library").size);
+    [row.listing_build_ms] = timed(() => docTable(partsOf(shelf).catalog));
+    [row.listing_again_ms] = timed(() => docTable(partsOf(shelf).catalog));
     row.server_rss_after_listing_mib = memory().rss;
     const libs = [{ name: "library", root: libRoot }];
-    [row.graph_build_ms] = timed(() => linkGraph(shelf.catalog, libs));
-    [row.graph_again_ms] = timed(() => linkGraph(shelf.catalog, libs));
+    [row.graph_build_ms] = timed(() => linkGraph(partsOf(shelf).catalog, libs));
+    [row.graph_again_ms] = timed(() => linkGraph(partsOf(shelf).catalog, libs));
     row.server_rss_after_graph_mib = memory().rss;
     row.server_peak_mib = memory().peak;
   } finally {

@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { LinkGraph, linkGraph } from "../core/graph.ts";
 import { callTool } from "../server/dispatch.ts";
 import type { ToolName } from "../server/tools/mod.ts";
+import { partsOf } from "../shelf/_parts.ts";
 import { Shelf } from "../shelf/shelf.ts";
 
 const { values } = parseArgs({
@@ -32,7 +33,7 @@ function random(seed: number): () => number {
 }
 
 const shelf = await Shelf.open({ data: values.data!, embedder: "none", workers: 0, log: () => {} });
-const { catalog } = shelf;
+const { catalog } = partsOf(shelf);
 const links = catalog.db.prepare("SELECT count(*) AS n FROM links").get()?.n as number;
 
 const heap0 = Deno.memoryUsage().heapUsed;

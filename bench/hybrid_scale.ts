@@ -36,6 +36,7 @@ import type { Embedder } from "../core/types.ts";
 import { devQuestions } from "./agent_cost.ts";
 import { random } from "./scale_docs.ts";
 import { dirSize, pct } from "./stats.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -106,13 +107,13 @@ async function main(): Promise<void> {
   const real = new UseEmbedder();
   const shelf = await Shelf.open({ data, embedder: standInEmbedder(real), log: () => {} });
   try {
-    const docs = shelf.catalog.docCount();
+    const docs = partsOf(shelf).catalog.docCount();
     log(`hybrid scale: ${docs} documents; writing stand-in vectors...`);
     const t0 = performance.now();
-    shelf.vectors!.kick();
-    await shelf.vectors!.idle();
+    partsOf(shelf).vectors!.kick();
+    await partsOf(shelf).vectors!.idle();
     const vectorSeconds = (performance.now() - t0) / 1000;
-    const status = shelf.vectors!.status();
+    const status = partsOf(shelf).vectors!.status();
     log(`  ${status.embedded} vectors in ${vectorSeconds.toFixed(0)} s`);
 
     const questions = await devQuestions(

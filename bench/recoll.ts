@@ -26,6 +26,7 @@ import { STOP_WORDS } from "../core/tokenize.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { agentCost, devQuestions, type Question } from "./agent_cost.ts";
 import { type CommandFootprint, measureCommand } from "./footprint.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(repo, "server", "cli.ts");
@@ -200,13 +201,13 @@ async function shelfmarkRun(
   const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
   try {
     const asked = questions.filter((q) =>
-      [q.target, ...q.alt_targets].some((p) => shelf.catalog.idByPath(p))
+      [q.target, ...q.alt_targets].some((p) => partsOf(shelf).catalog.idByPath(p))
     );
     const c = await agentCost(shelf, asked, "keyword");
     return {
       run: r,
       bytes,
-      documents: shelf.catalog.count(),
+      documents: partsOf(shelf).catalog.count(),
       questions: c.questions,
       recall5: c.recall5,
       mrr: c.mrr,

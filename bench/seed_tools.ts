@@ -13,6 +13,7 @@ import { docTable } from "../core/listing.ts";
 import { callTool } from "../server/dispatch.ts";
 import type { ToolName } from "../server/tools/mod.ts";
 import { Shelf } from "../shelf/shelf.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -53,7 +54,7 @@ function percentile(sorted: number[], p: number): number {
 const shelf = await Shelf.open({ data: flags.data, embedder: "none", log: () => {}, workers: 0 });
 try {
   const coldStart = performance.now();
-  const { entries } = docTable(shelf.catalog);
+  const { entries } = docTable(partsOf(shelf).catalog);
   const tableMs = performance.now() - coldStart;
   if (!entries.length) throw new Error(`${flags.data}: no document indexed by this version`);
   const libs = shelf.libraries.map((l) => l.name);

@@ -10,6 +10,7 @@ import type { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 
 import type { Question } from "./agent_cost.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 /** Quality and latency of one search mode. */
 export interface ModeStats {
@@ -41,7 +42,7 @@ export function treeSize(dir: string): number {
 
 /** Wait for the vectors; returns seconds and documents per second. */
 export async function vectorsReady(shelf: Shelf): Promise<{ seconds: number; rate: number }> {
-  const v = shelf.vectors;
+  const v = partsOf(shelf).vectors;
   if (!v) return { seconds: 0, rate: 0 };
   const t0 = performance.now();
   const start = v.embeddedCount;
@@ -114,7 +115,7 @@ export function modeTable(stats: ModeStats[]): string {
 export async function loadQuestions(shared: string, shelf: Shelf): Promise<Question[]> {
   return (await Deno.readTextFile(join(shared, "eval", "questions.dev.jsonl")))
     .split("\n").filter(Boolean).map((l) => JSON.parse(l) as Question)
-    .filter((q) => [q.target, ...q.alt_targets].some((p) => shelf.catalog.idByPath(p)));
+    .filter((q) => [q.target, ...q.alt_targets].some((p) => partsOf(shelf).catalog.idByPath(p)));
 }
 
 if (import.meta.main) {

@@ -7,6 +7,7 @@ import { hasCommand, noteMissing } from "../tests/have.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import { compressed, inflate, MAX_RATIO, RATIO_FLOOR, zstdFrames } from "./compressed.ts";
 import { builtinExtractors } from "./mod.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -231,7 +232,7 @@ Deno.test("indexing a folder of compressed documentation: each found by search, 
   assertEquals(await hit("wombat"), [["doc/hello/foo.1.gz", "man"]]);
   assertEquals(await hit("okapi"), [["doc/hello/notes.md.gz", "markdown"]]);
   assertEquals(await hit("lemurs"), [["doc/hello/plain.txt", "text"]]);
-  assertEquals(t.shelf.catalog.skipped().map((s) => [s.path, s.reason]), [[
+  assertEquals(partsOf(t.shelf).catalog.skipped().map((s) => [s.path, s.reason]), [[
     "doc/hello/broken.txt.gz",
     "corrupt",
   ]]);

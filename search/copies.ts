@@ -10,6 +10,7 @@
 import { COPY_SIMILARITY, similarity } from "../core/fingerprint.ts";
 import type { Card, Hit, SearchFilters } from "../core/types.ts";
 import type { Shelf } from "../shelf/shelf.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 /** How a copy is named in an answer. */
 type CopyRef = NonNullable<Hit["copies"]>[number];
@@ -42,7 +43,7 @@ export function collapseCopies(
   limit: number,
 ): { hits: Hit[]; cards: Map<string, Card> } {
   const ids = hits.map((h) => h.doc_id);
-  const fps = shelf.catalog.fingerprints(ids);
+  const fps = partsOf(shelf).catalog.fingerprints(ids);
   // Union-find over the hits.
   const parent = ids.map((_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
@@ -65,10 +66,10 @@ export function collapseCopies(
     groups.set(r, g);
   });
   const chosen = [...groups.values()].slice(0, limit);
-  const cards = shelf.catalog.cards(chosen.flat().map((i) => ids[i]!));
+  const cards = partsOf(shelf).catalog.cards(chosen.flat().map((i) => ids[i]!));
   // Exact copies outside the hits (deeper in the ranking, or not matched at all).
   const keys = [...new Set(chosen.flat().map((i) => fps.get(ids[i]!)?.key).filter(Boolean))];
-  const same = shelf.catalog.sameText(keys as string[], filters);
+  const same = partsOf(shelf).catalog.sameText(keys as string[], filters);
   const collapsed = chosen.map((group) => {
     const best = group.reduce((a, b) =>
       preference(cards.get(ids[b]!)) > preference(cards.get(ids[a]!)) ? b : a

@@ -3,6 +3,7 @@ import { assert, assertEquals } from "../tests/assert.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import { callTool } from "../server/dispatch.ts";
 import { FINGERPRINT_VERSION } from "../core/fingerprint.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const TEXT = Array.from(
   { length: 60 },
@@ -80,10 +81,10 @@ Deno.test("copies are told by their words as they read: link targets do not coun
   assertEquals(collapsed(await search()), [["lib/okapi.md", "lib/okapi.txt"]]);
 
   // A catalog fingerprinted by an older rule computes its fingerprints again on the next run.
-  t.shelf.catalog.setMeta("fingerprints", "1");
-  t.shelf.catalog.db.exec("UPDATE documents SET text_key = doc_id, minhash = NULL");
+  partsOf(t.shelf).catalog.setMeta("fingerprints", "1");
+  partsOf(t.shelf).catalog.db.exec("UPDATE documents SET text_key = doc_id, minhash = NULL");
   assertEquals(collapsed(await search()).length, 2);
   await t.shelf.index();
-  assertEquals(t.shelf.catalog.getMeta("fingerprints"), FINGERPRINT_VERSION);
+  assertEquals(partsOf(t.shelf).catalog.getMeta("fingerprints"), FINGERPRINT_VERSION);
   assertEquals(collapsed(await search()), [["lib/okapi.md", "lib/okapi.txt"]]);
 });

@@ -14,6 +14,7 @@ import { callTool } from "../server/dispatch.ts";
 import { parseQuery } from "./query.ts";
 import type { Embedder, Hit } from "../core/types.ts";
 import { guardFusion, keywordIsWeak, requiredWords } from "./hybrid.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const h = (doc_id: string, score = 0.9): Hit => ({ doc_id, score, raw: -10, retriever: "x" });
 const ids = (hits: Hit[]) => hits.map((x) => x.doc_id);
@@ -105,7 +106,7 @@ Deno.test({
     );
     await using s = await openTestShelf({ base, folders: [lib], embedder: toyEmbedder() });
     await s.shelf.index();
-    await s.shelf.vectors!.idle();
+    await partsOf(s.shelf).vectors!.idle();
     const search = async (query: string, mode: string) =>
       (await callTool(s.shelf, "search", { query, mode, limit: 5, output_format: "json" }))
         .json;

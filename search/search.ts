@@ -20,6 +20,7 @@ import { collapseCopies } from "./copies.ts";
 import { docText } from "../shelf/lines.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 import type { VectorSync } from "../shelf/vectors.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 /** Search modes. */
 export type SearchMode = "hybrid" | "keyword" | "semantic";
@@ -67,7 +68,7 @@ const RRF_K = 60;
  * (keyword for the built-in model), keyword without an embedder, else hybrid.
  */
 export function defaultMode(shelf: Shelf): { mode: SearchMode; why: string } {
-  const e = shelf.vectors?.embedder;
+  const e = partsOf(shelf).vectors?.embedder;
   if (!e) return { mode: "keyword", why: "no embedder configured" };
   if (e.defaultMode === "keyword") {
     return {
@@ -81,7 +82,7 @@ export function defaultMode(shelf: Shelf): { mode: SearchMode; why: string } {
 
 /** Why the semantic side cannot answer, or `undefined` when it can. */
 function vectorsUnavailable(shelf: Shelf): string | undefined {
-  const v = shelf.vectors;
+  const v = partsOf(shelf).vectors;
   if (!v) return "no embedder configured, answered in keyword mode";
   if (v.ready) return undefined;
   const s = v.status();
@@ -113,7 +114,7 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   const asked = req.mode ?? defaultMode(shelf).mode;
   const note = asked === "keyword" ? undefined : vectorsUnavailable(shelf);
   const mode: SearchMode = note ? "keyword" : asked;
-  const vectors = mode === "keyword" ? undefined : shelf.vectors;
+  const vectors = mode === "keyword" ? undefined : partsOf(shelf).vectors;
   // Copies are collapsed after ranking: ask for more hits than will be shown.
   const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);
   const depth = mode !== "hybrid" ? wanted : Math.max(wanted, FUSION_DEPTH);
@@ -121,7 +122,7 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   const q: Query = prepareQuery(req.query, depth, req.filters, 0);
   const none = Promise.resolve<Hit[]>([]);
   const lists = await settleAll([
-    mode === "semantic" ? none : shelf.fts.search(q),
+    mode === "semantic" ? none : partsOf(shelf).keyword.search(q),
     vectors ? vectorHits(vectors, q) : none,
   ]);
   const keyword = lists[0]!;
@@ -174,13 +175,14 @@ async function attachPassages(
   const terms = positiveTerms(q.parsed);
   const want = Math.max(1, count);
   const bare: string[] = [];
-  const vectors = semantic && shelf.vectors?.ready ? shelf.vectors : undefined;
+  const { catalog, vectors: v } = partsOf(shelf);
+  const vectors = semantic && v?.ready ? v : undefined;
   let queryVector: Promise<Float32Array | undefined> | undefined;
   let budget = SEMANTIC_PASSAGES;
   for (const h of hits) {
-    const doc = shelf.catalog.sections(h.doc_id);
+    const doc = catalog.sections(h.doc_id);
     if (!doc) continue;
-    const text = docText(shelf.catalog, h.doc_id, doc.hash);
+    const text = docText(catalog, h.doc_id, doc.hash);
     const passages = passagesOf({ ...doc, totalLines: text.text ? text.starts.length - 1 : 0 });
     const markup = MARKUP_TYPES.has(doc.docType);
     let best = bestPassages(text, passages, terms, want, 160, doc.pages, markup);
@@ -203,7 +205,7 @@ async function attachPassages(
     }
   }
   if (!bare.length) return;
-  const snippets = await shelf.fts.snippets(bare, q.parsed);
+  const snippets = await partsOf(shelf).keyword.snippets(bare, q.parsed);
   for (const h of hits) if (!h.snippet) h.snippet = snippets.get(h.doc_id) ?? h.snippet;
 }
 
@@ -214,18 +216,21 @@ async function heldToKeywords(
   keyword: Hit[],
   q: Query,
 ): Promise<Hit[]> {
-  const required = requiredWords(q.parsed, shelf.catalog);
+  const required = requiredWords(q.parsed, partsOf(shelf).catalog);
   const held = await heldWords(
     fused.map((h) => h.doc_id),
     required,
-    (ids, word) => shelf.fts.constrain(ids, parseQuery(`"${word.replaceAll('"', "")}"`)),
+    (ids, word) =>
+      partsOf(shelf).keyword.constrain(ids, parseQuery(`"${word.replaceAll('"', "")}"`)),
   );
   return guardFusion(fused, keyword, held);
 }
 
 /** Hits that satisfy the query's hard constraints, in order. */
 async function heldToSyntax(shelf: Shelf, hits: Hit[], q: Query): Promise<Hit[]> {
-  const allowed = new Set(await shelf.fts.constrain(hits.map((h) => h.doc_id), q.parsed));
+  const allowed = new Set(
+    await partsOf(shelf).keyword.constrain(hits.map((h) => h.doc_id), q.parsed),
+  );
   return hits.filter((h) => allowed.has(h.doc_id));
 }
 

@@ -4,6 +4,7 @@ import { openTestShelf } from "../tests/shelf_helper.ts";
 import { Fts5Index } from "../stores/fts5.ts";
 import { prepareQuery } from "./query.ts";
 import { searchShelf } from "./search.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
@@ -14,7 +15,7 @@ Deno.test("searchShelf() hands back the card of every hit it answers", async () 
   assertEquals(mode, "keyword");
   assert(hits.length > 0);
   for (const h of hits) {
-    assertEquals(cards.get(h.doc_id), t.shelf.catalog.cards([h.doc_id]).get(h.doc_id));
+    assertEquals(cards.get(h.doc_id), partsOf(t.shelf).catalog.cards([h.doc_id]).get(h.doc_id));
   }
 });
 
@@ -25,24 +26,27 @@ Deno.test({
   fn: async () => {
     await using t = await openTestShelf({ folders: [SAMPLES], searchWorkers: 1 });
     await t.shelf.index();
-    const here = new Fts5Index(t.shelf.catalog.db, { stats: t.shelf.catalog, readOnly: true });
+    const here = new Fts5Index(partsOf(t.shelf).catalog.db, {
+      stats: partsOf(t.shelf).catalog,
+      readOnly: true,
+    });
     for (const text of ["sqlite archive", '"file format" -zstd']) {
       const q = prepareQuery(text, 5);
-      const pooled = await t.shelf.fts.search(q);
+      const pooled = await partsOf(t.shelf).keyword.search(q);
       assert(pooled.length > 0, text);
       assertEquals(pooled, await here.search(q));
     }
     // The searches go to the workers: they read committed rows only, so a document written
     // in a transaction still open on the shelf's connection is found here and not there.
-    t.shelf.catalog.db.exec("BEGIN");
+    partsOf(t.shelf).catalog.db.exec("BEGIN");
     try {
       const card = testCard({ doc_id: "f".repeat(16), path: "notes/new.md", title: "Zyzzyva" });
       await here.upsert([{ card, outline: [], lines: ["zyzzyva"] }]);
       const q = prepareQuery("zyzzyva", 5);
       assertEquals((await here.search(q)).map((h) => h.doc_id), [card.doc_id]);
-      assertEquals(await t.shelf.fts.search(q), []);
+      assertEquals(await partsOf(t.shelf).keyword.search(q), []);
     } finally {
-      t.shelf.catalog.db.exec("ROLLBACK");
+      partsOf(t.shelf).catalog.db.exec("ROLLBACK");
     }
   },
 });

@@ -19,6 +19,7 @@ import {
 } from "./links.ts";
 import type { Shelf } from "./shelf.ts";
 import { similarTo } from "./similar.ts";
+import { partsOf } from "./_parts.ts";
 
 /** A document in one of the dossier's lists. */
 export interface ContextEntry {
@@ -71,19 +72,19 @@ export async function documentContext(
   id: string,
   limit: number,
 ): Promise<DocumentContext> {
-  const c = shelf.catalog.cards([id]).get(id)!;
+  const c = partsOf(shelf).catalog.cards([id]).get(id)!;
   const graph = graphOf(shelf);
   const out = outLinks(graph, id);
   const back = inLinks(graph, id);
   // the graph's rows are read before the search below gives the indexer a turn
   const backlinks = { total: back.all.length, items: back.all.slice(0, limit).map(back.detail) };
   const folder = c.path.slice(0, c.path.lastIndexOf("/"));
-  const peers = under(docTable(shelf.catalog).entries, folder).filter((d) =>
+  const peers = under(docTable(partsOf(shelf).catalog).entries, folder).filter((d) =>
     d.doc_id !== id && !d.path.includes("/", folder.length + 1)
   );
-  const fields = docFields(shelf.catalog.db, id);
+  const fields = docFields(partsOf(shelf).catalog.db, id);
   const similar = await similarTo(shelf, c, limit);
-  const cards = shelf.catalog.cards(similar.hits.map((h) => h.doc_id));
+  const cards = partsOf(shelf).catalog.cards(similar.hits.map((h) => h.doc_id));
   return {
     card: {
       doc_id: id,

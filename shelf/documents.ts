@@ -10,6 +10,7 @@ import { confinePath, isInside, realPath } from "../core/paths.ts";
 import { type Card, type OutlineNode, ToolError } from "../core/types.ts";
 import { docLines } from "./lines.ts";
 import type { Shelf } from "./shelf.ts";
+import { partsOf } from "./_parts.ts";
 
 /**
  * The stored id of a document named by its id or by a path inside a library, or undefined.
@@ -17,9 +18,9 @@ import type { Shelf } from "./shelf.ts";
  */
 export function findDocument(shelf: Shelf, ref: string): string | undefined {
   const id = ref.trim();
-  if (/^[0-9a-f]{6,16}$/.test(id) && shelf.catalog.has(id)) return id;
+  if (/^[0-9a-f]{6,16}$/.test(id) && partsOf(shelf).catalog.has(id)) return id;
   if (/[/\\\0]/.test(id) || id.startsWith("..")) {
-    return shelf.catalog.idByPath(confinePath(id, shelf.libraries));
+    return partsOf(shelf).catalog.idByPath(confinePath(id, shelf.libraries));
   }
   return undefined;
 }
@@ -34,7 +35,7 @@ export interface DocumentOutline {
 
 /** The card and outline of a stored document, or undefined. */
 export function documentOutline(shelf: Shelf, id: string): DocumentOutline | undefined {
-  const doc = shelf.catalog.get(id);
+  const doc = partsOf(shelf).catalog.get(id);
   return doc && { card: doc.card, outline: doc.outline };
 }
 
@@ -107,9 +108,9 @@ function headingList(outline: OutlineNode[]): string {
  * `INVALID_ARGUMENT` naming what it has.
  */
 export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
-  const doc = shelf.catalog.get(id);
+  const doc = partsOf(shelf).catalog.get(id);
   if (!doc) throw new ToolError("DOCUMENT_NOT_FOUND", `No document ${JSON.stringify(id)}`);
-  const lines = docLines(shelf.catalog, id, doc.hash);
+  const lines = docLines(partsOf(shelf).catalog, id, doc.hash);
   let offset = r.offset;
   /** The last line the section or page asked for. */
   let last: number | undefined;
@@ -184,7 +185,9 @@ export type DocumentFile =
  * inside its library's root.
  */
 export function documentFile(shelf: Shelf, id: string): DocumentFile {
-  const card = shelf.catalog.has(id) ? shelf.catalog.cards([id]).get(id) : undefined;
+  const card = partsOf(shelf).catalog.has(id)
+    ? partsOf(shelf).catalog.cards([id]).get(id)
+    : undefined;
   if (!card) return { ok: false, error: "not_found" };
   const [name, ...rest] = card.path.split("/");
   const lib = shelf.libraries.find((l) => l.name === name);

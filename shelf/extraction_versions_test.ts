@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { assertEquals } from "../tests/assert.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import { EXTRACTION_VERSIONS } from "../extractors/versions.ts";
+import { partsOf } from "./_parts.ts";
 
 Deno.test("extraction versions: a raised version extracts that format again, once", async () => {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-versions-" });
@@ -17,14 +18,14 @@ Deno.test("extraction versions: a raised version extracts that format again, onc
   await Deno.writeTextFile(join(b, "three.txt"), "a plain text file\n");
   await using t = await openTestShelf({ base, folders: [a, b] });
   const run = async () => {
-    const p = await t.shelf.indexer.run(t.shelf.libraries);
+    const p = await partsOf(t.shelf).indexer.run(t.shelf.libraries);
     return [p.indexed, p.unchanged];
   };
   assertEquals(await run(), [3, 0]);
   assertEquals(await run(), [0, 3], "nothing changed");
-  t.shelf.indexer.versions = { ...EXTRACTION_VERSIONS, markdown: 2 };
+  partsOf(t.shelf).indexer.versions = { ...EXTRACTION_VERSIONS, markdown: 2 };
   assertEquals(await run(), [2, 1], "both Markdown files, in both libraries; not the text file");
   assertEquals(await run(), [0, 3], "once");
-  t.shelf.indexer.versions = { ...EXTRACTION_VERSIONS };
+  partsOf(t.shelf).indexer.versions = { ...EXTRACTION_VERSIONS };
   assertEquals(await run(), [2, 1], "back to version 1 is a change too");
 });

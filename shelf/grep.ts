@@ -12,6 +12,7 @@ import type { Shelf } from "./shelf.ts";
 import type { GrepRunner } from "./grep_runner.ts";
 import { patternLiterals, regexFlags } from "./grep_pattern.ts";
 import type { GrepJob, GrepMatch, GrepResult } from "./grep_worker.ts";
+import { partsOf } from "./_parts.ts";
 
 /** Documents in one request to the grep worker (it reads fewer when they are long). */
 const BATCH_DOCS = 512;
@@ -126,7 +127,7 @@ export async function grepDocument(
   o: GrepDocumentOptions,
 ): Promise<GrepDocumentAnswer> {
   const job = jobOf(o);
-  const card = shelf.catalog.cards([docId]).get(docId);
+  const card = partsOf(shelf).catalog.cards([docId]).get(docId);
   if (!card) {
     throw new ToolError(
       "DOCUMENT_NOT_FOUND",
@@ -135,7 +136,7 @@ export async function grepDocument(
     );
   }
   const offset = o.offset ?? 0;
-  const text = shelf.catalog.text(docId) ?? "";
+  const text = partsOf(shelf).catalog.text(docId) ?? "";
   const [r] = await runner.run({ ...job, texts: [text], offset, limit: o.limit ?? 20 });
   return {
     doc_id: docId,
@@ -161,7 +162,7 @@ async function grepBatches(
   job: GrepJob,
 ): Promise<{ found: Map<string, GrepResult>; grepped: number; complete: boolean }> {
   const found = new Map<string, GrepResult>();
-  const file = shelf.catalog.db.location() ?? undefined;
+  const file = partsOf(shelf).catalog.db.location() ?? undefined;
   const started = Date.now();
   let rest = [...ids].sort();
   let grepped = 0;
@@ -171,7 +172,7 @@ async function grepBatches(
     const rs = await runner.run(
       file
         ? { ...job, file, ids: batch }
-        : { ...job, texts: batch.map((id) => shelf.catalog.text(id) ?? "") },
+        : { ...job, texts: batch.map((id) => partsOf(shelf).catalog.text(id) ?? "") },
     );
     rs.forEach((r, i) => r.total && found.set(batch[i]!, r));
     grepped += rs.length;
@@ -198,16 +199,16 @@ export async function grepDocuments(
   const pattern = o.pattern;
   const offsetDocs = o.offsetDocuments ?? 0;
   const limitDocs = o.limitDocuments ?? 10;
-  const inScope = shelf.catalog.idsMatching(scope) ?? shelf.catalog.ids();
+  const inScope = partsOf(shelf).catalog.idsMatching(scope) ?? partsOf(shelf).catalog.ids();
   const { literal, words } = patternLiterals(pattern);
-  const ids = words.length ? await shelf.fts.candidates(words, scope) : inScope;
+  const ids = words.length ? await partsOf(shelf).keyword.candidates(words, scope) : inScope;
   const { found, grepped, complete } = await grepBatches(shelf, runner, ids, {
     ...job,
     literal,
     offset: 0,
     limit: o.limit ?? 5,
   });
-  const cards = shelf.catalog.cards([...found.keys()]);
+  const cards = partsOf(shelf).catalog.cards([...found.keys()]);
   const docs: DocMatches[] = [...found].flatMap(([id, r]) => {
     const card = cards.get(id);
     if (!card) return [];
@@ -248,7 +249,7 @@ export async function grepDocuments(
  * one entry with `copies`, the first in order kept; the totals still count each copy.
  */
 function foldCopies(shelf: Shelf, docs: DocMatches[]): DocMatches[] {
-  const keys = shelf.catalog.fingerprints(docs.map((d) => d.doc_id));
+  const keys = partsOf(shelf).catalog.fingerprints(docs.map((d) => d.doc_id));
   const kept = new Map<string, DocMatches>();
   const out: DocMatches[] = [];
   for (const d of docs) {

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
+import { partsOf } from "./_parts.ts";
 
 Deno.test({
   name: "shelf.grep and shelf.grepDocuments answer plain data with display paths",
@@ -18,7 +19,7 @@ Deno.test({
     await Deno.writeTextFile(join(notes, "b.md"), "# B\n\nno match here\n");
     await using t = await openTestShelf({ base, folders: [notes] });
     await t.shelf.index();
-    const id = t.shelf.catalog.idByPath("Notes/a.md")!;
+    const id = partsOf(t.shelf).catalog.idByPath("Notes/a.md")!;
 
     const one = await t.shelf.grep(id, { pattern: "wal", caseInsensitive: true, before: 0 });
     assertEquals(one.path, "Notes/a.md");

@@ -8,6 +8,7 @@
  */
 import { type GraphDoc, type LinkGraph, linkGraph, type LinkKind } from "../core/graph.ts";
 import type { Shelf } from "./shelf.ts";
+import { partsOf } from "./_parts.ts";
 
 /** An outgoing link (links to the same target given once). */
 export interface OutLink {
@@ -164,7 +165,7 @@ function page<T>(all: T[], offset: number, limit: number): Page<T> {
 
 /** The link graph of the shelf's catalog. */
 export function graphOf(shelf: Shelf): LinkGraph {
-  return linkGraph(shelf.catalog, shelf.libraries);
+  return linkGraph(partsOf(shelf).catalog, shelf.libraries);
 }
 
 /**
@@ -235,7 +236,7 @@ export function kindCounts(all: OutLink[]): KindCounts {
 /** A stored document's outgoing links and backlinks, a page of each. */
 export function documentLinks(shelf: Shelf, id: string, r: LinksRequest): DocumentLinks {
   const graph = graphOf(shelf);
-  const card = shelf.catalog.cards([id]).get(id)!;
+  const card = partsOf(shelf).catalog.cards([id]).get(id)!;
   const out: DocumentLinks = { doc_id: id, path: card.path, title: card.title };
   if (r.direction !== "in") {
     const o = outLinks(graph, id);
@@ -283,7 +284,7 @@ export function linkReport(
   }
   const all: GraphDoc[] = kind === "orphans" ? graph.orphans(library) : graph.mostLinked(library);
   const p = page(all, offset, limit);
-  const cards = shelf.catalog.cards(p.items.map((d) => d.doc_id));
+  const cards = partsOf(shelf).catalog.cards(p.items.map((d) => d.doc_id));
   const items = p.items.map((d) => ({ ...d, title: cards.get(d.doc_id)?.title ?? "" }));
   return { ...base, ...p, items };
 }
@@ -292,7 +293,7 @@ export function linkReport(
 export function connection(shelf: Shelf, from: string, to: string, maxDepth: number): Connection {
   const found = graphOf(shelf).chain(from, to, maxDepth);
   const ids = found ? found.docs.map((d) => d.doc_id) : [from, to];
-  const cards = shelf.catalog.cards(ids);
+  const cards = partsOf(shelf).catalog.cards(ids);
   const doc = (id: string): ChainDoc => {
     const c = cards.get(id)!;
     return { doc_id: id, path: c.path, title: c.title };

@@ -22,6 +22,7 @@ import {
 } from "../search/names.ts";
 import { findPaths, type PathAggregate } from "../search/path.ts";
 import type { Shelf } from "./shelf.ts";
+import { partsOf } from "./_parts.ts";
 
 /** The file name of a path. */
 export function fileName(path: string): string {
@@ -100,7 +101,7 @@ function group(docs: DocEntry[], prefixLength: number) {
 
 /** Why a folder with no indexed document shows nothing, or a refusal when it is none. */
 function emptyFolder(shelf: Shelf, folder: string, arg: string): string {
-  const id = shelf.catalog.idByPath(folder);
+  const id = partsOf(shelf).catalog.idByPath(folder);
   if (id) {
     throw new ToolError(
       "INVALID_ARGUMENT",
@@ -129,7 +130,7 @@ function emptyFolder(shelf: Shelf, folder: string, arg: string): string {
  * path, the libraries. A path that is a document, or no folder at all, is refused.
  */
 export function browseFolder(shelf: Shelf, a: BrowseRequest): FolderListing {
-  const { entries } = docTable(shelf.catalog);
+  const { entries } = docTable(partsOf(shelf).catalog);
   let folders: Folder[];
   let docs: DocEntry[] = [];
   let path: string | null = null;
@@ -191,8 +192,8 @@ export function browseFolder(shelf: Shelf, a: BrowseRequest): FolderListing {
 
 /** The most recently modified documents under search filters, newest first. */
 export function recentDocuments(shelf: Shelf, filters: SearchFilters, limit: number): DocEntry[] {
-  const ids = shelf.catalog.recentIds(filters, limit);
-  const { byId } = docTable(shelf.catalog);
+  const ids = partsOf(shelf).catalog.recentIds(filters, limit);
+  const { byId } = docTable(partsOf(shelf).catalog);
   return ids.flatMap((id) => {
     const e = byId.get(id);
     return e ? [e] : [];
@@ -234,7 +235,7 @@ export interface NameMatches {
  */
 export function documentsNamed(shelf: Shelf, names: NamesCache, r: NameRequest): NameMatches {
   const types = new Set(r.doc_types);
-  const { entries } = docTable(shelf.catalog);
+  const { entries } = docTable(partsOf(shelf).catalog);
   let all = names.get(entries);
   if (!all) names.set(entries, all = entries.map((e) => namesOf(e.path, e.title)));
   const hits: { entry: DocEntry; match: NameMatch }[] = [];
@@ -282,7 +283,7 @@ export function libraryOverview(shelf: Shelf, library?: string): LibraryOverview
   const dirs = new Map<string, number[]>();
   const kw = new Map<string, Map<string, number>>();
   let total = 0;
-  for (const c of shelf.catalog.iterCards(library)) {
+  for (const c of partsOf(shelf).catalog.iterCards(library)) {
     total++;
     types.set(c.doc_type, (types.get(c.doc_type) ?? 0) + 1);
     const parts = c.path.split("/").slice(0, -1);
@@ -331,7 +332,7 @@ export function tagValues(
   library: string | undefined,
   limit: number,
 ): FieldValues {
-  return fieldValues(shelf.catalog.db, field, library, limit);
+  return fieldValues(partsOf(shelf).catalog.db, field, library, limit);
 }
 
 /** Folders whose path contains any of the patterns, with their file counts. */
@@ -341,5 +342,5 @@ export function foldersMatching(
   library: string | undefined,
   limit: number,
 ): PathAggregate {
-  return findPaths(shelf.catalog, { patterns, library, limit });
+  return findPaths(partsOf(shelf).catalog, { patterns, library, limit });
 }

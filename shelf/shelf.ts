@@ -27,7 +27,7 @@ import { Indexer, type IndexProgress } from "./indexer.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
 import { type VectorStatus, VectorSync } from "./vectors.ts";
-import type { KeywordIndex } from "../stores/roles.ts";
+import { PARTS, type ShelfParts } from "./_parts.ts";
 import type { Card, Embedder, Hit, Library, SearchFilters, Skipped } from "../core/types.ts";
 import { fieldsChanged, type FieldValues } from "../core/fields.ts";
 import type { DocEntry } from "../core/listing.ts";
@@ -137,62 +137,20 @@ export interface IndexStatus {
  */
 export class Shelf {
   /**
-   * The catalog.
-   *
-   * @ignore internal: the tools and the search path use it
-   */
-  readonly catalog: Catalog;
-  /**
-   * Extractors by extension and sniffed type.
-   *
-   * @ignore internal: the indexer and the tools use it
-   */
-  readonly registry: ExtractorRegistry;
-  /**
-   * The keyword index (it also makes snippets and checks hard query constraints); its
-   * searches run on the search workers when there are some.
-   *
-   * @ignore internal: the tools and the search path use it
-   */
-  readonly fts: KeywordIndex;
-  /**
-   * Keyword-search workers (undefined: searches run on this thread).
-   *
-   * @ignore internal: the tools and the search path use it
-   */
-  readonly searchPool?: SearchPool;
-  /**
-   * Document vectors: the vector index, kept in step in the background (undefined when the
-   * embedder is `none`).
-   *
-   * @ignore internal: the tools and the search path use it
-   */
-  readonly vectors?: VectorSync;
-  /**
-   * The indexer.
-   *
-   * @ignore internal: the tools and the search path use it
-   */
-  readonly indexer: Indexer;
-  /**
    * Runs the heavy tool calls (search, grep, outline, explore) a few at a time: a burst
    * of them from many clients queues here instead of holding every answer in memory.
    */
   readonly heavyCalls: LimitFunction = pLimit(
     Math.max(2, Math.min(4, navigator.hardwareConcurrency || 2)),
   );
-  /**
-   * The extraction workers (undefined when extracting in this thread).
-   *
-   * @ignore internal: the tools and the search path use it
-   */
-  readonly pool?: ExtractPool;
   /** The data directory. */
   readonly data: string;
   /** Whether answers may show absolute paths. */
   readonly fullPaths: boolean;
   /** Logger. */
   readonly log: (msg: string) => void;
+  /** The catalog, indexes, workers and indexer (see `partsOf`). */
+  readonly #parts: ShelfParts;
   #config: Config;
   #libraries: Library[];
   #status: IndexStatus = {
@@ -225,21 +183,22 @@ export class Shelf {
     this.#libraries = configLibraries(config);
     makePrivateDir(opts.data);
     makePrivateFile(join(opts.data, "catalog.db"));
-    this.catalog = new Catalog(join(opts.data, "catalog.db"));
-    this.registry = new ExtractorRegistry();
-    for (const e of extractors) this.registry.register(e);
+    const catalog = new Catalog(join(opts.data, "catalog.db"));
+    const registry = new ExtractorRegistry();
+    for (const e of extractors) registry.register(e);
     const limits = config.limits ?? {};
-    if (opts.searchWorkers) {
-      const queryS = limits.query_timeout_s;
-      this.searchPool = new SearchPool(join(opts.data, "catalog.db"), opts.searchWorkers, {
+    const queryS = limits.query_timeout_s;
+    const searchPool = opts.searchWorkers
+      ? new SearchPool(join(opts.data, "catalog.db"), opts.searchWorkers, {
         timeoutMs: opts.queryTimeoutMs ?? (queryS ? queryS * 1000 : undefined),
-      });
-    }
-    this.fts = new Fts5Index(this.catalog.db, { stats: this.catalog, pool: this.searchPool });
+      })
+      : undefined;
+    const keyword = new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
+    let vectors: VectorSync | undefined;
     if (embedder) {
       makePrivateDir(join(opts.data, "vectors"));
-      const lance = new LanceIndex(join(opts.data, "vectors"), this.catalog);
-      this.vectors = new VectorSync(this.catalog, lance, embedder, this.log);
+      const lance = new LanceIndex(join(opts.data, "vectors"), catalog);
+      vectors = new VectorSync(catalog, lance, embedder, this.log);
     }
     const workers = opts.workers ?? limits.workers ??
       Math.min(4, navigator.hardwareConcurrency || 2);
@@ -248,12 +207,13 @@ export class Shelf {
     this.#maxFileBytes = (limits.max_file_mb ?? 64) * 1024 * 1024;
     this.#firstIndexWaitMs = opts.firstIndexWaitMs ?? (limits.first_index_wait_s ?? 20) * 1000;
     const ocrLanguages = config.ocr?.languages;
-    if (workers > 0) this.pool = new ExtractPool({ workers, timeoutMs, plugins, ocrLanguages });
-    const pool = this.pool;
-    this.indexer = new Indexer(
-      this.catalog,
-      pool?.extract ?? inProcess(this.registry, { ocrLanguages }),
-      { keyword: this.fts, vectors: this.vectors?.index },
+    const pool = workers > 0
+      ? new ExtractPool({ workers, timeoutMs, plugins, ocrLanguages })
+      : undefined;
+    const indexer = new Indexer(
+      catalog,
+      pool?.extract ?? inProcess(registry, { ocrLanguages }),
+      { keyword, vectors: vectors?.index },
       {
         concurrency: workers + 1,
         // A file starts beside others only while the process tree is under its memory budget.
@@ -265,6 +225,16 @@ export class Shelf {
         }),
       },
     );
+    this.#parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };
+  }
+
+  /**
+   * The catalog, indexes, workers and indexer, for the use-case modules (`partsOf`).
+   *
+   * @ignore internal
+   */
+  [PARTS](): ShelfParts {
+    return this.#parts;
   }
 
   /** Open the shelf of a data directory, adding command-line folders to its configuration. */
@@ -349,11 +319,11 @@ export class Shelf {
       started_at: new Date().toISOString(),
     };
     this.#stale = false;
-    this.#first = this.#libraries.some((l) => this.catalog.count(l.name) === 0);
+    this.#first = this.#libraries.some((l) => this.#parts.catalog.count(l.name) === 0);
     this.#running = (async () => {
       try {
         await this.#purgeUnconfigured();
-        const p = await this.indexer.run(this.#libraries, {
+        const p = await this.#parts.indexer.run(this.#libraries, {
           maxFileBytes: this.#maxFileBytes,
           full: fullNow,
           onProgress: (p) => {
@@ -362,7 +332,7 @@ export class Shelf {
           },
         });
         this.#status = { ...this.#status, state: "ready", finished_at: new Date().toISOString() };
-        this.vectors?.kick();
+        this.#parts.vectors?.kick();
         return p;
       } catch (e) {
         const msg = (e as Error)?.message ?? String(e);
@@ -382,10 +352,10 @@ export class Shelf {
 
   async #purgeUnconfigured(): Promise<void> {
     const names = new Set(this.#libraries.map((l) => l.name));
-    for (const lib of this.catalog.storedLibraries()) {
+    for (const lib of this.#parts.catalog.storedLibraries()) {
       if (names.has(lib)) continue;
-      await this.indexer.removeDocs(this.catalog.idsOf(lib));
-      this.catalog.forgetSkipped(lib);
+      await this.#parts.indexer.removeDocs(this.#parts.catalog.idsOf(lib));
+      this.#parts.catalog.forgetSkipped(lib);
     }
   }
 
@@ -462,7 +432,7 @@ export class Shelf {
 
   /** Documents indexed, in one library or in all. */
   documentCount(library?: string): number {
-    return this.catalog.count(library);
+    return this.#parts.catalog.count(library);
   }
 
   /**
@@ -470,22 +440,22 @@ export class Shelf {
    * indexed fields changed); an empty library once indexed is not among them.
    */
   unindexedLibraries(): string[] {
-    return this.#libraries.filter((l) => fieldsChanged(this.catalog, l)).map((l) => l.name);
+    return this.#libraries.filter((l) => fieldsChanged(this.#parts.catalog, l)).map((l) => l.name);
   }
 
   /** The document types of the indexed documents (plugins' types included). */
   documentTypes(): string[] {
-    return this.catalog.docTypes();
+    return this.#parts.catalog.docTypes();
   }
 
   /** Files the index skipped, with their reasons, in one library or in all. */
   skippedFiles(library?: string): Skipped[] {
-    return this.catalog.skipped(library);
+    return this.#parts.catalog.skipped(library);
   }
 
   /** State of the document vectors (undefined when no embedder is configured). */
   vectorStatus(): VectorStatus | undefined {
-    return this.vectors?.status();
+    return this.#parts.vectors?.status();
   }
 
   /** The mode a search takes when none is asked for, and why. */
@@ -502,7 +472,7 @@ export class Shelf {
   async embedded(
     onProgress?: (s: VectorStatus) => void,
   ): Promise<VectorStatus | undefined> {
-    const v = this.vectors;
+    const v = this.#parts.vectors;
     if (!v) return undefined;
     const before = v.onProgress;
     v.onProgress = onProgress;
@@ -521,7 +491,7 @@ export class Shelf {
 
   /** Cards of stored documents by id (ids not stored are left out). */
   cards(ids: string[]): Map<string, Card> {
-    return this.catalog.cards(ids);
+    return this.#parts.catalog.cards(ids);
   }
 
   /** A stored document's card and outline. */
@@ -541,7 +511,7 @@ export class Shelf {
 
   /** Documents like a stored document: by its vector, else by its keywords. */
   similar(id: string, limit: number): Promise<{ hits: Hit[]; by: "vectors" | "keywords" }> {
-    return similarTo(this, this.catalog.cards([id]).get(id)!, limit);
+    return similarTo(this, this.#parts.catalog.cards([id]).get(id)!, limit);
   }
 
   /** A stored document's dossier: card, links, similar documents, folder, fields. */
@@ -626,15 +596,19 @@ export class Shelf {
   }
   // --- end of grep
 
-  /** Close the catalog (after the run in progress and the embedding batch in progress). */
+  /**
+   * Close every part, after the run in progress and the embedding batch in progress: the
+   * vector index and the embedder, the search and extraction workers, the grep worker, the
+   * catalog (with the keyword index on it) and the caches.
+   */
   async close(): Promise<void> {
     await this.idle();
-    await this.vectors?.close();
-    this.searchPool?.close();
-    this.pool?.close();
+    await this.#parts.vectors?.close();
+    this.#parts.searchPool?.close();
+    this.#parts.pool?.close();
     this.#grepRunner?.close();
     this.#grepRunner = undefined;
-    this.catalog.close();
+    this.#parts.catalog.close();
     this.#names = new WeakMap();
   }
 }

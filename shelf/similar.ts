@@ -8,6 +8,7 @@
 import { type Card, type Hit, ToolError } from "../core/types.ts";
 import { prepareQuery } from "../search/query.ts";
 import type { Shelf } from "./shelf.ts";
+import { partsOf } from "./_parts.ts";
 
 /** Words of the card for a keyword search of similar documents (no query syntax in them). */
 function likeQuery(card: Card): string {
@@ -21,7 +22,7 @@ export async function similarTo(
   card: Card,
   limit: number,
 ): Promise<{ hits: Hit[]; by: "vectors" | "keywords" }> {
-  const v = shelf.vectors;
+  const v = partsOf(shelf).vectors;
   try {
     const vector = v && await v.index.vectorOf(card.doc_id);
     if (v && vector) {
@@ -35,7 +36,9 @@ export async function similarTo(
   // BM25 straight from the keyword index: no passages to cut, no copies to fold but ours
   let hits: Hit[];
   try {
-    hits = await shelf.fts.search(prepareQuery(query, limit + 5, { library: card.library }, 0));
+    hits = await partsOf(shelf).keyword.search(
+      prepareQuery(query, limit + 5, { library: card.library }, 0),
+    );
   } catch (e) {
     // nothing to search for (stop words only)
     if (e instanceof ToolError && e.code === "INVALID_ARGUMENT") {
@@ -43,7 +46,7 @@ export async function similarTo(
     }
     throw e;
   }
-  const prints = shelf.catalog.fingerprints([card.doc_id, ...hits.map((h) => h.doc_id)]);
+  const prints = partsOf(shelf).catalog.fingerprints([card.doc_id, ...hits.map((h) => h.doc_id)]);
   const own = prints.get(card.doc_id)?.key;
   const others = hits.filter((h) =>
     h.doc_id !== card.doc_id && (own === undefined || prints.get(h.doc_id)?.key !== own)

@@ -293,11 +293,14 @@ export class VectorSync {
     if (!this.#stopped && this.#pending() === 0) this.#complete = true;
   }
 
-  /** Stop after the batch in progress. */
+  /** Stop after the batch in progress; close the vector index and the embedder. */
   async close(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#retry);
     await this.#running?.catch(() => {});
+    await this.#opened?.catch(() => {});
+    this.#queries.clear();
+    await this.index.close();
     this.embedder.close?.();
   }
 }

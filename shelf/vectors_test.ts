@@ -1,11 +1,12 @@
 import { join } from "node:path";
-import { assert, assertEquals } from "../tests/assert.ts";
+import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { toyVector } from "../tests/embed_standin.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import type { Card, Embedder, OutlineNode } from "../core/types.ts";
 import { embedText } from "./vectors.ts";
 import { SEMANTIC_PASSAGES } from "../search/near_passages.ts";
 import { callTool } from "../server/dispatch.ts";
+import { partsOf } from "./_parts.ts";
 
 const node = (
   id: string,
@@ -108,8 +109,8 @@ Deno.test({
       seen.documents = 0;
       if (settings) await s.reopen({ embedder: countingEmbedder(settings, seen) });
       await s.shelf.index();
-      await s.shelf.vectors!.idle();
-      return { documents: seen.documents, embedded: s.shelf.vectors!.status().embedded };
+      await partsOf(s.shelf).vectors!.idle();
+      return { documents: seen.documents, embedded: partsOf(s.shelf).vectors!.status().embedded };
     };
     assertEquals(await run(), { documents: 3, embedded: 3 });
     // Same settings: the stored vectors are used.
@@ -126,7 +127,7 @@ Deno.test({
   async fn() {
     const { s: shelf, seen, note } = await notesShelf("shelfmark-vrows-");
     await using s = shelf;
-    const vectors = s.shelf.vectors!;
+    const vectors = partsOf(s.shelf).vectors!;
     const rows = async () => {
       await s.shelf.index();
       await vectors.idle();
@@ -134,13 +135,15 @@ Deno.test({
       return { rows: ids.length, distinct: new Set(ids).size, count: vectors.index.count() };
     };
     assertEquals(await rows(), { rows: 3, distinct: 3, count: 3 });
-    const before = await vectors.index.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
+    const before = await vectors.index.vectorOf(
+      partsOf(s.shelf).catalog.idByPath("notes/dogs.md")!,
+    );
     await note("dogs", "Dogs sleep in the kitchen and bake bread on Sundays.");
     await note("chat", "Le chat dort.");
     seen.documents = 0;
     assertEquals(await rows(), { rows: 4, distinct: 4, count: 4 });
     assertEquals(seen.documents, 2);
-    const after = await vectors.index.vectorOf(s.shelf.catalog.idByPath("notes/dogs.md")!);
+    const after = await vectors.index.vectorOf(partsOf(s.shelf).catalog.idByPath("notes/dogs.md")!);
     assert(before && after && before.some((x, i) => x !== after[i]), "the changed note's vector");
   },
 });
@@ -161,7 +164,7 @@ Deno.test({
       await note(`long${n}`, parts.join("\n\n"));
     }
     await s.shelf.index();
-    await s.shelf.vectors!.idle();
+    await partsOf(s.shelf).vectors!.idle();
     seen.documents = 0;
     seen.queries = 0;
     const r = await callTool(s.shelf, "search", {
@@ -176,5 +179,27 @@ Deno.test({
     assert(seen.documents > 0 && seen.documents <= SEMANTIC_PASSAGES, `${seen.documents}`);
     assert(hits[0]!.passages?.length, "the first hit points into its document");
     assert(hits.every((h) => h.snippet), "hits past the budget keep a snippet");
+  },
+});
+
+Deno.test({
+  name: "Shelf.close() closes its parts: the vector index, the catalog, the embedder",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    const { s: shelf } = await notesShelf("shelfmark-vclose-");
+    await using s = shelf;
+    await s.shelf.index();
+    const { vectors, catalog } = partsOf(s.shelf);
+    await vectors!.idle();
+    assertEquals((await vectors!.index.ids()).length, 3);
+    let closed = false;
+    vectors!.embedder.close = () => closed = true;
+    await s.reopen();
+    await assertRejects(() => vectors!.index.ids());
+    assert(closed, "the embedder is closed");
+    assertEquals(catalog.db.isOpen, false);
+    // The new shelf opens the same vectors again.
+    assertEquals(await partsOf(s.shelf).vectors!.index.open(), 3);
   },
 });

@@ -7,6 +7,7 @@ import { assert, assertEquals } from "../tests/assert.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import { SearchPool } from "./fts5_pool.ts";
 import { prepareQuery } from "../search/query.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
@@ -24,7 +25,7 @@ Deno.test({
         const text of ["sqlite archive", "zstd compression", '"file format" -zstd', "large files"]
       ) {
         const q = prepareQuery(text, 5);
-        const [here, there] = await Promise.all([shelf.fts.search(q), pool.search(q)]);
+        const [here, there] = await Promise.all([partsOf(shelf).keyword.search(q), pool.search(q)]);
         assert(here.length > 0, text);
         assertEquals(there, here);
       }

@@ -226,4 +226,15 @@ export class LanceIndex implements VectorIndex {
   ready(): IndexState {
     return { state: this.#rows > 0 ? "ready" : "empty", documents: this.#rows };
   }
+
+  /**
+   * Close the table and the connection: LanceDB frees them now, not at garbage collection.
+   * A later call that reads the table fails.
+   */
+  async close(): Promise<void> {
+    await this.#opened?.catch(() => {});
+    if (this.#table?.isOpen()) this.#table.close();
+    const conn = await this.#conn?.catch(() => undefined);
+    if (conn?.isOpen()) conn.close();
+  }
 }

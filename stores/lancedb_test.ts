@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { Catalog } from "../core/catalog.ts";
-import { assert, assertEquals } from "../tests/assert.ts";
+import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { normalize } from "../embedders/normalize.ts";
 import { cosineScore, LanceIndex } from "./lancedb.ts";
 import { parseQuery, queryText } from "../search/query.ts";
@@ -13,6 +13,18 @@ function randomUnit(seed: number): Float32Array {
     v[i] = x / 2147483647 - 0.5;
   }
   return normalize(v);
+}
+
+/** A vector row of document `i` in `library`. */
+function vectorRow(i: number, library: string) {
+  return {
+    doc_id: i.toString(16).padStart(12, "0"),
+    vector: randomUnit(i),
+    library,
+    doc_type: "markdown",
+    path: `${library}/${i}.md`,
+    modified_at: "2024-01-01T00:00:00.000Z",
+  };
 }
 
 Deno.test({
@@ -28,17 +40,9 @@ Deno.test({
          word_count, card, outline, terms, indexed_at) VALUES (?, ?, ?, ?, ?, 0, 0, '', 0, '{}', '[]', '{}', '')`,
     );
     const rows = Array.from({ length: 300 }, (_, i) => {
-      const doc_id = i.toString(16).padStart(12, "0");
-      const library = i % 2 ? "odd" : "even";
-      ins.run(doc_id, library, `${library}/${i}.md`, "markdown", "2024-01-01T00:00:00.000Z");
-      return {
-        doc_id,
-        vector: randomUnit(i),
-        library,
-        doc_type: "markdown",
-        path: `${library}/${i}.md`,
-        modified_at: "2024-01-01T00:00:00.000Z",
-      };
+      const row = vectorRow(i, i % 2 ? "odd" : "even");
+      ins.run(row.doc_id, row.library, row.path, row.doc_type, row.modified_at);
+      return row;
     });
     const lance = new LanceIndex(join(dir, "v"), catalog, 256);
     try {
@@ -75,6 +79,32 @@ Deno.test({
       const v = await lance.vectorOf(rows[5]!.doc_id);
       assert(v && Math.abs(v[3]! - rows[5]!.vector[3]!) < 1e-6);
       assertEquals(await lance.vectorOf("'; --"), undefined);
+    } finally {
+      catalog.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "LanceIndex.close() frees the table: a later query fails, the vectors stay stored",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "shelfmark-lance-" });
+    const catalog = new Catalog(":memory:");
+    const row = (i: number) => vectorRow(i, "lib");
+    try {
+      const lance = new LanceIndex(join(dir, "v"), catalog);
+      await lance.upsert([row(1), row(2), row(3)]);
+      assertEquals((await lance.ids()).length, 3);
+      await lance.close();
+      await assertRejects(() => lance.ids());
+      await assertRejects(() => lance.nearest(row(1).vector, 1));
+      const again = new LanceIndex(join(dir, "v"), catalog);
+      assertEquals(await again.open(), 3);
+      assertEquals((await again.nearest(row(2).vector, 1))[0]?.doc_id, row(2).doc_id);
+      await again.close();
     } finally {
       catalog.close();
       await Deno.remove(dir, { recursive: true });

@@ -113,4 +113,6 @@ export interface VectorIndex {
   count(): number;
   /** Current availability. */
   ready(): IndexState;
+  /** Release the connection and the table; the index is not used after. */
+  close(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { OllamaEmbedder, OpenAIEmbedder } from "../embedders/remote.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 import { startStandIn } from "./embed_standin.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const opts = { sanitizeResources: false, sanitizeOps: false };
 
@@ -89,7 +90,7 @@ Deno.test(
       const md = await callTool(shelf, "search", { query: "cats" });
       assertMatch(md.text, /vectors=pending/);
       s.hold = false;
-      await shelf.vectors!.idle();
+      await partsOf(shelf).vectors!.idle();
       const st = await callTool(shelf, "status", { output_format: "json" });
       const v = st.json.vectors as {
         state: string;

@@ -11,6 +11,7 @@ import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 import { runCli } from "./cli_helper.ts";
 import { smallCorpus } from "./corpus.ts";
 import { openTestShelf } from "./shelf_helper.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const VAULT: Record<string, string> = {
   "Home.md": [
@@ -54,7 +55,7 @@ async function code(shelf: Shelf, tool: "links" | "connection" | "context", args
 Deno.test("links: wiki links, aliases, headings, embeds, broken links and URLs of a vault", async () => {
   await using t = await vault();
   const { shelf } = t;
-  const id = (p: string) => shelf.catalog.idByPath(`Vault/${p}`)!;
+  const id = (p: string) => partsOf(shelf).catalog.idByPath(`Vault/${p}`)!;
   const home = await json(shelf, "links", { doc_id: "Vault/Home.md" });
   assertEquals(home.doc_id, id("Home.md"));
   const out = home.outgoing.items.map((
@@ -212,7 +213,7 @@ Deno.test("the HTML manuals of the small corpus: backlinks, broken links, the sh
   await using t = await openTestShelf({ folders: [join(corpus, "html")] });
   const { shelf } = t;
   await shelf.index();
-  const id = (p: string) => shelf.catalog.idByPath(`html/${p}`)!;
+  const id = (p: string) => partsOf(shelf).catalog.idByPath(`html/${p}`)!;
 
   const common = await json(shelf, "links", { doc_id: id("apache2-doc/de/mod/mpm_common.html") });
   assertEquals(common.incoming.items.map((l: { path: string; text: string }) => [l.path, l.text]), [

@@ -4,6 +4,7 @@ import type { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { openTestShelf } from "./shelf_helper.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const PNG = new Uint8Array([
   0x89,
@@ -53,12 +54,12 @@ Deno.test("indexer: indexes text formats, skips a binary .txt with a reason", as
     const p = await shelf.index();
     assertEquals(p.indexed, 4);
     assertEquals(p.skipped, 1);
-    assertEquals(shelf.catalog.skipped().map((s) => [s.path, s.reason]), [[
+    assertEquals(partsOf(shelf).catalog.skipped().map((s) => [s.path, s.reason]), [[
       "Notes/fake.txt",
       "binary",
     ]]);
     assertEquals(await paths(shelf, "axolotls"), ["Notes/README"]);
-    const alpha = shelf.catalog.get(shelf.catalog.idByPath("Notes/alpha.md")!)!;
+    const alpha = partsOf(shelf).catalog.get(partsOf(shelf).catalog.idByPath("Notes/alpha.md")!)!;
     assertEquals(alpha.card.title, "Alpha Notes");
     assertEquals(alpha.card.author, "Ada");
     assertEquals(alpha.card.doc_type, "markdown");
@@ -71,7 +72,7 @@ Deno.test("indexer: unchanged files are not re-extracted; changes and deletions 
   const { t, lib, shelf } = await setup();
   try {
     await shelf.index();
-    const betaId = shelf.catalog.idByPath("Notes/deep/beta.txt")!;
+    const betaId = partsOf(shelf).catalog.idByPath("Notes/deep/beta.txt")!;
     const again = await shelf.index();
     assertEquals([again.indexed, again.unchanged, again.removed], [0, 4, 0]);
 
@@ -80,14 +81,14 @@ Deno.test("indexer: unchanged files are not re-extracted; changes and deletions 
     await Deno.utime(join(lib, "alpha.md"), when, when);
     const touched = await shelf.index();
     assertEquals(touched.indexed, 0);
-    const alpha = shelf.catalog.get(shelf.catalog.idByPath("Notes/alpha.md")!)!;
+    const alpha = partsOf(shelf).catalog.get(partsOf(shelf).catalog.idByPath("Notes/alpha.md")!)!;
     assertEquals(alpha.card.modified_at, "2030-01-02T03:04:05.000Z");
 
     // Changed content: re-extracted, same doc_id, new words searchable, old ones gone.
     await Deno.writeTextFile(join(lib, "deep", "beta.txt"), "BETA\n\nWombat burrows are deep.\n");
     const changed = await shelf.index();
     assertEquals(changed.indexed, 1);
-    assertEquals(shelf.catalog.idByPath("Notes/deep/beta.txt"), betaId);
+    assertEquals(partsOf(shelf).catalog.idByPath("Notes/deep/beta.txt"), betaId);
     assertEquals(await paths(shelf, "wombat"), ["Notes/deep/beta.txt"]);
     assertEquals(await paths(shelf, "quokka"), []);
 
@@ -96,8 +97,8 @@ Deno.test("indexer: unchanged files are not re-extracted; changes and deletions 
     const removed = await shelf.index();
     assertEquals(removed.removed, 1);
     assertEquals(await paths(shelf, "narwhal"), []);
-    assertEquals(shelf.catalog.count(), 3);
-    assert(!shelf.catalog.idByPath("Notes/deep/er/gamma.html"));
+    assertEquals(partsOf(shelf).catalog.count(), 3);
+    assert(!partsOf(shelf).catalog.idByPath("Notes/deep/er/gamma.html"));
   } finally {
     await t.close();
   }
@@ -107,10 +108,10 @@ Deno.test("indexer: a reopened shelf keeps its index and doc_ids", async () => {
   const { t, shelf } = await setup();
   try {
     await shelf.index();
-    const id = shelf.catalog.idByPath("Notes/alpha.md");
+    const id = partsOf(shelf).catalog.idByPath("Notes/alpha.md");
     const again = await t.reopen();
     assertEquals(again.libraries.map((l) => l.name), ["Notes"]);
-    assertEquals(again.catalog.idByPath("Notes/alpha.md"), id);
+    assertEquals(partsOf(again).catalog.idByPath("Notes/alpha.md"), id);
     const p = await again.index();
     assertEquals(p.indexed, 0);
     assertEquals(await paths(again, "zebras"), ["Notes/alpha.md"]);

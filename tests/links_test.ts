@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { assertLinksApart } from "../extractors/_links_check.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
+import { partsOf } from "../shelf/_parts.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 
 const COPIED = {
@@ -28,7 +29,7 @@ Deno.test("indexer stores the links of HTML, DOCX, EPUB and Markdown in the cata
   }
   await Deno.writeTextFile(join(lib, "note.md"), NOTE);
   await using t = await openTestShelf({ base, folders: [lib] });
-  const { catalog } = t.shelf;
+  const { catalog } = partsOf(t.shelf);
   await t.shelf.index();
   const id = (name: string) => catalog.idByPath(`Docs/${name}`)!;
   const doc = (name: string) => ({

@@ -10,6 +10,7 @@ import { openTestShelf } from "./shelf_helper.ts";
 import { callTool } from "../server/dispatch.ts";
 import { createServer } from "../server/mcp.ts";
 import { testClient } from "./mcp_client.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 async function vault(): Promise<string> {
   const base = await Deno.makeTempDir();
@@ -32,7 +33,7 @@ Deno.test("reindex: queued at once; changes, or every file with full", async () 
   assertEquals(r.json.libraries, ["notes"]);
   assert(/queued for notes/.test(r.text), r.text);
   await t.shelf.idle();
-  assertEquals(t.shelf.catalog.count(), 3);
+  assertEquals(partsOf(t.shelf).catalog.count(), 3);
 
   const again = await t.shelf.index();
   assertEquals(again.indexed, 0, "nothing changed: nothing extracted");

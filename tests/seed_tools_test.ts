@@ -13,6 +13,7 @@ import { smallCorpus } from "./corpus.ts";
 import { startStandIn } from "./embed_standin.ts";
 import { OllamaEmbedder } from "../embedders/remote.ts";
 import { openTestShelf, type TestShelf } from "./shelf_helper.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 type Json = Record<string, unknown>;
 
@@ -441,7 +442,7 @@ Deno.test(
       });
       const shelf = await t.reopen({ folders: [lib] });
       await shelf.index();
-      await shelf.vectors!.idle();
+      await partsOf(shelf).vectors!.idle();
       for (const mode of ["semantic", "hybrid", "keyword"]) {
         const all = await json(shelf, "search", { query: "sleeping", mode });
         assertEquals(all.mode_used, mode);

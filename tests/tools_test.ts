@@ -5,6 +5,7 @@ import { callTool } from "../server/dispatch.ts";
 import type { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 import { openTestShelf } from "./shelf_helper.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 async function setup() {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-tools-" });
@@ -144,7 +145,7 @@ Deno.test("outline default: a compact view of about 500 tokens, the full tree on
   const shelf = t.shelf;
   try {
     await shelf.index();
-    const id = (p: string) => shelf.catalog.idByPath(`Manuals/${p}`)!;
+    const id = (p: string) => partsOf(shelf).catalog.idByPath(`Manuals/${p}`)!;
     const tokens = (s: string) => Math.ceil(s.length / 4);
     const compact = await callTool(shelf, "outline", {
       doc_ids: [id("big.md")],

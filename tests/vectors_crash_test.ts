@@ -10,6 +10,7 @@ import { DatabaseSync } from "node:sqlite";
 import { Shelf } from "../shelf/shelf.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
 
@@ -56,15 +57,15 @@ Deno.test({
 
     const shelf = await Shelf.open({ data, log: () => {} });
     try {
-      const v = shelf.vectors!;
+      const v = partsOf(shelf).vectors!;
       await v.open();
       const docs = new Set(
-        shelf.catalog.db.prepare("SELECT doc_id FROM documents").all().map((r) =>
+        partsOf(shelf).catalog.db.prepare("SELECT doc_id FROM documents").all().map((r) =>
           r.doc_id as string
         ),
       );
       const inTable = new Set(await v.index.ids());
-      const rec = shelf.catalog.db.prepare("SELECT doc_id FROM vectors").all()
+      const rec = partsOf(shelf).catalog.db.prepare("SELECT doc_id FROM vectors").all()
         .map((r) => r.doc_id as string);
       assert([...inTable].every((id) => docs.has(id)), "a vector without its document");
       assert(rec.every((id) => inTable.has(id)), "a recorded vector missing from the table");

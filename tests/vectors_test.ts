@@ -11,6 +11,7 @@ import { Shelf } from "../shelf/shelf.ts";
 import { callTool } from "../server/dispatch.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
+import { partsOf } from "../shelf/_parts.ts";
 
 type Result = { doc_id: string; path: string };
 const paths = (r: { json: Record<string, unknown> }) =>
@@ -28,8 +29,8 @@ Deno.test({
     const shelf = await Shelf.open({ data: join(base, "data"), folders: [lib], log: () => {} });
     try {
       await shelf.index();
-      await shelf.vectors!.idle();
-      const docs = shelf.catalog.count();
+      await partsOf(shelf).vectors!.idle();
+      const docs = partsOf(shelf).catalog.count();
       const search = (query: string, mode: string) =>
         callTool(shelf, "search", { query, mode, limit: 10, output_format: "json" });
 
@@ -40,8 +41,8 @@ Deno.test({
           [v.state, v.model, v.dimensions, v.multilingual, v.embedded, v.pending],
           ["ready", "use-lite-en", 512, false, docs, 0],
         );
-        assertEquals((await shelf.vectors!.index.ids()).length, docs);
-        assertEquals(shelf.vectors!.embeddedCount, docs);
+        assertEquals((await partsOf(shelf).vectors!.index.ids()).length, docs);
+        assertEquals(partsOf(shelf).vectors!.embeddedCount, docs);
       });
 
       await t.step(
@@ -69,7 +70,7 @@ Deno.test({
       });
 
       await t.step("similar returns pages of the same topic first", async () => {
-        const id = shelf.catalog.idByPath("html/sqlite3-doc/sqlar.html")!;
+        const id = partsOf(shelf).catalog.idByPath("html/sqlite3-doc/sqlar.html")!;
         const r = await callTool(shelf, "similar", { doc_id: id, limit: 5, output_format: "json" });
         const p = paths(r);
         assertEquals(p.length, 5);
@@ -87,20 +88,20 @@ Deno.test({
           file,
           "<h1>Pangolins</h1><p>Scaly anteaters of Africa and Asia.</p>",
         );
-        const before = shelf.vectors!.embeddedCount;
+        const before = partsOf(shelf).vectors!.embeddedCount;
         await shelf.index();
-        await shelf.vectors!.idle();
-        assertEquals(shelf.vectors!.embeddedCount - before, 1);
+        await partsOf(shelf).vectors!.idle();
+        assertEquals(partsOf(shelf).vectors!.embeddedCount - before, 1);
         const r = await search("armored mammal that eats ants", "semantic");
         assertEquals(paths(r)[0], "html/sqlite3-doc/cpu.html");
       });
 
       await t.step("a deleted file loses its vector", async () => {
-        const id = shelf.catalog.idByPath("html/sqlite3-doc/sqlar.html")!;
+        const id = partsOf(shelf).catalog.idByPath("html/sqlite3-doc/sqlar.html")!;
         await Deno.remove(join(lib, "sqlite3-doc", "sqlar.html"));
         await shelf.index();
-        await shelf.vectors!.idle();
-        const ids = await shelf.vectors!.index.ids();
+        await partsOf(shelf).vectors!.idle();
+        const ids = await partsOf(shelf).vectors!.index.ids();
         assert(!ids.includes(id));
         assertEquals(ids.length, docs - 1);
         const r = await search("sqlite archive files", "semantic");

@@ -9,6 +9,7 @@ import { openTestShelf } from "../shelf_helper.ts";
 import { Indexer, isEnvironmentError } from "../../shelf/indexer.ts";
 import { inProcess } from "../../extraction/pool.ts";
 import type { ExtractFn } from "../../core/types.ts";
+import { partsOf } from "../../shelf/_parts.ts";
 
 Deno.test("Indexer.run() fails on EMFILE, skips nothing, keeps documents, retries", async () => {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-emfile-" });
@@ -17,11 +18,11 @@ Deno.test("Indexer.run() fails on EMFILE, skips nothing, keeps documents, retrie
   for (const n of ["a", "b", "c"]) await Deno.writeTextFile(join(lib, `${n}.md`), `# ${n}\n\nx\n`);
   await using t = await openTestShelf({ base, folders: [lib] });
   await t.shelf.index();
-  assertEquals(t.shelf.catalog.count(), 3);
+  assertEquals(partsOf(t.shelf).catalog.count(), 3);
   for (const n of ["a", "b", "c", "d"]) {
     await Deno.writeTextFile(join(lib, `${n}.md`), `# ${n}\n\nchanged ${n}\n`);
   }
-  const real = inProcess(t.shelf.registry);
+  const real = inProcess(partsOf(t.shelf).registry);
   let failing = true;
   const extract: ExtractFn = (input) => {
     if (failing && input.path.endsWith("c.md")) {
@@ -30,17 +31,24 @@ Deno.test("Indexer.run() fails on EMFILE, skips nothing, keeps documents, retrie
     }
     return real(input);
   };
-  const indexer = new Indexer(t.shelf.catalog, extract, { keyword: t.shelf.fts });
+  const indexer = new Indexer(partsOf(t.shelf).catalog, extract, {
+    keyword: partsOf(t.shelf).keyword,
+  });
   const err = await indexer.run(t.shelf.libraries).catch((e: Error) => e);
   assertEquals(err instanceof Error, true);
   assertMatch((err as Error).message, /Too many open files/);
-  assertEquals(t.shelf.catalog.skipped(), []);
-  assertEquals(t.shelf.catalog.count(), 3);
+  assertEquals(partsOf(t.shelf).catalog.skipped(), []);
+  assertEquals(partsOf(t.shelf).catalog.count(), 3);
   failing = false;
   const p = await indexer.run(t.shelf.libraries);
   assertEquals(p.skipped, 0);
-  assertEquals(t.shelf.catalog.count(), 4);
-  assertEquals(t.shelf.catalog.paths().sort(), ["lib/a.md", "lib/b.md", "lib/c.md", "lib/d.md"]);
+  assertEquals(partsOf(t.shelf).catalog.count(), 4);
+  assertEquals(partsOf(t.shelf).catalog.paths().sort(), [
+    "lib/a.md",
+    "lib/b.md",
+    "lib/c.md",
+    "lib/d.md",
+  ]);
 });
 
 Deno.test("isEnvironmentError() tells storage and descriptor errors from file errors", () => {

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { assertEquals } from "../assert.ts";
 import { openTestShelf } from "../shelf_helper.ts";
 import { Shelf } from "../../shelf/shelf.ts";
+import { partsOf } from "../../shelf/_parts.ts";
 
 Deno.test("index lists hidden entries as skipped, and indexes them with index_hidden", async () => {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-hidden-" });
@@ -24,16 +25,20 @@ Deno.test("index lists hidden entries as skipped, and indexes them with index_hi
   await config();
   await using t = await openTestShelf({ base, data });
   await t.shelf.index();
-  assertEquals(t.shelf.catalog.paths(), ["lib/a.md"]);
-  assertEquals(t.shelf.catalog.skipped().map((s) => [s.path, s.reason]).sort(), [
+  assertEquals(partsOf(t.shelf).catalog.paths(), ["lib/a.md"]);
+  assertEquals(partsOf(t.shelf).catalog.skipped().map((s) => [s.path, s.reason]).sort(), [
     ["lib/.draft.md", "hidden"],
     ["lib/.notes", "hidden"],
   ]);
   await config(true);
   await t.reopen();
   await t.shelf.index();
-  assertEquals(t.shelf.catalog.paths().sort(), ["lib/.draft.md", "lib/.notes/n.md", "lib/a.md"]);
-  assertEquals(t.shelf.catalog.skipped(), []);
+  assertEquals(partsOf(t.shelf).catalog.paths().sort(), [
+    "lib/.draft.md",
+    "lib/.notes/n.md",
+    "lib/a.md",
+  ]);
+  assertEquals(partsOf(t.shelf).catalog.skipped(), []);
   await Deno.writeTextFile(
     join(data, "shelfmark.json"),
     JSON.stringify({ libraries: [{ name: "lib", path: lib, index_hidden: "yes" }] }),

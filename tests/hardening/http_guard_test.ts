@@ -10,6 +10,7 @@ import { openTestShelf } from "../shelf_helper.ts";
 import { serveHttp } from "../../server/http.ts";
 import { rawRequest } from "./raw_http.ts";
 import { hostAllowed, wildcardNames } from "../../server/http_guard.ts";
+import { partsOf } from "../../shelf/_parts.ts";
 
 Deno.test({
   name: "serveHttp() refuses foreign Host, foreign Origin and cross-site fetches",
@@ -22,7 +23,7 @@ Deno.test({
     await Deno.writeTextFile(join(lib, "secret.md"), "# Secret\n\nThe vault code.\n");
     await using t = await openTestShelf({ base, folders: [lib] });
     await t.shelf.index();
-    const id = t.shelf.catalog.ids()[0]!;
+    const id = partsOf(t.shelf).catalog.ids()[0]!;
     const http = serveHttp(t.shelf, {
       port: 0,
       allowedOrigins: ["http://app.example"],

@@ -6,6 +6,7 @@
  * @module
  */
 import { Shelf } from "../../shelf/shelf.ts";
+import { partsOf } from "../../shelf/_parts.ts";
 
 const [data, folder] = Deno.args;
 const shelf = await Shelf.open({
@@ -19,7 +20,7 @@ await shelf.index().catch(() => {});
 console.log(JSON.stringify({
   state: shelf.status.state,
   last_error: shelf.status.last_error,
-  paths: shelf.catalog.paths().sort(),
-  skipped: shelf.catalog.skipped().map((s) => [s.path, s.reason]).sort(),
+  paths: partsOf(shelf).catalog.paths().sort(),
+  skipped: partsOf(shelf).catalog.skipped().map((s) => [s.path, s.reason]).sort(),
 }));
 await shelf.close();

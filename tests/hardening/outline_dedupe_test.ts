@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { assertEquals } from "../assert.ts";
 import { openTestShelf } from "../shelf_helper.ts";
 import { callTool } from "../../server/dispatch.ts";
+import { partsOf } from "../../shelf/_parts.ts";
 
 Deno.test("outline dedupes repeated doc_ids and the same document by id and path", async () => {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-outline-dedupe-" });
@@ -11,8 +12,8 @@ Deno.test("outline dedupes repeated doc_ids and the same document by id and path
   await Deno.writeTextFile(join(lib, "a.md"), "# A\n\n## One\n\nText.\n\n## Two\n\nMore.\n");
   await using t = await openTestShelf({ base, folders: [lib] });
   await t.shelf.index();
-  const id = t.shelf.catalog.ids()[0]!;
-  const path = t.shelf.catalog.get(id)!.card.path;
+  const id = partsOf(t.shelf).catalog.ids()[0]!;
+  const path = partsOf(t.shelf).catalog.get(id)!.card.path;
   const r = await callTool(t.shelf, "outline", {
     doc_ids: [...Array(19).fill(id), path],
     output_format: "json",

@@ -9,6 +9,7 @@ import { assertEquals } from "../assert.ts";
 import { openTestShelf } from "../shelf_helper.ts";
 import { walkLibrary } from "../../core/walk.ts";
 import { readInside, UnsafeFileError } from "../../core/read_inside.ts";
+import { partsOf } from "../../shelf/_parts.ts";
 
 async function setup() {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-swap-" });
@@ -34,19 +35,21 @@ Deno.test("Indexer.indexFile() refuses a file swapped for an outside symlink aft
   await Deno.rename(join(lib, "sub"), join(base, "sub.old"));
   await Deno.symlink(join(base, "outside"), join(lib, "sub"));
   const got: Record<string, string> = {};
-  t.shelf.catalog.begin();
-  for (const f of files) got[f.path] = await t.shelf.indexer.indexFile(library, f, undefined);
-  t.shelf.catalog.commit();
+  partsOf(t.shelf).catalog.begin();
+  for (const f of files) {
+    got[f.path] = await partsOf(t.shelf).indexer.indexFile(library, f, undefined);
+  }
+  partsOf(t.shelf).catalog.commit();
   assertEquals(got, {
     "lib/a.md": "skipped",
     "lib/link.md": "indexed",
     "lib/real.md": "indexed",
     "lib/sub/a.md": "skipped",
   });
-  const skipped = t.shelf.catalog.skipped().map((s) => [s.path, s.reason]).sort();
+  const skipped = partsOf(t.shelf).catalog.skipped().map((s) => [s.path, s.reason]).sort();
   assertEquals(skipped, [["lib/a.md", "outside_root"], ["lib/sub/a.md", "outside_root"]]);
-  for (const id of t.shelf.catalog.ids()) {
-    assertEquals(t.shelf.catalog.text(id)!.includes("secretword"), false);
+  for (const id of partsOf(t.shelf).catalog.ids()) {
+    assertEquals(partsOf(t.shelf).catalog.text(id)!.includes("secretword"), false);
   }
 });
 
