@@ -44,3 +44,34 @@ export type { Render } from "./server/tool.ts";
 export type { ToolName } from "./server/tools/mod.ts";
 export { createServer, type ServerOptions, serveStdio } from "./server/mcp.ts";
 export { type HttpOptions, type HttpServer, serveHttp } from "./server/http.ts";
+
+// The plain data the Shelf's use cases return (see `Shelf`).
+export type { Card, Hit, SearchFilters, Skipped } from "./core/types.ts";
+export type { FieldValues } from "./core/fields.ts";
+export type { DocEntry } from "./core/listing.ts";
+export type { SearchMode } from "./search/search.ts";
+export type { PathAggregate } from "./search/path.ts";
+export type { VectorStatus } from "./shelf/vectors.ts";
+export type { DocumentFile, DocumentOutline, ReadLines, ReadRequest } from "./shelf/documents.ts";
+export type {
+  Connection,
+  DocumentLinks,
+  LinkReport,
+  LinkReportKind,
+  LinksRequest,
+} from "./shelf/links.ts";
+export type {
+  BrowseRequest,
+  FolderListing,
+  LibraryOverview,
+  NameMatches,
+  NameRequest,
+} from "./shelf/listings.ts";
+export type { DocumentContext } from "./shelf/context.ts";
+export type {
+  GrepDocumentAnswer,
+  GrepDocumentOptions,
+  GrepDocumentsAnswer,
+  GrepDocumentsOptions,
+} from "./shelf/grep.ts";
+export type { ConnectionLimits } from "./server/conn_limit.ts";

@@ -66,6 +66,8 @@ export interface ServerOptions {
   /**
    * The web page's files, for the MCP App view (default: the server's own). The HTTP
    * server shares its own with every session.
+   *
+   * @ignore internal: the HTTP server passes its own
    */
   assets?: PageAssets;
 }

@@ -139,6 +139,8 @@ export class Shelf {
   /**
    * Runs the heavy tool calls (search, grep, outline, explore) a few at a time: a burst
    * of them from many clients queues here instead of holding every answer in memory.
+   *
+   * @ignore internal: the tool dispatcher uses it
    */
   readonly heavyCalls: LimitFunction = pLimit(
     Math.max(2, Math.min(4, navigator.hardwareConcurrency || 2)),
