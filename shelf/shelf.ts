@@ -67,7 +67,13 @@ import {
   recentDocuments,
   tagValues,
 } from "./listings.ts";
-import { defaultMode, type SearchMode } from "../search/search.ts";
+import {
+  defaultMode,
+  searchShelf,
+  type SearchMode,
+  type SearchOutcome,
+  type SearchRequest,
+} from "../search/search.ts";
 import { similarTo } from "./similar.ts";
 import { GrepRunner } from "./grep_runner.ts";
 import {
@@ -461,6 +467,17 @@ export class Shelf {
   }
 
   /** The mode a search takes when none is asked for, and why. */
+  /**
+   * Documents that answer a query, ranked by the keyword index (and the vector index in
+   * hybrid or semantic mode), copies collapsed, each with its best passages.
+   *
+   * @param request the query, its filters, the mode and how many hits
+   * @returns the hits with their cards, the mode used and why
+   */
+  search(request: SearchRequest): Promise<SearchOutcome> {
+    return searchShelf(this, request);
+  }
+
   defaultSearchMode(): { mode: SearchMode; why: string } {
     return defaultMode(this);
   }

@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import { checkFields } from "../../core/fields.ts";
-import { defaultMode, searchShelf } from "../../search/search.ts";
 import { MAX_QUERY_CHARS, MAX_QUERY_WORDS } from "../../search/query.ts";
 import { ToolError } from "../../core/types.ts";
 import {
@@ -145,7 +144,7 @@ export const search = defineTool({
     return await one(a.query!);
 
     async function one(query: string): Promise<One> {
-      const { hits, mode, note, cards } = await searchShelf(shelf, {
+      const { hits, mode, note, cards } = await shelf.search({
         query,
         limit: a.limit,
         mode: a.mode,
@@ -164,7 +163,7 @@ export const search = defineTool({
         const dir = a.sort === "newest" ? -1 : 1;
         results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
       }
-      const mode_reason = a.mode === undefined ? defaultMode(shelf).why : undefined;
+      const mode_reason = a.mode === undefined ? shelf.defaultSearchMode().why : undefined;
       return { query, mode_used: mode, mode_reason, note, results, verbose: a.verbose };
     }
   },
