@@ -46,32 +46,55 @@ export { createServer, type ServerOptions, serveStdio } from "./server/mcp.ts";
 export { type HttpOptions, type HttpServer, serveHttp } from "./server/http.ts";
 
 // The plain data the Shelf's use cases return (see `Shelf`).
-export type { Card, Hit, SearchFilters, Skipped } from "./core/types.ts";
+export type {
+  Card,
+  Hit,
+  OutlineNode,
+  Passage,
+  PassageHit,
+  SearchFilters,
+  Skipped,
+} from "./core/types.ts";
 export type { FieldValues } from "./core/fields.ts";
 export type { DocEntry } from "./core/listing.ts";
+export type { GraphDoc, LinkKind } from "./core/graph.ts";
 export type { SearchMode } from "./search/search.ts";
+export type { MatchKind, NameMatch } from "./search/names.ts";
 export type { PathAggregate } from "./search/path.ts";
-export type { VectorStatus } from "./shelf/vectors.ts";
+export type { VectorState, VectorStatus } from "./shelf/vectors.ts";
 export type { DocumentFile, DocumentOutline, ReadLines, ReadRequest } from "./shelf/documents.ts";
 export type {
+  BrokenItem,
+  ChainDoc,
+  ChainLink,
   Connection,
   DocumentLinks,
+  InLink,
+  KindCounts,
+  LinkedItem,
   LinkReport,
   LinkReportKind,
   LinksRequest,
+  Outgoing,
+  OutLink,
+  Page,
 } from "./shelf/links.ts";
 export type {
   BrowseRequest,
+  Folder,
   FolderListing,
   LibraryOverview,
   NameMatches,
   NameRequest,
 } from "./shelf/listings.ts";
-export type { DocumentContext } from "./shelf/context.ts";
+export type { ContextEntry, DocumentContext } from "./shelf/context.ts";
 export type {
+  DocMatches,
   GrepDocumentAnswer,
   GrepDocumentOptions,
   GrepDocumentsAnswer,
   GrepDocumentsOptions,
+  GrepOptions,
 } from "./shelf/grep.ts";
+export type { GrepMatch } from "./shelf/grep_worker.ts";
 export type { ConnectionLimits } from "./server/conn_limit.ts";

@@ -23,13 +23,17 @@ import { partsOf } from "./_parts.ts";
 
 /** A document in one of the dossier's lists. */
 export interface ContextEntry {
+  /** Its id. */
   doc_id: string;
+  /** Its display path. */
   path: string;
+  /** Its title. */
   title: string;
 }
 
 /** A document's dossier. */
 export interface DocumentContext {
+  /** Its card's main fields (`author` and `page_count` when it has them). */
   card:
     & Pick<
       Card,
@@ -48,8 +52,11 @@ export interface DocumentContext {
   tags: string[];
   /** Its indexed front-matter fields. */
   fields: Record<string, string[]>;
+  /** The documents linking to it: how many, and the first `limit`. */
   backlinks: { total: number; items: InLink[] };
+  /** Its outgoing links, one per target: how many, how many of each kind, and the first `limit`. */
   outlinks: { total: number; by_kind: KindCounts; items: OutLink[] };
+  /** Documents like it (at most `limit`), most similar first. */
   similar: ContextEntry[];
   /** Whether similar documents were found by vectors or by keywords. */
   similar_by: "vectors" | "keywords";

@@ -59,23 +59,37 @@ export const nextAt = (offset: number, shown: number, total: number) =>
 
 /** The answer of a grep inside one document (its display path). */
 export interface GrepDocumentAnswer {
+  /** The document's id. */
   doc_id: string;
+  /** Its title. */
   title: string;
+  /** Its display path. */
   path: string;
+  /** The pattern, as given. */
   pattern: string;
+  /** Lines of the document that match. */
   total_matches: number;
+  /** Matches skipped. */
   offset: number;
+  /** This page's matches with their context; absent when only counting. */
   matches?: GrepMatch[];
+  /** `offset` of the next page; null after the last, and when only counting. */
   next_offset: number | null;
 }
 
 /** One document of an answer across documents. */
 export interface DocMatches {
+  /** The document's id. */
   doc_id: string;
+  /** Its title. */
   title: string;
+  /** Its display path. */
   path: string;
+  /** Its type (the extractor's name). */
   doc_type: string;
+  /** Lines of the document that match. */
   total_matches: number;
+  /** Its first matches (up to `limit`) with their context; absent when only counting. */
   matches?: GrepMatch[];
   /** `offset` for a grep of this document alone that continues where `matches` stop. */
   next_offset: number | null;
@@ -85,18 +99,25 @@ export interface DocMatches {
 
 /** The answer of a grep across documents (display paths). */
 export interface GrepDocumentsAnswer {
+  /** The pattern, as given. */
   pattern: string;
+  /** The scope, as given (empty: every document). */
   scope: SearchFilters;
+  /** Matching lines in all the documents grepped (each copy counted). */
   total_matches: number;
   /** Documents with at least one match. */
   total_documents: number;
+  /** Documents in the scope. */
   documents_in_scope: number;
   /** Documents grepped: those in scope holding the pattern's sure words, or all. */
   documents_grepped: number;
   /** False when the time budget ran out before every document was grepped. */
   complete: boolean;
+  /** Documents skipped. */
   offset_documents: number;
+  /** This page's documents, most matches first, copies folded. */
   documents: DocMatches[];
+  /** `offset_documents` of the next page, or null after the last. */
   next_offset_documents: number | null;
 }
 

@@ -46,9 +46,13 @@ export interface GrepJob {
  * matches whose windows touch read as one block.
  */
 export interface GrepMatch {
+  /** The matching line's number (1-based). */
   line: number;
+  /** The matching line (a long one cut to a window around the match, `…` where cut). */
   text: string;
+  /** Context lines before it (each cut to 200 characters). */
   before: string[];
+  /** Context lines after it (each cut to 200 characters). */
   after: string[];
 }
 

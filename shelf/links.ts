@@ -69,10 +69,15 @@ export interface Outgoing extends Page<OutLink> {
 
 /** A document's links, as `links` answers for one document. */
 export interface DocumentLinks {
+  /** The document's id. */
   doc_id: string;
+  /** Its display path. */
   path: string;
+  /** Its title. */
   title: string;
+  /** A page of its outgoing links (absent when only backlinks were asked for). */
   outgoing?: Outgoing;
+  /** A page of the documents linking to it (absent when only outgoing links were asked for). */
   incoming?: Page<InLink>;
 }
 
@@ -91,33 +96,49 @@ export type LinkReportKind = "broken" | "orphans" | "most_linked";
 
 /** A broken link target of a document. */
 export interface BrokenItem {
+  /** The document the broken links stand in. */
   doc_id: string;
+  /** Its display path. */
   path: string;
+  /** The target as written. */
   target: string;
+  /** The display path looked for, where there is neither document nor file. */
   target_path: string;
+  /** Always false: nothing is at the target. */
   exists: false;
+  /** Line of the document's first link to the target. */
   line: number;
+  /** Text of that link. */
   text: string;
+  /** The document's links to the target. */
   count: number;
 }
 
 /** An orphan or a most linked document (`sources`, `links` for the latter). */
 export interface LinkedItem extends GraphDoc {
+  /** Its title. */
   title: string;
+  /** Documents linking to it (most linked documents only). */
   sources?: number;
+  /** Links to it from those documents (most linked documents only). */
   links?: number;
 }
 
 /** A page of a library-wide list. */
 export interface LinkReport extends Page<BrokenItem | LinkedItem> {
+  /** The list: broken links, orphans or most linked documents. */
   kind: LinkReportKind;
+  /** The library listed; absent for every library. */
   library?: string;
 }
 
 /** A document of a chain. */
 export interface ChainDoc {
+  /** Its id. */
   doc_id: string;
+  /** Its display path. */
   path: string;
+  /** Its title. */
   title: string;
 }
 
@@ -139,12 +160,19 @@ export interface ChainLink {
 
 /** The shortest chain of links between two documents, when there is one. */
 export interface Connection {
+  /** The document the chain starts from. */
   from: ChainDoc;
+  /** The document it ends at. */
   to: ChainDoc;
+  /** The most links a chain may follow. */
   max_depth: number;
+  /** Whether a chain of at most `max_depth` links joins them. */
   found: boolean;
+  /** Links in the chain, when found. */
   hops?: number;
+  /** Its documents, from `from` to `to`, when found. */
   chain?: ChainDoc[];
+  /** The link taken at each step, when found. */
   links?: ChainLink[];
 }
 

@@ -61,12 +61,19 @@ export interface BrowseRequest {
 export interface FolderListing {
   /** The folder browsed; null for the libraries. */
   path: string | null;
+  /** The order: by name, or newest first. */
   sort: "name" | "newest";
+  /** Entries skipped (folders first). */
   offset: number;
+  /** Entries asked for. */
   limit: number;
+  /** Its sub-folders (for the libraries: libraries) in all. */
   total_folders: number;
+  /** Documents directly in it, in all. */
   total_documents: number;
+  /** This page's sub-folders (or libraries). */
   folders: Folder[];
+  /** This page's documents, after its folders. */
   documents: DocEntry[];
   /** Offset of the next page, when there is one. */
   next_offset?: number;
@@ -265,7 +272,9 @@ function median(xs: number[]): number {
 
 /** What a library (or every library) holds, at a glance. */
 export interface LibraryOverview {
+  /** The library described; null for every library. */
   library: string | null;
+  /** Documents indexed in it. */
   document_count: number;
   /** Documents of each type, most first. */
   doc_types: Record<string, number>;
