@@ -58,7 +58,7 @@ export type {
 export type { FieldValues } from "./core/fields.ts";
 export type { DocEntry } from "./core/listing.ts";
 export type { GraphDoc, LinkKind } from "./core/graph.ts";
-export type { SearchMode } from "./search/search.ts";
+export type { SearchMode, SearchOutcome, SearchRequest } from "./search/search.ts";
 export type { MatchKind, NameMatch } from "./search/names.ts";
 export type { PathAggregate } from "./search/path.ts";
 export type { VectorState, VectorStatus } from "./shelf/vectors.ts";

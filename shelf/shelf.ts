@@ -69,10 +69,10 @@ import {
 } from "./listings.ts";
 import {
   defaultMode,
-  searchShelf,
   type SearchMode,
   type SearchOutcome,
   type SearchRequest,
+  searchShelf,
 } from "../search/search.ts";
 import { similarTo } from "./similar.ts";
 import { GrepRunner } from "./grep_runner.ts";
@@ -466,7 +466,6 @@ export class Shelf {
     return this.#parts.vectors?.status();
   }
 
-  /** The mode a search takes when none is asked for, and why. */
   /**
    * Documents that answer a query, ranked by the keyword index (and the vector index in
    * hybrid or semantic mode), copies collapsed, each with its best passages.
@@ -478,6 +477,7 @@ export class Shelf {
     return searchShelf(this, request);
   }
 
+  /** The mode a search takes when none is asked for, and why. */
   defaultSearchMode(): { mode: SearchMode; why: string } {
     return defaultMode(this);
   }
