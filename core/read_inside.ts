@@ -46,7 +46,10 @@ export async function readInside(root: string, abs: string): Promise<Uint8Array>
     if (!inside(again) || !now || now.ino !== st.ino || now.dev !== st.dev) {
       throw new UnsafeFileError(`${abs} changed while it was opened`);
     }
-    return await h.readFile();
+    // A plain Uint8Array, not node's Buffer subclass: pdf.js refuses a Buffer when the
+    // extractor runs in this thread (workers: 0).
+    const buf = await h.readFile();
+    return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   } finally {
     await h.close();
   }
