@@ -42,7 +42,9 @@ shelfmark grep PATTERN [--library NAME] [--path-glob 'Lib/dir/*'] [--doc-types p
                [--limit-documents 10] [--offset-documents 0] [--limit 5] [-C 3] [-i] [--count]
   -C/--context, -B/--before, -A/--after: lines of context; -i/--case-insensitive.
   With ID, one document; without, every document of the library, glob and types
-  (all libraries when none is given), matches grouped by document.`;
+  (all libraries when none is given), matches grouped by document.
+  In a PDF each match shows its page (p.47 L2381); a pattern with a space also matches
+  across line breaks (L2381-2382), and a hyphenated line end matches the whole word.`;
 
 /**
  * Characters of a markdown answer's matches (about 1,500 tokens: some ten groups of
@@ -220,7 +222,7 @@ export const grep = defineTool({
   name: "grep",
   title: "Grep documents",
   description:
-    "Regular-expression search with line numbers and merged context, or a count: inside one document (doc_id), or across the documents of library/path_glob/doc_types (all when none), grouped by document.",
+    "Regular-expression search with line numbers and merged context, or a count: inside one document (doc_id), or across the documents of library/path_glob/doc_types (all when none), grouped by document. Matches in paged documents (PDF) carry their page; a pattern with a space also matches across line breaks.",
   input: {
     pattern: z.string().min(1).max(1000).describe("JavaScript regular expression"),
     doc_id: docIdArg.optional(),
