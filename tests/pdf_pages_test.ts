@@ -2,8 +2,8 @@
  * Pages in answers, on a real long PDF of the small corpus (R-intro.pdf, about 100 pages):
  * every grep match carries the page `pdftotext -f P -l P` finds its line on; `read` gives
  * each line's page, marks where pages begin and reads a page range; a phrase that wraps a
- * line and a word hyphenated at a line end are found by grep (with the line range they
- * span) and the phrase by a quoted search.
+ * line is found by grep (with the line range it spans) and by a quoted search, and a word
+ * hyphenated at a line end of an OCR'd scan by grep.
  */
 import { join } from "node:path";
 import { callTool } from "../server/dispatch.ts";
