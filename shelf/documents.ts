@@ -8,6 +8,7 @@
 import { findNode, flattenOutline } from "../core/outline.ts";
 import { confinePath, isInside, realPath } from "../core/paths.ts";
 import { type Card, type OutlineNode, ToolError } from "../core/types.ts";
+import { pageOf } from "../search/passages.ts";
 import { docLines } from "./lines.ts";
 import type { Shelf } from "./shelf.ts";
 import { partsOf } from "./_parts.ts";
@@ -47,6 +48,8 @@ export interface ReadRequest {
   limit?: number;
   /** A page of a paged document (PDF, scans). */
   page?: number;
+  /** A range of pages of a paged document: `46-47` (or one page, `46`). */
+  pages?: string;
   /** An outline section: its id (`3.2`, `§3.2`) or its heading's text. */
   section?: string;
 }
@@ -59,14 +62,19 @@ export interface ReadLines {
   title: string;
   /** Its path, `<library>/<path inside it>`. */
   path: string;
-  /** The lines, numbered from 1 (a line over 2,000 characters is cut). */
-  lines: { n: number; text: string }[];
+  /**
+   * The lines, numbered from 1 (a line over 2,000 characters is cut), with their page in
+   * a paged document.
+   */
+  lines: { n: number; text: string; page?: number }[];
   /** The first line asked for. */
   offset: number;
   /** Lines of the document. */
   total_lines: number;
   /** The line after the last one returned, or null at the end. */
   next_offset: number | null;
+  /** True when the section or pages asked for had more lines than were returned. */
+  truncated?: boolean;
 }
 
 /** Characters of a line beyond which it is cut. */
@@ -125,24 +133,8 @@ export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
     }
     offset = node.start_line;
     last = node.end_line;
-  } else if (r.page !== undefined) {
-    const pages = doc.pages;
-    if (!pages?.length) {
-      throw new ToolError(
-        "INVALID_ARGUMENT",
-        `Document ${id} has no pages`,
-        "Use offset instead; page is for PDFs and scans.",
-      );
-    }
-    if (r.page > pages.length) {
-      throw new ToolError(
-        "INVALID_ARGUMENT",
-        `page ${r.page} is past the last page (${pages.length})`,
-        `Pages run from 1 to ${pages.length}.`,
-      );
-    }
-    offset = pages[r.page - 1]!;
-    last = (pages[r.page] ?? lines.length + 1) - 1;
+  } else if (r.page !== undefined || r.pages !== undefined) {
+    [offset, last] = pageLines(id, doc.pages, r, lines.length);
   }
   const total = lines.length;
   if (offset > Math.max(total, 1)) {
@@ -154,15 +146,18 @@ export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
   }
   const limit = r.limit ?? (last !== undefined ? last - offset + 1 : DEFAULT_LIMIT);
   const end = Math.min(total, last ?? total, offset + Math.min(limit, MAX_READ_LINES) - 1);
-  const out = [];
+  const out: ReadLines["lines"] = [];
+  const pages = doc.pages?.length ? doc.pages : undefined;
   for (let n = offset; n <= end; n++) {
     const t = lines[n - 1]!;
-    out.push({
+    const line: ReadLines["lines"][number] = {
       n,
       text: t.length > MAX_LINE_CHARS
         ? `${t.slice(0, MAX_LINE_CHARS)}… [line cut: ${t.length} chars]`
         : t,
-    });
+    };
+    if (pages) line.page = pageOf(pages, n);
+    out.push(line);
   }
   return {
     doc_id: id,
@@ -172,7 +167,68 @@ export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
     offset,
     total_lines: total,
     next_offset: end < total ? end + 1 : null,
+    ...(last !== undefined && end < Math.min(last, total) ? { truncated: true } : {}),
   };
+}
+
+/** A page range argument: `46-47` or `46`. */
+const PAGE_RANGE = /^\s*(\d+)\s*(?:-\s*(\d+)\s*)?$/;
+
+/**
+ * The first and last line of the page or pages a read asks for.
+ *
+ * @throws {ToolError} `INVALID_ARGUMENT` for a document without pages, a page past its
+ * last, a range that runs backwards, or `page` and `pages` together
+ */
+function pageLines(
+  id: string,
+  pages: number[] | undefined,
+  r: ReadRequest,
+  total: number,
+): [number, number] {
+  if (r.page !== undefined && r.pages !== undefined) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      "page and pages do not go together",
+      "Give page for one page, or pages for a range (46-47).",
+    );
+  }
+  if (!pages?.length) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      `Document ${id} has no pages`,
+      "Use offset instead; page and pages are for PDFs, slides and scans.",
+    );
+  }
+  let first = r.page ?? 0;
+  let last = first;
+  if (r.pages !== undefined) {
+    const m = PAGE_RANGE.exec(r.pages);
+    if (!m) {
+      throw new ToolError(
+        "INVALID_ARGUMENT",
+        `pages ${JSON.stringify(r.pages)} is not a page range`,
+        "Give one page (46) or a range (46-47).",
+      );
+    }
+    first = Number(m[1]);
+    last = Number(m[2] ?? m[1]);
+    if (first < 1 || last < first) {
+      throw new ToolError(
+        "INVALID_ARGUMENT",
+        `pages ${JSON.stringify(r.pages)} runs backwards or starts before page 1`,
+        `Give a range from low to high, within 1-${pages.length}.`,
+      );
+    }
+  }
+  if (last > pages.length) {
+    throw new ToolError(
+      "INVALID_ARGUMENT",
+      `page ${last} is past the last page (${pages.length})`,
+      `Pages run from 1 to ${pages.length}.`,
+    );
+  }
+  return [pages[first - 1]!, (pages[last] ?? total + 1) - 1];
 }
 
 /** Where a document's original file is, or why it cannot be served. */

@@ -10,9 +10,10 @@
 import { type SearchFilters, ToolError } from "../core/types.ts";
 import type { Shelf } from "./shelf.ts";
 import type { GrepRunner } from "./grep_runner.ts";
-import { patternLiterals, regexFlags } from "./grep_pattern.ts";
+import { patternLiterals, regexFlags, wrapOf } from "./grep_pattern.ts";
 import type { GrepJob, GrepMatch, GrepResult } from "./grep_worker.ts";
 import { partsOf } from "./_parts.ts";
+import { pageOf } from "../search/passages.ts";
 
 /** Documents in one request to the grep worker (it reads fewer when they are long). */
 const BATCH_DOCS = 512;
@@ -125,6 +126,7 @@ export interface GrepDocumentsAnswer {
 function jobOf(o: GrepOptions): Omit<GrepJob, "texts" | "offset" | "limit"> {
   return {
     source: o.pattern,
+    wrap: wrapOf(o.pattern),
     flags: regexFlags(o.pattern, o.caseInsensitive ?? false),
     before: o.before ?? 3,
     after: o.after ?? 3,
@@ -159,6 +161,7 @@ export async function grepDocument(
   const offset = o.offset ?? 0;
   const text = partsOf(shelf).catalog.text(docId) ?? "";
   const [r] = await runner.run({ ...job, texts: [text], offset, limit: o.limit ?? 20 });
+  addPages(shelf, docId, r!.matches);
   return {
     doc_id: docId,
     title: card.title,
@@ -222,10 +225,13 @@ export async function grepDocuments(
   const limitDocs = o.limitDocuments ?? 10;
   const inScope = partsOf(shelf).catalog.idsMatching(scope) ?? partsOf(shelf).catalog.ids();
   const { literal, words } = patternLiterals(pattern);
+  // A phrase may wrap a line (at a space or a hyphen): only its longest piece without
+  // either must be on one line.
+  const piece = literal?.split(/[\s-]+/).sort((a, b) => b.length - a.length)[0] || undefined;
   const ids = words.length ? await partsOf(shelf).keyword.candidates(words, scope) : inScope;
   const { found, grepped, complete } = await grepBatches(shelf, runner, ids, {
     ...job,
-    literal,
+    literal: piece,
     offset: 0,
     limit: o.limit ?? 5,
   });
@@ -251,6 +257,7 @@ export async function grepDocuments(
   );
   const folded = foldCopies(shelf, docs);
   const page = folded.slice(offsetDocs, offsetDocs + limitDocs);
+  for (const d of page) addPages(shelf, d.doc_id, d.matches);
   return {
     pattern,
     scope,
@@ -263,6 +270,14 @@ export async function grepDocuments(
     documents: page,
     next_offset_documents: nextAt(offsetDocs, page.length, folded.length),
   };
+}
+
+/** The page of each match, in a paged document (PDF, slides, scans). */
+function addPages(shelf: Shelf, docId: string, matches: GrepMatch[] | undefined): void {
+  if (!matches?.length) return;
+  const pages = partsOf(shelf).catalog.sections(docId)?.pages;
+  if (!pages?.length) return;
+  for (const m of matches) m.page = pageOf(pages, m.line);
 }
 
 /**

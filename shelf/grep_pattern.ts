@@ -194,3 +194,23 @@ export function patternLiterals(source: string): PatternLiterals {
   const words = [...new Set(runs.flatMap(runWords))].sort((a, b) => b.length - a.length);
   return { literal, words: words.slice(0, 8) };
 }
+
+/**
+ * Which line breaks a pattern may match across: with white space in it (a space or `\s`),
+ * a break between two lines of a paragraph is a space (`Advertising` / `expenses were`);
+ * always, a hyphenated line end (`manu-` / `als`) is the whole word (`manuals`).
+ *
+ * @param source the pattern
+ * @returns the `wrap` of its job
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { wrapOf } from "./grep_pattern.ts";
+ *
+ * assert.equal(wrapOf("Advertising expenses"), "spaces");
+ * assert.equal(wrapOf("manuals"), "hyphens");
+ * ```
+ */
+export function wrapOf(source: string): "spaces" | "hyphens" {
+  return /\\s| /.test(source) ? "spaces" : "hyphens";
+}

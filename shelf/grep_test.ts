@@ -53,3 +53,42 @@ Deno.test({
     assert(bad instanceof ToolError && bad.code === "INVALID_PATTERN", `${bad}`);
   },
 });
+
+Deno.test({
+  name: "shelf.grep matches a phrase across a line break of a paragraph, never across paragraphs",
+  async fn() {
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-shelf-grep-" });
+    const notes = join(base, "Notes");
+    await Deno.mkdir(notes);
+    await Deno.writeTextFile(
+      join(notes, "wrap.md"),
+      "# Wrap\n\nThe catalog keeps\n  the text of each\ndocument whole.\n\nRead the manu-\nals first.\n",
+    );
+    await using t = await openTestShelf({ base, folders: [notes] });
+    await t.shelf.index();
+    const id = partsOf(t.shelf).catalog.idByPath("Notes/wrap.md")!;
+    const grep = (pattern: string) => t.shelf.grep(id, { pattern, before: 1, after: 1 });
+
+    const phrase = await grep("keeps the text");
+    assertEquals(phrase.matches!.map((m) => [m.line, m.end_line, m.text, m.before, m.after]), [
+      [3, 4, "The catalog keeps the text of each", [""], ["document whole."]],
+    ]);
+    assertEquals((await grep("keeps\\s+the")).matches!.map((m) => [m.line, m.end_line]), [[3, 4]]);
+    // A match on one line stays a one-line match; a blank line is a paragraph's end.
+    assertEquals((await grep("the text")).matches!.map((m) => [m.line, m.end_line]), [[
+      4,
+      undefined,
+    ]]);
+    assertEquals((await grep("whole. Read")).total_matches, 0);
+    // A hyphenated line end is the whole word; without a space in the pattern, other
+    // breaks stay breaks.
+    assertEquals((await grep("manuals")).matches!.map((m) => [m.line, m.end_line]), [[7, 8]]);
+    assertEquals((await grep("keeps.the")).total_matches, 0);
+    assertEquals(
+      (await t.shelf.grep(id, { pattern: "each document", countOnly: true })).total_matches,
+      1,
+    );
+    // Not a paged document: no page.
+    assertEquals(phrase.matches![0]!.page, undefined);
+  },
+});

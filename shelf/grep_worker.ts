@@ -8,6 +8,7 @@
 import type { DatabaseSync } from "node:sqlite";
 import { openReadOnly, textReader } from "../core/catalog_sql.ts";
 import { serveThread } from "../core/worker_protocol.ts";
+import { pageOf } from "../search/passages.ts";
 
 /**
  * A grep job: one pattern over the texts of one or more documents, given (`texts`) or read
@@ -31,6 +32,12 @@ export interface GrepJob {
    * are not split into lines at all.
    */
   literal?: string;
+  /**
+   * Which line breaks a match may cross (see `wrapOf` in `grep_pattern.ts`): `spaces`, a break inside a
+   * paragraph read as a space and a hyphenated line end as the whole word; `hyphens`, the
+   * hyphenated line ends only; absent, none.
+   */
+  wrap?: "spaces" | "hyphens";
   before: number;
   after: number;
   /** Matches to skip in each text. */
@@ -48,6 +55,10 @@ export interface GrepJob {
 export interface GrepMatch {
   /** The matching line's number (1-based). */
   line: number;
+  /** The last line of a match that crosses line breaks (absent when it is one line). */
+  end_line?: number;
+  /** The page of `line` in a paged document (PDF, slides, scans). */
+  page?: number;
   /** The matching line (a long one cut to a window around the match, `…` where cut). */
   text: string;
   /** Context lines before it (each cut to 200 characters). */
@@ -70,6 +81,12 @@ export const MAX_CONTEXT = 200;
 export const BATCH_CHARS = 8_000_000;
 
 const clip = (s: string) => (s.length > MAX_CONTEXT ? s.slice(0, MAX_CONTEXT) + "…" : s);
+
+/** The lines of a match across line breaks, as one line. */
+const spanText = (ls: string[]) => {
+  const s = ls.map((l) => l.trim()).join(" ");
+  return s.length > MAX_LINE ? s.slice(0, MAX_LINE) + "…" : s;
+};
 
 /** A long matching line cut to a window that shows where it matches. */
 function clipMatch(s: string, re: RegExp): string {
@@ -102,33 +119,107 @@ export function escapeRegex(s: string): string {
   return s.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }
 
+/** A word broken at a line end (`manu-`) and its rest on the next line (`als`). */
+const HYPHEN_END = /\p{L}-\s*$/u;
+const LOWER_START = /^\s*\p{Ll}/u;
+const BLANK = /^\s*$/;
+
+/**
+ * The text with its line breaks joined as `wrap` says, and where each line starts in it.
+ * A break left as it is stays a newline, so a match never crosses it.
+ */
+function joinLines(
+  lines: string[],
+  wrap: "spaces" | "hyphens",
+  keepHyphen: boolean,
+): { text: string; starts: number[] } {
+  const parts: string[] = [];
+  const starts: number[] = [];
+  let len = 0;
+  let joined = false;
+  for (let i = 0; i < lines.length; i++) {
+    let piece = joined ? lines[i]!.trimStart() : lines[i]!;
+    const next = lines[i + 1];
+    let sep = "\n";
+    if (next === undefined) sep = "";
+    else if (HYPHEN_END.test(piece) && LOWER_START.test(next)) {
+      // `manu-` / `als` is `manuals`, unless the pattern spells a hyphen (`memory-mapped`).
+      piece = keepHyphen ? piece.trimEnd() : piece.trimEnd().slice(0, -1);
+      sep = "";
+    } else if (wrap === "spaces" && !BLANK.test(piece) && !BLANK.test(next)) {
+      piece = piece.trimEnd();
+      sep = " ";
+    }
+    joined = sep !== "\n";
+    starts.push(len);
+    parts.push(piece, sep);
+    len += piece.length + sep.length;
+  }
+  return { text: parts.join(""), starts };
+}
+
+/** The index of the line holding character `at` (line starts are searched like pages). */
+const lineAt = (starts: number[], at: number) => pageOf(starts, at)! - 1;
+
+/**
+ * Matches that cross a line break and start on a line without a match of its own: the
+ * index of their first line -> the index of their last.
+ */
+function crossingMatches(
+  job: GrepJob,
+  lines: string[],
+  text: string,
+  single: Set<number>,
+): Map<number, number> {
+  const spans = new Map<number, number>();
+  if (!job.wrap || (job.wrap === "hyphens" && !text.includes("-\n"))) return spans;
+  const joined = joinLines(lines, job.wrap, job.source.includes("-"));
+  const re = regex(job.source, job.flags.includes("g") ? job.flags : job.flags + "g");
+  re.lastIndex = 0;
+  for (let m = re.exec(joined.text); m; m = re.exec(joined.text)) {
+    if (!m[0].length) {
+      re.lastIndex++;
+      continue;
+    }
+    const a = lineAt(joined.starts, m.index);
+    const b = lineAt(joined.starts, m.index + m[0].length - 1);
+    if (b > a && !single.has(a) && !spans.has(a)) spans.set(a, b);
+  }
+  return spans;
+}
+
 /** Grep one text. */
 function grepText(job: GrepJob, re: RegExp, text: string): GrepResult {
   const lines = text.split("\n");
-  const hits: number[] = [];
+  const single = new Set<number>();
   for (let i = 0; i < lines.length; i++) {
     re.lastIndex = 0;
-    if (re.test(lines[i]!)) hits.push(i);
+    if (re.test(lines[i]!)) single.add(i);
   }
+  const spans = crossingMatches(job, lines, text, single);
+  const hits = spans.size ? [...single, ...spans.keys()].sort((a, b) => a - b) : [...single];
   const matches: GrepMatch[] = [];
   if (job.countOnly) return { total: hits.length, matches };
   const first = Math.min(job.offset, hits.length);
   const last = Math.min(first + job.limit, hits.length);
-  /** Index of the last line already given (the previous match's line or after). */
+  /** Index of the last line already given (the previous match's lines or after). */
   let shownTo = -1;
   for (let k = first; k < last; k++) {
     const i = hits[k]!;
-    const prev = k > 0 ? hits[k - 1]! : -1;
+    const end = spans.get(i) ?? i;
+    const prevEnd = k > 0 ? (spans.get(hits[k - 1]!) ?? hits[k - 1]!) : -1;
     const next = k + 1 < hits.length ? hits[k + 1]! : lines.length;
-    const from = Math.max(i - job.before, prev + 1, shownTo + 1);
-    const to = Math.min(i + job.after, next - 1);
-    matches.push({
+    const from = Math.max(i - job.before, prevEnd + 1, shownTo + 1);
+    const to = Math.min(end + job.after, next - 1);
+    const match: GrepMatch = {
       line: i + 1,
-      text: clipMatch(lines[i]!, re),
+      text: end > i ? spanText(lines.slice(i, end + 1)) : clipMatch(lines[i]!, re),
       before: lines.slice(from, i).map(clip),
-      after: lines.slice(i + 1, to + 1).map(clip),
-    });
-    shownTo = Math.max(i, to);
+      after: lines.slice(end + 1, to + 1).map(clip),
+    };
+    if (end > i) match.end_line = end + 1;
+    matches.push(match);
+    shownTo = Math.max(end, to);
   }
   return { total: hits.length, matches };
 }

@@ -7,24 +7,8 @@ import { join } from "node:path";
 import { callTool } from "../server/dispatch.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
-import { hasCommand, noteMissing } from "./have.ts";
+import { noPdftotext, pdftotextPage } from "./pdftotext.ts";
 import { openTestShelf } from "./shelf_helper.ts";
-
-/** The reference text comes from poppler's pdftotext: without it the test is ignored. */
-const noPdftotext = noteMissing(
-  !(await hasCommand("pdftotext")),
-  "pdftotext missing (apt-get install -y poppler-utils): PDF tools test not run",
-);
-
-async function pdftotextPage(file: string, page: number): Promise<string> {
-  const out = await new Deno.Command("pdftotext", {
-    args: ["-f", String(page), "-l", String(page), file, "-"],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert(out.success, `pdftotext failed: ${new TextDecoder().decode(out.stderr)}`);
-  return new TextDecoder().decode(out.stdout);
-}
 
 Deno.test({
   name: "pdf: search, outline with pages, read by page and grep on a real manual",

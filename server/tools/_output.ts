@@ -92,9 +92,11 @@ export const metaOut = obj({
   index: obj({ state: z.string(), vectors: z.string(), stale: z.boolean() }),
 });
 
-/** A grep match: its line, text and the context lines not already shown. */
+/** A grep match: its line (and last line, when it wraps), its page, text and the context lines not already shown. */
 export const grepMatch = obj({
   line: z.number().int(),
+  end_line: optInt,
+  page: optInt,
   text: z.string(),
   before: z.array(z.string()).optional(),
   after: z.array(z.string()).optional(),

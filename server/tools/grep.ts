@@ -34,6 +34,7 @@ import {
 } from "../tool.ts";
 import { docRef, grepMatch, nextOffset, obj, optString } from "./_output.ts";
 import { count } from "./_listing.ts";
+import { citeHint, place } from "./_cite.ts";
 
 const USAGE =
   `shelfmark grep PATTERN ID [-C 3] [-B N] [-A N] [-i] [--count] [--limit 20] [--offset 0] [--json]
@@ -41,7 +42,9 @@ shelfmark grep PATTERN [--library NAME] [--path-glob 'Lib/dir/*'] [--doc-types p
                [--limit-documents 10] [--offset-documents 0] [--limit 5] [-C 3] [-i] [--count]
   -C/--context, -B/--before, -A/--after: lines of context; -i/--case-insensitive.
   With ID, one document; without, every document of the library, glob and types
-  (all libraries when none is given), matches grouped by document.`;
+  (all libraries when none is given), matches grouped by document.
+  In a PDF each match shows its page (p.47 L2381); a pattern with a space also matches
+  across line breaks (L2381-2382), and a hyphenated line end matches the whole word.`;
 
 /**
  * Characters of a markdown answer's matches (about 1,500 tokens: some ten groups of
@@ -49,7 +52,20 @@ shelfmark grep PATTERN [--library NAME] [--path-glob 'Lib/dir/*'] [--doc-types p
  * A `read` of 200 lines costs about twice as much, so a grep stays the cheaper way to locate.
  */
 export const MAX_MD_CHARS = 6000;
-/** Matches as grep prints them (`N: match`, `N- context`, `--` between groups), within `budget` characters. */
+/** Where a match is: `p.47 L2381-2382` in a paged document, else `2381` (as grep prints it). */
+const matchPlace = (m: GrepMatch) =>
+  m.page === undefined
+    ? (m.end_line ? `${m.line}-${m.end_line}` : `${m.line}`)
+    : place({ first: m.line, last: m.end_line, page: m.page });
+
+/** The citation of a match. */
+const matchCite = (path: string, m: GrepMatch) =>
+  citeHint(path, { first: m.line, last: m.end_line, page: m.page });
+
+/**
+ * Matches as grep prints them (`N: match`, `p.P LN: match` in a paged document, `N- context`,
+ * `--` between groups), within `budget` characters.
+ */
 function matchLines(
   matches: GrepMatch[],
   budget: number,
@@ -60,10 +76,11 @@ function matchLines(
   let shown = 0;
   for (const [k, m] of matches.entries()) {
     const prev = matches[k - 1];
-    const gap = prev !== undefined && prev.line + prev.after.length + 1 < m.line - m.before.length;
+    const gap = prev !== undefined &&
+      (prev.end_line ?? prev.line) + prev.after.length + 1 < m.line - m.before.length;
     let before = m.before.map((t, i) => `${m.line - m.before.length + i}- ${t}`);
-    const hit = `${m.line}: ${m.text}`;
-    let after = m.after.map((t, i) => `${m.line + 1 + i}- ${t}`);
+    const hit = `${matchPlace(m)}: ${m.text}`;
+    let after = m.after.map((t, i) => `${(m.end_line ?? m.line) + 1 + i}- ${t}`);
     const size = (ls: string[]) => ls.reduce((s, l) => s + l.length + 1, 0);
     let block = [...(gap ? ["--"] : []), ...before, hit, ...after];
     if (used + size(block) > budget) {
@@ -107,11 +124,12 @@ function oneMarkdown(r: GrepDocumentAnswer, render: Render): string {
   const { lines, shown } = matchLines(r.matches, MAX_MD_CHARS, true);
   const out = [head, ...lines];
   const next = nextAt(r.offset, shown, r.total_matches);
+  if (r.matches[0]) out.push("", matchCite(escapeControl(r.path), r.matches[0]));
   if (next !== null) {
     const cut = shown < r.matches.length
       ? ` (${CUT}; a narrower pattern or less context shows more per call)`
       : "";
-    out.push("");
+    if (!r.matches[0]) out.push("");
     out.push(
       `Showing matches ${r.offset + 1}-${r.offset + shown} of ${r.total_matches}${cut}. ` +
         `Next: ${render.cli ? "add " : ""}${argHint(render, { offset: next })}.`,
@@ -174,6 +192,8 @@ function manyMarkdown(r: GrepDocumentsAnswer, render: Render): string {
     }
   }
   const notes: string[] = [];
+  const firstHit = r.documents.find((d) => d.matches?.length);
+  if (firstHit) notes.push(matchCite(escapeControl(firstHit.path), firstHit.matches![0]!));
   if (hidden) {
     notes.push(
       `Not shown: ${n(hidden)} matches (${CUT}); grep one document (${
@@ -202,7 +222,7 @@ export const grep = defineTool({
   name: "grep",
   title: "Grep documents",
   description:
-    "Regular-expression search with line numbers and merged context, or a count: inside one document (doc_id), or across the documents of library/path_glob/doc_types (all when none), grouped by document.",
+    "Regular-expression search with line numbers and merged context, or a count: inside one document (doc_id), or across the documents of library/path_glob/doc_types (all when none), grouped by document. Matches in paged documents (PDF) carry their page; a pattern with a space also matches across line breaks.",
   input: {
     pattern: z.string().min(1).max(1000).describe("JavaScript regular expression"),
     doc_id: docIdArg.optional(),

@@ -14,11 +14,13 @@ import {
   resolveDoc,
   shownPath,
 } from "../tool.ts";
-import { nextOffset, obj } from "./_output.ts";
+import { nextOffset, obj, optInt } from "./_output.ts";
+import { citeHint } from "./_cite.ts";
 
 const USAGE =
-  `shelfmark read ID [--offset 1] [--limit 200] [--page N] [--section 3.2|TITLE] [--json]
-  --section reads one section of the outline (its id, or its heading's text); --page one page.`;
+  `shelfmark read ID [--offset 1] [--limit 200] [--page N] [--pages 46-47] [--section 3.2|TITLE] [--json]
+  --section reads one section of the outline (its id, or its heading's text); --page one page,
+  --pages a range of pages. In a paged document a line \`--- p.N ---\` marks where page N begins.`;
 const MAX_LIMIT = MAX_READ_LINES;
 
 /** The `read` tool. */
@@ -26,7 +28,7 @@ export const read = defineTool({
   name: "read",
   title: "Read lines",
   description:
-    "Numbered lines of a document: offset (1-based) and limit (max 500), a section of its outline (id like 3.2, or heading text), or a page (PDFs, scans).",
+    "Numbered lines of a document: offset (1-based) and limit (max 500), a section of its outline (id like 3.2, or heading text), or a page or page range (PDFs, slides, scans; lines carry their page).",
   input: {
     doc_id: docIdArg,
     offset: z.number().int().min(1).default(1).describe("First line (1-based)"),
@@ -36,6 +38,8 @@ export const read = defineTool({
     page: z.number().int().min(1).optional().describe(
       "Paged documents (PDF, OCR): read this page",
     ),
+    pages: z.string().regex(/^\s*\d+\s*(-\s*\d+\s*)?$/, "a page (46) or a range (46-47)").optional()
+      .describe('Paged documents: read these pages, "46-47" (at most 500 lines)'),
     section: z.string().min(1).max(500).optional().describe(
       'An outline section: its id ("3.2") or its heading text (case and spacing ignored)',
     ),
@@ -44,10 +48,11 @@ export const read = defineTool({
     doc_id: z.string(),
     title: z.string(),
     path: z.string(),
-    lines: z.array(obj({ n: z.number().int(), text: z.string() })),
+    lines: z.array(obj({ n: z.number().int(), text: z.string(), page: optInt })),
     offset: z.number().int(),
     total_lines: z.number().int(),
     next_offset: nextOffset,
+    truncated: z.boolean().optional(),
   },
   run(shelf, a) {
     const id = resolveDoc(shelf, a.doc_id);
@@ -57,15 +62,29 @@ export const read = defineTool({
   markdown(r, render) {
     if (!r.lines.length) return `${escapeControl(r.title)} [${r.doc_id}] is empty (0 lines).`;
     const w = String(r.lines[r.lines.length - 1]!.n).length;
-    const body = r.lines.map((l) => `${String(l.n).padStart(w)} | ${l.text}`);
-    const first = r.lines[0]!.n;
-    const last = r.lines[r.lines.length - 1]!.n;
+    const body: string[] = [];
+    for (const [i, l] of r.lines.entries()) {
+      // Where a page begins (and the page of the first line): a short marker line.
+      if (l.page !== undefined && l.page !== r.lines[i - 1]?.page) body.push(`--- p.${l.page} ---`);
+      body.push(`${String(l.n).padStart(w)} | ${l.text}`);
+    }
+    const first = r.lines[0]!;
+    const last = r.lines[r.lines.length - 1]!;
     body.push("");
     body.push(
-      `Showing lines ${first}-${last} of ${r.total_lines}.` +
+      `Showing lines ${first.n}-${last.n} of ${r.total_lines}` +
+        (r.truncated ? " (cut: the pages or section asked for go on)" : "") + "." +
         (r.next_offset
           ? ` Next: ${render.cli ? "add " : "read "}${argHint(render, { offset: r.next_offset })}.`
           : ""),
+    );
+    body.push(
+      citeHint(escapeControl(r.path), {
+        first: first.n,
+        last: last.n,
+        page: first.page,
+        lastPage: last.page,
+      }),
     );
     return body.join("\n");
   },
