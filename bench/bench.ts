@@ -17,7 +17,7 @@ import { agentCost, agentCostRows, devQuestions, type Question } from "./agent_c
 import { STOP_WORDS } from "../core/tokenize.ts";
 import { flattenOutline } from "../core/outline.ts";
 import { groundTruth, titleF1 } from "../tests/corpus.ts";
-import { coldStart, httpLoad } from "./serve_bench.ts";
+import { cliCost, coldStart, httpLoad } from "./serve_bench.ts";
 import { ocrQuality, officeSpeed, pdfSpeed } from "./formats_bench.ts";
 import { modeStats, modeTable, treeSize, vectorsReady } from "./vectors_bench.ts";
 import { compareRecoll, comparisonTable } from "./recoll.ts";
@@ -239,6 +239,7 @@ async function main() {
     );
   }
   const size = dirSize(data);
+  const cli = await cliCost(data);
   await Deno.remove(data, { recursive: true });
   const cold = await coldStart(LIBRARIES.map((l) => join(corpus, l)), "configuration");
   const pdfs = await pdfSpeed(corpus);
@@ -248,6 +249,10 @@ async function main() {
   const f = (x: number, d = 2) => x.toFixed(d);
   const rows: [string, string][] = [
     ["libraries", LIBRARIES.join(", ")],
+    [
+      "CLI search / CLI status, whole process (median of 5)",
+      `${f(cli.search, 0)} / ${f(cli.status, 0)} ms = ${f(cli.search / cli.status)}x`,
+    ],
     ["documents indexed / files seen", `${docs} / ${progress.total} (${progress.skipped} skipped)`],
     ["index time (cold)", `${f(indexMs / 1000, 1)} s`],
     ["documents / second", f(docs / (indexMs / 1000), 1)],

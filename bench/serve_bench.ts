@@ -118,3 +118,30 @@ export async function httpLoad(
     rps: lat.length / secs,
   };
 }
+
+/**
+ * What an agent driving the CLI pays per call: `search` (a word found nowhere, so the time is
+ * the process and the index lookups, not the answer) beside `status`, each a whole process,
+ * run in turn `runs` times on an existing data folder. Medians of the wall time, in ms.
+ */
+export async function cliCost(data: string, runs = 5): Promise<{ search: number; status: number }> {
+  const time = async (args: string[]) => {
+    const t0 = performance.now();
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", CLI, ...args, "--data", data],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    if (!out.success) throw new Error(`cli ${args[0]} failed (${out.code})`);
+    return performance.now() - t0;
+  };
+  const search: number[] = [];
+  const status: number[] = [];
+  await time(["status"]); // warm the module cache
+  for (let i = 0; i < runs; i++) {
+    search.push(await time(["search", "zzzzqqq"]));
+    status.push(await time(["status"]));
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  return { search: median(search), status: median(status) };
+}
