@@ -29,19 +29,3 @@ export async function assertRejects(fn: () => Promise<unknown>): Promise<Error> 
   }
   throw new nodeAssert.AssertionError({ message: "expected the promise to reject" });
 }
-
-/**
- * Await `promise`, failing if it has not settled after `ms` (default 60 s). A hang guard,
- * never a speed check: keep `ms` far above any plausible run time.
- */
-export async function withoutHang<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const guard = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what}: no answer after ${ms / 1000} s`)), ms);
-  });
-  try {
-    return await Promise.race([promise, guard]);
-  } finally {
-    clearTimeout(timer);
-  }
-}

@@ -245,7 +245,7 @@ export async function fuzz(
       const t0 = performance.now();
       let res;
       try {
-        res = await callTool(client, tool, args as Json, 30_000);
+        res = await callTool(client, tool, args as Json);
       } catch (e) {
         r.failures.push(`${what}: ${(e as Error).message}`);
         return false;

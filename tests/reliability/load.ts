@@ -285,7 +285,7 @@ export async function loadRun(o: LoadOptions): Promise<LoadReport> {
         r.requests++;
         r.byTool[tool] = (r.byTool[tool] ?? 0) + 1;
         try {
-          const res = await callTool(c, tool, args, 30_000);
+          const res = await callTool(c, tool, args);
           times.push(performance.now() - t0);
           if (res.isError) {
             r.failed++;
