@@ -83,6 +83,7 @@ Deno.test({
     const site = server.url.replace(/\/mcp$/, "");
     const browser = await launch();
     const page = await browser.newPage({ viewport: { width: 1200, height: 760 } });
+    page.setDefaultTimeout(0); // no wall-clock limits in tests: wait as long as it takes
     const dialogs: string[] = [];
     const errors: string[] = [];
     page.on("dialog", (d) => {
@@ -180,7 +181,7 @@ Deno.test({
         const want = new URLSearchParams(href!.replace(/#.*/, "")).get("p");
         assert(want, `the hit has a page: ${href}`);
         await page.locator("#results > .card a.title").first().click();
-        await page.waitForSelector("canvas.page[data-rendered]", { timeout: 60_000 });
+        await page.waitForSelector("canvas.page[data-rendered]");
         assertEquals(await page.locator("canvas.page").getAttribute("data-rendered"), want);
         const ink = await inkOf(page);
         assert(ink.dark > ink.total / 200, `the page is not blank: ${JSON.stringify(ink)}`);
@@ -251,6 +252,7 @@ Deno.test({
           assertEquals(anon.status, 401);
           assertEquals((await anon.json()).error.code, "UNAUTHORIZED");
           const p = await browser2.newPage();
+          p.setDefaultTimeout(0);
           await p.goto(`${site2}/?view=status`);
           await p.waitForSelector("#token-box:not([hidden])");
           await p.goto(`${site2}/?view=status#token=s3cret`);
@@ -314,6 +316,7 @@ Deno.test({
       try {
         await t.step("in a host, search input shows the hits, read through the host", async () => {
           const page = await browser.newPage();
+          page.setDefaultTimeout(0);
           const calls: string[] = [];
           await page.exposeFunction("hostCallTool", async (name: string, args: unknown) => {
             calls.push(name);
