@@ -26,9 +26,10 @@ import {
 
 /**
  * A pdf.js "worker" in this thread, connected by a `FastPort` pair instead of pdf.js's
- * structuredClone-based loopback (about a tenth of the CPU time of text extraction).
+ * structuredClone-based loopback (about a tenth of the CPU time of text extraction). The
+ * OCR of scanned pages (`_pdf_ocr.ts`) opens documents the same way.
  */
-function inThreadWorker(): { worker: InstanceType<typeof PDFWorker>; close: () => void } {
+export function inThreadWorker(): { worker: InstanceType<typeof PDFWorker>; close: () => void } {
   const [main, side] = fastPorts();
   pdfjsWorker.WorkerMessageHandler.initializeFromPort(side);
   const worker = new PDFWorker({ port: main as unknown as null, verbosity: 0 });

@@ -1,0 +1,131 @@
+import { join } from "node:path";
+import { distance } from "fastest-levenshtein";
+import { assert, assertEquals } from "../tests/assert.ts";
+import { smallCorpus } from "../tests/corpus.ts";
+import { closeImageWorkers } from "./image.ts";
+import { ocrPdfPages, type PageOcr } from "./_pdf_ocr.ts";
+import { pdf } from "./pdf.ts";
+
+const HERE = new URL("./testdata/scans/", import.meta.url).pathname;
+const sanitize = { sanitizeOps: false, sanitizeResources: false };
+
+/** Character error rate of `got` against `want`, whitespace collapsed. */
+function cer(got: string, want: string): number {
+  const n = (s: string) => s.replace(/\s+/g, " ").trim();
+  return distance(n(got), n(want)) / Math.max(1, n(want).length);
+}
+
+async function all(gen: AsyncGenerator<PageOcr>): Promise<PageOcr[]> {
+  const out: PageOcr[] = [];
+  for await (const r of gen) out.push(r);
+  return out;
+}
+
+/** Whether a command runs here. */
+async function has(cmd: string): Promise<boolean> {
+  try {
+    return (await new Deno.Command(cmd, { args: ["-v"], stdout: "null", stderr: "null" })
+      .output()).code !== 127;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test({
+  name: "ocrPdfPages() reads an image-only page close to its original text layer",
+  ...sanitize,
+  async fn() {
+    const bytes = await Deno.readFile(join(HERE, "r-faq-p6-scan.pdf"));
+    // The text pass sees a blank page.
+    const text = await pdf().extract({ path: "l/scan.pdf", extension: ".pdf", bytes });
+    assertEquals(text.lines, [""]);
+    try {
+      const [r, ...rest] = await all(ocrPdfPages(bytes, [1, 2], { pageTimeoutMs: 60_000 }));
+      assertEquals(rest, [], "a page past the end is left out");
+      assert(r && "lines" in r, JSON.stringify(r));
+      const want = await Deno.readTextFile(join(HERE, "r-faq-p6.txt"));
+      const rate = cer(r.lines.join("\n"), want);
+      console.log(`  CER ${rate.toFixed(4)} (${r.lines.length} lines)`);
+      assert(rate <= 0.03, `CER ${rate}`);
+      assert(r.lines.some((l) => l.includes("Feedback via email to R-devel@R-project.org")));
+    } finally {
+      await closeImageWorkers();
+    }
+  },
+});
+
+Deno.test({
+  name: "ocrPdfPages() leaves pages with a text layer and no image alone",
+  ...sanitize,
+  async fn() {
+    const dir = await smallCorpus();
+    const bytes = await Deno.readFile(join(dir, "pdf-manuals/r-doc-pdf/R-FAQ.pdf"));
+    const got = await all(ocrPdfPages(bytes, [6], { pageTimeoutMs: 60_000 }));
+    assertEquals(got, [{ page: 6, skipped: "not_scanned" }]);
+  },
+});
+
+const tools = (await has("pdftoppm")) && (await has("img2pdf"));
+
+Deno.test({
+  name: "ocrPdfPages() reads dense scanned pages of the corpus with CER <= 0.03",
+  ignore: !tools, // needs poppler-utils and img2pdf to make the scans
+  ...sanitize,
+  async fn() {
+    const dir = await smallCorpus();
+    const src = join(dir, "pdf-manuals/r-doc-pdf/R-FAQ.pdf");
+    const tmp = await Deno.makeTempDir();
+    try {
+      const pages = [7, 12];
+      const jpgs: string[] = [];
+      for (const p of pages) {
+        const out = join(tmp, `p${p}`);
+        const r = await new Deno.Command("pdftoppm", {
+          args: [
+            "-r",
+            "150",
+            "-gray",
+            "-jpeg",
+            "-f",
+            `${p}`,
+            "-l",
+            `${p}`,
+            "-singlefile",
+            src,
+            out,
+          ],
+        }).output();
+        assert(r.success, new TextDecoder().decode(r.stderr));
+        jpgs.push(`${out}.jpg`);
+      }
+      const scan = join(tmp, "scan.pdf");
+      const r = await new Deno.Command("img2pdf", { args: [...jpgs, "-o", scan] }).output();
+      assert(r.success, new TextDecoder().decode(r.stderr));
+      const bytes = await Deno.readFile(scan);
+      const t0 = performance.now();
+      const got = await all(ocrPdfPages(bytes, [1, 2], { pageTimeoutMs: 120_000 }));
+      const secs = (performance.now() - t0) / 1000;
+      let sum = 0;
+      for (const [i, p] of pages.entries()) {
+        const g = got[i];
+        assert(g && "lines" in g, JSON.stringify(g));
+        const want = new TextDecoder().decode(
+          (await new Deno.Command("pdftotext", { args: ["-f", `${p}`, "-l", `${p}`, src, "-"] })
+            .output()).stdout,
+        );
+        const rate = cer(g.lines.join("\n"), want);
+        console.log(`  page ${p}: CER ${rate.toFixed(4)}`);
+        sum += rate;
+      }
+      console.log(
+        `  ${(pages.length / secs).toFixed(2)} pages/s, ${
+          (Deno.memoryUsage().rss / 2 ** 20).toFixed(0)
+        } MiB resident`,
+      );
+      assert(sum / pages.length <= 0.03, `mean CER ${sum / pages.length}`);
+    } finally {
+      await closeImageWorkers();
+      await Deno.remove(tmp, { recursive: true });
+    }
+  },
+});
