@@ -165,7 +165,7 @@ export async function* ocrPdfPages(
   const found: OcrData = ocrData(languages);
   const port = inThreadWorker();
   const task = getDocument({
-    data: bytes.slice(),
+    data: new Uint8Array(bytes), // a copy, and never a Node Buffer (pdf.js refuses one)
     worker: port.worker,
     disableFontFace: true,
     useSystemFonts: false,

@@ -273,10 +273,11 @@ export function pdf(): Extractor {
     priority: 0,
     async extract(input: ExtractInput): Promise<Extracted> {
       if (input.bytes.length === 0) throw new ExtractError("empty", "file is empty");
-      // pdf.js may transfer (detach) the buffer it is given: hand it a copy.
+      // pdf.js may transfer (detach) the buffer it is given: hand it a copy, a plain
+      // Uint8Array (it refuses a Node Buffer, which a read in this thread gives).
       const port = inThreadWorker();
       const task = getDocument({
-        data: input.bytes.slice(),
+        data: new Uint8Array(input.bytes),
         worker: port.worker,
         disableFontFace: true,
         useSystemFonts: false,

@@ -79,6 +79,8 @@ import {
   type GrepDocumentsOptions,
 } from "./grep.ts";
 import type { Extractor } from "../core/extractor.ts";
+import { type OcrStatus, OcrSync } from "./ocr.ts";
+import { readInside } from "../core/read_inside.ts";
 
 /** Options to open a shelf. */
 export interface ShelfOptions {
@@ -241,6 +243,7 @@ export class Shelf {
     this.#firstIndexWaitMs = opts.firstIndexWaitMs ?? (limits.first_index_wait_s ?? 20) * 1000;
     const ocrLanguages = config.ocr?.languages;
     if (workers > 0) this.pool = new ExtractPool({ workers, timeoutMs, plugins, ocrLanguages });
+    if (config.ocr?.pdf_pages !== false) this.#ocr = this.#scannedPages(timeoutMs ?? 60_000);
     const pool = this.pool;
     this.indexer = new Indexer(
       this.catalog,
@@ -344,6 +347,7 @@ export class Shelf {
     this.#first = this.#libraries.some((l) => this.catalog.count(l.name) === 0);
     this.#running = (async () => {
       try {
+        await this.#ocrWrite;
         await this.#purgeUnconfigured();
         const p = await this.indexer.run(this.#libraries, {
           maxFileBytes: this.#maxFileBytes,
@@ -355,6 +359,7 @@ export class Shelf {
         });
         this.#status = { ...this.#status, state: "ready", finished_at: new Date().toISOString() };
         this.vectors?.kick();
+        this.#ocr?.kick();
         return p;
       } catch (e) {
         const msg = (e as Error)?.message ?? String(e);
@@ -610,10 +615,95 @@ export class Shelf {
   }
   // --- end of grep
 
+  // --- OCR of scanned PDF pages, in the background after index runs (see `ocr.ts`).
+  #ocr?: OcrSync;
+  /** A document being extracted again with its pages read: index runs start after it. */
+  #ocrWrite?: Promise<void>;
+
+  #scannedPages(pageTimeoutMs: number): OcrSync {
+    return new OcrSync(this.catalog, {
+      languages: this.#config.ocr?.languages,
+      pageTimeoutMs,
+      log: this.log,
+      quiet: () => this.idle(),
+      read: async (todo) => {
+        const lib = this.#libraries.find((l) => l.name === todo.library);
+        if (!lib || !todo.path.startsWith(`${lib.name}/`)) return undefined;
+        const abs = join(lib.root, todo.path.slice(lib.name.length + 1));
+        return await readInside(lib.root, abs).catch(() => undefined);
+      },
+      reextract: async (docId) => {
+        const doc = this.catalog.get(docId);
+        const lib = doc && this.#libraries.find((l) => l.name === doc.card.library);
+        if (!doc || !lib) return;
+        const abs = join(lib.root, doc.card.path.slice(lib.name.length + 1));
+        const st = await Deno.stat(abs).catch(() => undefined);
+        if (!st?.isFile) return;
+        const found = {
+          abs,
+          path: doc.card.path,
+          size: st.size,
+          mtime_ms: st.mtime?.getTime() ?? 0,
+        };
+        const known = {
+          doc_id: docId,
+          path: doc.card.path,
+          size: doc.card.size,
+          mtime_ms: doc.mtime_ms,
+          hash: doc.hash,
+        };
+        // Not beside an index run: one that starts meanwhile waits for this write.
+        await this.idle();
+        this.#ocrWrite = (async () => {
+          this.catalog.begin();
+          try {
+            await this.indexer.indexFile(lib, found, known, this.#maxFileBytes, true);
+          } finally {
+            this.catalog.commit();
+          }
+        })();
+        try {
+          await this.#ocrWrite;
+        } finally {
+          this.#ocrWrite = undefined;
+        }
+      },
+    });
+  }
+
+  /** Progress of the OCR of scanned PDF pages (undefined when `ocr.pdf_pages` is false). */
+  ocrStatus(): OcrStatus | undefined {
+    return this.#ocr?.status();
+  }
+
+  /**
+   * Wait until no scanned PDF page waits for OCR.
+   *
+   * @param onProgress called every `everyMs` with the progress
+   * @param everyMs how often to report
+   * @returns the progress then (undefined when `ocr.pdf_pages` is false)
+   */
+  async ocrDone(
+    onProgress?: (s: OcrStatus) => void,
+    everyMs = 1000,
+  ): Promise<OcrStatus | undefined> {
+    const ocr = this.#ocr;
+    if (!ocr) return undefined;
+    const timer = onProgress && setInterval(() => onProgress(ocr.status()), everyMs);
+    try {
+      await ocr.idle();
+    } finally {
+      clearInterval(timer);
+    }
+    return ocr.status();
+  }
+  // --- end of OCR
+
   /** Close the catalog (after the run in progress and the embedding batch in progress). */
   async close(): Promise<void> {
     await this.idle();
     await this.vectors?.close();
+    await this.#ocr?.close();
     this.searchPool?.close();
     this.pool?.close();
     this.#grepRunner?.close();
