@@ -425,6 +425,14 @@ export class Catalog {
   }
 
   /**
+   * Drop this catalog's caches: a document was stored again with its content hash unchanged
+   * (the text of scanned pages put in place), and caches keyed by that hash would be stale.
+   */
+  dropCaches(): void {
+    this.#caches.clear();
+  }
+
+  /**
    * A token that changes whenever the database changes: SQLite's `PRAGMA data_version` (a
    * commit by another connection) and `total_changes()` (a row written through this one).
    */

@@ -1,6 +1,8 @@
 import { join } from "node:path";
+import { distance } from "fastest-levenshtein";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
+import { smallCorpus } from "../tests/corpus.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeImageWorkers } from "../extractors/image.ts";
 import type { Shelf } from "./shelf.ts";
@@ -33,9 +35,13 @@ function ocrTest(name: string, fn: () => Promise<void>): void {
 }
 
 /** Whether every word of a phrase is found by search in the scanned document. */
-async function found(t: { shelf: Shelf }, words: string): Promise<boolean> {
+async function found(
+  t: { shelf: Shelf },
+  words: string,
+  file = "faq-feedback.pdf",
+): Promise<boolean> {
   const r = await callTool(t.shelf, "search", { query: words, output_format: "json" });
-  return (r.json.results as { path: string }[]).some((h) => h.path.endsWith("faq-feedback.pdf"));
+  return (r.json.results as { path: string }[]).some((h) => h.path.endsWith(file));
 }
 
 ocrTest(
@@ -115,5 +121,137 @@ Deno.test({
     const status = await callTool(t.shelf, "status", {});
     assert(status.text.includes("OCR of scanned PDF pages: off"), status.text);
     assert(!(await found(t, "Windows macOS ports described")));
+  },
+});
+
+/**
+ * A PDF of `n` pages, each painted over by one shared white image and no text: a scan's
+ * shape with a tiny file (pdf.js rebuilds the missing cross-reference table).
+ */
+function blankScans(n: number): Uint8Array {
+  const kids = Array.from({ length: n }, (_, i) => `${10 + i} 0 R`).join(" ");
+  const draw = "q 612 0 0 792 0 0 cm /Im0 Do Q";
+  const pixels = `${"FF".repeat(16 * 16)}>`;
+  const objs = [
+    "1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj",
+    `2 0 obj <</Type/Pages/Kids[${kids}]/Count ${n}>> endobj`,
+    `4 0 obj <</Length ${draw.length}>> stream\n${draw}\nendstream endobj`,
+    "5 0 obj <</Type/XObject/Subtype/Image/Width 16/Height 16/ColorSpace/DeviceGray" +
+    `/BitsPerComponent 8/Filter/ASCIIHexDecode/Length ${pixels.length}>> stream\n${pixels}\n` +
+    "endstream endobj",
+    ...Array.from(
+      { length: n },
+      (_, i) =>
+        `${10 + i} 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R` +
+        "/Resources<</XObject<</Im0 5 0 R>>>>>> endobj",
+    ),
+  ];
+  return new TextEncoder().encode(
+    ["%PDF-1.4", ...objs, "trailer <</Root 1 0 R>>", "%%EOF"].join("\n"),
+  );
+}
+
+ocrTest("OcrSync: a 1,000-page scan waits in the background, the index does not", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-ocr-" });
+  const lib = join(base, "Big");
+  await Deno.mkdir(lib);
+  await Deno.writeFile(join(lib, "thousand-scans.pdf"), blankScans(1000));
+  await Deno.writeTextFile(join(lib, "note.md"), "# Note\n\nThe quokka sleeps.\n");
+  await using t = await openTestShelf({ base, folders: [lib] });
+  const p = await t.shelf.index();
+  assertEquals(p.indexed, 2);
+  // The text pass is over: every page waits for OCR, and searches are answered meanwhile.
+  assertEquals(t.shelf.ocrStatus()?.pages_waiting, 1000);
+  const r = await callTool(t.shelf, "search", { query: "quokka", output_format: "json" });
+  assertEquals((r.json.results as unknown[]).length, 1);
+  const named = await callTool(t.shelf, "find_documents", {
+    query: "thousand scans",
+    output_format: "json",
+  });
+  assert(JSON.stringify(named.json).includes("thousand-scans.pdf"));
+  // Closing stops the run after the page in progress; what was read is kept.
+  const shelf = await t.reopen();
+  const s = shelf.ocrStatus()!;
+  assertEquals(s.pages_waiting + s.pages_skipped + s.pages_done + s.pages_failed, 1000);
+  assert(s.pages_waiting > 0);
+});
+
+/** Run a command; its standard output. */
+async function run(cmd: string, args: string[]): Promise<string> {
+  const r = await new Deno.Command(cmd, { args }).output();
+  assert(r.success, `${cmd}: ${new TextDecoder().decode(r.stderr)}`);
+  return new TextDecoder().decode(r.stdout);
+}
+
+/** Whether the commands run here. */
+async function have(...cmds: string[]): Promise<boolean> {
+  for (const cmd of cmds) {
+    try {
+      await new Deno.Command(cmd, { args: ["-v"], stdout: "null", stderr: "null" }).output();
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+const tools = await have("pdftoppm", "img2pdf", "pdfseparate", "pdfunite");
+
+Deno.test({
+  name: "OcrSync: a scanned page between text pages is read in place, pages stay right",
+  ignore: !tools, // needs poppler-utils and img2pdf to make the document
+  ...sanitize,
+  async fn() {
+    const src = join(await smallCorpus(), "pdf-manuals/r-doc-pdf/R-FAQ.pdf");
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-ocr-" });
+    const lib = join(base, "Mixed");
+    await Deno.mkdir(lib);
+    // Pages 5 and 8 of the R FAQ as they are, page 7 as a 150 dpi grey JPEG between them.
+    await run("pdfseparate", ["-f", "5", "-l", "5", src, join(base, "p5.pdf")]);
+    await run("pdfseparate", ["-f", "8", "-l", "8", src, join(base, "p8.pdf")]);
+    const jpg = join(base, "p7");
+    await run("pdftoppm", [
+      "-r",
+      "150",
+      "-gray",
+      "-jpeg",
+      "-f",
+      "7",
+      "-l",
+      "7",
+      "-singlefile",
+      src,
+      jpg,
+    ]);
+    await run("img2pdf", [`${jpg}.jpg`, "-o", join(base, "p7.pdf")]);
+    const doc = join(lib, "faq-mixed.pdf");
+    await run("pdfunite", [...["p5.pdf", "p7.pdf", "p8.pdf"].map((f) => join(base, f)), doc]);
+    await using t = await openTestShelf({ base, folders: [lib] });
+    try {
+      await t.shelf.index();
+      const id = t.shelf.findDocument("Mixed/faq-mixed.pdf")!;
+      const page = (p: number) =>
+        t.shelf.readLines(id, { offset: 1, page: p, limit: 1000 }).lines.map((l) => l.text);
+      const [one, three] = [page(1), page(3)];
+      assertEquals(page(2), [""]);
+      assertEquals(t.shelf.ocrStatus()?.pages_waiting, 1);
+      await t.shelf.ocrDone();
+      // The text pages keep their lines; the scanned one has its text in its place.
+      assertEquals(page(1), one);
+      assertEquals(page(3), three);
+      const two = t.shelf.readLines(id, { offset: 1, page: 2, limit: 1000 }).lines;
+      const g = await t.shelf.grep(id, { pattern: "statistical computation and graphics" });
+      assertEquals(g.total_matches, 1);
+      const at = g.matches![0]!.line;
+      assert(two.some((l) => l.n === at), `line ${at} is not on page 2`);
+      const want = await run("pdftotext", ["-f", "7", "-l", "7", src, "-"]);
+      const norm = (x: string) => x.replace(/\s+/g, " ").trim();
+      const got = norm(two.map((l) => l.text).join("\n"));
+      const cer = distance(got, norm(want)) / norm(want).length;
+      assert(cer <= 0.03, `CER ${cer}`);
+      assert(await found(t, "statistical computation graphics", "faq-mixed.pdf"));
+    } finally {
+      await closeImageWorkers();
+    }
   },
 });

@@ -660,6 +660,7 @@ export class Shelf {
             await this.indexer.indexFile(lib, found, known, this.#maxFileBytes, true);
           } finally {
             this.catalog.commit();
+            this.catalog.dropCaches();
           }
         })();
         try {
