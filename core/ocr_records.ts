@@ -16,8 +16,12 @@ CREATE TABLE IF NOT EXISTS ocr_pages (
   state TEXT NOT NULL, text TEXT, PRIMARY KEY (doc_id, hash, page)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS ocr_pages_state ON ocr_pages(state, doc_id);
-CREATE TABLE IF NOT EXISTS ocr_docs (doc_id TEXT PRIMARY KEY, indexed_at TEXT NOT NULL)
-  WITHOUT ROWID;`;
+-- The stored version of each PDF whose blank pages were noted; unapplied: pages were read
+-- since, and the document was not yet extracted again to put them in place.
+CREATE TABLE IF NOT EXISTS ocr_docs (
+  doc_id TEXT PRIMARY KEY, indexed_at TEXT NOT NULL, unapplied INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS ocr_docs_unapplied ON ocr_docs(unapplied);`;
 
 /** What became of a page: waiting, read (`done`), passed over or failed. */
 export type OcrPageState = "waiting" | "done" | "skipped" | "failed";
@@ -70,7 +74,10 @@ export class OcrRecords {
     this.#q = statements(db);
   }
 
-  /** Stored PDFs whose present version was not looked at, by id after `after`. */
+  /**
+   * Stored PDFs whose present version was not looked at, by id after `after` (those stored
+   * before the indexer noted blank pages itself: it reads every document, so it runs once).
+   */
   unchecked(limit: number, after = ""): OcrUnchecked[] {
     return this.#q(
       `SELECT d.doc_id, d.hash, d.indexed_at, d.pages FROM documents d
@@ -85,14 +92,39 @@ export class OcrRecords {
     }));
   }
 
-  /** Note a stored version as looked at, its blank `pages` waiting unless known already. */
-  checked(doc: OcrUnchecked, pages: number[]): void {
+  /**
+   * Note the blank pages of a document just stored (the indexer calls it after `put`): they
+   * wait for OCR unless known already; the pages read before were put in place by the store.
+   */
+  noteBlank(docId: string, hash: string, pages: number[]): void {
+    this.#waiting(docId, hash, pages);
+    this.#q(
+      `INSERT OR REPLACE INTO ocr_docs (doc_id, indexed_at, unapplied)
+       SELECT doc_id, indexed_at, 0 FROM documents WHERE doc_id = ?`,
+    ).run(docId);
+  }
+
+  /**
+   * Note a stored version found by {@link unchecked} as looked at, its blank `pages` waiting
+   * unless known already (`unapplied`: some were read and are not in its text).
+   */
+  checked(doc: OcrUnchecked, pages: number[], unapplied: boolean): void {
+    this.#waiting(doc.doc_id, doc.hash, pages);
+    this.#q("INSERT OR REPLACE INTO ocr_docs (doc_id, indexed_at, unapplied) VALUES (?, ?, ?)")
+      .run(doc.doc_id, doc.indexed_at, unapplied ? 1 : 0);
+  }
+
+  #waiting(docId: string, hash: string, pages: number[]): void {
     const add = this.#q(
       "INSERT OR IGNORE INTO ocr_pages (doc_id, hash, page, state) VALUES (?, ?, ?, 'waiting')",
     );
-    for (const p of pages) add.run(doc.doc_id, doc.hash, p);
-    this.#q("INSERT OR REPLACE INTO ocr_docs (doc_id, indexed_at) VALUES (?, ?)")
-      .run(doc.doc_id, doc.indexed_at);
+    for (const p of pages) add.run(docId, hash, p);
+  }
+
+  /** Documents with pages read that are not yet in their stored text. */
+  unapplied(): string[] {
+    return this.#q("SELECT doc_id FROM ocr_docs WHERE unapplied = 1").all()
+      .map((r) => r.doc_id as string);
   }
 
   /** Page counts of the documents as stored now. */
@@ -133,6 +165,9 @@ export class OcrRecords {
       `INSERT OR REPLACE INTO ocr_pages (doc_id, hash, page, state, text)
        VALUES (?, ?, ?, ?, ?)`,
     ).run(docId, hash, page, state, text ?? null);
+    if (state === "done") {
+      this.#q("UPDATE ocr_docs SET unapplied = 1 WHERE doc_id = ?").run(docId);
+    }
   }
 
   /** The lines read from each page of a content, by page. */

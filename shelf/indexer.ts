@@ -22,7 +22,7 @@ import { ExtractError, type ExtractInput } from "../core/extractor.ts";
 import type { KeywordIndex, VectorIndex } from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
 import { expectedLoad, MAX_BYTES_IN_FLIGHT } from "./load.ts";
-import { applyOcrPages } from "./ocr.ts";
+import { applyOcrPages, blankPages } from "./ocr.ts";
 
 /** Progress of a run, reported after every file. */
 export interface IndexProgress {
@@ -438,6 +438,10 @@ export class Indexer {
         text,
         extracted.links,
       );
+      // Blank pages of a PDF wait for OCR in the background (shelf/ocr.ts).
+      if (result.extractor === "pdf" && extracted.pages) {
+        this.#catalog.ocr.noteBlank(docId, hash, blankPages(lines, extracted.pages));
+      }
       const doc: IndexedDoc = { card, outline, lines };
       await this.#indexes.keyword?.upsert([doc]);
       return "indexed";

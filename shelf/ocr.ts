@@ -23,11 +23,17 @@ export const STRAY_CHARS = 16;
 const APPLY_MS = 30_000;
 /** Stored documents looked at for blank pages per catalog query. */
 const CHECK_BATCH = 200;
+/** Meta key saying every stored PDF had its blank pages noted (see `OcrSync.#check`). */
+const CHECKED_KEY = "ocr_checked";
+const CHECKED = "1";
 
 /** Progress of the OCR, for `status`. */
 export interface OcrStatus {
-  /** `off` (config `ocr.pdf_pages: false`), `reading` while pages wait, else `idle`. */
-  state: "off" | "reading" | "idle";
+  /**
+   * `reading` while a run reads pages, `waiting` when pages wait and no run reads them
+   * (the next index run starts one), else `idle`; `off` with `ocr.pdf_pages: false`.
+   */
+  state: "off" | "reading" | "waiting" | "idle";
   /** Pages read. */
   pages_done: number;
   /** Pages waiting. */
@@ -146,8 +152,6 @@ export class OcrSync {
   readonly #stop = new AbortController();
   #running?: Promise<void>;
   #again = false;
-  /** Documents with pages read but not yet put in place (found by a check). */
-  #unapplied: string[] = [];
   #rate?: number;
   #error?: string;
 
@@ -164,7 +168,7 @@ export class OcrSync {
   status(): OcrStatus {
     const c = this.#catalog.ocr.counts();
     return {
-      state: c.waiting || this.#running ? "reading" : "idle",
+      state: this.#running ? "reading" : c.waiting ? "waiting" : "idle",
       pages_done: c.done,
       pages_waiting: c.waiting,
       pages_skipped: c.skipped,
@@ -177,8 +181,6 @@ export class OcrSync {
   /** Read what waits, in the background (joins the run in progress). */
   kick(): void {
     if (this.#stop.signal.aborted) return;
-    // The blank pages of what was just stored count as waiting at once (`status`).
-    this.#unapplied.push(...this.#check());
     if (this.#running) {
       this.#again = true;
       return;
@@ -207,29 +209,30 @@ export class OcrSync {
   }
 
   /**
-   * Note the blank pages of every stored PDF version not yet looked at; returns the
-   * documents with blank pages read before (a run stopped before it put them in place).
+   * The documents with pages read but not in their stored text (a run stopped before it put
+   * them in place). Once, the blank pages of PDFs stored before the indexer noted them.
    */
   #check(): string[] {
     const ocr = this.#catalog.ocr;
     ocr.prune();
-    const unapplied: string[] = [];
-    let cursor = "";
-    for (;;) {
-      const docs = ocr.unchecked(CHECK_BATCH, cursor);
-      if (!docs.length) return unapplied;
-      cursor = docs[docs.length - 1]!.doc_id;
-      this.#catalog.transaction(() => {
-        for (const d of docs) {
-          const text = this.#catalog.text(d.doc_id) ?? "";
-          const pages = d.pages.length ? blankPages(text.split("\n"), d.pages) : [];
-          ocr.checked(d, pages);
-          if (!pages.length) continue;
-          const read = ocr.texts(d.doc_id, d.hash);
-          if (pages.some((p) => read.has(p))) unapplied.push(d.doc_id);
-        }
-      });
+    if (this.#catalog.getMeta(CHECKED_KEY) !== CHECKED) {
+      let cursor = "";
+      for (;;) {
+        const docs = ocr.unchecked(CHECK_BATCH, cursor);
+        if (!docs.length) break;
+        cursor = docs[docs.length - 1]!.doc_id;
+        this.#catalog.transaction(() => {
+          for (const d of docs) {
+            const text = this.#catalog.text(d.doc_id) ?? "";
+            const pages = d.pages.length ? blankPages(text.split("\n"), d.pages) : [];
+            const read = pages.length ? ocr.texts(d.doc_id, d.hash) : new Map();
+            ocr.checked(d, pages, pages.some((p) => read.has(p)));
+          }
+        });
+      }
+      this.#catalog.setMeta(CHECKED_KEY, CHECKED);
     }
+    return ocr.unapplied();
   }
 
   async #run(): Promise<void> {
@@ -239,8 +242,7 @@ export class OcrSync {
     while (!signal.aborted) {
       await this.#host.quiet();
       if (signal.aborted) return;
-      this.#unapplied.push(...this.#check());
-      for (const id of new Set(this.#unapplied.splice(0))) {
+      for (const id of this.#check()) {
         if (signal.aborted) return;
         await this.#host.reextract(id);
       }

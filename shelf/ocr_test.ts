@@ -77,7 +77,7 @@ ocrTest(
     });
     assert(JSON.stringify(g.json).includes("faq-feedback.pdf"), JSON.stringify(g.json));
     const after = await callTool(t.shelf, "status", {});
-    assert(after.text.includes("1 pages read, 0 waiting"), after.text);
+    assert(after.text.includes("1 page read, 0 waiting"), after.text);
 
     // Extracted again in full, the page's text is put back from the catalog: not read again.
     await t.shelf.index(undefined, ["Scans"]);
@@ -254,4 +254,29 @@ Deno.test({
       await closeImageWorkers();
     }
   },
+});
+
+Deno.test("OcrSync puts pages read by a run stopped before it stored them in place", async () => {
+  const { base, lib } = await scanLibrary();
+  const data = join(base, "data");
+  await Deno.mkdir(data);
+  const config = (on: boolean) =>
+    Deno.writeTextFile(
+      join(data, "shelfmark.json"),
+      JSON.stringify({ libraries: [{ name: "Scans", path: lib }], ocr: { pdf_pages: on } }),
+    );
+  await config(false);
+  await using t = await openTestShelf({ base, data });
+  await t.shelf.index();
+  const id = t.shelf.findDocument("Scans/faq-feedback.pdf")!;
+  const hash = t.shelf.catalog.get(id)!.hash;
+  // What a run records for a page read, before it is stopped.
+  t.shelf.catalog.ocr.record(id, hash, 1, "done", "Quokkas were here\nin the scan");
+  await config(true);
+  const shelf = await t.reopen();
+  await shelf.index();
+  const s = await shelf.ocrDone();
+  assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 1, waiting: 0 });
+  const lines = shelf.readLines(id, { offset: 1, page: 1 }).lines.map((l) => l.text);
+  assertEquals(lines, ["Quokkas were here", "in the scan"]);
 });

@@ -91,7 +91,7 @@ export const status = defineTool({
     out.push(
       "note" in o
         ? `OCR of scanned PDF pages: ${o.state} (${o.note})`
-        : `OCR of scanned PDF pages: ${o.state}, ${n(o.pages_done)} pages read, ${
+        : `OCR of scanned PDF pages: ${o.state}, ${count(o.pages_done, "page")} read, ${
           n(o.pages_waiting)
         } waiting` + (o.pages_failed ? `, ${n(o.pages_failed)} failed` : "") +
           (o.rate ? `, ${o.rate.toFixed(2)} pages/s` : "") +
