@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { distance } from "fastest-levenshtein";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { smallCorpus } from "../tests/corpus.ts";
+import { haveScanTools, pageText, rFaq, scanPages } from "../tests/scans.ts";
 import { closeImageWorkers } from "./image.ts";
 import { ocrPdfPages, type PageOcr } from "./_pdf_ocr.ts";
 import { pdf } from "./pdf.ts";
@@ -19,16 +20,6 @@ async function all(gen: AsyncGenerator<PageOcr>): Promise<PageOcr[]> {
   const out: PageOcr[] = [];
   for await (const r of gen) out.push(r);
   return out;
-}
-
-/** Whether a command runs here. */
-async function has(cmd: string): Promise<boolean> {
-  try {
-    return (await new Deno.Command(cmd, { args: ["-v"], stdout: "null", stderr: "null" })
-      .output()).code !== 127;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test({
@@ -65,43 +56,18 @@ Deno.test({
   },
 });
 
-const tools = (await has("pdftoppm")) && (await has("img2pdf"));
+const tools = await haveScanTools();
 
 Deno.test({
   name: "ocrPdfPages() reads dense scanned pages of the corpus with CER <= 0.03",
   ignore: !tools, // needs poppler-utils and img2pdf to make the scans
   ...sanitize,
   async fn() {
-    const dir = await smallCorpus();
-    const src = join(dir, "pdf-manuals/r-doc-pdf/R-FAQ.pdf");
+    const src = rFaq(await smallCorpus());
     const tmp = await Deno.makeTempDir();
     try {
       const pages = [7, 12];
-      const jpgs: string[] = [];
-      for (const p of pages) {
-        const out = join(tmp, `p${p}`);
-        const r = await new Deno.Command("pdftoppm", {
-          args: [
-            "-r",
-            "150",
-            "-gray",
-            "-jpeg",
-            "-f",
-            `${p}`,
-            "-l",
-            `${p}`,
-            "-singlefile",
-            src,
-            out,
-          ],
-        }).output();
-        assert(r.success, new TextDecoder().decode(r.stderr));
-        jpgs.push(`${out}.jpg`);
-      }
-      const scan = join(tmp, "scan.pdf");
-      const r = await new Deno.Command("img2pdf", { args: [...jpgs, "-o", scan] }).output();
-      assert(r.success, new TextDecoder().decode(r.stderr));
-      const bytes = await Deno.readFile(scan);
+      const bytes = await Deno.readFile(await scanPages(src, pages, join(tmp, "scan.pdf")));
       const t0 = performance.now();
       const got = await all(ocrPdfPages(bytes, [1, 2], { pageTimeoutMs: 120_000 }));
       const secs = (performance.now() - t0) / 1000;
@@ -109,11 +75,7 @@ Deno.test({
       for (const [i, p] of pages.entries()) {
         const g = got[i];
         assert(g && "lines" in g, JSON.stringify(g));
-        const want = new TextDecoder().decode(
-          (await new Deno.Command("pdftotext", { args: ["-f", `${p}`, "-l", `${p}`, src, "-"] })
-            .output()).stdout,
-        );
-        const rate = cer(g.lines.join("\n"), want);
+        const rate = cer(g.lines.join("\n"), await pageText(src, p));
         console.log(`  page ${p}: CER ${rate.toFixed(4)}`);
         sum += rate;
       }

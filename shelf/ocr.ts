@@ -84,7 +84,9 @@ function blank(lines: readonly string[]): boolean {
  * ```ts
  * import { blankPages } from "./ocr.ts";
  * import assert from "node:assert/strict";
- * assert.deepEqual(blankPages(["Title", "", "3", "Text"], [1, 2, 3, 4]), [2, 3]);
+ * const lines = ["A title page of the scan", "", "3", "The text layer of page four"];
+ * // Page 2 is empty and page 3 holds one stray character: both are blank.
+ * assert.deepEqual(blankPages(lines, [1, 2, 3, 4]), [2, 3]);
  * ```
  */
 export function blankPages(lines: readonly string[], pages: readonly number[]): number[] {

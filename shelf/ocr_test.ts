@@ -3,6 +3,8 @@ import { distance } from "fastest-levenshtein";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import { smallCorpus } from "../tests/corpus.ts";
+import { hasCommand } from "../tests/have.ts";
+import { haveScanTools, pageText, rFaq, runTool, scanPages } from "../tests/scans.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeImageWorkers } from "../extractors/image.ts";
 import type { Shelf } from "./shelf.ts";
@@ -176,56 +178,24 @@ ocrTest("OcrSync: a 1,000-page scan waits in the background, the index does not"
   assert(s.pages_waiting > 0);
 });
 
-/** Run a command; its standard output. */
-async function run(cmd: string, args: string[]): Promise<string> {
-  const r = await new Deno.Command(cmd, { args }).output();
-  assert(r.success, `${cmd}: ${new TextDecoder().decode(r.stderr)}`);
-  return new TextDecoder().decode(r.stdout);
-}
-
-/** Whether the commands run here. */
-async function have(...cmds: string[]): Promise<boolean> {
-  for (const cmd of cmds) {
-    try {
-      await new Deno.Command(cmd, { args: ["-v"], stdout: "null", stderr: "null" }).output();
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
-
-const tools = await have("pdftoppm", "img2pdf", "pdfseparate", "pdfunite");
+const tools = (await haveScanTools()) && (await hasCommand("pdfseparate")) &&
+  (await hasCommand("pdfunite"));
 
 Deno.test({
   name: "OcrSync: a scanned page between text pages is read in place, pages stay right",
   ignore: !tools, // needs poppler-utils and img2pdf to make the document
   ...sanitize,
   async fn() {
-    const src = join(await smallCorpus(), "pdf-manuals/r-doc-pdf/R-FAQ.pdf");
+    const src = rFaq(await smallCorpus());
     const base = await Deno.makeTempDir({ prefix: "shelfmark-ocr-" });
     const lib = join(base, "Mixed");
     await Deno.mkdir(lib);
     // Pages 5 and 8 of the R FAQ as they are, page 7 as a 150 dpi grey JPEG between them.
-    await run("pdfseparate", ["-f", "5", "-l", "5", src, join(base, "p5.pdf")]);
-    await run("pdfseparate", ["-f", "8", "-l", "8", src, join(base, "p8.pdf")]);
-    const jpg = join(base, "p7");
-    await run("pdftoppm", [
-      "-r",
-      "150",
-      "-gray",
-      "-jpeg",
-      "-f",
-      "7",
-      "-l",
-      "7",
-      "-singlefile",
-      src,
-      jpg,
-    ]);
-    await run("img2pdf", [`${jpg}.jpg`, "-o", join(base, "p7.pdf")]);
+    await runTool("pdfseparate", ["-f", "5", "-l", "5", src, join(base, "p5.pdf")]);
+    await runTool("pdfseparate", ["-f", "8", "-l", "8", src, join(base, "p8.pdf")]);
+    await scanPages(src, [7], join(base, "p7.pdf"));
     const doc = join(lib, "faq-mixed.pdf");
-    await run("pdfunite", [...["p5.pdf", "p7.pdf", "p8.pdf"].map((f) => join(base, f)), doc]);
+    await runTool("pdfunite", [...["p5.pdf", "p7.pdf", "p8.pdf"].map((f) => join(base, f)), doc]);
     await using t = await openTestShelf({ base, folders: [lib] });
     try {
       await t.shelf.index();
@@ -244,7 +214,7 @@ Deno.test({
       assertEquals(g.total_matches, 1);
       const at = g.matches![0]!.line;
       assert(two.some((l) => l.n === at), `line ${at} is not on page 2`);
-      const want = await run("pdftotext", ["-f", "7", "-l", "7", src, "-"]);
+      const want = await pageText(src, 7);
       const norm = (x: string) => x.replace(/\s+/g, " ").trim();
       const got = norm(two.map((l) => l.text).join("\n"));
       const cer = distance(got, norm(want)) / norm(want).length;
