@@ -240,7 +240,9 @@ async function ocrWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
   if (!s) return;
   bar?.done(
     `${count(s.pages_done, "scanned page")} read by OCR` +
-      (s.pages_failed ? `, ${s.pages_failed} failed (${s.error})` : ""),
+      (s.pages_failed ? `, ${s.pages_failed} failed` : "") +
+      (s.pages_waiting ? `, ${s.pages_waiting} still waiting` : "") +
+      (s.error && (s.pages_failed || s.pages_waiting) ? ` (${s.error})` : ""),
   );
 }
 

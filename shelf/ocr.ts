@@ -262,33 +262,53 @@ export class OcrSync {
       const { ocrPdfPages } = await import("../extractors/_pdf_ocr.ts");
       let applied = performance.now();
       let fresh = 0;
+      let unavailable = false;
       const seen = new Set<number>();
-      for await (
-        const r of ocrPdfPages(bytes, todo.pages, {
-          languages: this.#host.languages,
-          pageTimeoutMs: this.#host.pageTimeoutMs,
-          signal,
-        })
-      ) {
-        seen.add(r.page);
-        if ("lines" in r && r.lines.length) {
-          ocr.record(todo.doc_id, todo.hash, r.page, "done", r.lines.join("\n"));
-          fresh++;
-          read++;
-          this.#rate = read / ((performance.now() - started) / 1000);
-        } else if (!("error" in r)) {
-          ocr.record(todo.doc_id, todo.hash, r.page, "skipped");
-        } else {
-          ocr.record(todo.doc_id, todo.hash, r.page, "failed", r.error);
-          this.#error = `${todo.path} page ${r.page}: ${r.error}`;
+      try {
+        for await (
+          const r of ocrPdfPages(bytes, todo.pages, {
+            languages: this.#host.languages,
+            pageTimeoutMs: this.#host.pageTimeoutMs,
+            signal,
+          })
+        ) {
+          if ("error" in r && r.reason === "ocr_unavailable") {
+            // No page can be read (language data missing): they wait for a later run.
+            this.#error = r.error;
+            this.#host.log(`shelfmark: ocr: ${r.error}`);
+            unavailable = true;
+            break;
+          }
+          seen.add(r.page);
+          if ("lines" in r && r.lines.length) {
+            ocr.record(todo.doc_id, todo.hash, r.page, "done", r.lines.join("\n"));
+            fresh++;
+            read++;
+            this.#rate = read / ((performance.now() - started) / 1000);
+          } else if ("error" in r) {
+            ocr.record(todo.doc_id, todo.hash, r.page, "failed", r.error);
+            this.#error = `${todo.path} page ${r.page}: ${r.error}`;
+          } else {
+            ocr.record(todo.doc_id, todo.hash, r.page, "skipped");
+          }
+          if (fresh && performance.now() - applied > APPLY_MS) {
+            await this.#host.reextract(todo.doc_id);
+            applied = performance.now();
+            fresh = 0;
+          }
+          // Searches and index runs go first.
+          await new Promise((res) => setTimeout(res, 0));
         }
-        if (fresh && performance.now() - applied > APPLY_MS) {
-          await this.#host.reextract(todo.doc_id);
-          applied = performance.now();
-          fresh = 0;
+      } catch (e) {
+        // The PDF cannot be opened (corrupt, encrypted): its pages are not read.
+        this.#error = `${todo.path}: ${(e as Error)?.message ?? e}`;
+        for (const p of todo.pages) {
+          if (!seen.has(p)) ocr.record(todo.doc_id, todo.hash, p, "failed", this.#error);
         }
-        // Searches and index runs go first.
-        await new Promise((res) => setTimeout(res, 0));
+      }
+      if (unavailable) {
+        if (fresh) await this.#host.reextract(todo.doc_id);
+        return;
       }
       // Pages the PDF does not have (it was stored with more) wait no longer.
       if (!signal.aborted) {

@@ -250,3 +250,20 @@ Deno.test("OcrSync puts pages read by a run stopped before it stored them in pla
   const lines = shelf.readLines(id, { offset: 1, page: 1 }).lines.map((l) => l.text);
   assertEquals(lines, ["Quokkas were here", "in the scan"]);
 });
+
+Deno.test("OcrSync leaves pages waiting when a language's data is missing", async () => {
+  const { base, lib } = await scanLibrary();
+  const data = join(base, "data");
+  await Deno.mkdir(data);
+  await Deno.writeTextFile(
+    join(data, "shelfmark.json"),
+    JSON.stringify({ libraries: [{ name: "Scans", path: lib }], ocr: { languages: ["xyz"] } }),
+  );
+  const logged: string[] = [];
+  await using t = await openTestShelf({ base, data, log: (m) => logged.push(m) });
+  await t.shelf.index();
+  const s = await t.shelf.ocrDone();
+  assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 0, waiting: 1 });
+  assert(s?.error?.includes("@tesseract.js-data/xyz"), s?.error);
+  assert(logged.some((m) => m.includes("@tesseract.js-data/xyz")), logged.join("\n"));
+});
