@@ -662,6 +662,9 @@ export class Shelf {
             this.catalog.commit();
             this.catalog.dropCaches();
           }
+          // Its card and outline now hold the pages read: its vector is made again.
+          this.catalog.vectors.outdated(docId);
+          this.vectors?.kick();
         })();
         try {
           await this.#ocrWrite;
