@@ -1,6 +1,6 @@
 /**
- * `status`: indexing progress, document counts, vectors, OCR of scanned PDF pages, and the files skipped with their
- * reasons (a page at a time: `offset_skipped`, `limit_skipped`).
+ * `status`: indexing progress, document counts, vectors, OCR of scanned PDF pages, and the
+ * files skipped with their reasons (a page at a time: `offset_skipped`, `limit_skipped`).
  *
  * @module
  */
@@ -95,7 +95,7 @@ export const status = defineTool({
           n(o.pages_waiting)
         } waiting` + (o.pages_failed ? `, ${n(o.pages_failed)} failed` : "") +
           (o.rate ? `, ${o.rate.toFixed(2)} pages/s` : "") +
-          (o.error && o.pages_failed ? `; last error: ${o.error}` : ""),
+          (o.error && (o.pages_failed || o.pages_waiting) ? `; last error: ${o.error}` : ""),
     );
     out.push(`Search: ${r.search_mode.default} by default (${r.search_mode.why})`);
     for (const l of r.libraries) out.push(`- ${l.name}: ${count(l.documents, "document")}`);
