@@ -13,10 +13,17 @@
  *
  * @module
  */
+import { fileURLToPath } from "node:url";
 import { getDocument, OPS } from "pdfjs-dist/legacy/build/pdf.mjs";
 import { inThreadWorker } from "./pdf.ts";
 import { MAX_PIXELS, type OcrData, ocrData, recognizeLines } from "./image.ts";
 import { ExtractError } from "../core/extractor.ts";
+
+/**
+ * pdf.js's image decoders for JBIG2 and CCITT (1-bit scans) and JPEG 2000, as a folder path
+ * (pdf.js reads it with `fs` under Node semantics; it cannot read a `file:` URL).
+ */
+const WASM_DIR = fileURLToPath(new URL(".", import.meta.resolve("pdfjs-dist/wasm/jbig2.wasm")));
 
 /** Share of a page's area its images must cover for the page to be read by OCR. */
 export const IMAGE_SHARE = 0.5;
@@ -171,6 +178,7 @@ export async function* ocrPdfPages(
     useSystemFonts: false,
     isOffscreenCanvasSupported: false,
     isImageDecoderSupported: false,
+    wasmUrl: WASM_DIR,
     verbosity: 0,
   });
   try {

@@ -91,3 +91,25 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "ocrPdfPages() reads a 1-bit CCITT scan (pdf.js's wasm decoders) with CER <= 0.03",
+  ignore: !tools, // needs poppler-utils and img2pdf to make the scan
+  ...sanitize,
+  async fn() {
+    const src = rFaq(await smallCorpus());
+    const tmp = await Deno.makeTempDir();
+    try {
+      const bytes = await Deno.readFile(await scanPages(src, [7], join(tmp, "mono.pdf"), true));
+      assert(new TextDecoder("latin1").decode(bytes).includes("/CCITTFaxDecode"));
+      const [r] = await all(ocrPdfPages(bytes, [1], { pageTimeoutMs: 120_000 }));
+      assert(r && "lines" in r, JSON.stringify(r));
+      const rate = cer(r.lines.join("\n"), await pageText(src, 7));
+      console.log(`  CER ${rate.toFixed(4)}`);
+      assert(rate <= 0.03, `CER ${rate}`);
+    } finally {
+      await closeImageWorkers();
+      await Deno.remove(tmp, { recursive: true });
+    }
+  },
+});

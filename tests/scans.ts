@@ -24,23 +24,32 @@ export async function runTool(cmd: string, args: string[]): Promise<string> {
 }
 
 /**
- * Make `out`, an image-only PDF of the given pages of `src` (1-based, in that order).
+ * Make `out`, an image-only PDF of the given pages of `src` (1-based, in that order): 150 dpi
+ * grey JPEGs, or with `mono` 200 dpi 1-bit images (img2pdf stores them as CCITT G4, as
+ * office scanners do).
  *
  * @param src the PDF to scan
  * @param pages its pages to take
  * @param out the scan to write (its folder holds the page images meanwhile)
+ * @param mono 1-bit pages instead of grey ones
  * @returns `out`
  */
-export async function scanPages(src: string, pages: number[], out: string): Promise<string> {
-  const jpgs: string[] = [];
+export async function scanPages(
+  src: string,
+  pages: number[],
+  out: string,
+  mono = false,
+): Promise<string> {
+  const images: string[] = [];
+  const kind = mono ? ["-r", "200", "-mono"] : ["-r", "150", "-gray", "-jpeg"];
   for (const p of pages) {
     const stem = `${out}-p${p}`;
     const range = ["-f", `${p}`, "-l", `${p}`];
-    await runTool("pdftoppm", ["-r", "150", "-gray", "-jpeg", ...range, "-singlefile", src, stem]);
-    jpgs.push(`${stem}.jpg`);
+    await runTool("pdftoppm", [...kind, ...range, "-singlefile", src, stem]);
+    images.push(`${stem}.${mono ? "pbm" : "jpg"}`);
   }
-  await runTool("img2pdf", [...jpgs, "-o", out]);
-  for (const j of jpgs) await Deno.remove(j);
+  await runTool("img2pdf", [...images, "-o", out]);
+  for (const f of images) await Deno.remove(f);
   return out;
 }
 
