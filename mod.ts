@@ -62,6 +62,7 @@ export type { SearchMode, SearchOutcome, SearchRequest } from "./search/search.t
 export type { MatchKind, NameMatch } from "./search/names.ts";
 export type { PathAggregate } from "./search/path.ts";
 export type { VectorState, VectorStatus } from "./shelf/vectors.ts";
+export type { OcrStatus } from "./shelf/ocr.ts";
 export type { DocumentFile, DocumentOutline, ReadLines, ReadRequest } from "./shelf/documents.ts";
 export type {
   BrokenItem,

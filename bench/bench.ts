@@ -18,7 +18,7 @@ import { STOP_WORDS } from "../core/tokenize.ts";
 import { flattenOutline } from "../core/outline.ts";
 import { groundTruth, titleF1 } from "../tests/corpus.ts";
 import { cliCost, coldStart, httpLoad } from "./serve_bench.ts";
-import { ocrQuality, officeSpeed, pdfSpeed } from "./formats_bench.ts";
+import { ocrQuality, officeSpeed, pdfScanQuality, pdfSpeed } from "./formats_bench.ts";
 import { modeStats, modeTable, treeSize, vectorsReady } from "./vectors_bench.ts";
 import { compareRecoll, comparisonTable } from "./recoll.ts";
 // Titles compared without section numbers ("2.1 Overview" = "Overview").
@@ -245,6 +245,7 @@ async function main() {
   const pdfs = await pdfSpeed(corpus);
   const office = await officeSpeed(corpus);
   const ocr = await ocrQuality(corpus, truth);
+  const scans = await pdfScanQuality(corpus);
 
   const f = (x: number, d = 2) => x.toFixed(d);
   const rows: [string, string][] = [
@@ -294,6 +295,13 @@ async function main() {
     [
       "OCR (tesseract.js, eng)",
       `${f(ocr.secondsPerPage, 1)} s/page, CER ${f(ocr.cer, 3)} (${ocr.pages} scans)`,
+    ],
+    [
+      "OCR of image-only PDF pages (background)",
+      scans
+        ? `CER ${f(scans.cer, 3)}, ${f(1 / scans.cpuSecondsPerPage, 2)} pages/s per core, ` +
+          `peak ${f(scans.peakMb, 0)} MiB resident (${scans.pages} R FAQ pages at 150 dpi)`
+        : "not measured (needs pdftoppm and img2pdf)",
     ],
     ["serve: first tools/list answer (cold)", `${f(cold.toolsList / 1000, 2)} s`],
     ["serve: first search answer (cold)", `${f(cold.firstSearch / 1000, 2)} s`],

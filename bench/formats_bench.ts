@@ -8,6 +8,8 @@ import { docx } from "../extractors/docx.ts";
 import { epub } from "../extractors/epub.ts";
 import { pdf } from "../extractors/pdf.ts";
 import { closeImageWorkers, image } from "../extractors/image.ts";
+import { ocrPdfPages } from "../extractors/_pdf_ocr.ts";
+import { haveScanTools, pageText, rFaq, scanPages } from "../tests/scans.ts";
 import type { Extractor } from "../core/extractor.ts";
 
 function files(dir: string, ext: string): string[] {
@@ -149,6 +151,44 @@ export async function ocrQuality(corpus: string, truth: Map<string, { text?: str
   }
   await closeImageWorkers();
   return { pages, secondsPerPage: secs / Math.max(1, pages), cer: cer / Math.max(1, pages) };
+}
+
+/**
+ * OCR of image-only PDF pages: pages of the corpus's R FAQ rendered at 150 dpi grey
+ * (`pdftoppm`) and wrapped as a scan (`img2pdf`), read back by the background OCR's page
+ * reader; CER against each page's text layer (`pdftotext`), CPU seconds per page (pages/s
+ * per core is its inverse) and the process's peak resident memory. Undefined without the
+ * tools.
+ */
+export async function pdfScanQuality(corpus: string, pages = [7, 9, 12, 15]) {
+  if (!(await haveScanTools())) return undefined;
+  const src = rFaq(corpus);
+  const tmp = await Deno.makeTempDir();
+  try {
+    const bytes = await Deno.readFile(await scanPages(src, pages, join(tmp, "scan.pdf")));
+    const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+    let cer = 0;
+    let peak = 0;
+    const cpu = process.cpuUsage();
+    let i = 0;
+    const all = pages.map((_, k) => k + 1);
+    for await (const r of ocrPdfPages(bytes, all, { pageTimeoutMs: 300_000 })) {
+      const want = norm(await pageText(src, pages[i++]!));
+      const got = "lines" in r ? norm(r.lines.join("\n")) : "";
+      cer += levenshtein(got, want) / Math.max(1, want.length);
+      peak = Math.max(peak, Deno.memoryUsage().rss);
+    }
+    const used = process.cpuUsage(cpu);
+    await closeImageWorkers();
+    return {
+      pages: pages.length,
+      cer: cer / pages.length,
+      cpuSecondsPerPage: (used.user + used.system) / 1e6 / pages.length,
+      peakMb: peak / 2 ** 20,
+    };
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
 }
 
 if (import.meta.main) {

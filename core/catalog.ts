@@ -29,6 +29,7 @@ import {
 } from "./catalog_docs.ts";
 import { CorpusStats } from "./corpus_stats.ts";
 import { VectorRecords } from "./vector_records.ts";
+import { OcrRecords } from "./ocr_records.ts";
 
 import type { Card, SearchFilters, Skipped } from "./types.ts";
 import type { Link } from "./extractor.ts";
@@ -91,6 +92,8 @@ export class Catalog {
   readonly db: DatabaseSync;
   /** Which documents have an up-to-date vector. */
   readonly vectors: VectorRecords;
+  /** Which scanned PDF pages wait for OCR, and the text of those read. */
+  readonly ocr: OcrRecords;
   readonly #q: (sql: string) => StatementSync;
   readonly #stats: CorpusStats;
   readonly #caches = new Map<CatalogCache<unknown>, unknown>();
@@ -105,6 +108,7 @@ export class Catalog {
     this.#q = statements(this.db);
     this.#stats = new CorpusStats(this.#q, () => this.count());
     this.vectors = new VectorRecords(this.db);
+    this.ocr = new OcrRecords(this.db);
   }
 
   /** Run `fn` in a transaction (nested calls join the outer one). */
@@ -418,6 +422,14 @@ export class Catalog {
   cache<T>(kind: CatalogCache<T>): T {
     if (!this.#caches.has(kind)) this.#caches.set(kind, kind.make(this));
     return this.#caches.get(kind) as T;
+  }
+
+  /**
+   * Drop this catalog's caches: a document was stored again with its content hash unchanged
+   * (the text of scanned pages put in place), and caches keyed by that hash would be stale.
+   */
+  dropCaches(): void {
+    this.#caches.clear();
   }
 
   /**

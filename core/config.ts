@@ -59,6 +59,11 @@ export interface EmbedderConfig {
 export interface OcrConfig {
   /** Tesseract languages, e.g. `["eng"]` or `["eng", "deu"]` (default `["eng"]`). */
   languages?: string[];
+  /**
+   * Read scanned (image-only) PDF pages by OCR, in the background after the text pass
+   * (default true).
+   */
+  pdf_pages?: boolean;
 }
 
 /** Resource limits of indexing and searching. */
@@ -142,6 +147,7 @@ const LANGUAGES = says('must be a non-empty array of Tesseract codes such as "en
 const OcrSchema = z.strictObject({
   languages: z.array(z.string(LANGUAGES).regex(/^[a-z_]{3,8}$/, LANGUAGES), LANGUAGES)
     .min(1, LANGUAGES).optional(),
+  pdf_pages: z.boolean(says("must be true or false")).optional(),
 }, says("must be an object"));
 
 const MODULES = says("must be an array of module paths");

@@ -74,6 +74,12 @@ Deno.test("loadConfig() checks the embedder and OCR settings, naming what is wro
   );
   assert(refusal(await configWith({ ocr: { languages: [] } })).includes("ocr.languages"));
   assert(refusal(await configWith({ ocr: { psm: 3 } })).includes('"ocr.psm"'));
+  assert(
+    refusal(await configWith({ ocr: { pdf_pages: "no" } })).endsWith(
+      "ocr.pdf_pages must be true or false",
+    ),
+  );
+  assertEquals(loadConfig(await configWith({ ocr: { pdf_pages: false } })).ocr?.pdf_pages, false);
   const ok = loadConfig(
     await configWith({
       embedder: { name: "ollama:nomic-embed-text", url: "http://127.0.0.1:11434" },

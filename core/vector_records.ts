@@ -71,6 +71,14 @@ export class VectorRecords {
     return true;
   }
 
+  /**
+   * Mark a document's vector out of date although its file's hash did not change (its
+   * scanned pages were read by OCR): it is embedded again, replacing the old one.
+   */
+  outdated(docId: string): void {
+    this.#q("UPDATE vectors SET hash = '' WHERE doc_id = ?").run(docId);
+  }
+
   /** Forget every vector record (the model changed). */
   clear(): void {
     this.#q("DELETE FROM vectors").run();

@@ -285,39 +285,15 @@ export function image(options: ImageOptions = {}): Extractor {
       if (size.width === 0 || size.height === 0) {
         throw new ExtractError("corrupt", `${size.format} header gives a zero dimension`);
       }
-      if (input.signal?.aborted) throw new ExtractError("timeout", "no time left for OCR");
       found ??= ocrData(languages, options.langPath);
-      if ("missing" in found) throw missingLanguages(found.missing, options.langPath);
-      const langPath = found.langPath;
-      const worker = ocrWorker(languages, langPath);
-      const drop = () => discard(languages, langPath, worker);
-      let w: OcrWorker;
-      try {
-        w = await withDeadline(worker, input.signal, drop);
-      } catch (e) {
-        if (e instanceof ExtractError) throw e;
-        throw new ExtractError("ocr_unavailable", `OCR engine failed to start: ${errText(e)}`, {
-          cause: e,
-        });
-      }
-      let data: { text: string; blocks: Block[] | null };
-      try {
-        // A copy: tesseract.js transfers what it is given to its thread.
-        const image = bytes.slice() as unknown as Tesseract.ImageLike;
-        idle(w, +1);
-        const job = w.recognize(image, {}, { text: true, blocks: true })
-          .finally(() => idle(w, -1));
-        data = (await withDeadline(job, input.signal, drop)).data;
-      } catch (e) {
-        if (e instanceof ExtractError) throw e;
-        throw new ExtractError(
-          "corrupt",
-          `OCR could not read the ${size.format} image: ${errText(e)}`,
-          { cause: e },
-        );
-      }
+      const lines = await recognizeLines(bytes, {
+        languages,
+        found,
+        langPath: options.langPath,
+        signal: input.signal,
+      });
       return {
-        lines: ocrLines(data.blocks, data.text ?? ""),
+        lines,
         pages: [1],
         outlineQuality: "none",
         meta: { language: lang },
@@ -326,4 +302,61 @@ export function image(options: ImageOptions = {}): Extractor {
   };
   builtins.add(ex);
   return ex;
+}
+
+/** What {@link recognizeLines} reads with. */
+export interface RecognizeOptions {
+  /** Tesseract language codes. */
+  languages: string[];
+  /** Where their data is (from {@link ocrData}). */
+  found: OcrData;
+  /** Folder the data was asked from (for the message when some is missing). */
+  langPath?: string;
+  /** Stops the OCR (the worker is dropped, a fresh one serves the next image). */
+  signal?: AbortSignal;
+}
+
+/**
+ * OCR one image (PNG, JPEG, BMP, TIFF, PNM bytes) on this thread's shared tesseract worker
+ * for the language set: the image extractor and the OCR of scanned PDF pages use it.
+ *
+ * @param bytes the encoded image (not transferred: a copy goes to the worker)
+ * @param opts languages, their data and the time limit
+ * @returns the text lines, a blank line between paragraphs
+ * @throws {ExtractError} `timeout`, `ocr_unavailable`, `corrupt`
+ */
+export async function recognizeLines(
+  bytes: Uint8Array,
+  opts: RecognizeOptions,
+): Promise<string[]> {
+  const { languages, found, signal } = opts;
+  if (signal?.aborted) throw new ExtractError("timeout", "no time left for OCR");
+  if ("missing" in found) throw missingLanguages(found.missing, opts.langPath);
+  const langPath = found.langPath;
+  const worker = ocrWorker(languages, langPath);
+  const drop = () => discard(languages, langPath, worker);
+  let w: OcrWorker;
+  try {
+    w = await withDeadline(worker, signal, drop);
+  } catch (e) {
+    if (e instanceof ExtractError) throw e;
+    throw new ExtractError("ocr_unavailable", `OCR engine failed to start: ${errText(e)}`, {
+      cause: e,
+    });
+  }
+  let data: { text: string; blocks: Block[] | null };
+  try {
+    // A copy: tesseract.js transfers what it is given to its thread.
+    const image = bytes.slice() as unknown as Tesseract.ImageLike;
+    idle(w, +1);
+    const job = w.recognize(image, {}, { text: true, blocks: true })
+      .finally(() => idle(w, -1));
+    data = (await withDeadline(job, signal, drop)).data;
+  } catch (e) {
+    if (e instanceof ExtractError) throw e;
+    throw new ExtractError("corrupt", `OCR could not read the image: ${errText(e)}`, {
+      cause: e,
+    });
+  }
+  return ocrLines(data.blocks, data.text ?? "");
 }

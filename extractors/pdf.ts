@@ -26,9 +26,10 @@ import {
 
 /**
  * A pdf.js "worker" in this thread, connected by a `FastPort` pair instead of pdf.js's
- * structuredClone-based loopback (about a tenth of the CPU time of text extraction).
+ * structuredClone-based loopback (about a tenth of the CPU time of text extraction). The
+ * OCR of scanned pages (`_pdf_ocr.ts`) opens documents the same way.
  */
-function inThreadWorker(): { worker: InstanceType<typeof PDFWorker>; close: () => void } {
+export function inThreadWorker(): { worker: InstanceType<typeof PDFWorker>; close: () => void } {
   const [main, side] = fastPorts();
   pdfjsWorker.WorkerMessageHandler.initializeFromPort(side);
   const worker = new PDFWorker({ port: main as unknown as null, verbosity: 0 });
@@ -272,10 +273,11 @@ export function pdf(): Extractor {
     priority: 0,
     async extract(input: ExtractInput): Promise<Extracted> {
       if (input.bytes.length === 0) throw new ExtractError("empty", "file is empty");
-      // pdf.js may transfer (detach) the buffer it is given: hand it a copy.
+      // pdf.js may transfer (detach) the buffer it is given: hand it a copy, a plain
+      // Uint8Array (it refuses a Node Buffer, which a read in this thread gives).
       const port = inThreadWorker();
       const task = getDocument({
-        data: input.bytes.slice(),
+        data: new Uint8Array(input.bytes),
         worker: port.worker,
         disableFontFace: true,
         useSystemFonts: false,

@@ -47,6 +47,7 @@ const COMMON: Record<string, Flag> = {
   embedder: { type: "string" },
   "no-vectors": { type: "boolean" },
   vectors: { type: "boolean" },
+  "no-ocr": { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
@@ -84,6 +85,7 @@ interface CommonFlags {
   embedder?: string;
   "no-vectors"?: boolean;
   vectors?: boolean;
+  "no-ocr"?: boolean;
   json?: boolean;
   help?: boolean;
   version?: boolean;
@@ -207,21 +209,17 @@ async function openShelf(f: CliFlags, folders: string[], searchWorkers = 0): Pro
   });
 }
 
+/** Progress of a step after indexing (vectors, OCR) in the form the progress bar shows. */
+function steps(done: number, total: number): IndexProgress {
+  return { done, total, indexed: 0, unchanged: 0, skipped: 0, removed: 0 };
+}
+
 async function embedWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
   const total = shelf.vectorStatus()?.pending ?? 0;
   if (total === 0) return;
   const bar = quiet ? undefined : progressBar("embedding", "docs");
   // The index run started the embedding when it finished; wait for it.
-  const s = await shelf.embedded((s) =>
-    bar?.update({
-      done: total - s.pending,
-      total,
-      indexed: 0,
-      unchanged: 0,
-      skipped: 0,
-      removed: 0,
-    })
-  );
+  const s = await shelf.embedded((s) => bar?.update(steps(total - s.pending, total)));
   if (!s) return;
   bar?.done(
     s.error && s.pending
@@ -229,6 +227,25 @@ async function embedWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
       : `${count(s.embedded, "document")} ${
         s.embedded === 1 ? "has" : "have"
       } vectors (${s.model})`,
+  );
+}
+
+async function ocrWithProgress(shelf: Shelf, quiet: boolean): Promise<void> {
+  const first = shelf.ocrStatus();
+  if (!first || first.state === "idle") return;
+  const bar = quiet ? undefined : progressBar("reading scans", "pages");
+  const s = await shelf.ocrDone((s) =>
+    bar?.update(steps(
+      s.pages_done + s.pages_skipped + s.pages_failed,
+      s.pages_done + s.pages_skipped + s.pages_failed + s.pages_waiting,
+    ))
+  );
+  if (!s) return;
+  bar?.done(
+    `${count(s.pages_done, "scanned page")} read by OCR` +
+      (s.pages_failed ? `, ${s.pages_failed} failed` : "") +
+      (s.pages_waiting ? `, ${s.pages_waiting} still waiting` : "") +
+      (s.error && (s.pages_failed || s.pages_waiting) ? ` (${s.error})` : ""),
   );
 }
 
@@ -285,6 +302,7 @@ export async function main(argv: string[]): Promise<number> {
     if (f.vectors || (byDefault && !f["no-vectors"])) {
       await embedWithProgress(shelf, f.quiet ?? false);
     }
+    if (!f["no-ocr"]) await ocrWithProgress(shelf, f.quiet ?? false);
     if (f.watch) {
       console.error("shelfmark: watching for changes (Ctrl-C to stop)");
       await watchLibraries(shelf);

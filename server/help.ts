@@ -22,13 +22,16 @@ const OWN: Record<string, { synopsis: string; summary: string; usage: string }> 
   index: {
     synopsis: "index [PATH...]",
     summary: "build or update the index (folders become libraries)",
-    usage: `shelfmark index [PATH...] [--watch] [--quiet]
+    usage: `shelfmark index [PATH...] [--watch] [--quiet] [--no-ocr]
   Index the configured libraries, adding each PATH as a library named after its folder.
   Unchanged files are not re-read; deleted files leave the index. Progress goes to stderr.
   --watch keeps running and re-indexes what changes. Keyword search works from the first
   documents on. Vectors: with the built-in model keyword search is the default (it ranks
   better), so index leaves them to serve (background) unless --vectors; with another model
-  they are computed after the keyword index (a second progress bar) unless --no-vectors.`,
+  they are computed after the keyword index (a second progress bar) unless --no-vectors.
+  Scanned PDF pages are then read by OCR (a progress bar of pages) unless --no-ocr; an
+  unfinished OCR run resumes on the next index or serve (config "ocr": {"pdf_pages": false}
+  turns it off).`,
   },
   serve: {
     synopsis: "serve [PATH...] [--stdio|--http]",

@@ -22,6 +22,7 @@ import { ExtractError, type ExtractInput } from "../core/extractor.ts";
 import type { KeywordIndex, VectorIndex } from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
 import { expectedLoad, MAX_BYTES_IN_FLIGHT } from "./load.ts";
+import { applyOcrPages, blankPages } from "./ocr.ts";
 
 /** Progress of a run, reported after every file. */
 export interface IndexProgress {
@@ -402,6 +403,8 @@ export class Indexer {
         );
       }
       const { extracted } = result;
+      // Scanned pages read by OCR before (shelf/ocr.ts) go back in place of their blank lines.
+      if (extracted.pages) applyOcrPages(extracted, this.#catalog.ocr.texts(docId, hash));
       // SQLite text ends at a NUL byte: a NUL would cut off the rest of the stored text
       // (GNU info files carry `\0\b[index\0\b]` markers), so it becomes U+FFFD.
       const lines = extracted.lines.map((
@@ -435,6 +438,10 @@ export class Indexer {
         text,
         extracted.links,
       );
+      // Blank pages of a PDF wait for OCR in the background (shelf/ocr.ts).
+      if (result.extractor === "pdf" && extracted.pages) {
+        this.#catalog.ocr.noteBlank(docId, hash, blankPages(lines, extracted.pages));
+      }
       const doc: IndexedDoc = { card, outline, lines };
       await this.#indexes.keyword?.upsert([doc]);
       return "indexed";

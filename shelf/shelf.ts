@@ -85,6 +85,8 @@ import {
   type GrepDocumentsOptions,
 } from "./grep.ts";
 import type { Extractor } from "../core/extractor.ts";
+import { type OcrStatus, OcrSync } from "./ocr.ts";
+import { readInside } from "../core/read_inside.ts";
 
 /** Options to open a shelf. */
 export interface ShelfOptions {
@@ -234,6 +236,9 @@ export class Shelf {
       },
     );
     this.#parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };
+    if (config.ocr?.pdf_pages !== false) {
+      this.#ocr = this.#scannedPages(catalog, timeoutMs ?? 60_000);
+    }
   }
 
   /**
@@ -330,6 +335,7 @@ export class Shelf {
     this.#first = this.#libraries.some((l) => this.#parts.catalog.count(l.name) === 0);
     this.#running = (async () => {
       try {
+        await this.#ocrWrite;
         await this.#purgeUnconfigured();
         const p = await this.#parts.indexer.run(this.#libraries, {
           maxFileBytes: this.#maxFileBytes,
@@ -341,6 +347,7 @@ export class Shelf {
         });
         this.#status = { ...this.#status, state: "ready", finished_at: new Date().toISOString() };
         this.#parts.vectors?.kick();
+        this.#ocr?.kick();
         return p;
       } catch (e) {
         const msg = (e as Error)?.message ?? String(e);
@@ -615,14 +622,103 @@ export class Shelf {
   }
   // --- end of grep
 
+  // --- OCR of scanned PDF pages, in the background after index runs (see `ocr.ts`).
+  #ocr?: OcrSync;
+  /** A document being extracted again with its pages read: index runs start after it. */
+  #ocrWrite?: Promise<void>;
+
+  #scannedPages(catalog: Catalog, pageTimeoutMs: number): OcrSync {
+    return new OcrSync(catalog, {
+      languages: this.#config.ocr?.languages,
+      pageTimeoutMs,
+      log: this.log,
+      quiet: () => this.idle(),
+      read: async (todo) => {
+        const lib = this.#libraries.find((l) => l.name === todo.library);
+        if (!lib || !todo.path.startsWith(`${lib.name}/`)) return undefined;
+        const abs = join(lib.root, todo.path.slice(lib.name.length + 1));
+        return await readInside(lib.root, abs).catch(() => undefined);
+      },
+      reextract: async (docId) => {
+        const doc = this.#parts.catalog.get(docId);
+        const lib = doc && this.#libraries.find((l) => l.name === doc.card.library);
+        if (!doc || !lib) return;
+        const abs = join(lib.root, doc.card.path.slice(lib.name.length + 1));
+        const st = await Deno.stat(abs).catch(() => undefined);
+        if (!st?.isFile) return;
+        const found = {
+          abs,
+          path: doc.card.path,
+          size: st.size,
+          mtime_ms: st.mtime?.getTime() ?? 0,
+        };
+        const known = {
+          doc_id: docId,
+          path: doc.card.path,
+          size: doc.card.size,
+          mtime_ms: doc.mtime_ms,
+          hash: doc.hash,
+        };
+        // Not beside an index run: one that starts meanwhile waits for this write.
+        await this.idle();
+        this.#ocrWrite = (async () => {
+          this.#parts.catalog.begin();
+          try {
+            await this.#parts.indexer.indexFile(lib, found, known, this.#maxFileBytes, true);
+          } finally {
+            this.#parts.catalog.commit();
+            this.#parts.catalog.dropCaches();
+          }
+          // Its card and outline now hold the pages read: its vector is made again.
+          this.#parts.catalog.vectors.outdated(docId);
+          this.#parts.vectors?.kick();
+        })();
+        try {
+          await this.#ocrWrite;
+        } finally {
+          this.#ocrWrite = undefined;
+        }
+      },
+    });
+  }
+
+  /** Progress of the OCR of scanned PDF pages (undefined when `ocr.pdf_pages` is false). */
+  ocrStatus(): OcrStatus | undefined {
+    return this.#ocr?.status();
+  }
+
+  /**
+   * Wait until no scanned PDF page waits for OCR.
+   *
+   * @param onProgress called every `everyMs` with the progress
+   * @param everyMs how often to report
+   * @returns the progress then (undefined when `ocr.pdf_pages` is false)
+   */
+  async ocrDone(
+    onProgress?: (s: OcrStatus) => void,
+    everyMs = 1000,
+  ): Promise<OcrStatus | undefined> {
+    const ocr = this.#ocr;
+    if (!ocr) return undefined;
+    const timer = onProgress && setInterval(() => onProgress(ocr.status()), everyMs);
+    try {
+      await ocr.idle();
+    } finally {
+      clearInterval(timer);
+    }
+    return ocr.status();
+  }
+  // --- end of OCR
+
   /**
    * Close every part, after the run in progress and the embedding batch in progress: the
    * vector index and the embedder, the search and extraction workers, the grep worker, the
-   * catalog (with the keyword index on it) and the caches.
+   * OCR worker, the catalog (with the keyword index on it) and the caches.
    */
   async close(): Promise<void> {
     await this.idle();
     await this.#parts.vectors?.close();
+    await this.#ocr?.close();
     this.#parts.searchPool?.close();
     this.#parts.pool?.close();
     this.#grepRunner?.close();

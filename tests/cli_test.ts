@@ -198,3 +198,34 @@ Deno.test("cli: the index summary counts what status counts (refused links inclu
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test({
+  name: "cli: index waits for the OCR of scanned PDF pages unless --no-ocr",
+  sanitizeResources: false,
+  async fn() {
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-cli-ocr-" });
+    try {
+      const lib = join(base, "Scans");
+      await Deno.mkdir(lib);
+      const scan = new URL("../extractors/testdata/scans/r-faq-p6-scan.pdf", import.meta.url);
+      await Deno.copyFile(scan.pathname, join(lib, "faq.pdf"));
+      const data = join(base, "data");
+      const quick = await run(["index", lib, "--data", data, "--no-ocr"]);
+      assertEquals(quick.code, 0, quick.stderr);
+      const waiting = await run(["status", "--data", data]);
+      assertMatch(waiting.stdout, /OCR of scanned PDF pages: waiting, 0 pages read, 1 waiting/);
+      const g0 = await run(["grep", "R-devel@R-project", "--data", data, "--json"]);
+      assertEquals(JSON.parse(g0.stdout).documents.length, 0);
+
+      const full = await run(["index", "--data", data]);
+      assertEquals(full.code, 0, full.stderr);
+      assertMatch(full.stderr, /1 scanned page read by OCR/);
+      const done = await run(["status", "--data", data]);
+      assertMatch(done.stdout, /OCR of scanned PDF pages: idle, 1 page read, 0 waiting/);
+      const g1 = await run(["grep", "R-devel@R-project", "--data", data, "--json"]);
+      assertEquals(JSON.parse(g1.stdout).documents.length, 1, g1.stdout);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});

@@ -1,6 +1,6 @@
 /**
- * `status`: indexing progress, document counts, vectors, and the files skipped with their
- * reasons (a page at a time: `offset_skipped`, `limit_skipped`).
+ * `status`: indexing progress, document counts, vectors, OCR of scanned PDF pages, and the
+ * files skipped with their reasons (a page at a time: `offset_skipped`, `limit_skipped`).
  *
  * @module
  */
@@ -15,7 +15,8 @@ export const status = defineTool({
   title: "Index status",
   waitsForIndex: false,
   description:
-    "Indexing progress, document counts, vector state, and files skipped with their reasons.",
+    "Indexing progress, document counts, vector state, OCR of scanned PDF pages, and files " +
+    "skipped with their reasons.",
   input: {
     offset_skipped: z.number().int().min(0).default(0).describe("Skipped files to pass over"),
     limit_skipped: z.number().int().min(0).max(1000).default(100).describe(
@@ -28,6 +29,7 @@ export const status = defineTool({
     documents_total: z.number().int(),
     search_mode: obj({ default: z.string(), why: z.string() }),
     vectors: obj({ state: z.string(), model: z.string().nullable().optional() }),
+    ocr: obj({ state: z.string() }),
     libraries: z.array(obj({ name: z.string(), documents: z.number().int() })),
     skipped_count: z.number().int(),
     skipped: z.array(obj({ path: z.string(), reason: z.string() })),
@@ -47,6 +49,7 @@ export const status = defineTool({
       search_mode: (({ mode, why }) => ({ default: mode, why }))(shelf.defaultSearchMode()),
       vectors: shelf.vectorStatus() ??
         { state: "unavailable" as const, model: null, note: "no embedder configured" },
+      ocr: shelf.ocrStatus() ?? { state: "off" as const, note: "ocr.pdf_pages is false" },
       libraries: shelf.libraries.map((l) => ({
         name: l.name,
         documents: shelf.documentCount(l.name),
@@ -83,6 +86,16 @@ export const status = defineTool({
           v.multilingual ? "multilingual" : "English only"
         })` + (v.rate ? `, ${v.rate.toFixed(1)} docs/s` : "") +
           (v.error ? `; last error: ${v.error}` : ""),
+    );
+    const o = r.ocr;
+    out.push(
+      "note" in o
+        ? `OCR of scanned PDF pages: ${o.state} (${o.note})`
+        : `OCR of scanned PDF pages: ${o.state}, ${count(o.pages_done, "page")} read, ${
+          n(o.pages_waiting)
+        } waiting` + (o.pages_failed ? `, ${n(o.pages_failed)} failed` : "") +
+          (o.rate ? `, ${o.rate.toFixed(2)} pages/s` : "") +
+          (o.error && (o.pages_failed || o.pages_waiting) ? `; last error: ${o.error}` : ""),
     );
     out.push(`Search: ${r.search_mode.default} by default (${r.search_mode.why})`);
     for (const l of r.libraries) out.push(`- ${l.name}: ${count(l.documents, "document")}`);

@@ -1,0 +1,110 @@
+import { join } from "node:path";
+import { distance } from "fastest-levenshtein";
+import { assert, assertEquals } from "../tests/assert.ts";
+import { smallCorpus } from "../tests/corpus.ts";
+import { haveScanTools, pageText, rFaq, scanPages } from "../tests/scans.ts";
+import { closeImageWorkers } from "./image.ts";
+import { ocrPdfPages, type PageOcr } from "./_pdf_ocr.ts";
+import { pdf } from "./pdf.ts";
+
+const HERE = new URL("./testdata/scans/", import.meta.url).pathname;
+const sanitize = { sanitizeOps: false, sanitizeResources: false };
+
+/** Character error rate of `got` against `want`, whitespace collapsed. */
+function cer(got: string, want: string): number {
+  const n = (s: string) => s.replace(/\s+/g, " ").trim();
+  return distance(n(got), n(want)) / Math.max(1, n(want).length);
+}
+
+async function all(gen: AsyncGenerator<PageOcr>): Promise<PageOcr[]> {
+  const out: PageOcr[] = [];
+  for await (const r of gen) out.push(r);
+  return out;
+}
+
+Deno.test({
+  name: "ocrPdfPages() reads an image-only page close to its original text layer",
+  ...sanitize,
+  async fn() {
+    const bytes = await Deno.readFile(join(HERE, "r-faq-p6-scan.pdf"));
+    // The text pass sees a blank page.
+    const text = await pdf().extract({ path: "l/scan.pdf", extension: ".pdf", bytes });
+    assertEquals(text.lines, [""]);
+    try {
+      const [r, ...rest] = await all(ocrPdfPages(bytes, [1, 2], { pageTimeoutMs: 60_000 }));
+      assertEquals(rest, [], "a page past the end is left out");
+      assert(r && "lines" in r, JSON.stringify(r));
+      const want = await Deno.readTextFile(join(HERE, "r-faq-p6.txt"));
+      const rate = cer(r.lines.join("\n"), want);
+      console.log(`  CER ${rate.toFixed(4)} (${r.lines.length} lines)`);
+      assert(rate <= 0.03, `CER ${rate}`);
+      assert(r.lines.some((l) => l.includes("Feedback via email to R-devel@R-project.org")));
+    } finally {
+      await closeImageWorkers();
+    }
+  },
+});
+
+Deno.test({
+  name: "ocrPdfPages() leaves pages with a text layer and no image alone",
+  ...sanitize,
+  async fn() {
+    const dir = await smallCorpus();
+    const bytes = await Deno.readFile(join(dir, "pdf-manuals/r-doc-pdf/R-FAQ.pdf"));
+    const got = await all(ocrPdfPages(bytes, [6], { pageTimeoutMs: 60_000 }));
+    assertEquals(got, [{ page: 6, skipped: "not_scanned" }]);
+  },
+});
+
+const tools = await haveScanTools();
+
+/**
+ * Scan pages of the corpus's R FAQ (grey JPEGs, or 1-bit CCITT with `mono`), read them back
+ * and give each page's CER against its text layer, with the scan's bytes.
+ */
+async function scanCer(pages: number[], mono: boolean) {
+  const src = rFaq(await smallCorpus());
+  const tmp = await Deno.makeTempDir();
+  try {
+    const bytes = await Deno.readFile(await scanPages(src, pages, join(tmp, "scan.pdf"), mono));
+    const t0 = performance.now();
+    const got = await all(ocrPdfPages(bytes, pages.map((_, i) => i + 1), {
+      pageTimeoutMs: 120_000,
+    }));
+    const secs = (performance.now() - t0) / 1000;
+    const rates: number[] = [];
+    for (const [i, p] of pages.entries()) {
+      const g = got[i];
+      assert(g && "lines" in g, JSON.stringify(g));
+      rates.push(cer(g.lines.join("\n"), await pageText(src, p)));
+      console.log(`  page ${p}: CER ${rates[i]!.toFixed(4)}`);
+    }
+    console.log(`  ${(pages.length / secs).toFixed(2)} pages/s`);
+    return { rates, bytes };
+  } finally {
+    await closeImageWorkers();
+    await Deno.remove(tmp, { recursive: true });
+  }
+}
+
+Deno.test({
+  name: "ocrPdfPages() reads dense scanned pages of the corpus with CER <= 0.03",
+  ignore: !tools, // needs poppler-utils and img2pdf to make the scans
+  ...sanitize,
+  async fn() {
+    const { rates } = await scanCer([7, 12], false);
+    const mean = rates.reduce((a, b) => a + b) / rates.length;
+    assert(mean <= 0.03, `mean CER ${mean}`);
+  },
+});
+
+Deno.test({
+  name: "ocrPdfPages() reads a 1-bit CCITT scan (pdf.js's wasm decoders) with CER <= 0.03",
+  ignore: !tools, // needs poppler-utils and img2pdf to make the scan
+  ...sanitize,
+  async fn() {
+    const { rates, bytes } = await scanCer([7], true);
+    assert(new TextDecoder("latin1").decode(bytes).includes("/CCITTFaxDecode"));
+    assert(rates[0]! <= 0.03, `CER ${rates[0]}`);
+  },
+});

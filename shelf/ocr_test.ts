@@ -1,0 +1,270 @@
+import { join } from "node:path";
+import { distance } from "fastest-levenshtein";
+import { assert, assertEquals } from "../tests/assert.ts";
+import { openTestShelf } from "../tests/shelf_helper.ts";
+import { smallCorpus } from "../tests/corpus.ts";
+import { hasCommand } from "../tests/have.ts";
+import { haveScanTools, pageText, rFaq, runTool, scanPages } from "../tests/scans.ts";
+import { callTool } from "../server/dispatch.ts";
+import { closeImageWorkers } from "../extractors/image.ts";
+import type { Shelf } from "./shelf.ts";
+import { partsOf } from "./_parts.ts";
+
+const SCAN = new URL("../extractors/testdata/scans/r-faq-p6-scan.pdf", import.meta.url).pathname;
+const sanitize = { sanitizeOps: false, sanitizeResources: false };
+
+/** A library holding the one-page scanned PDF (the R FAQ's page 6 as a JPEG, no text). */
+async function scanLibrary(): Promise<{ base: string; lib: string }> {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-ocr-" });
+  const lib = join(base, "Scans");
+  await Deno.mkdir(lib);
+  await Deno.copyFile(SCAN, join(lib, "faq-feedback.pdf"));
+  return { base, lib };
+}
+
+/** Run an OCR test; the thread's tesseract workers end with it. */
+function ocrTest(name: string, fn: () => Promise<void>): void {
+  Deno.test({
+    name,
+    ...sanitize,
+    async fn() {
+      try {
+        await fn();
+      } finally {
+        await closeImageWorkers();
+      }
+    },
+  });
+}
+
+/** Whether every word of a phrase is found by search in the scanned document. */
+async function found(
+  t: { shelf: Shelf },
+  words: string,
+  file = "faq-feedback.pdf",
+): Promise<boolean> {
+  const r = await callTool(t.shelf, "search", { query: words, output_format: "json" });
+  return (r.json.results as { path: string }[]).some((h) => h.path.endsWith(file));
+}
+
+ocrTest(
+  "OcrSync reads a scanned PDF page after the text pass and puts its text in place",
+  async () => {
+    const { base, lib } = await scanLibrary();
+    await using t = await openTestShelf({ base, folders: [lib] });
+    await t.shelf.index();
+    // Searchable by name at once; the page waits for OCR (state "reading").
+    const named = await callTool(t.shelf, "find_documents", {
+      query: "faq feedback",
+      output_format: "json",
+    });
+    assert(JSON.stringify(named.json).includes("faq-feedback.pdf"));
+    assertEquals(t.shelf.ocrStatus()?.state, "reading");
+    assertEquals(t.shelf.ocrStatus()?.pages_waiting, 1);
+    const status = await callTool(t.shelf, "status", {});
+    assert(status.text.includes("OCR of scanned PDF pages: reading"), status.text);
+    // Searches are answered while the page is read.
+    await callTool(t.shelf, "search", { query: "anything" });
+
+    const s = await t.shelf.ocrDone();
+    assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 1, waiting: 0 });
+    const id = t.shelf.findDocument("Scans/faq-feedback.pdf")!;
+    const page = t.shelf.readLines(id, { offset: 1, page: 1 });
+    const text = page.lines.map((l) => l.text).join("\n");
+    assert(text.includes("Feedback via email to R-devel@R-project.org"), text);
+    // Every word of a phrase of the page is found by search and grep.
+    assert(await found(t, "Windows macOS ports described"));
+    const g = await callTool(t.shelf, "grep", {
+      pattern: "Windows and macOS ports",
+      output_format: "json",
+    });
+    assert(JSON.stringify(g.json).includes("faq-feedback.pdf"), JSON.stringify(g.json));
+    const after = await callTool(t.shelf, "status", {});
+    assert(after.text.includes("1 page read, 0 waiting"), after.text);
+
+    // Extracted again in full, the page's text is put back from the catalog: not read again.
+    await t.shelf.index(undefined, ["Scans"]);
+    const again = t.shelf.readLines(id, { offset: 1, page: 1 }).lines.map((l) => l.text).join(
+      "\n",
+    );
+    assertEquals(again, text);
+    assertEquals(t.shelf.ocrStatus()?.pages_done, 1);
+  },
+);
+
+ocrTest("OcrSync resumes a stopped run on the next index run", async () => {
+  const { base, lib } = await scanLibrary();
+  await using t = await openTestShelf({ base, folders: [lib] });
+  await t.shelf.index();
+  // Closing stops the page in progress; it still waits after reopening.
+  const shelf = await t.reopen();
+  assertEquals(shelf.ocrStatus()?.pages_waiting, 1);
+  assertEquals(shelf.ocrStatus()?.pages_done, 0);
+  await shelf.index();
+  const s = await shelf.ocrDone();
+  assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 1, waiting: 0 });
+  assert(await found(t, "Windows macOS ports described"));
+});
+
+Deno.test({
+  name: 'OcrSync is off with "ocr": {"pdf_pages": false}',
+  ...sanitize,
+  async fn() {
+    const { base, lib } = await scanLibrary();
+    const data = join(base, "data");
+    await Deno.mkdir(data);
+    await Deno.writeTextFile(
+      join(data, "shelfmark.json"),
+      JSON.stringify({ libraries: [{ name: "Scans", path: lib }], ocr: { pdf_pages: false } }),
+    );
+    await using t = await openTestShelf({ base, data });
+    await t.shelf.index();
+    assertEquals(t.shelf.ocrStatus(), undefined);
+    assertEquals(await t.shelf.ocrDone(), undefined);
+    const status = await callTool(t.shelf, "status", {});
+    assert(status.text.includes("OCR of scanned PDF pages: off"), status.text);
+    assert(!(await found(t, "Windows macOS ports described")));
+  },
+});
+
+/**
+ * A PDF of `n` pages, each painted over by one shared white image and no text: a scan's
+ * shape with a tiny file (pdf.js rebuilds the missing cross-reference table).
+ */
+function blankScans(n: number): Uint8Array {
+  const kids = Array.from({ length: n }, (_, i) => `${10 + i} 0 R`).join(" ");
+  const draw = "q 612 0 0 792 0 0 cm /Im0 Do Q";
+  const pixels = `${"FF".repeat(16 * 16)}>`;
+  const objs = [
+    "1 0 obj <</Type/Catalog/Pages 2 0 R>> endobj",
+    `2 0 obj <</Type/Pages/Kids[${kids}]/Count ${n}>> endobj`,
+    `4 0 obj <</Length ${draw.length}>> stream\n${draw}\nendstream endobj`,
+    "5 0 obj <</Type/XObject/Subtype/Image/Width 16/Height 16/ColorSpace/DeviceGray" +
+    `/BitsPerComponent 8/Filter/ASCIIHexDecode/Length ${pixels.length}>> stream\n${pixels}\n` +
+    "endstream endobj",
+    ...Array.from(
+      { length: n },
+      (_, i) =>
+        `${10 + i} 0 obj <</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R` +
+        "/Resources<</XObject<</Im0 5 0 R>>>>>> endobj",
+    ),
+  ];
+  return new TextEncoder().encode(
+    ["%PDF-1.4", ...objs, "trailer <</Root 1 0 R>>", "%%EOF"].join("\n"),
+  );
+}
+
+ocrTest("OcrSync: a 1,000-page scan waits in the background, the index does not", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-ocr-" });
+  const lib = join(base, "Big");
+  await Deno.mkdir(lib);
+  await Deno.writeFile(join(lib, "thousand-scans.pdf"), blankScans(1000));
+  await Deno.writeTextFile(join(lib, "note.md"), "# Note\n\nThe quokka sleeps.\n");
+  await using t = await openTestShelf({ base, folders: [lib] });
+  const p = await t.shelf.index();
+  assertEquals(p.indexed, 2);
+  // The text pass is over: every page waits for OCR, and searches are answered meanwhile.
+  assertEquals(t.shelf.ocrStatus()?.pages_waiting, 1000);
+  const r = await callTool(t.shelf, "search", { query: "quokka", output_format: "json" });
+  assertEquals((r.json.results as unknown[]).length, 1);
+  const named = await callTool(t.shelf, "find_documents", {
+    query: "thousand scans",
+    output_format: "json",
+  });
+  assert(JSON.stringify(named.json).includes("thousand-scans.pdf"));
+  // Closing stops the run after the page in progress; what was read is kept.
+  const shelf = await t.reopen();
+  const s = shelf.ocrStatus()!;
+  assertEquals(s.pages_waiting + s.pages_skipped + s.pages_done + s.pages_failed, 1000);
+  assert(s.pages_waiting > 0);
+});
+
+const tools = (await haveScanTools()) && (await hasCommand("pdfseparate")) &&
+  (await hasCommand("pdfunite"));
+
+Deno.test({
+  name: "OcrSync: a scanned page between text pages is read in place, pages stay right",
+  ignore: !tools, // needs poppler-utils and img2pdf to make the document
+  ...sanitize,
+  async fn() {
+    const src = rFaq(await smallCorpus());
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-ocr-" });
+    const lib = join(base, "Mixed");
+    await Deno.mkdir(lib);
+    // Pages 5 and 8 of the R FAQ as they are, page 7 as a 150 dpi grey JPEG between them.
+    await runTool("pdfseparate", ["-f", "5", "-l", "5", src, join(base, "p5.pdf")]);
+    await runTool("pdfseparate", ["-f", "8", "-l", "8", src, join(base, "p8.pdf")]);
+    await scanPages(src, [7], join(base, "p7.pdf"));
+    const doc = join(lib, "faq-mixed.pdf");
+    await runTool("pdfunite", [...["p5.pdf", "p7.pdf", "p8.pdf"].map((f) => join(base, f)), doc]);
+    await using t = await openTestShelf({ base, folders: [lib] });
+    try {
+      await t.shelf.index();
+      const id = t.shelf.findDocument("Mixed/faq-mixed.pdf")!;
+      const page = (p: number) =>
+        t.shelf.readLines(id, { offset: 1, page: p, limit: 1000 }).lines.map((l) => l.text);
+      const [one, three] = [page(1), page(3)];
+      assertEquals(page(2), [""]);
+      assertEquals(t.shelf.ocrStatus()?.pages_waiting, 1);
+      await t.shelf.ocrDone();
+      // The text pages keep their lines; the scanned one has its text in its place.
+      assertEquals(page(1), one);
+      assertEquals(page(3), three);
+      const two = t.shelf.readLines(id, { offset: 1, page: 2, limit: 1000 }).lines;
+      const g = await t.shelf.grep(id, { pattern: "statistical computation and graphics" });
+      assertEquals(g.total_matches, 1);
+      const at = g.matches![0]!.line;
+      assert(two.some((l) => l.n === at), `line ${at} is not on page 2`);
+      const want = await pageText(src, 7);
+      const norm = (x: string) => x.replace(/\s+/g, " ").trim();
+      const got = norm(two.map((l) => l.text).join("\n"));
+      const cer = distance(got, norm(want)) / norm(want).length;
+      assert(cer <= 0.03, `CER ${cer}`);
+      assert(await found(t, "statistical computation graphics", "faq-mixed.pdf"));
+    } finally {
+      await closeImageWorkers();
+    }
+  },
+});
+
+Deno.test("OcrSync puts pages read by a run stopped before it stored them in place", async () => {
+  const { base, lib } = await scanLibrary();
+  const data = join(base, "data");
+  await Deno.mkdir(data);
+  const config = (on: boolean) =>
+    Deno.writeTextFile(
+      join(data, "shelfmark.json"),
+      JSON.stringify({ libraries: [{ name: "Scans", path: lib }], ocr: { pdf_pages: on } }),
+    );
+  await config(false);
+  await using t = await openTestShelf({ base, data });
+  await t.shelf.index();
+  const id = t.shelf.findDocument("Scans/faq-feedback.pdf")!;
+  const hash = partsOf(t.shelf).catalog.get(id)!.hash;
+  // What a run records for a page read, before it is stopped.
+  partsOf(t.shelf).catalog.ocr.record(id, hash, 1, "done", "Quokkas were here\nin the scan");
+  await config(true);
+  const shelf = await t.reopen();
+  await shelf.index();
+  const s = await shelf.ocrDone();
+  assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 1, waiting: 0 });
+  const lines = shelf.readLines(id, { offset: 1, page: 1 }).lines.map((l) => l.text);
+  assertEquals(lines, ["Quokkas were here", "in the scan"]);
+});
+
+Deno.test("OcrSync leaves pages waiting when a language's data is missing", async () => {
+  const { base, lib } = await scanLibrary();
+  const data = join(base, "data");
+  await Deno.mkdir(data);
+  await Deno.writeTextFile(
+    join(data, "shelfmark.json"),
+    JSON.stringify({ libraries: [{ name: "Scans", path: lib }], ocr: { languages: ["xyz"] } }),
+  );
+  const logged: string[] = [];
+  await using t = await openTestShelf({ base, data, log: (m) => logged.push(m) });
+  await t.shelf.index();
+  const s = await t.shelf.ocrDone();
+  assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 0, waiting: 1 });
+  assert(s?.error?.includes("@tesseract.js-data/xyz"), s?.error);
+  assert(logged.some((m) => m.includes("@tesseract.js-data/xyz")), logged.join("\n"));
+});
