@@ -262,6 +262,10 @@ function isPermalink(node: HtmlNode, href: string): boolean {
   return false;
 }
 
+/** Blocks inside a table cell (nested tables too), written on one line, apart. */
+const CELL_BLOCKS =
+  "p,div,li,dt,dd,ul,ol,dl,h1,h2,h3,h4,h5,h6,blockquote,pre,section,center,table,caption,tr,td,th";
+
 /**
  * A converter whose links and images write their text only, each target going to `sink`
  * (in table cells and inside links too, where node-html-markdown has its own translators).
@@ -288,6 +292,10 @@ function converter(sink: LinkSink): NodeHtmlMarkdown {
   const nhm = new NodeHtmlMarkdown({ maxConsecutiveNewlines: 2 }, { ...TRANSLATORS, a, img });
   nhm.tableCellTranslators.set("a", a);
   nhm.tableCellTranslators.set("img", img);
+  // Paragraphs, list items and line breaks in a cell are kept apart by a space (the cell
+  // turns line breaks into spaces): `<li>one</li><li>two</li>` would read `onetwo`.
+  nhm.tableCellTranslators.set(CELL_BLOCKS, { surroundingNewlines: 1 });
+  nhm.tableCellTranslators.set("br", { content: "\n", recurse: false });
   nhm.aTagTranslators.set("img", img);
   return nhm;
 }

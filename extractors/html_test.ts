@@ -251,13 +251,17 @@ Deno.test({
   },
 });
 
-Deno.test("html() keeps tables of data as Markdown tables, unwraps layout tables", async () => {
+Deno.test("html() keeps tables of data as Markdown tables (words apart), unwraps layout tables", async () => {
   const data = `<table><tr><th>Key</th><th>Meaning</th></tr><tr><td>a</td><td><p>one</p>
     <div class="note"><h3>Note</h3><p>careful</p></div></td></tr><tr><td>b</td><td>two</td></tr>
     <tr><td>c</td><td><ul><li>x</li><li>y</li></ul></td></tr></table>
     <table><thead><tr><th>Name</th></tr></thead><tr><td>HTTP_HOST</td></tr><tr><td>HTTP_REFERER</td></tr></table>`;
   const doc = await run(data);
-  assertEquals(doc.lines.filter((l) => l.startsWith("|")).length, 9, doc.lines.join("\n"));
+  const rows = doc.lines.filter((l) => l.startsWith("|"));
+  assertEquals(rows.length, 9, doc.lines.join("\n"));
+  const cells = rows.map((l) => l.replace(/ +/g, " "));
+  assert(cells.includes("| a | one Note careful |"), "blocks in a cell keep apart");
+  assert(cells.includes("| c | x y |"), "list items in a cell keep apart");
   const layout = await run(`<table role="presentation"><tr><td>a</td><td>b</td></tr>
     <tr><td>c</td><td>d</td></tr></table>
     <table><tr><td>Prev</td><td>Up</td><td>Next</td></tr></table>
