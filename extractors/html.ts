@@ -42,6 +42,7 @@ const NAV_CLASSES = new Set([
   "toplang",
   "bottomlang",
   "menu",
+  "navigation",
 ]);
 /** Classes of permalink anchors (`¶`) that would otherwise end up in heading titles. */
 const ANCHOR_CLASSES = new Set(["headerlink", "permalink"]);
