@@ -434,7 +434,8 @@ export function html(): Extractor {
       }
       while (raw.length && raw[raw.length - 1] === "") raw.pop();
       const { lines, links } = sink.take(wrapLong(raw));
-      const headings = markdownHeadings(lines);
+      // every tag is converted: a `<dir>` left in the Markdown is text
+      const headings = markdownHeadings(lines, { html: false });
       return Promise.resolve({
         lines: unescapeText(lines),
         headings,

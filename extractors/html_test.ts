@@ -342,3 +342,21 @@ Deno.test("html() keeps the data tables of the small corpus as tables", async ()
   const mpm = await run(await Deno.readFile(join(dir, "html/apache2-doc/en/mod/mpm_common.html")));
   assert(mpm.lines.filter((l) => /^\| Syntax: +\|/.test(l)).length > 10, "directive tables");
 });
+
+const FONTCONFIG = "/usr/share/doc/fontconfig/fontconfig-user.html";
+
+Deno.test("html() keeps the text of a heading that looks like a tag", async () => {
+  const doc = await run("<h3>&lt;fontconfig&gt;</h3><p>Root &lt;b&gt;</p><h3>&lt;dir&gt; x</h3>");
+  assertEquals(doc.headings?.map((h) => h.title), ["<fontconfig>", "<dir> x"]);
+});
+
+Deno.test({
+  name: "html() titles every heading of the fontconfig manual",
+  ignore: !existsSync(FONTCONFIG),
+  fn: async () => {
+    const titles = (await realPage(FONTCONFIG))!.headings?.map((h) => h.title) ?? [];
+    assert(titles.length > 40, `${titles.length} headings`);
+    assertEquals(titles.filter((t) => !/[\p{L}\p{N}]/u.test(t)), [], "titles without a word");
+    assert(titles.includes('<dir prefix="default" salt="">'), titles.join(" / "));
+  },
+});
