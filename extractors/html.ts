@@ -323,22 +323,24 @@ function keepSpaceAfterInline(html: string): string {
 
 /**
  * The escapes node-html-markdown puts before the first characters of a text, at the start
- * of a line or after the marks of a heading, quote or list item (`# 2\. Advantages`).
+ * of a line or after the marks of a heading, quote or list item (`## \- dash`).
  */
 const LINE_START_ESCAPE =
-  /^((?:\s*(?:#{1,6}[ \t]+|>[ \t]?|[-+*][ \t]+|\d{1,9}[.)][ \t]+))*\s*)(?:\\([-+=>]|#{1,6}\s)|(\d+)\\(\.\s))/;
-/** The escapes it puts before \ ` * _ ~ [ ] anywhere in text. */
-const TEXT_ESCAPE = /\\([\\`*_~[\]])/g;
+  /^((?:\s*(?:#{1,6}[ \t]+|>[ \t]?|[-+*][ \t]+|\d{1,9}[.)][ \t]+))*\s*)\\([-+=>]|#{1,6}\s)/;
+/**
+ * The escapes it puts before \ ` * _ ~ [ ] anywhere in text, and before the dot after a
+ * number followed by a space, anywhere too (`Python 3.12\. This`, `# 2\. Advantages`).
+ */
+const TEXT_ESCAPE = /\\([\\`*_~[\]])|(?<=\d)\\(\.)(?=\s|$)/g;
 
 /** A line's text without Markdown escapes, inline code spans (`` `a\_b` ``) left as they are. */
 function unescapeLine(line: string): string {
   if (!line.includes("\\")) return line;
   const parts = line.split(/(`+[^`]*`+)/);
-  for (let i = 0; i < parts.length; i += 2) parts[i] = parts[i]!.replace(TEXT_ESCAPE, "$1");
-  return parts.join("").replace(
-    LINE_START_ESCAPE,
-    (_m, sp, sign, num, dot) => sp + (sign ?? num + dot),
-  );
+  for (let i = 0; i < parts.length; i += 2) {
+    parts[i] = parts[i]!.replace(TEXT_ESCAPE, (_m, c, dot) => c ?? dot);
+  }
+  return parts.join("").replace(LINE_START_ESCAPE, "$1$2");
 }
 
 /**

@@ -301,10 +301,24 @@ Deno.test("html() drops permalink anchors from heading titles", async () => {
   assert(doc.lines.includes("Item #"), "a permalink sign outside a heading stays");
 });
 
-Deno.test("html() leaves no escape before a number in heading and list lines", async () => {
-  const doc = await run("<h1>2. Advantages</h1><ul><li>3. Third</li><li>- dash</li></ul>");
-  assertEquals(doc.lines, ["# 2. Advantages", "", "* 3. Third", "* - dash"]);
-  assertEquals(doc.headings?.map((h) => h.title), ["2. Advantages"]);
+Deno.test("html() leaves no escape before the dot after a number, in any line", async () => {
+  const doc = await run(
+    "<h1>2. Advantages</h1><ul><li>3. Third</li><li>- dash</li></ul><h2>6.1. Pure</h2>" +
+      "<p>Removed in Python 3.12. See 2.</p><p>Kept: 1\\. <code>4\\. x</code></p>",
+  );
+  assertEquals(doc.lines, [
+    "# 2. Advantages",
+    "",
+    "* 3. Third",
+    "* - dash",
+    "",
+    "## 6.1. Pure",
+    "",
+    "Removed in Python 3.12. See 2.",
+    "",
+    "Kept: 1\\. `4\\. x`",
+  ]);
+  assertEquals(doc.headings?.map((h) => h.title), ["2. Advantages", "6.1. Pure"]);
 });
 
 const NODE_API = "/usr/share/doc/nodejs/api";
