@@ -43,14 +43,18 @@ export function frontMatterLength(lines: string[]): number {
  * images, autolinks, HTML tags, escapes and entities, and a trailing `{#id}`.
  *
  * @param s Markdown inline text
+ * @param html whether `<tag>` is HTML (Markdown written by hand) or text (Markdown
+ *   converted from HTML, where every tag is gone and `<fontconfig>` is a word of the text)
  * @returns plain text with whitespace collapsed
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * assert.equal(inlineText("The **`fs`** [module](fs.md) {#fs}"), "The fs module");
+ * assert.equal(inlineText("<b>dir</b>"), "dir");
+ * assert.equal(inlineText("<dir prefix>", false), "<dir prefix>");
  * ```
  */
-export function inlineText(s: string): string {
+export function inlineText(s: string, html = true): string {
   const code: string[] = [];
   const hold = (t: string) => `\uE000${code.push(t) - 1}\uE000`;
   let t = s.replace(/[ \t]*\{#[^}]*\}[ \t]*$/, "");
@@ -60,7 +64,7 @@ export function inlineText(s: string): string {
     return hold(inner);
   });
   t = t.replace(/<((?:https?|ftp|mailto):[^\s<>]*)>/gi, (_m, u: string) => hold(u));
-  t = t.replace(/<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>|<!--[\s\S]*?-->/g, "");
+  if (html) t = t.replace(/<\/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?\/?>|<!--[\s\S]*?-->/g, "");
   for (let i = 0; i < 3 && /\]/.test(t); i++) {
     t = t.replace(/!?\[([^\[\]]*)\]\((?:[^()\s]|\([^()]*\))*(?:\s+"[^"]*")?\)/g, "$1");
     t = t.replace(/!?\[([^\[\]]*)\]\[[^\[\]]*\]/g, "$1");
@@ -79,6 +83,8 @@ export function inlineText(s: string): string {
  * indented code, HTML comments and `<pre>`/`<script>`/`<style>` blocks.
  *
  * @param lines the document's lines
+ * @param options `html: false` for Markdown converted from HTML: a `<tag>` in it is text
+ *   (no HTML blocks, tags kept in titles; see {@link inlineText})
  * @returns the headings in document order, `line` 1-based
  * @example
  * ```ts
@@ -87,9 +93,16 @@ export function inlineText(s: string): string {
  *   { level: 1, title: "Intro", line: 1 },
  *   { level: 2, title: "Usage", line: 3 },
  * ]);
+ * assert.deepEqual(markdownHeadings(["## <dir>"], { html: false }), [
+ *   { level: 2, title: "<dir>", line: 1 },
+ * ]);
  * ```
  */
-export function markdownHeadings(lines: string[]): Heading[] {
+export function markdownHeadings(
+  lines: string[],
+  options: { html?: boolean } = {},
+): Heading[] {
+  const html = options.html ?? true;
   const out: Heading[] = [];
   let i = frontMatterLength(lines);
   /** First line of the open plain paragraph (setext candidate), or -1. */
@@ -127,12 +140,12 @@ export function markdownHeadings(lines: string[]): Heading[] {
     // indented code, lazy paragraph continuation, or content of a list item
     if (indent >= 4) continue;
     // HTML comment and raw blocks
-    if (/^ {0,3}<!--/.test(line)) {
+    if (html && /^ {0,3}<!--/.test(line)) {
       for (; i < lines.length && !lines[i]!.includes("-->"); i++);
       para = -1;
       continue;
     }
-    const raw = HTML_RAW.exec(line);
+    const raw = html ? HTML_RAW.exec(line) : null;
     if (raw) {
       const end = new RegExp(`</${raw[1]}>`, "i");
       for (; i < lines.length && !end.test(lines[i]!); i++);
@@ -143,7 +156,7 @@ export function markdownHeadings(lines: string[]): Heading[] {
     if (atx) {
       let title = (atx[2] ?? "").slice(0, 2000); // a runaway line is not a title
       title = title.replace(/(?:^|[ \t]+)#+[ \t]*$/, "");
-      out.push({ level: atx[1]!.length, title: inlineText(title), line: i + 1 });
+      out.push({ level: atx[1]!.length, title: inlineText(title, html), line: i + 1 });
       para = -1;
       container = false;
       inList = false;
@@ -151,7 +164,7 @@ export function markdownHeadings(lines: string[]): Heading[] {
     }
     const setext = SETEXT.exec(line);
     if (setext && para >= 0 && !container) {
-      const title = inlineText(lines.slice(para, i).map((l) => l.trim()).join(" "));
+      const title = inlineText(lines.slice(para, i).map((l) => l.trim()).join(" "), html);
       if (title) {
         out.push({ level: setext[1]![0] === "=" ? 1 : 2, title, line: para + 1 });
         para = -1;
@@ -172,7 +185,7 @@ export function markdownHeadings(lines: string[]): Heading[] {
       continue;
     }
     if (container) continue; // lazy continuation of a list item or quote
-    if (HTML_START.test(line) && para < 0) {
+    if (html && HTML_START.test(line) && para < 0) {
       htmlBlock = true;
       continue;
     }

@@ -1,9 +1,10 @@
 /**
- * The HTML extractor: removes navigation chrome (`<nav>`, `role=navigation|search`,
- * sidebars, headers/footers of documentation generators), scripts, styles and permalink
- * anchors in one linear pass over the tags, converts the rest to Markdown with
- * node-html-markdown (a long page piece by piece, see `_html_split.ts`), and takes
- * headings from the Markdown.
+ * The HTML extractor: keeps the page's main content when it marks one (`<main>`,
+ * `role=main`), removes navigation chrome (`<nav>`, `role=navigation|search`, sidebars,
+ * headers/footers of documentation generators), scripts, styles and permalink anchors in
+ * one linear pass over the tags, unwraps layout tables (`_html_layout.ts`), converts the
+ * rest to Markdown with node-html-markdown (a long page piece by piece, see
+ * `_html_split.ts`), and takes headings from the Markdown.
  *
  * Links and images keep only their text in the lines (`[shelve](#module-shelve "…")`
  * becomes `shelve`, an image its alt text): their targets are returned apart as
@@ -24,6 +25,7 @@ import { decodeText } from "../core/sniff.ts";
 import { markdownHeadings } from "./_headings_markdown.ts";
 import { LinkSink } from "./_links.ts";
 import { REOPENED_LINE, splitBlocks } from "./_html_split.ts";
+import { unwrapLayoutTables } from "./_html_layout.ts";
 import { attr, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
 
 /** Between the pieces of a long page (see {@link splitBlocks}). */
@@ -40,6 +42,7 @@ const NAV_CLASSES = new Set([
   "toplang",
   "bottomlang",
   "menu",
+  "navigation",
 ]);
 /** Classes of permalink anchors (`¶`) that would otherwise end up in heading titles. */
 const ANCHOR_CLASSES = new Set(["headerlink", "permalink"]);
@@ -127,6 +130,41 @@ export function stripChrome(html: string): string {
   return out.join("");
 }
 
+/**
+ * The page's main content when it marks one (`<main>`, `role="main"`: Node.js and Sphinx
+ * pages), so that the site's header, menus and pickers around it are not read as the
+ * document (Node.js pages open with the site's `<h1>` and a table of contents of every
+ * module); the whole page otherwise. Every main element is kept, in order.
+ *
+ * @param html the page
+ * @returns the main elements, or the page
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const page = '<header><h1>Site</h1></header><div role="main"><h2>Topic</h2></div><p>foot</p>';
+ * assert.equal(mainContent(page), '<div role="main"><h2>Topic</h2></div>');
+ * assert.equal(mainContent("<h1>Page</h1>"), "<h1>Page</h1>");
+ * ```
+ */
+export function mainContent(html: string): string {
+  const parts: string[] = [];
+  let pos = 0;
+  for (let t = nextTag(html, pos); t; t = nextTag(html, pos)) {
+    pos = t.next;
+    if (t.kind !== "open" || !isMain(t.name, t.attrs)) continue;
+    const end = t.attrs.endsWith("/") ? -1 : elementEnd(html, t.name, t.end);
+    if (end < 0) break;
+    parts.push(html.slice(t.start, end));
+    pos = end;
+  }
+  return parts.length ? parts.join("\n") : html;
+}
+
+/** `<main>`, or an element with `role="main"`. */
+function isMain(name: string, attrs: string): boolean {
+  return name === "main" || (attrs.includes("main") && attr(attrs, "role") === "main");
+}
+
 /** Metadata from the page head: `<title>`, `<meta name=author|keywords|date>`, `<html lang>`. */
 function headMeta(html: string): DocMeta {
   const head = html.slice(0, 200_000);
@@ -206,6 +244,29 @@ const TRANSLATORS: TranslatorConfigObject = {
   },
 };
 
+/** The text of a permalink anchor: `#`, `¶`, `§`, a link symbol. */
+const PERMALINK_TEXT = /^\s*[#¶§🔗]\s*$/u;
+
+/** A node of the tree node-html-markdown converts (node-html-parser's element). */
+type HtmlNode = Parameters<TranslatorConfigFactory>[0]["node"];
+
+/**
+ * A permalink anchor inside a heading (`<h2>Topic<a href="#topic">#</a></h2>`, Node.js,
+ * MkDocs, many static site generators): a link within the page whose text is only a
+ * permalink sign, which would otherwise end the heading's title.
+ */
+function isPermalink(node: HtmlNode, href: string): boolean {
+  if (!href.trim().startsWith("#") || !PERMALINK_TEXT.test(node.textContent)) return false;
+  for (let p = node.parentNode; p; p = p.parentNode) {
+    if (/^H[1-6]$/.test(p.tagName ?? "")) return true;
+  }
+  return false;
+}
+
+/** Blocks inside a table cell (nested tables too), written on one line, apart. */
+const CELL_BLOCKS =
+  "p,div,li,dt,dd,ul,ol,dl,h1,h2,h3,h4,h5,h6,blockquote,pre,section,center,table,caption,tr,td,th";
+
 /**
  * A converter whose links and images write their text only, each target going to `sink`
  * (in table cells and inside links too, where node-html-markdown has its own translators).
@@ -215,6 +276,7 @@ function converter(sink: LinkSink): NodeHtmlMarkdown {
   const a: TranslatorConfigFactory = ({ node, visitor }) => {
     const href = node.getAttribute("href");
     if (!href?.trim() || /^\s*javascript:/i.test(href)) return {};
+    if (isPermalink(node, href)) return { ignore: true };
     return {
       childTranslators: visitor.instance.aTagTranslators,
       postprocess: ({ content }) => sink.mark(href, content.replace(/(?:\r?\n)+/g, " ")),
@@ -231,6 +293,10 @@ function converter(sink: LinkSink): NodeHtmlMarkdown {
   const nhm = new NodeHtmlMarkdown({ maxConsecutiveNewlines: 2 }, { ...TRANSLATORS, a, img });
   nhm.tableCellTranslators.set("a", a);
   nhm.tableCellTranslators.set("img", img);
+  // Paragraphs, list items and line breaks in a cell are kept apart by a space (the cell
+  // turns line breaks into spaces): `<li>one</li><li>two</li>` would read `onetwo`.
+  nhm.tableCellTranslators.set(CELL_BLOCKS, { surroundingNewlines: 1 });
+  nhm.tableCellTranslators.set("br", { content: "\n", recurse: false });
   nhm.aTagTranslators.set("img", img);
   return nhm;
 }
@@ -240,28 +306,41 @@ const INLINE_END =
   /(<\/(?:a|abbr|b|big|cite|code|del|dfn|em|font|i|ins|kbd|mark|q|s|samp|small|span|strong|sub|sup|time|tt|u|var)\s*>|<img\b[^>]*>)(?=[ \t]*\r?\n)/gi;
 
 /**
+ * An image (in its link or not) right before another link or image: a row of logos or
+ * icons, whose alt texts would run together (`GNOME2 LogoW3C logo`) without a space.
+ */
+const IMAGE_BEFORE_NEXT = /(<img\b[^>]*>(?:\s*<\/a\s*>)?)(?=<(?:a|img)\b)/gi;
+
+/**
  * node-html-markdown drops the space of a text that starts with a line break after an
  * inline element (`<a>shelve</a>\n  and` would read `shelveand`): a space before the break
- * keeps it. In `<pre>` that space ends a line and is trimmed with the others.
+ * keeps it. In `<pre>` that space ends a line and is trimmed with the others. Images side by
+ * side are kept apart the same way ({@link IMAGE_BEFORE_NEXT}).
  */
 function keepSpaceAfterInline(html: string): string {
-  return html.replace(INLINE_END, "$1 ");
+  return html.replace(INLINE_END, "$1 ").replace(IMAGE_BEFORE_NEXT, "$1 ");
 }
 
-/** The escapes node-html-markdown puts before a text line's first characters. */
-const LINE_START_ESCAPE = /^(\s*)(?:\\([-+=>]|#{1,6}\s)|(\d+)\\(\.\s))/;
-/** The escapes it puts before \ ` * _ ~ [ ] anywhere in text. */
-const TEXT_ESCAPE = /\\([\\`*_~[\]])/g;
+/**
+ * The escapes node-html-markdown puts before the first characters of a text, at the start
+ * of a line or after the marks of a heading, quote or list item (`## \- dash`).
+ */
+const LINE_START_ESCAPE =
+  /^((?:\s*(?:#{1,6}[ \t]+|>[ \t]?|[-+*][ \t]+|\d{1,9}[.)][ \t]+))*\s*)\\([-+=>]|#{1,6}\s)/;
+/**
+ * The escapes it puts before \ ` * _ ~ [ ] anywhere in text, and before the dot after a
+ * number followed by a space, anywhere too (`Python 3.12\. This`, `# 2\. Advantages`).
+ */
+const TEXT_ESCAPE = /\\([\\`*_~[\]])|(?<=\d)\\(\.)(?=\s|$)/g;
 
 /** A line's text without Markdown escapes, inline code spans (`` `a\_b` ``) left as they are. */
 function unescapeLine(line: string): string {
   if (!line.includes("\\")) return line;
   const parts = line.split(/(`+[^`]*`+)/);
-  for (let i = 0; i < parts.length; i += 2) parts[i] = parts[i]!.replace(TEXT_ESCAPE, "$1");
-  return parts.join("").replace(
-    LINE_START_ESCAPE,
-    (_m, sp, sign, num, dot) => sp + (sign ?? num + dot),
-  );
+  for (let i = 0; i < parts.length; i += 2) {
+    parts[i] = parts[i]!.replace(TEXT_ESCAPE, (_m, c, dot) => c ?? dot);
+  }
+  return parts.join("").replace(LINE_START_ESCAPE, "$1$2");
 }
 
 /**
@@ -336,7 +415,8 @@ export function html(): Extractor {
       }
       const { text, warnings } = decodeHtml(input.bytes);
       const meta = headMeta(text);
-      const body = LinkSink.clean(keepSpaceAfterInline(stripChrome(text)));
+      const page = unwrapLayoutTables(stripChrome(mainContent(text)));
+      const body = LinkSink.clean(keepSpaceAfterInline(page));
       const sink = new LinkSink();
       const toMarkdown = converter(sink);
       const raw: string[] = [];
@@ -356,7 +436,8 @@ export function html(): Extractor {
       }
       while (raw.length && raw[raw.length - 1] === "") raw.pop();
       const { lines, links } = sink.take(wrapLong(raw));
-      const headings = markdownHeadings(lines);
+      // every tag is converted: a `<dir>` left in the Markdown is text
+      const headings = markdownHeadings(lines, { html: false });
       return Promise.resolve({
         lines: unescapeText(lines),
         headings,

@@ -1,8 +1,10 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
 import { ExtractError } from "../core/extractor.ts";
 import { html, stripChrome } from "./html.ts";
+import { markdown } from "./markdown.ts";
 import { REOPENED, splitBlocks } from "./_html_split.ts";
 import { corpusLinks } from "./_links_check.ts";
 
@@ -210,4 +212,165 @@ Deno.test("html: text keeps its characters (no Markdown escapes), headings stay 
   assert(d.lines.includes("- not a list"), d.lines.join("\n"));
   assert(d.lines.includes("# not a heading"), d.lines.join("\n"));
   assert(d.lines.includes("\\- kept"), d.lines.join("\n"));
+});
+
+/** The lines and heading titles of a real page, or undefined when it is not on this machine. */
+async function realPage(path: string) {
+  try {
+    const bytes = await Deno.readFile(path);
+    return await html().extract({ path, extension: ".html", bytes });
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw e;
+  }
+}
+
+const LIBXSLT = "/usr/share/doc/libxslt1-dev/html/html/libxslt-pattern.html";
+
+Deno.test({
+  name: "html() unwraps the layout tables of a libxslt page: headings, menu items apart",
+  ignore: !existsSync(LIBXSLT),
+  fn: async () => {
+    const doc = (await realPage(LIBXSLT))!;
+    const titles = doc.headings?.map((h) => h.title) ?? [];
+    for (const t of ["Module pattern from libxslt", "Description", "Function: xsltGetTemplate"]) {
+      assert(titles.includes(t), `${t} in ${titles.join(" / ")}`);
+    }
+    for (const item of ["* Main Menu", "* Developer Menu", "* API Menu", "* ChangeLog"]) {
+      assert(doc.lines.includes(item), item);
+    }
+    assert(doc.lines.includes("GNOME2 Logo W3C logo Red Hat Logo"), "images keep apart");
+    assert(!doc.lines.includes("Prev"), "the navigation table is chrome");
+    const longest = Math.max(...doc.lines.map((l) => l.split(/\s+/).length));
+    assert(longest < 100, `a line of ${longest} words`);
+    const rows = doc.lines.filter((l) => l.startsWith("|"));
+    assert(!rows.some((l) => l.includes("Menu")), "no layout left as a Markdown table");
+    assert(
+      rows.some((l) => /^\| _style_: +\| an XSLT stylesheet +\|$/.test(l)),
+      "data tables stay",
+    );
+  },
+});
+
+Deno.test("html() keeps tables of data as Markdown tables (words apart), unwraps layout tables", async () => {
+  const data = `<table><tr><th>Key</th><th>Meaning</th></tr><tr><td>a</td><td><p>one</p>
+    <div class="note"><h3>Note</h3><p>careful</p></div></td></tr><tr><td>b</td><td>two</td></tr>
+    <tr><td>c</td><td><ul><li>x</li><li>y</li></ul></td></tr></table>
+    <table><thead><tr><th>Name</th></tr></thead><tr><td>HTTP_HOST</td></tr><tr><td>HTTP_REFERER</td></tr></table>`;
+  const doc = await run(data);
+  const rows = doc.lines.filter((l) => l.startsWith("|"));
+  assertEquals(rows.length, 9, doc.lines.join("\n"));
+  const cells = rows.map((l) => l.replace(/ +/g, " "));
+  assert(cells.includes("| a | one Note careful |"), "blocks in a cell keep apart");
+  assert(cells.includes("| c | x y |"), "list items in a cell keep apart");
+  const layout = await run(`<table role="presentation"><tr><td>a</td><td>b</td></tr>
+    <tr><td>c</td><td>d</td></tr></table>
+    <table><tr><td>Prev</td><td>Up</td><td>Next</td></tr></table>
+    <table width="100%"><tr><td><h1>Title</h1></td></tr><tr><td><table><tr><td>
+    <h2>Part</h2><p>Body text.</p></td></tr></table></td></tr></table>
+    <table><tr><td><b>Menu</b></td></tr><tr><td><ul><li>Home</li><li>News</li></ul></td></tr></table>`);
+  assertEquals(layout.lines.filter((l) => l.trim()), [
+    "a",
+    "b",
+    "c",
+    "d",
+    "Prev",
+    "Up",
+    "Next",
+    "# Title",
+    "## Part",
+    "Body text.",
+    "**Menu**",
+    "* Home",
+    "* News",
+  ]);
+  assertEquals(layout.headings?.map((h) => h.title), ["Title", "Part"]);
+});
+
+Deno.test("html() reads the main content of a page that marks one", async () => {
+  const doc = await run(`<header><h1>Site docs</h1><ul><li>every module</li></ul></header>
+    <div role="main"><h2>Topic</h2><p>Text.</p></div><footer>foot</footer>`);
+  assertEquals(doc.lines, ["## Topic", "", "Text."]);
+});
+
+Deno.test("html() drops permalink anchors from heading titles", async () => {
+  const doc = await run(`<h2>C++ addons<span><a class="mark" href="#c-addons" id="c-addons">#</a>
+    </span></h2><h3><a href="#sec">§</a> Section</h3><h3>Pilcrow <a href="#p">&para;</a></h3>
+    <h3>Issue <a href="https://e.org/1">§</a></h3><p>Item <a href="#x">#</a></p>`);
+  assertEquals(doc.headings?.map((h) => h.title), ["C++ addons", "Section", "Pilcrow", "Issue §"]);
+  assert(doc.lines.includes("Item #"), "a permalink sign outside a heading stays");
+});
+
+Deno.test("html() leaves no escape before the dot after a number, in any line", async () => {
+  const doc = await run(
+    "<h1>2. Advantages</h1><ul><li>3. Third</li><li>- dash</li></ul><h2>6.1. Pure</h2>" +
+      "<p>Removed in Python 3.12. See 2.</p><p>Kept: 1\\. <code>4\\. x</code></p>",
+  );
+  assertEquals(doc.lines, [
+    "# 2. Advantages",
+    "",
+    "* 3. Third",
+    "* - dash",
+    "",
+    "## 6.1. Pure",
+    "",
+    "Removed in Python 3.12. See 2.",
+    "",
+    "Kept: 1\\. `4\\. x`",
+  ]);
+  assertEquals(doc.headings?.map((h) => h.title), ["2. Advantages", "6.1. Pure"]);
+});
+
+const NODE_API = "/usr/share/doc/nodejs/api";
+
+Deno.test({
+  name: "html() outlines Node.js pages as their Markdown copies do, without permalink signs",
+  ignore: !existsSync(join(NODE_API, "addons.html")),
+  fn: async () => {
+    const scores: number[] = [];
+    for (const name of ["addons", "fs", "events", "stream", "url"]) {
+      const page = await realPage(join(NODE_API, `${name}.html`));
+      const md = join(NODE_API, `${name}.md`);
+      if (!page || !existsSync(md)) continue;
+      const copy = await markdown().extract({
+        path: md,
+        extension: ".md",
+        bytes: await Deno.readFile(md),
+      });
+      const titles = page.headings?.map((h) => h.title) ?? [];
+      assert(titles.length > 5, `${name}: ${titles.length} headings`);
+      assert(!titles.some((t) => /[#¶§]$/.test(t)), titles.join(" / "));
+      assert(!titles.some((t) => /^Node\.js .* documentation$/.test(t)), "the site's heading");
+      scores.push(titleF1(titles, copy.headings?.map((h) => h.title) ?? []));
+    }
+    assert(scores.length > 0);
+    const mean = scores.reduce((a, b) => a + b, 0) / scores.length;
+    assert(mean >= 0.95, `mean title F1 against the .md copies ${mean}`);
+  },
+});
+
+Deno.test("html() keeps the data tables of the small corpus as tables", async () => {
+  const dir = await smallCorpus();
+  const memory = await run(await Deno.readFile(join(dir, "html/python3.11-doc/c-api/memory.html")));
+  assert(memory.lines.some((l) => /^\| Release build +\| "pymalloc" +\| malloc /.test(l)));
+  const mpm = await run(await Deno.readFile(join(dir, "html/apache2-doc/en/mod/mpm_common.html")));
+  assert(mpm.lines.filter((l) => /^\| Syntax: +\|/.test(l)).length > 10, "directive tables");
+});
+
+const FONTCONFIG = "/usr/share/doc/fontconfig/fontconfig-user.html";
+
+Deno.test("html() keeps the text of a heading that looks like a tag", async () => {
+  const doc = await run("<h3>&lt;fontconfig&gt;</h3><p>Root &lt;b&gt;</p><h3>&lt;dir&gt; x</h3>");
+  assertEquals(doc.headings?.map((h) => h.title), ["<fontconfig>", "<dir> x"]);
+});
+
+Deno.test({
+  name: "html() titles every heading of the fontconfig manual",
+  ignore: !existsSync(FONTCONFIG),
+  fn: async () => {
+    const titles = (await realPage(FONTCONFIG))!.headings?.map((h) => h.title) ?? [];
+    assert(titles.length > 40, `${titles.length} headings`);
+    assertEquals(titles.filter((t) => !/[\p{L}\p{N}]/u.test(t)), [], "titles without a word");
+    assert(titles.includes('<dir prefix="default" salt="">'), titles.join(" / "));
+  },
 });
