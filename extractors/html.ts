@@ -258,7 +258,7 @@ type HtmlNode = Parameters<TranslatorConfigFactory>[0]["node"];
 function isPermalink(node: HtmlNode, href: string): boolean {
   if (!href.trim().startsWith("#") || !PERMALINK_TEXT.test(node.textContent)) return false;
   for (let p = node.parentNode; p; p = p.parentNode) {
-    if (/^H[1-6]$/.test(p.tagName ?? "")) return true;
+    if (/^H[1-6]$/.test((p as { tagName?: string }).tagName ?? "")) return true;
   }
   return false;
 }
