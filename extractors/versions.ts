@@ -15,4 +15,7 @@ export const EXTRACTION_VERSIONS: Readonly<Record<string, number>> = {
   // 2: headings of PDFs without bookmarks from fonts, the section-number sequence and the
   // table of contents (session 6; pdf-plain heading F1 0.739 -> 0.861).
   pdf: 2,
+  // 2: a centred or leading title line, repeated headings tagged with their release
+  // (issue 29, item 8: randrproto.txt, bash INTRO and CHANGES).
+  text: 2,
 };
