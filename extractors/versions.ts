@@ -18,4 +18,7 @@ export const EXTRACTION_VERSIONS: Readonly<Record<string, number>> = {
   // 2: a centred or leading title line, repeated headings tagged with their release
   // (issue 29, item 8: randrproto.txt, bash INTRO and CHANGES).
   text: 2,
+  // 2: OCR text of icons and charts (too few real words) dropped, and unsure marks
+  // (issue 29, item 10).
+  image: 2,
 };
