@@ -202,7 +202,7 @@ export function distinctTerms(lines: string[]): string[] {
 const CHANGE_LOG = /^(change(s|log)|news|history|release[-_ ]?notes)([._-]|$)/i;
 /** The file name of a path without its extension (`a/b/notes.v2.md` → `notes.v2`). */
 const GENERIC_NAMES =
-  /^(readme|index|main|untitled|document|notes?|todo|changelog|contributing|license|copying)$/i;
+  /^(readme|index|main|untitled|document|notes?|todo|changelog|contributing|license|copying|copyright|authors|thanks)$/i;
 
 /** The file name without extension; a generic name (README, index) gets its folder's name. */
 function baseName(path: string): string {
@@ -293,7 +293,7 @@ export function buildCard(input: CardInput): CardResult {
     baseName(input.path)).slice(0, 300);
 
   const declared = normalizeLanguage(meta.language);
-  const language = declared !== "und" ? declared : detectLanguage((lead || text).slice(0, 2000));
+  const language = declared !== "und" ? declared : detectLanguage((lead || text).slice(0, 20_000));
 
   const word_count = countWords(lines.join("\n"));
   const brief = word_count < 500;

@@ -16,7 +16,8 @@ export const EXTRACTION_VERSIONS: Readonly<Record<string, number>> = {
   // table of contents (session 6; pdf-plain heading F1 0.739 -> 0.861).
   pdf: 2,
   // 2: a centred or leading title line, repeated headings tagged with their release
-  // (issue 29, item 8: randrproto.txt, bash INTRO and CHANGES).
+  // (issue 29, item 8: randrproto.txt, bash INTRO and CHANGES); languages detected on
+  // prose only (item 11: text files were most of the `fr` labels).
   text: 2,
   // 2: OCR text of icons and charts (too few real words) dropped, and unsure marks
   // (issue 29, item 10).
