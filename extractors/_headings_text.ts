@@ -209,9 +209,14 @@ const VERSION =
 
 /**
  * The first version or date in the nearest paragraph above line index `end` (exclusive)
- * that names one, looking no higher than line index `start`.
+ * that names one, looking no higher than line index `start`, and where that paragraph
+ * starts.
  */
-function versionAbove(lines: string[], end: number, start: number): string | undefined {
+function versionAbove(
+  lines: string[],
+  end: number,
+  start: number,
+): { tag: string; line: number } | undefined {
   let para: string[] = [];
   for (let l = end - 1; l >= start - 1; l--) {
     const line = l >= start ? lines[l] : undefined;
@@ -220,7 +225,7 @@ function versionAbove(lines: string[], end: number, start: number): string | und
       continue;
     }
     const m = VERSION.exec(para.join(" "));
-    if (m) return m[0];
+    if (m) return { tag: m[0], line: l + 1 };
     para = [];
   }
   return undefined;
@@ -251,11 +256,23 @@ export function distinguishRepeats(headings: Heading[], lines: string[]): Headin
   if (![...count.values()].some((n) => n > 1)) return headings;
   const tags: (string | undefined)[] = [];
   let run = new Set<string>();
+  let runStart = 0;
   let tag: string | undefined;
   headings.forEach((h, i) => {
     if (i === 0 || run.has(h.title)) {
       run = new Set();
-      tag = versionAbove(lines, h.line - 1, headings[i - 1]?.line ?? 0);
+      // the release line sits just above the run, or above a few headings that opened it
+      // without repeating (a release with no "Contributors" before one that has them)
+      const found = versionAbove(lines, h.line - 1, headings[i - 1]?.line ?? 0) ??
+        versionAbove(lines, h.line - 1, headings[runStart]?.line ?? 0);
+      tag = found?.tag;
+      let first = i;
+      while (found && first > 0 && headings[first - 1]!.line - 1 > found.line) first--;
+      for (let j = first; j < i; j++) {
+        tags[j] = tag;
+        run.add(headings[j]!.title);
+      }
+      runStart = first;
     }
     run.add(h.title);
     tags.push(tag);

@@ -169,3 +169,19 @@ Deno.test("text() takes the first line before a numbered first section as the ti
   });
   assertEquals(prose.meta?.title, undefined);
 });
+
+const MAN_CHANGES = "/usr/share/doc/manpages/Changes.old.gz";
+
+Deno.test({
+  name: "text() tags a release's headings that come before its first repeated one",
+  ignore: !present(MAN_CHANGES), // package manpages
+  fn: async () => {
+    const titles = ((await docFile(MAN_CHANGES)).headings ?? []).map((h) => h.title);
+    // man-pages 2.10 has no "Contributors" section, 2.11 opens with one
+    const at = titles.indexOf("Contributors (2005-10-24)");
+    assert(at > 0, titles.slice(0, 40).join(" | "));
+    assertEquals(titles[at + 1], "Global changes (2005-10-24)");
+    const repeats = titles.length - new Set(titles).size; // hundreds without the tags
+    assert(repeats * 50 < titles.length, `${repeats} of ${titles.length} titles repeat`);
+  },
+});
