@@ -200,6 +200,9 @@ export function distinctTerms(lines: string[]): string[] {
 
 /** Names of change logs and release notes (`CHANGES`, `changelog.Debian`, `NEWS.md`). */
 const CHANGE_LOG = /^(change(s|log)|news|history|release[-_ ]?notes)([._-]|$)/i;
+/** Extensions of document formats (not a variant such as `.Debian` or `.cross`). */
+const DOC_EXTENSION =
+  /^\.(txt|text|md|markdown|rst|org|adoc|html?|xhtml|pdf|docx?|odt|epub|rtf|tex|texi)$/i;
 /** The file name of a path without its extension (`a/b/notes.v2.md` → `notes.v2`). */
 const GENERIC_NAMES =
   /^(readme|index|main|untitled|document|notes?|todo|changelog|contributing|license|copying|copyright|authors|thanks)$/i;
@@ -212,7 +215,9 @@ function baseName(path: string): string {
   const stem = dot > 0 ? name.slice(0, dot) : name;
   const folder = parts.length > 2 ? parts.at(-2) : undefined;
   const generic = GENERIC_NAMES.test(stem) || CHANGE_LOG.test(name);
-  return generic && folder ? `${folder} — ${stem}` : stem;
+  // `README.Debian`, `changelog.Debian`: the suffix says which one; `README.md` is a format
+  const label = dot > 0 && !DOC_EXTENSION.test(name.slice(dot)) ? name : stem;
+  return generic && folder ? `${folder} — ${label}` : stem;
 }
 
 /**

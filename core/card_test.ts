@@ -262,4 +262,6 @@ Deno.test("buildCard() titles a change log by its name, not by its latest entry"
     headings: [{ level: 1, title: "Changelog", line: 1 }, { level: 2, title: "1.2.0", line: 3 }],
   });
   assertEquals(buildCard(named).card.title, "Changelog");
+  const debian = input(["Notes for Debian."], { path: "doc/libc6/README.Debian.gz" });
+  assertEquals(buildCard(debian).card.title, "libc6 — README.Debian");
 });

@@ -321,6 +321,10 @@ function looseTitles(lines: string[]): Heading[] {
   return titles;
 }
 
+/** A first line that names the file's kind, not its subject ("README"). */
+const FILE_WORD =
+  /^(read ?me|news|changes|change ?log|todo|install|copying|licen[cs]e|authors|thanks)$/i;
+
 /** Columns of a line's indent, tabs to the next multiple of 8. */
 function indentWidth(s: string): number {
   let col = 0;
@@ -354,8 +358,14 @@ export function leadTitle(lines: string[], headings: Heading[]): string | undefi
   if (first < 0 || first > 20) return undefined;
   const next = headings[0]?.line;
   if (next !== undefined && next <= first + 1) return undefined;
-  const raw = lines[first]!;
-  const centred = indentWidth(raw) >= 8 && !/\S {3,}\S/.test(raw.trim());
+  const raw = lines[first]!.replace(/\x1b\[[0-9;]*m/g, ""); // terminal bold, underline
+  // centred: indented 8 columns or more, well past the text that follows (a list
+  // indented by a tab throughout has no centred title)
+  const indents = lines.slice(first, first + 200).filter((l) => !blank(l)).slice(0, 40)
+    .map(indentWidth).sort((a, b) => a - b);
+  const usual = indents[Math.floor(indents.length / 2)] ?? 0;
+  const centred = indentWidth(raw) >= 8 && indentWidth(raw) >= usual + 4 &&
+    !/\S {3,}\S/.test(raw.trim());
   const beforeNumbered = next !== undefined && numberedLevel(headings[0]!.title) > 0 &&
     blank(lines[first + 1]) && indentWidth(raw) === 0;
   if (!centred && !beforeNumbered) return undefined;
@@ -363,6 +373,7 @@ export function leadTitle(lines: string[], headings: Heading[]): string | undefi
   if (title.length < 3 || title.length > MAX_TITLE || title.split(" ").length > 15) {
     return undefined;
   }
+  if (FILE_WORD.test(title)) return undefined;
   if (wordy(title) < 0.6 || /[.,;:]$|^[-*+•>#[(|"'`]|@|:\/\//.test(title)) return undefined;
   if (DANGLING.test(title) || /[.!?]\s+\S/.test(title)) return undefined;
   // a long line of mostly lower-case words is a sentence ("The HTML version ... can be

@@ -168,6 +168,13 @@ Deno.test("text() takes the first line before a numbered first section as the ti
     ),
   });
   assertEquals(prose.meta?.title, undefined);
+  // a list indented by a tab throughout (git subtree's todo) has no centred title
+  const list = await text().extract({
+    path: "l/todo",
+    extension: "",
+    bytes: new TextEncoder().encode("\n\tdelete tempdir\n\n\tadd a rejoin option\n\n\tfix merge\n"),
+  });
+  assertEquals(list.meta?.title, undefined);
 });
 
 const MAN_CHANGES = "/usr/share/doc/manpages/Changes.old.gz";
