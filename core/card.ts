@@ -200,9 +200,12 @@ export function distinctTerms(lines: string[]): string[] {
 
 /** Names of change logs and release notes (`CHANGES`, `changelog.Debian`, `NEWS.md`). */
 const CHANGE_LOG = /^(change(s|log)|news|history|release[-_ ]?notes)([._-]|$)/i;
-/** Extensions of document formats (not a variant such as `.Debian` or `.cross`). */
-const DOC_EXTENSION =
-  /^\.(txt|text|md|markdown|rst|org|adoc|html?|xhtml|pdf|docx?|odt|epub|rtf|tex|texi)$/i;
+/** Extensions of document, data and code formats (not a variant: `.Debian`, `.cross`). */
+const DOC_EXTENSION = new RegExp(
+  "^\\.(txt|text|md|markdown|rst|org|adoc|html?|xhtml|pdf|docx?|odt|epub|rtf|tex|texi|" +
+    "json|xml|ya?ml|toml|ini|conf|go|py|js|mjs|ts|sh|c|h|cc|cpp|pl|pm|rb|rs|java|lua)$",
+  "i",
+);
 /** The file name of a path without its extension (`a/b/notes.v2.md` → `notes.v2`). */
 const GENERIC_NAMES =
   /^(readme|index|main|untitled|document|notes?|todo|changelog|contributing|license|copying|copyright|authors|thanks)$/i;
