@@ -198,18 +198,29 @@ export function distinctTerms(lines: string[]): string[] {
   return [...new Set(words(proseOf(lines).text))];
 }
 
+/** Names of change logs and release notes (`CHANGES`, `changelog.Debian`, `NEWS.md`). */
+const CHANGE_LOG = /^(change(s|log)|news|history|release[-_ ]?notes)([._-]|$)/i;
+/** Extensions of document, data and code formats (not a variant: `.Debian`, `.cross`). */
+const DOC_EXTENSION = new RegExp(
+  "^\\.(txt|text|md|markdown|rst|org|adoc|html?|xhtml|pdf|docx?|odt|epub|rtf|tex|texi|" +
+    "json|xml|ya?ml|toml|ini|conf|go|py|js|mjs|ts|sh|c|h|cc|cpp|pl|pm|rb|rs|java|lua)$",
+  "i",
+);
 /** The file name of a path without its extension (`a/b/notes.v2.md` → `notes.v2`). */
 const GENERIC_NAMES =
-  /^(readme|index|main|untitled|document|notes?|todo|changelog|contributing|license|copying)$/i;
+  /^(readme|index|main|untitled|document|notes?|todo|changelog|contributing|license|copying|copyright|authors|thanks)$/i;
 
 /** The file name without extension; a generic name (README, index) gets its folder's name. */
 function baseName(path: string): string {
   const parts = path.split(/[\\/]/).filter(Boolean);
-  const name = parts.at(-1) ?? path;
+  const name = (parts.at(-1) ?? path).replace(/\.(gz|bz2|xz|zst)$/i, "");
   const dot = name.lastIndexOf(".");
   const stem = dot > 0 ? name.slice(0, dot) : name;
   const folder = parts.length > 2 ? parts.at(-2) : undefined;
-  return GENERIC_NAMES.test(stem) && folder ? `${folder} — ${stem}` : stem;
+  const generic = GENERIC_NAMES.test(stem) || CHANGE_LOG.test(name);
+  // `README.Debian`, `changelog.Debian`: the suffix says which one; `README.md` is a format
+  const label = dot > 0 && !DOC_EXTENSION.test(name.slice(dot)) ? name : stem;
+  return generic && folder ? `${folder} — ${label}` : stem;
 }
 
 /**
@@ -230,10 +241,22 @@ export function withoutSiteName(title?: string, heading?: string): string | unde
   return /^\s*[—–|·:-]\s*\S/.test(title.slice(h.length)) ? h : title;
 }
 
-/** The first heading, when it can stand for the whole document: a top-level heading near the start. */
-function headingTitle(outline: OutlineNode[], lines: string[]): string | undefined {
+/** Whether the file is a change log or release notes, by its name. */
+function isChangeLog(path: string): boolean {
+  return CHANGE_LOG.test(path.split(/[\\/]/).at(-1) ?? "");
+}
+
+/** An entry of a change log: it names a version or a date (`2022-08-19  Release Manager`). */
+const ENTRY = /\d+\.\d+|\d{4}-\d\d-\d\d|\b\d{1,2} \w{3,9} \d{4}\b/;
+
+/**
+ * The first heading, when it can stand for the whole document: a top-level heading near
+ * the start, and in a change log not an entry (its latest release) but a title.
+ */
+function headingTitle(outline: OutlineNode[], lines: string[], path: string): string | undefined {
   const first = outline[0];
   if (!first) return undefined;
+  if (isChangeLog(path) && ENTRY.test(first.title)) return undefined;
   const early = first.start_line <= Math.max(12, Math.ceil(lines.length * 0.1));
   return outline.length === 1 || early ? first.title.trim() : undefined;
 }
@@ -269,15 +292,16 @@ export function buildCard(input: CardInput): CardResult {
   const counts = new Map<string, number>();
   for (const w of words(text)) counts.set(w, (counts.get(w) ?? 0) + 1);
 
-  const metaTitle = meta.title?.replace(/\s+/g, " ").trim();
+  const entry = (t: string | undefined) => t && isChangeLog(input.path) && ENTRY.test(t);
+  const metaTitle = entry(meta.title) ? undefined : meta.title?.replace(/\s+/g, " ").trim();
   const fromHeading = input.outline_quality === "none"
     ? undefined
-    : headingTitle(outline, input.lines);
+    : headingTitle(outline, input.lines, input.path);
   const title = (withoutSiteName(metaTitle, outline[0]?.title) || fromHeading ||
     baseName(input.path)).slice(0, 300);
 
   const declared = normalizeLanguage(meta.language);
-  const language = declared !== "und" ? declared : detectLanguage((lead || text).slice(0, 2000));
+  const language = declared !== "und" ? declared : detectLanguage((lead || text).slice(0, 20_000));
 
   const word_count = countWords(lines.join("\n"));
   const brief = word_count < 500;

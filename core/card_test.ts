@@ -244,3 +244,24 @@ Deno.test("buildCard: a page title loses the site name its first heading leaves 
   });
   assertEquals(card.title, "uuid — UUID objects according to RFC 4122");
 });
+
+Deno.test("buildCard() titles a change log by its name, not by its latest entry", () => {
+  const lines = ["2022-08-19  Release Manager", "", "\t* GCC 12.2.0 released.", ""];
+  const headings = [{ level: 1, title: "2022-08-19 Release Manager", line: 1 }];
+  const path = "doc/gcc-12-base/changelog.gz";
+  assertEquals(
+    buildCard(input(lines, { path }, { headings })).card.title,
+    "gcc-12-base — changelog",
+  );
+  const bash = ["1. Changes to Bash (bash-5.2-release)", "", "a. Fixed."];
+  const titled = input(bash, { path: "doc/bash/CHANGES.gz" }, {
+    headings: [{ level: 1, title: bash[0]!, line: 1 }],
+  });
+  assertEquals(buildCard(titled).card.title, "bash — CHANGES");
+  const named = input(["# Changelog", "", "## 1.2.0"], { path: "lib/proj/CHANGELOG.md" }, {
+    headings: [{ level: 1, title: "Changelog", line: 1 }, { level: 2, title: "1.2.0", line: 3 }],
+  });
+  assertEquals(buildCard(named).card.title, "Changelog");
+  const debian = input(["Notes for Debian."], { path: "doc/libc6/README.Debian.gz" });
+  assertEquals(buildCard(debian).card.title, "libc6 — README.Debian");
+});

@@ -199,7 +199,92 @@ export function textHeadings(lines: string[], options: TextHeadingOptions = {}):
   const found = accept(manHeadings(lines)) ??
     (options.org ? accept(orgHeadings(lines), 1) : undefined) ??
     accept(bestOf(lines), 1);
-  return found ?? { headings: [], quality: "none" };
+  if (!found) return { headings: [], quality: "none" };
+  return { headings: distinguishRepeats(found.headings, lines), quality: found.quality };
+}
+
+/** A release name or version (`bash-5.2-rc4`, `v1.6.0`, `12.2.0`) or an ISO date. */
+const VERSION =
+  /\b[A-Za-z][\w+]*(?:-[A-Za-z][\w+]*)*-\d+(?:\.\d+)+[\w.+~-]*|\bv?\d+\.\d+(?:\.\d+)*[a-z]?\b|\b\d{4}-\d\d-\d\d\b/;
+
+/**
+ * The first version or date in the nearest paragraph above line index `end` (exclusive)
+ * that names one, looking no higher than line index `start`, and where that paragraph
+ * starts.
+ */
+function versionAbove(
+  lines: string[],
+  end: number,
+  start: number,
+): { tag: string; line: number } | undefined {
+  let para: string[] = [];
+  for (let l = end - 1; l >= start - 1; l--) {
+    const line = l >= start ? lines[l] : undefined;
+    if (line !== undefined && !blank(line)) {
+      para.unshift(line);
+      continue;
+    }
+    const m = VERSION.exec(para.join(" "));
+    if (m) return { tag: m[0], line: l + 1 };
+    para = [];
+  }
+  return undefined;
+}
+
+/**
+ * Headings whose title repeats (`1. Changes to Bash` once per release of a change log)
+ * carry what tells them apart. The headings fall into runs, a new run starting where a
+ * title comes again; each run is tagged with the version or date named on the nearest
+ * line above its first heading (`This document details the changes between this version,
+ * bash-5.2-rc4, ...`), and its repeated titles get that tag: `1. Changes to Bash
+ * (bash-5.2-rc4)`. Titles stay as they are when no such line sets the runs apart.
+ *
+ * @param headings headings in document order
+ * @param lines the document's lines
+ * @returns the headings, repeated titles completed
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const lines = ["Release foo-1.1", "", "Fixes", "", "a.", "Release foo-1.0", "", "Fixes", "", "b."];
+ * const out = distinguishRepeats([{ level: 1, title: "Fixes", line: 3 }, { level: 1, title: "Fixes", line: 8 }], lines);
+ * assert.deepEqual(out.map((h) => h.title), ["Fixes (foo-1.1)", "Fixes (foo-1.0)"]);
+ * ```
+ */
+export function distinguishRepeats(headings: Heading[], lines: string[]): Heading[] {
+  const count = new Map<string, number>();
+  for (const h of headings) count.set(h.title, (count.get(h.title) ?? 0) + 1);
+  if (![...count.values()].some((n) => n > 1)) return headings;
+  const tags: (string | undefined)[] = [];
+  let run = new Set<string>();
+  let runStart = 0;
+  let tag: string | undefined;
+  headings.forEach((h, i) => {
+    if (i === 0 || run.has(h.title)) {
+      run = new Set();
+      // the release line sits just above the run, or above a few headings that opened it
+      // without repeating (a release with no "Contributors" before one that has them)
+      const found = versionAbove(lines, h.line - 1, headings[i - 1]?.line ?? 0) ??
+        versionAbove(lines, h.line - 1, headings[runStart]?.line ?? 0);
+      tag = found?.tag;
+      let first = i;
+      while (found && first > 0 && headings[first - 1]!.line - 1 > found.line) first--;
+      for (let j = first; j < i; j++) {
+        tags[j] = tag;
+        run.add(headings[j]!.title);
+      }
+      runStart = first;
+    }
+    run.add(h.title);
+    tags.push(tag);
+  });
+  // A tag is worth adding only when it sets apart the headings of that title.
+  const kinds = new Map<string, Set<string | undefined>>();
+  headings.forEach((h, i) => kinds.set(h.title, (kinds.get(h.title) ?? new Set()).add(tags[i])));
+  return headings.map((h, i) =>
+    tags[i] && count.get(h.title)! > 1 && kinds.get(h.title)!.size > 1
+      ? { ...h, title: `${h.title} (${tags[i]})` }
+      : h
+  );
 }
 
 /**
@@ -234,4 +319,67 @@ function looseTitles(lines: string[]): Heading[] {
   }
   if (titles.length < 2 || titles.length > paragraphs * 0.5) return [];
   return titles;
+}
+
+/** A first line that names the file's kind, not its subject ("README"). */
+const FILE_WORD =
+  /^(read ?me|news|changes|change ?log|todo|install|copying|licen[cs]e|authors|thanks)$/i;
+
+/** Columns of a line's indent, tabs to the next multiple of 8. */
+function indentWidth(s: string): number {
+  let col = 0;
+  for (const ch of s) {
+    if (ch === "\t") col = col - (col % 8) + 8;
+    else if (ch === " ") col++;
+    else break;
+  }
+  return col;
+}
+
+/**
+ * The title a plain-text document opens with, when its headings miss it: the first line,
+ * centred (indented 8 columns or more: `\t       The X Resize, Rotate and Reflect
+ * Extension`) or set off by a blank line before a first heading that is numbered
+ * (`1. Introduction`). Undefined when the first line is a heading itself, reads as a
+ * sentence, or is not mostly words.
+ *
+ * @param lines the document's lines
+ * @param headings the headings found in them
+ * @returns the title, or undefined
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const lines = ["\t\tThe Foo Protocol", "", "1. Introduction", "", "Foo is a protocol."];
+ * assert.equal(leadTitle(lines, [{ level: 1, title: "1. Introduction", line: 3 }]), "The Foo Protocol");
+ * ```
+ */
+export function leadTitle(lines: string[], headings: Heading[]): string | undefined {
+  const first = lines.findIndex((l) => !blank(l));
+  if (first < 0 || first > 20) return undefined;
+  const next = headings[0]?.line;
+  if (next !== undefined && next <= first + 1) return undefined;
+  const raw = lines[first]!.replace(/\x1b\[[0-9;]*m/g, ""); // terminal bold, underline
+  // centred: indented 8 columns or more, well past the text that follows (a list
+  // indented by a tab throughout has no centred title)
+  const indents = lines.slice(first, first + 200).filter((l) => !blank(l)).slice(0, 40)
+    .map(indentWidth).sort((a, b) => a - b);
+  const usual = indents[Math.floor(indents.length / 2)] ?? 0;
+  const centred = indentWidth(raw) >= 8 && indentWidth(raw) >= usual + 4 &&
+    !/\S {3,}\S/.test(raw.trim());
+  const beforeNumbered = next !== undefined && numberedLevel(headings[0]!.title) > 0 &&
+    blank(lines[first + 1]) && indentWidth(raw) === 0;
+  if (!centred && !beforeNumbered) return undefined;
+  const title = clean(raw);
+  if (title.length < 3 || title.length > MAX_TITLE || title.split(" ").length > 15) {
+    return undefined;
+  }
+  if (FILE_WORD.test(title)) return undefined;
+  if (wordy(title) < 0.6 || /[.,;:]$|^[-*+•>#[(|"'`]|@|:\/\//.test(title)) return undefined;
+  if (DANGLING.test(title) || /[.!?]\s+\S/.test(title)) return undefined;
+  // a long line of mostly lower-case words is a sentence ("The HTML version ... can be
+  // found in the python3-dev package"), not a title
+  const words = title.split(" ");
+  const capital = words.filter((w) => /^\P{Ll}/u.test(w)).length;
+  if (words.length > 8 && capital * 2 < words.length) return undefined;
+  return title;
 }

@@ -24,6 +24,7 @@ import {
   type Extractor,
 } from "../core/extractor.ts";
 import { imageSize } from "./_image_size.ts";
+import { type OcrBlock, ocrText } from "./_ocr_text.ts";
 
 /** Largest image OCR accepts, in pixels (width × height). */
 export const MAX_PIXELS = 50_000_000;
@@ -212,35 +213,6 @@ function withDeadline<T>(p: Promise<T>, signal: AbortSignal | undefined, onAbort
 
 const errText = (e: unknown) => String((e as Error)?.message ?? e).replace(/^(Error: )+/, "");
 
-interface Block {
-  paragraphs?: { lines?: { text?: string }[] }[];
-}
-
-/** Lines of the OCR result: one per text line, a blank line between paragraphs. */
-export function ocrLines(blocks: Block[] | null | undefined, text: string): string[] {
-  const out: string[] = [];
-  const push = (l: string) => {
-    const t = l.replace(/\s+/g, " ").trim();
-    if (t) out.push(t);
-  };
-  if (blocks && blocks.length) {
-    for (const block of blocks) {
-      for (const para of block.paragraphs ?? []) {
-        const before = out.length;
-        for (const line of para.lines ?? []) push(line.text ?? "");
-        if (out.length > before) out.push("");
-      }
-    }
-  } else {
-    for (const l of text.split("\n")) {
-      if (l.trim()) push(l);
-      else if (out.length && out[out.length - 1] !== "") out.push("");
-    }
-  }
-  while (out.length && out[out.length - 1] === "") out.pop();
-  return out;
-}
-
 /**
  * The image (OCR) extractor: one page, no outline.
  *
@@ -344,7 +316,7 @@ export async function recognizeLines(
       cause: e,
     });
   }
-  let data: { text: string; blocks: Block[] | null };
+  let data: { text: string; blocks: OcrBlock[] | null };
   try {
     // A copy: tesseract.js transfers what it is given to its thread.
     const image = bytes.slice() as unknown as Tesseract.ImageLike;
@@ -358,5 +330,5 @@ export async function recognizeLines(
       cause: e,
     });
   }
-  return ocrLines(data.blocks, data.text ?? "");
+  return ocrText(data.blocks, data.text ?? "");
 }

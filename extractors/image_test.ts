@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { ExtractError } from "../core/extractor.ts";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus } from "../tests/corpus.ts";
-import { closeImageWorkers, image, ocrLines } from "./image.ts";
+import { closeImageWorkers, image } from "./image.ts";
 import { imageSize } from "./_image_size.ts";
 
 /** Whitespace-normalised text for CER. */
@@ -86,20 +86,6 @@ Deno.test("imageSize reads PNG, JPEG, BMP, WebP and TIFF headers", () => {
   tv.setUint16(22, 257, true), tv.setUint16(24, 3, true), tv.setUint16(30, 2000, true);
   assertEquals(imageSize(tiff), { format: "tiff", width: 3000, height: 2000 });
   assertEquals(imageSize(new Uint8Array([1, 2, 3])), undefined);
-});
-
-Deno.test("ocrLines: one line per text line, blank line between paragraphs", () => {
-  const blocks = [
-    {
-      paragraphs: [{ lines: [{ text: " Title \n" }] }, {
-        lines: [{ text: "a  b" }, { text: "c" }],
-      }],
-    },
-    { paragraphs: [{ lines: [{ text: "   " }] }, { lines: [{ text: "end" }] }] },
-  ];
-  assertEquals(ocrLines(blocks, ""), ["Title", "", "a b", "c", "", "end"]);
-  assertEquals(ocrLines(null, "x\n\n\ny\n"), ["x", "", "y"]);
-  assertEquals(ocrLines([], ""), []);
 });
 
 Deno.test("image refuses empty, huge and unknown files without decoding", async () => {

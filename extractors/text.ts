@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { orgHeadings, textHeadings } from "./_headings_text.ts";
+import { leadTitle, orgHeadings, textHeadings } from "./_headings_text.ts";
 import { decodeText, sniff, splitLines } from "../core/sniff.ts";
 import {
   type Extracted,
@@ -112,7 +112,7 @@ export function text(): Extractor {
         return Promise.resolve({ lines, headings: [], outlineQuality: "none", warnings });
       }
       const { headings, quality } = textHeadings(lines);
-      const title = manTitle(lines);
+      const title = manTitle(lines) ?? leadTitle(lines, headings);
       return Promise.resolve({
         lines,
         headings,

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
 import { ExtractError } from "../core/extractor.ts";
@@ -103,4 +104,91 @@ Deno.test("text: scripts and config files have no headings; the file name is the
     bytes: new TextEncoder().encode("SETUP\n=====\n\nHow to set up.\n"),
   });
   assertEquals(prose.headings?.map((h) => h.title), ["SETUP"]);
+});
+
+/** The lines and headings `text()` gives a gzip-compressed file of /usr/share/doc. */
+async function docFile(path: string) {
+  const bytes = gunzipSync(await Deno.readFile(path));
+  return await text().extract({ path, extension: "", bytes: new Uint8Array(bytes) });
+}
+
+/** Whether a file of /usr/share/doc is on this machine (tests of it are ignored if not). */
+function present(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+const RANDR = "/usr/share/doc/x11proto-dev/randrproto.txt.gz";
+const BASH_INTRO = "/usr/share/doc/bash/INTRO.gz";
+const BASH_CHANGES = "/usr/share/doc/bash/CHANGES.gz";
+
+Deno.test({
+  name: "text() takes a centred first line as the title (randrproto.txt, bash INTRO)",
+  ignore: !present(RANDR) || !present(BASH_INTRO), // packages x11proto-dev and bash-doc
+  fn: async () => {
+    assertEquals(
+      (await docFile(RANDR)).meta?.title,
+      "The X Resize, Rotate and Reflect Extension",
+    );
+    assertEquals((await docFile(BASH_INTRO)).meta?.title, "BASH - The Bourne-Again Shell");
+  },
+});
+
+Deno.test({
+  name: "text() tells repeated headings of bash CHANGES apart by their release",
+  ignore: !present(BASH_CHANGES), // package bash
+  fn: async () => {
+    const titles = ((await docFile(BASH_CHANGES)).headings ?? []).map((h) => h.title);
+    assertEquals(titles.slice(0, 5), [
+      "1. Changes to Bash (bash-5.2-release)",
+      "2. Changes to Readline (bash-5.2-release)",
+      "3. New Features in Bash (bash-5.2-release)",
+      "4. New Features in Readline (bash-5.2-release)",
+      "1. Changes to Bash (bash-5.2-rc4)",
+    ]);
+    const repeats = titles.length - new Set(titles).size;
+    assert(repeats * 20 < titles.length, `${repeats} of ${titles.length} titles repeat`);
+  },
+});
+
+Deno.test("text() takes the first line before a numbered first section as the title", async () => {
+  const bytes = new TextEncoder().encode(
+    "The Foo Protocol\n\n1. Introduction\n\nFoo is a protocol.\n\n2. Messages\n\nThey flow.\n",
+  );
+  const doc = await text().extract({ path: "l/foo.txt", extension: ".txt", bytes });
+  assertEquals(doc.meta?.title, "The Foo Protocol");
+  const prose = await text().extract({
+    path: "l/bar.txt",
+    extension: ".txt",
+    bytes: new TextEncoder().encode(
+      "This file explains bar. Read it.\n\n1. Usage\n\nx\n\n2. End\n\ny\n",
+    ),
+  });
+  assertEquals(prose.meta?.title, undefined);
+  // a list indented by a tab throughout (git subtree's todo) has no centred title
+  const list = await text().extract({
+    path: "l/todo",
+    extension: "",
+    bytes: new TextEncoder().encode("\n\tdelete tempdir\n\n\tadd a rejoin option\n\n\tfix merge\n"),
+  });
+  assertEquals(list.meta?.title, undefined);
+});
+
+const MAN_CHANGES = "/usr/share/doc/manpages/Changes.old.gz";
+
+Deno.test({
+  name: "text() tags a release's headings that come before its first repeated one",
+  ignore: !present(MAN_CHANGES), // package manpages
+  fn: async () => {
+    const titles = ((await docFile(MAN_CHANGES)).headings ?? []).map((h) => h.title);
+    // man-pages 2.10 has no "Contributors" section, 2.11 opens with one
+    const at = titles.indexOf("Contributors (2005-10-24)");
+    assert(at > 0, titles.slice(0, 40).join(" | "));
+    assertEquals(titles[at + 1], "Global changes (2005-10-24)");
+    const repeats = titles.length - new Set(titles).size; // hundreds without the tags
+    assert(repeats * 50 < titles.length, `${repeats} of ${titles.length} titles repeat`);
+  },
 });

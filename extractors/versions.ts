@@ -21,4 +21,11 @@ export const EXTRACTION_VERSIONS: Readonly<Record<string, number>> = {
   html: 2,
   epub: 2,
   docx: 2,
+  // 2: a centred or leading title line, repeated headings tagged with their release
+  // (issue 29, item 8: randrproto.txt, bash INTRO and CHANGES); languages detected on
+  // prose only (item 11: text files were most of the `fr` labels).
+  text: 2,
+  // 2: OCR text of icons and charts (too few real words) dropped, and unsure marks
+  // (issue 29, item 10).
+  image: 2,
 };
