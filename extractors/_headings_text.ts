@@ -358,7 +358,8 @@ export function leadTitle(lines: string[], headings: Heading[]): string | undefi
   if (first < 0 || first > 20) return undefined;
   const next = headings[0]?.line;
   if (next !== undefined && next <= first + 1) return undefined;
-  const raw = lines[first]!.replace(/\x1b\[[0-9;]*m/g, ""); // terminal bold, underline
+  // deno-lint-ignore no-control-regex -- terminal bold and underline escapes, on purpose
+  const raw = lines[first]!.replace(/\x1b\[[0-9;]*m/g, "");
   // centred: indented 8 columns or more, well past the text that follows (a list
   // indented by a tab throughout has no centred title)
   const indents = lines.slice(first, first + 200).filter((l) => !blank(l)).slice(0, 40)
