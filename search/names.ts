@@ -87,17 +87,13 @@ export function substringDistance(q: string, t: string, max: number): number {
   return Math.min(best, max + 1);
 }
 
-let lastPeq: { q: string; peq: Map<number, number> } | undefined;
-
-/** For each character of `q`, the bit mask of its positions (kept for the last query). */
+/** For each character of `q`, the bit mask of its positions. */
 function peqOf(q: string): Map<number, number> {
-  if (lastPeq?.q === q) return lastPeq.peq;
   const peq = new Map<number, number>();
   for (let i = 0; i < q.length; i++) {
     const c = q.charCodeAt(i);
     peq.set(c, (peq.get(c) ?? 0) | (1 << i));
   }
-  lastPeq = { q, peq };
   return peq;
 }
 

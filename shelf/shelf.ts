@@ -178,6 +178,7 @@ export class Shelf {
   #first = false;
   /** Normalised names of the documents, for finding them by name. */
   #names: NamesCache = new WeakMap();
+  #closed = false;
 
   private constructor(
     opts: ShelfOptions,
@@ -716,6 +717,8 @@ export class Shelf {
    * OCR worker, the catalog (with the keyword index on it) and the caches.
    */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     await this.idle();
     await this.#parts.vectors?.close();
     await this.#ocr?.close();

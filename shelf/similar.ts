@@ -6,14 +6,28 @@
  * @module
  */
 import { type Card, type Hit, ToolError } from "../core/types.ts";
-import { prepareQuery } from "../search/query.ts";
+import { checkQuerySize, parseQuery, prepareQuery } from "../search/query.ts";
 import type { Shelf } from "./shelf.ts";
 import { partsOf } from "./_parts.ts";
 
 /** Words of the card for a keyword search of similar documents (no query syntax in them). */
 function likeQuery(card: Card): string {
   const words = card.keywords.length ? card.keywords.slice(0, 8) : [card.title];
-  return words.join(" ").replace(/[^\p{L}\p{N}_.]+/gu, " ").trim();
+  let items = words.join(" ").replace(/[^\p{L}\p{N}_.]+/gu, " ").trim().split(" ");
+  // Within the query bounds: a long title's first words say enough.
+  while (items.length > 1 && !withinBounds(items.join(" "))) {
+    items = items.slice(0, items.length >> 1);
+  }
+  return items.join(" ");
+}
+
+function withinBounds(query: string): boolean {
+  try {
+    checkQuerySize(query, parseQuery(query));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Documents like `card`: by its vector when it has one, else by its keywords. */

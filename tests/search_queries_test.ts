@@ -58,3 +58,15 @@ Deno.test("similar without vectors: documents like it by its keywords, and it sa
   const md = await callTool(t.shelf, "similar", { doc_id: "notes/a.md" });
   assert(/similar to \d+ \(by keywords\)/.test(md.text), md.text);
 });
+
+Deno.test("shelf: close twice is harmless", async () => {
+  const base = await Deno.makeTempDir();
+  const lib = join(base, "notes");
+  await Deno.mkdir(lib);
+  await Deno.writeTextFile(join(lib, "a.md"), "# Alpha\n\nThe aardvark sleeps.\n");
+  const t = await openTestShelf({ base, folders: [lib] });
+  await t.shelf.index();
+  await t.shelf.close();
+  await t.shelf.close();
+  await t[Symbol.asyncDispose]();
+});
