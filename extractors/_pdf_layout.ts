@@ -1,7 +1,8 @@
 /**
  * Page layout for the PDF extractor: pdf.js text items rebuilt into lines in reading order.
  * Pages set in two columns are read column by column (a full-width title or figure caption
- * stays where it is). Pure functions over plain runs, so they can be tested without pdf.js.
+ * stays where it is); the rows of a table stay rows, their cells joined by ` | `. Pure
+ * functions over plain runs, so they can be tested without pdf.js.
  *
  * @module
  */
@@ -48,6 +49,10 @@ export interface PageLine {
   x: number;
   /** Right edge of the line. */
   right: number;
+  /** Baseline of the line (PDF units, up the page). */
+  y: number;
+  /** Cells of a table row (1 for a line that is not one). */
+  cells: number;
 }
 
 // Control characters (and Unicode line separators) must never reach a line.
@@ -100,6 +105,14 @@ export function readingGroups(runs: Run[]): Run[][] {
   for (const r of runs) {
     if (r.x + r.w > gutterL + 1 && r.x < gutterR - 1) spanY.push(r.y);
   }
+  // A table row of three cells or more runs across the gutter: it is read whole.
+  const rows = baselineRows(runs);
+  const cells = tableCells(rows);
+  cells.forEach((c, i) => {
+    if (c.length >= 3 && (cells[i - 1]?.length ?? 0) + (cells[i + 1]?.length ?? 0) >= 3) {
+      spanY.push(rows[i]![0]!.y);
+    }
+  });
   // A line crossing the gutter is full width as a whole: its other runs stay with it.
   const crosses = (r: Run) => spanY.some((y) => Math.abs(y - r.y) <= r.h * 0.4);
   for (const r of runs) {
@@ -110,7 +123,7 @@ export function readingGroups(runs: Run[]): Run[][] {
   }
   // Both sides must read as text columns: many rows each, and most left rows running up to
   // the gutter (a table's short cells do not).
-  const rows = (list: Run[]) => {
+  const rowEnds = (list: Run[]) => {
     const byY = new Map<number, number>();
     for (const r of list) {
       const k = Math.round(r.y);
@@ -118,8 +131,8 @@ export function readingGroups(runs: Run[]): Run[][] {
     }
     return byY;
   };
-  const lRows = rows(left);
-  const rRows = rows(right);
+  const lRows = rowEnds(left);
+  const rRows = rowEnds(right);
   if (lRows.size < 8 || rRows.size < 8) return [runs];
   let reach = 0;
   for (const end of lRows.values()) if (end >= gutterL - width * 0.12) reach++;
@@ -162,21 +175,98 @@ export function readingGroups(runs: Run[]): Run[][] {
   return groups.filter((g) => g?.length);
 }
 
-/** Rebuild runs (of one reading group) into lines, top to bottom, left to right. */
-function groupLines(runs: Run[], out: PageLine[]): void {
-  runs.sort((a, b) => b.y - a.y || a.x - b.x);
+/** Runs grouped into visual lines (one baseline each), top to bottom, each left to right. */
+function baselineRows(runs: Run[]): Run[][] {
+  const sorted = [...runs].sort((a, b) => b.y - a.y || a.x - b.x);
+  const rows: Run[][] = [];
   let i = 0;
+  while (i < sorted.length) {
+    const head = sorted[i]!;
+    const tol = head.h * 0.4;
+    let j = i + 1;
+    while (j < sorted.length && head.y - sorted[j]!.y <= tol) j++;
+    rows.push(sorted.slice(i, j).sort((a, b) => a.x - b.x));
+    i = j;
+  }
+  return rows;
+}
+
+/** A gap between runs wider than this many font heights separates table cells. */
+const CELL_GAP = 1;
+/** Rows further apart than this many font heights are not rows of one table. */
+const ROW_GAP = 3;
+
+/** Dot leaders: a contents line ("2.1 Title . . . . 7") is a line, not a table row. */
+const LEADER = /(?:\.\s?){4}|\u2026{2}/;
+
+/** A row's runs split where a gap wider than a cell gap separates them. */
+function splitCells(row: Run[]): Run[][] {
+  const cells: Run[][] = [];
+  let end = -Infinity;
+  for (const r of row) {
+    const h = Math.max(r.h, cells.at(-1)?.at(-1)?.h ?? 0);
+    if (!cells.length || r.x - end > h * CELL_GAP) cells.push([r]);
+    else cells.at(-1)!.push(r);
+    end = Math.max(end, r.x + r.w);
+  }
+  return cells;
+}
+
+/**
+ * The cells of each row that is a table row, else `[row]`: a row of two cells or more, not
+ * in a fixed-pitch font (code keeps its spacing) nor with dot leaders, with a row just above or below it whose
+ * cells line up with its own (a cell after the first starting or ending where one of the
+ * other row's does).
+ */
+function tableCells(rows: Run[][]): Run[][][] {
+  const split = rows.map((row) => {
+    const mono = row.reduce((n, r) => n + (r.mono ? r.str.length : -r.str.length), 0) > 0;
+    return mono || row.some((r) => LEADER.test(r.str)) ? [row] : splitCells(row);
+  });
+  const edges = (cells: Run[][]) =>
+    cells.slice(1).map((c) => [c[0]!.x, Math.max(...c.map((r) => r.x + r.w))] as const);
+  const aligned = (a: number, b: number) => {
+    const ra = rows[a];
+    const rb = rows[b];
+    if (!ra || !rb || split[a]!.length < 2 || split[b]!.length < 2) return false;
+    const h = Math.max(ra[0]!.h, rb[0]!.h);
+    if (Math.abs(ra[0]!.y - rb[0]!.y) > h * ROW_GAP) return false;
+    const tol = h * 0.5;
+    const eb = edges(split[b]!);
+    return edges(split[a]!).some(([x0, x1]) =>
+      eb.some(([y0, y1]) => Math.abs(x0 - y0) <= tol || Math.abs(x1 - y1) <= tol)
+    );
+  };
+  return rows.map((row, i) => aligned(i, i - 1) || aligned(i, i + 1) ? split[i]! : [row]);
+}
+
+/** Join runs into text: a space where they do not touch, whitespace collapsed. */
+function joinRuns(runs: Run[]): string {
+  let text = "";
+  let end = -Infinity;
+  for (const r of runs) {
+    if (text && r.x - end > r.h * 0.15 && !text.endsWith(" ") && !r.str.startsWith(" ")) {
+      text += " ";
+    }
+    text += r.str;
+    end = Math.max(end, r.x + r.w);
+  }
+  if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ");
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Rebuild runs (of one reading group) into lines, top to bottom, table cells joined by `|`. */
+function groupLines(runs: Run[], out: PageLine[]): void {
+  const rows = baselineRows(runs);
+  const cellsOf = tableCells(rows);
   let prevY = NaN;
   let prevH = 0;
   let first = true;
-  while (i < runs.length) {
-    const head = runs[i]!;
-    const tol = head.h * 0.4;
-    let j = i + 1;
-    while (j < runs.length && head.y - runs[j]!.y <= tol) j++;
-    const line = runs.slice(i, j).sort((a, b) => a.x - b.x);
-    i = j;
-    let text = "";
+  rows.forEach((line, k) => {
+    const head = line.reduce((a, b) => (b.y > a.y ? b : a));
+    const cells = cellsOf[k]!.map(joinRuns).filter((c) => c);
+    const text = cells.join(" | ");
+    if (!text) return;
     let end = -Infinity;
     const sizes = new Map<number, number>();
     const fonts = new Map<string, number>();
@@ -185,10 +275,6 @@ function groupLines(runs: Run[], out: PageLine[]): void {
     let chars = 0;
     let maxH = 0;
     for (const r of line) {
-      if (text && r.x - end > r.h * 0.15 && !text.endsWith(" ") && !r.str.startsWith(" ")) {
-        text += " ";
-      }
-      text += r.str;
       end = Math.max(end, r.x + r.w);
       const n = r.str.length;
       const s = Math.round(r.h * 10) / 10;
@@ -199,9 +285,6 @@ function groupLines(runs: Run[], out: PageLine[]): void {
       if (r.font !== undefined) fonts.set(r.font, (fonts.get(r.font) ?? 0) + n);
       if (r.h > maxH) maxH = r.h;
     }
-    if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ");
-    text = text.replace(/\s+/g, " ").trim();
-    if (!text) continue;
     let size = 0;
     let best = -1;
     for (const [s, n] of sizes) if (n > best) [size, best] = [s, n];
@@ -228,11 +311,13 @@ function groupLines(runs: Run[], out: PageLine[]): void {
       leadFont,
       x: line[0]!.x,
       right: end,
+      y: head.y,
+      cells: cells.length,
     });
     first = false;
     prevY = head.y;
     prevH = maxH;
-  }
+  });
 }
 
 /** Rebuild one page's runs into lines in reading order, joining words hyphenated at a break. */

@@ -45,7 +45,7 @@ Deno.test("layout: one column and tables are read row by row", () => {
   }
   assertEquals(readingGroups(table).length, 1);
   const rows = layoutLines(table).map((l) => l.text);
-  assertEquals(rows[0], "U+0 \\macro0 name 0");
+  assertEquals(rows[0], "U+0 | \\macro0 | name 0");
 });
 
 Deno.test("layout: words hyphenated at a line break are joined", () => {
