@@ -105,13 +105,16 @@ export function readingGroups(runs: Run[]): Run[][] {
   for (const r of runs) {
     if (r.x + r.w > gutterL + 1 && r.x < gutterR - 1) spanY.push(r.y);
   }
-  // A table row of three cells or more runs across the gutter: it is read whole.
+  // A table row runs across the gutter: two cells or more besides the right column's start,
+  // lined up with a row above or below (a loosely set line of prose lines up by chance).
   const rows = baselineRows(runs);
-  const cells = tableCells(rows);
-  cells.forEach((c, i) => {
-    if (c.length >= 3 && (cells[i - 1]?.length ?? 0) + (cells[i + 1]?.length ?? 0) >= 3) {
-      spanY.push(rows[i]![0]!.y);
-    }
+  const cutXs = tableCells(rows).map((cells) =>
+    cells.slice(1).map((c) => c[0]!.x).filter((x) => x < gutterL || x > gutterR + 2 / scale)
+  );
+  const shared = (i: number, j: number) =>
+    cutXs[i]!.filter((x) => cutXs[j]?.some((y) => Math.abs(x - y) <= SAME_X)).length;
+  rows.forEach((row, i) => {
+    if (Math.max(shared(i, i - 1), shared(i, i + 1)) >= 2) spanY.push(row[0]!.y);
   });
   // A line crossing the gutter is full width as a whole: its other runs stay with it.
   const crosses = (r: Run) => spanY.some((y) => Math.abs(y - r.y) <= r.h * 0.4);
@@ -193,51 +196,82 @@ function baselineRows(runs: Run[]): Run[][] {
 
 /** A gap between runs wider than this many font heights separates table cells. */
 const CELL_GAP = 1;
+/** A gap this wide (wider than a word space) separates cells where a column runs 3 rows. */
+const WORD_GAP = 0.6;
+/** Cells of one column start (or, numbers, end) within this many PDF units of each other. */
+const SAME_X = 1;
+/** A number in a cell: "42", "-3.5", "1,024", "12%", "$7", "(3.2)". */
+const NUMBER = /^[-+−(]?[$€£¥]?\d[\d,.]*%?\)?$/;
 /** Rows further apart than this many font heights are not rows of one table. */
 const ROW_GAP = 3;
-
 /** Dot leaders: a contents line ("2.1 Title . . . . 7") is a line, not a table row. */
 const LEADER = /(?:\.\s?){4}|\u2026{2}/;
+/** A list's marker ("•", "-", "2.", "b)"): what follows it is an item, not a cell. */
+const MARKER = /^(?:[\p{P}\p{S}]{1,2}|\d{1,3}[.)]|\p{L}[.)])$/u;
 
-/** A row's runs split where a gap wider than a cell gap separates them. */
-function splitCells(row: Run[]): Run[][] {
-  const cells: Run[][] = [];
-  let end = -Infinity;
-  for (const r of row) {
-    const h = Math.max(r.h, cells.at(-1)?.at(-1)?.h ?? 0);
-    if (!cells.length || r.x - end > h * CELL_GAP) cells.push([r]);
-    else cells.at(-1)!.push(r);
+/** Where a row's runs can split into cells: each run after a gap, with the gap's width. */
+function gapsOf(row: Run[]): { at: number; x: number; end: number; gap: number }[] {
+  const out: { at: number; x: number; end: number; gap: number }[] = [];
+  let end = row[0] ? row[0].x + row[0].w : -Infinity;
+  for (let k = 1; k < row.length; k++) {
+    const r = row[k]!;
+    const h = Math.max(r.h, row[k - 1]!.h);
+    if (r.x - end > h * WORD_GAP) out.push({ at: k, x: r.x, end: 0, gap: (r.x - end) / h });
     end = Math.max(end, r.x + r.w);
   }
-  return cells;
+  // The right edge of a cell holding a number (a column of numbers lines up on it).
+  out.forEach((g, i) => {
+    const cell = row.slice(g.at, out[i + 1]?.at ?? row.length);
+    g.end = NUMBER.test(joinRuns(cell)) ? Math.max(...cell.map((r) => r.x + r.w)) : NaN;
+  });
+  return out;
 }
 
 /**
- * The cells of each row that is a table row, else `[row]`: a row of two cells or more, not
- * in a fixed-pitch font (code keeps its spacing) nor with dot leaders, with a row just above or below it whose
- * cells line up with its own (a cell after the first starting or ending where one of the
- * other row's does).
+ * The cells of each row that is a table row, else `[row]`. Rows in a fixed-pitch font (code
+ * keeps its spacing) or with dot leaders are lines. A row splits where a gap wider than a
+ * font height leaves a cell that starts (a number: ends) where one of the row above or below
+ * does;
+ * and at a narrower gap (wider than a word space, not after a list marker) whose next cell starts where
+ * one does on two neighbouring rows too: a column three rows long.
  */
 function tableCells(rows: Run[][]): Run[][][] {
-  const split = rows.map((row) => {
+  const gaps = rows.map((row) => {
     const mono = row.reduce((n, r) => n + (r.mono ? r.str.length : -r.str.length), 0) > 0;
-    return mono || row.some((r) => LEADER.test(r.str)) ? [row] : splitCells(row);
+    return mono || row.some((r) => LEADER.test(r.str)) ? [] : gapsOf(row);
   });
-  const edges = (cells: Run[][]) =>
-    cells.slice(1).map((c) => [c[0]!.x, Math.max(...c.map((r) => r.x + r.w))] as const);
-  const aligned = (a: number, b: number) => {
+  const near = (a: number, b: number) => {
     const ra = rows[a];
     const rb = rows[b];
-    if (!ra || !rb || split[a]!.length < 2 || split[b]!.length < 2) return false;
-    const h = Math.max(ra[0]!.h, rb[0]!.h);
-    if (Math.abs(ra[0]!.y - rb[0]!.y) > h * ROW_GAP) return false;
-    const tol = h * 0.5;
-    const eb = edges(split[b]!);
-    return edges(split[a]!).some(([x0, x1]) =>
-      eb.some(([y0, y1]) => Math.abs(x0 - y0) <= tol || Math.abs(x1 - y1) <= tol)
+    if (!ra || !rb || !gaps[a]!.length || !gaps[b]!.length) return false;
+    return Math.abs(ra[0]!.y - rb[0]!.y) <= Math.max(ra[0]!.h, rb[0]!.h) * ROW_GAP;
+  };
+  const strong = (i: number) => gaps[i]!.filter((g) => g.gap > CELL_GAP);
+  const lined = (i: number, j: number) => {
+    if (!near(i, j)) return false;
+    const other = strong(j);
+    return strong(i).some((g) =>
+      other.some((o) => Math.abs(g.x - o.x) <= SAME_X || Math.abs(g.end - o.end) <= SAME_X)
     );
   };
-  return rows.map((row, i) => aligned(i, i - 1) || aligned(i, i + 1) ? split[i]! : [row]);
+  const starts = gaps.map((list, i) =>
+    list.filter((g) => g.at > 1 || !MARKER.test(joinRuns(rows[i]!.slice(0, 1)))).map((g) => g.x)
+  );
+  const at = (j: number, x: number) => starts[j]!.some((s) => Math.abs(s - x) <= SAME_X);
+  const column = (i: number, x: number) =>
+    (near(i, i - 1) && at(i - 1, x) &&
+      ((near(i, i + 1) && at(i + 1, x)) || (near(i - 1, i - 2) && at(i - 2, x)))) ||
+    (near(i, i + 1) && at(i + 1, x) && near(i + 1, i + 2) && at(i + 2, x));
+  return rows.map((row, i) => {
+    const byGap = lined(i, i - 1) || lined(i, i + 1);
+    const cuts = gaps[i]!.filter((g) => (byGap && g.gap > CELL_GAP) || column(i, g.x));
+    if (!cuts.length) return [row];
+    const cells: Run[][] = [];
+    let from = 0;
+    for (const c of cuts) cells.push(row.slice(from, c.at)), from = c.at;
+    cells.push(row.slice(from));
+    return cells;
+  });
 }
 
 /** Join runs into text: a space where they do not touch, whitespace collapsed. */
