@@ -175,7 +175,16 @@ export function readingGroups(runs: Run[]): Run[][] {
   for (const r of left) at(3 * band(r.y)).push(r);
   for (const r of right) at(3 * band(r.y) + 1).push(r);
   for (const r of span) at(3 * cutOf(r.y) + 2).push(r);
-  return groups.filter((g) => g?.length);
+  // Full-width lines with no column text between them (a table's rows) read as one group.
+  const out: Run[][] = [];
+  let lastSpan = -1;
+  groups.forEach((g, i) => {
+    if (!g?.length) return;
+    if (i % 3 === 2 && lastSpan === out.length - 1 && lastSpan >= 0) out[lastSpan]!.push(...g);
+    else out.push(g);
+    if (i % 3 === 2) lastSpan = out.length - 1;
+  });
+  return out;
 }
 
 /** Runs grouped into visual lines (one baseline each), top to bottom, each left to right. */
