@@ -13,6 +13,7 @@
  */
 import type { Heading, OutlineQuality } from "../core/extractor.ts";
 import { ENDS_NUM, readContents } from "./_pdf_contents.ts";
+import { bucket, headKey, PAGE_NUM, pageNumberOf, repeatKey, styleKey } from "./_pdf_running.ts";
 
 /** One rebuilt line of a PDF page, as the heading heuristic sees it. */
 export interface PdfLine {
@@ -61,18 +62,8 @@ const NUMBERED =
 const DOTTED = /^\d{1,2}(?:\.\d{1,2}){0,4}\.\s/;
 const LABEL = /^\p{L}+\s+(\d{1,3}|[IVXLC]+|[A-Z])\.?$/u;
 const CHAPTER = /^(chapter|appendix|part|section)\s+([0-9]+|[A-Z]|[IVXLC]+)\b/i;
-const PAGE_NUM = /^(?:page\s+)?(?:\d+|[ivxlcdm]+)(?:\s*(?:of|\/)\s*\d+)?$/i;
 /** Pages on which an edge line in the same text and style makes it a running head. */
 const SAME_STYLE_REPEAT = 2;
-/** A page number at either end of a line ("abbreviate 7", "8 abbreviate"). */
-const PAGE_AT_END = /^(\d+)\s+\S|\S\s+(\d+)$/;
-
-/** The number at either end of a line, a page number if it follows the pages. */
-function pageNumberOf(text: string): number | undefined {
-  const m = PAGE_AT_END.exec(text);
-  return m ? Number(m[1] ?? m[2]) : undefined;
-}
-
 /** Numbering depth of a heading text (`1` → 1, `2.3` → 2, `Chapter 4` → 1), else 0. */
 export function numberingDepth(text: string): number {
   const m = NUMBERED.exec(text);
@@ -115,26 +106,6 @@ function after(a: number[], b: number[]): boolean {
     if (a[i] !== b[i]) return a[i]! > b[i]!;
   }
   return a.length > b.length;
-}
-
-/** Key for running headers/footers: case-folded, digits removed, whitespace collapsed. */
-function repeatKey(text: string): string {
-  return text.toLowerCase().replace(/[0-9]+/g, "#").replace(/\s+/g, " ").trim();
-}
-
-/** Key for a running head: case-folded, without a page number at either end. */
-function headKey(text: string): string {
-  return text.toLowerCase().replace(/^\d+\s+|\s+\d+$/g, "").replace(/\s+/g, " ").trim();
-}
-
-/** Round a font size to half points so sizes that differ by rounding noise coincide. */
-function bucket(size: number): number {
-  return Math.round(size * 2) / 2;
-}
-
-/** A line's style: font size (half points) and font. */
-function styleKey(l: PdfLine): string {
-  return `${bucket(l.size)}|${l.font ?? ""}`;
 }
 
 /**

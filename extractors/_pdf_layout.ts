@@ -1,7 +1,8 @@
 /**
  * Page layout for the PDF extractor: pdf.js text items rebuilt into lines in reading order.
  * Pages set in two columns are read column by column (a full-width title or figure caption
- * stays where it is). Pure functions over plain runs, so they can be tested without pdf.js.
+ * stays where it is); the rows of a table stay rows, their cells joined by ` | `. Pure
+ * functions over plain runs, so they can be tested without pdf.js.
  *
  * @module
  */
@@ -48,6 +49,10 @@ export interface PageLine {
   x: number;
   /** Right edge of the line. */
   right: number;
+  /** Baseline of the line (PDF units, up the page). */
+  y: number;
+  /** Cells of a table row (1 for a line that is not one). */
+  cells: number;
 }
 
 // Control characters (and Unicode line separators) must never reach a line.
@@ -100,6 +105,17 @@ export function readingGroups(runs: Run[]): Run[][] {
   for (const r of runs) {
     if (r.x + r.w > gutterL + 1 && r.x < gutterR - 1) spanY.push(r.y);
   }
+  // A table row runs across the gutter: two cells or more besides the right column's start,
+  // lined up with a row above or below (a loosely set line of prose lines up by chance).
+  const rows = baselineRows(runs);
+  const cutXs = tableCells(rows).map((cells) =>
+    cells.slice(1).map((c) => c[0]!.x).filter((x) => x < gutterL || x > gutterR + 2 / scale)
+  );
+  const shared = (i: number, j: number) =>
+    cutXs[i]!.filter((x) => cutXs[j]?.some((y) => Math.abs(x - y) <= SAME_X)).length;
+  rows.forEach((row, i) => {
+    if (Math.max(shared(i, i - 1), shared(i, i + 1)) >= 2) spanY.push(row[0]!.y);
+  });
   // A line crossing the gutter is full width as a whole: its other runs stay with it.
   const crosses = (r: Run) => spanY.some((y) => Math.abs(y - r.y) <= r.h * 0.4);
   for (const r of runs) {
@@ -110,7 +126,7 @@ export function readingGroups(runs: Run[]): Run[][] {
   }
   // Both sides must read as text columns: many rows each, and most left rows running up to
   // the gutter (a table's short cells do not).
-  const rows = (list: Run[]) => {
+  const rowEnds = (list: Run[]) => {
     const byY = new Map<number, number>();
     for (const r of list) {
       const k = Math.round(r.y);
@@ -118,8 +134,8 @@ export function readingGroups(runs: Run[]): Run[][] {
     }
     return byY;
   };
-  const lRows = rows(left);
-  const rRows = rows(right);
+  const lRows = rowEnds(left);
+  const rRows = rowEnds(right);
   if (lRows.size < 8 || rRows.size < 8) return [runs];
   let reach = 0;
   for (const end of lRows.values()) if (end >= gutterL - width * 0.12) reach++;
@@ -159,24 +175,141 @@ export function readingGroups(runs: Run[]): Run[][] {
   for (const r of left) at(3 * band(r.y)).push(r);
   for (const r of right) at(3 * band(r.y) + 1).push(r);
   for (const r of span) at(3 * cutOf(r.y) + 2).push(r);
-  return groups.filter((g) => g?.length);
+  // Full-width lines with no column text between them (a table's rows) read as one group.
+  const out: Run[][] = [];
+  let lastSpan = -1;
+  groups.forEach((g, i) => {
+    if (!g?.length) return;
+    if (i % 3 === 2 && lastSpan === out.length - 1 && lastSpan >= 0) out[lastSpan]!.push(...g);
+    else out.push(g);
+    if (i % 3 === 2) lastSpan = out.length - 1;
+  });
+  return out;
 }
 
-/** Rebuild runs (of one reading group) into lines, top to bottom, left to right. */
-function groupLines(runs: Run[], out: PageLine[]): void {
-  runs.sort((a, b) => b.y - a.y || a.x - b.x);
+/** Runs grouped into visual lines (one baseline each), top to bottom, each left to right. */
+function baselineRows(runs: Run[]): Run[][] {
+  const sorted = [...runs].sort((a, b) => b.y - a.y || a.x - b.x);
+  const rows: Run[][] = [];
   let i = 0;
+  while (i < sorted.length) {
+    const head = sorted[i]!;
+    const tol = head.h * 0.4;
+    let j = i + 1;
+    while (j < sorted.length && head.y - sorted[j]!.y <= tol) j++;
+    rows.push(sorted.slice(i, j).sort((a, b) => a.x - b.x));
+    i = j;
+  }
+  return rows;
+}
+
+/** A gap between runs wider than this many font heights separates table cells. */
+const CELL_GAP = 1;
+/** A gap this wide (wider than a word space) separates cells where a column runs 3 rows. */
+const WORD_GAP = 0.6;
+/** Cells of one column start (or, numbers, end) within this many PDF units of each other. */
+const SAME_X = 1;
+/** A number in a cell: "42", "-3.5", "1,024", "12%", "$7", "(3.2)". */
+const NUMBER = /^[-+−(]?[$€£¥]?\d[\d,.]*%?\)?$/;
+/** Rows further apart than this many font heights are not rows of one table. */
+const ROW_GAP = 3;
+/** Dot leaders: a contents line ("2.1 Title . . . . 7") is a line, not a table row. */
+const LEADER = /(?:\.\s?){4}|\u2026{2}/;
+/** A list's marker ("•", "-", "2.", "b)"): what follows it is an item, not a cell. */
+const MARKER = /^(?:[\p{P}\p{S}]{1,2}|\d{1,3}[.)]|\p{L}[.)])$/u;
+
+/** Where a row's runs can split into cells: each run after a gap, with the gap's width. */
+function gapsOf(row: Run[]): { at: number; x: number; end: number; gap: number }[] {
+  const out: { at: number; x: number; end: number; gap: number }[] = [];
+  let end = row[0] ? row[0].x + row[0].w : -Infinity;
+  for (let k = 1; k < row.length; k++) {
+    const r = row[k]!;
+    const h = Math.max(r.h, row[k - 1]!.h);
+    if (r.x - end > h * WORD_GAP) out.push({ at: k, x: r.x, end: 0, gap: (r.x - end) / h });
+    end = Math.max(end, r.x + r.w);
+  }
+  // The right edge of a cell holding a number (a column of numbers lines up on it).
+  out.forEach((g, i) => {
+    const cell = row.slice(g.at, out[i + 1]?.at ?? row.length);
+    g.end = NUMBER.test(joinRuns(cell)) ? Math.max(...cell.map((r) => r.x + r.w)) : NaN;
+  });
+  return out;
+}
+
+/**
+ * The cells of each row that is a table row, else `[row]`. Rows in a fixed-pitch font (code
+ * keeps its spacing) or with dot leaders are lines. A row splits where a gap wider than a
+ * font height leaves a cell that starts (a number: ends) where one of the row above or below
+ * does;
+ * and at a narrower gap (wider than a word space, not after a list marker) whose next cell starts where
+ * one does on two neighbouring rows too: a column three rows long.
+ */
+function tableCells(rows: Run[][]): Run[][][] {
+  const gaps = rows.map((row) => {
+    const mono = row.reduce((n, r) => n + (r.mono ? r.str.length : -r.str.length), 0) > 0;
+    return mono || row.some((r) => LEADER.test(r.str)) ? [] : gapsOf(row);
+  });
+  const near = (a: number, b: number) => {
+    const ra = rows[a];
+    const rb = rows[b];
+    if (!ra || !rb || !gaps[a]!.length || !gaps[b]!.length) return false;
+    return Math.abs(ra[0]!.y - rb[0]!.y) <= Math.max(ra[0]!.h, rb[0]!.h) * ROW_GAP;
+  };
+  const strong = (i: number) => gaps[i]!.filter((g) => g.gap > CELL_GAP);
+  const lined = (i: number, j: number) => {
+    if (!near(i, j)) return false;
+    const other = strong(j);
+    return strong(i).some((g) =>
+      other.some((o) => Math.abs(g.x - o.x) <= SAME_X || Math.abs(g.end - o.end) <= SAME_X)
+    );
+  };
+  const starts = gaps.map((list, i) =>
+    list.filter((g) => g.at > 1 || !MARKER.test(joinRuns(rows[i]!.slice(0, 1)))).map((g) => g.x)
+  );
+  const at = (j: number, x: number) => starts[j]!.some((s) => Math.abs(s - x) <= SAME_X);
+  const column = (i: number, x: number) =>
+    (near(i, i - 1) && at(i - 1, x) &&
+      ((near(i, i + 1) && at(i + 1, x)) || (near(i - 1, i - 2) && at(i - 2, x)))) ||
+    (near(i, i + 1) && at(i + 1, x) && near(i + 1, i + 2) && at(i + 2, x));
+  return rows.map((row, i) => {
+    const byGap = lined(i, i - 1) || lined(i, i + 1);
+    const cuts = gaps[i]!.filter((g) => (byGap && g.gap > CELL_GAP) || column(i, g.x));
+    if (!cuts.length) return [row];
+    const cells: Run[][] = [];
+    let from = 0;
+    for (const c of cuts) cells.push(row.slice(from, c.at)), from = c.at;
+    cells.push(row.slice(from));
+    return cells;
+  });
+}
+
+/** Join runs into text: a space where they do not touch, whitespace collapsed. */
+function joinRuns(runs: Run[]): string {
+  let text = "";
+  let end = -Infinity;
+  for (const r of runs) {
+    if (text && r.x - end > r.h * 0.15 && !text.endsWith(" ") && !r.str.startsWith(" ")) {
+      text += " ";
+    }
+    text += r.str;
+    end = Math.max(end, r.x + r.w);
+  }
+  if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ");
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Rebuild runs (of one reading group) into lines, top to bottom, table cells joined by `|`. */
+function groupLines(runs: Run[], out: PageLine[]): void {
+  const rows = baselineRows(runs);
+  const cellsOf = tableCells(rows);
   let prevY = NaN;
   let prevH = 0;
   let first = true;
-  while (i < runs.length) {
-    const head = runs[i]!;
-    const tol = head.h * 0.4;
-    let j = i + 1;
-    while (j < runs.length && head.y - runs[j]!.y <= tol) j++;
-    const line = runs.slice(i, j).sort((a, b) => a.x - b.x);
-    i = j;
-    let text = "";
+  rows.forEach((line, k) => {
+    const head = line.reduce((a, b) => (b.y > a.y ? b : a));
+    const cells = cellsOf[k]!.map(joinRuns).filter((c) => c);
+    const text = cells.join(" | ");
+    if (!text) return;
     let end = -Infinity;
     const sizes = new Map<number, number>();
     const fonts = new Map<string, number>();
@@ -185,10 +318,6 @@ function groupLines(runs: Run[], out: PageLine[]): void {
     let chars = 0;
     let maxH = 0;
     for (const r of line) {
-      if (text && r.x - end > r.h * 0.15 && !text.endsWith(" ") && !r.str.startsWith(" ")) {
-        text += " ";
-      }
-      text += r.str;
       end = Math.max(end, r.x + r.w);
       const n = r.str.length;
       const s = Math.round(r.h * 10) / 10;
@@ -199,9 +328,6 @@ function groupLines(runs: Run[], out: PageLine[]): void {
       if (r.font !== undefined) fonts.set(r.font, (fonts.get(r.font) ?? 0) + n);
       if (r.h > maxH) maxH = r.h;
     }
-    if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ");
-    text = text.replace(/\s+/g, " ").trim();
-    if (!text) continue;
     let size = 0;
     let best = -1;
     for (const [s, n] of sizes) if (n > best) [size, best] = [s, n];
@@ -228,11 +354,13 @@ function groupLines(runs: Run[], out: PageLine[]): void {
       leadFont,
       x: line[0]!.x,
       right: end,
+      y: head.y,
+      cells: cells.length,
     });
     first = false;
     prevY = head.y;
     prevH = maxH;
-  }
+  });
 }
 
 /** Rebuild one page's runs into lines in reading order, joining words hyphenated at a break. */

@@ -45,10 +45,48 @@ Deno.test("layout: one column and tables are read row by row", () => {
   }
   assertEquals(readingGroups(table).length, 1);
   const rows = layoutLines(table).map((l) => l.text);
-  assertEquals(rows[0], "U+0 \\macro0 name 0");
+  assertEquals(rows[0], "U+0 | \\macro0 | name 0");
 });
 
 Deno.test("layout: words hyphenated at a line break are joined", () => {
   const lines = layoutLines([run("the man-", 50, 700), run("uals (e.g. this)", 50, 688)]);
   assertEquals(lines.map((l) => l.text), ["the manuals", "(e.g. this)"]);
+});
+
+Deno.test("layout: a full-width table on a two-column page is read row by row", () => {
+  const runs = twoColumns();
+  // Below the columns, a table whose cells leave the gutter empty: three columns of cells.
+  for (let i = 0; i < 6; i++) {
+    const y = 440 - i * 12;
+    runs.push(run(`item ${i}`, 50, y, 40), run(`${i * 7}`, 150, y, 20));
+    runs.push(run(`kind ${i}`, 330, y, 40), run(`note ${i}`, 450, y, 40));
+  }
+  const lines = layoutLines(runs).map((l) => l.text);
+  assertEquals(
+    lines.slice(1, 21),
+    twoColumns().slice(1).filter((_, i) => i % 2 === 0).map((r) => r.str),
+  );
+  assertEquals(lines.slice(-6, -4), [
+    "item 0 | 0 | kind 0 | note 0",
+    "item 1 | 7 | kind 1 | note 1",
+  ]);
+});
+
+Deno.test("layout: cells a word space apart split where a column runs three rows", () => {
+  // Cells set 0.8 font heights apart (a table without padding), in line on every row.
+  const rows = ["C-a", "C-e", "C-b"].map((key, i) => [
+    run(key, 50, 700 - i * 12, 15),
+    run(`Go somewhere ${i}.`, 73, 700 - i * 12, 100),
+  ]);
+  assertEquals(layoutLines(rows.flat()).map((l) => l.text), [
+    "C-a | Go somewhere 0.",
+    "C-e | Go somewhere 1.",
+    "C-b | Go somewhere 2.",
+  ]);
+  // Two such rows, or a list's markers, are not a table.
+  assertEquals(layoutLines(rows.slice(0, 2).flat()).map((l) => l.text)[0], "C-a Go somewhere 0.");
+  const list = [0, 1, 2].map((
+    i,
+  ) => [run("•", 50, 700 - i * 12, 5), run(`point ${i}`, 63, 700 - i * 12, 40)]);
+  assertEquals(layoutLines(list.flat()).map((l) => l.text)[0], "• point 0");
 });

@@ -11,6 +11,7 @@ import * as pdfjsWorker from "pdfjs-dist/legacy/build/pdf.worker.mjs";
 import { getDocument, PDFWorker } from "pdfjs-dist/legacy/build/pdf.mjs";
 import { fastPorts } from "./_pdf_port.ts";
 import { layoutLines, type PageLine, type Run } from "./_pdf_layout.ts";
+import { dropRunning } from "./_pdf_running.ts";
 import { pdfHeadings, type PdfLine } from "./_headings_pdf.ts";
 import {
   type DocMeta,
@@ -299,13 +300,13 @@ export function pdf(): Extractor {
         const pages: number[] = [];
         const info: PdfLine[] = [];
         const n = doc.numPages;
+        const read: PageLine[][] = [];
         for (let p = 1; p <= n; p++) {
           if (input.signal?.aborted) {
             warnings.push(`extraction stopped at page ${p} of ${n} (time limit)`);
             break;
           }
-          pages.push(lines.length + 1);
-          let rows: ReturnType<typeof pageLines> = [];
+          let rows: PageLine[] = [];
           try {
             const page = await doc.getPage(p);
             rows = pageLines(await page.getTextContent());
@@ -313,6 +314,12 @@ export function pdf(): Extractor {
           } catch (e) {
             warnings.push(`page ${p}: ${e instanceof Error ? e.message : String(e)}`);
           }
+          read.push(rows);
+        }
+        // Running headers, footers and page numbers need every page: they are dropped here.
+        for (const [i, rows] of dropRunning(read).entries()) {
+          const p = i + 1;
+          pages.push(lines.length + 1);
           if (rows.length === 0) {
             lines.push("");
             continue;

@@ -11,6 +11,7 @@ import {
 } from "./_headings_pdf.ts";
 import { cleanTitle, pdf } from "./pdf.ts";
 import { hasCommand, noteMissing } from "../tests/have.ts";
+import { pdftotextPage } from "../tests/pdftotext.ts";
 
 const ex = pdf();
 const cache = new Map<string, Promise<Extracted>>();
@@ -371,3 +372,79 @@ Deno.test("headings_pdf: sizes give levels, running headers and page numbers are
   assertEquals(headings.length, 9);
   assertEquals(pdfHeadings([], 0).quality, "none");
 });
+
+// Layout test files made with LibreOffice from corpus text (testdata/layout/, rebuilt by
+// make_layout_pdfs.sh): the sources are the ground truth.
+const layoutDir = new URL("./testdata/layout/", import.meta.url);
+const layoutPdf = async (name: string) => {
+  const bytes = await Deno.readFile(new URL(name, layoutDir));
+  return await ex.extract({ path: name, extension: ".pdf", bytes });
+};
+
+Deno.test("pdf: a two-column page is read column by column, each paragraph whole", async () => {
+  const source = await Deno.readTextFile(new URL("two-columns.fodt", layoutDir));
+  const paragraphs = [...source.matchAll(/<text:p text:style-name="Body">(.*?)<\/text:p>/g)]
+    .map((m) => flat(decodeXml(m[1]!)));
+  assert(paragraphs.length > 15, `${paragraphs.length} paragraphs in the source`);
+  const doc = await layoutPdf("two-columns.pdf");
+  // Compared without white space and hyphens: a line broken after a hyphen ("x86 64-" /
+  // "unknown", "Unix-" / "like" joined to "Unixlike") is not a paragraph broken by the layout.
+  const text = flat(doc.lines.join(""));
+  let from = 0;
+  for (const p of paragraphs) {
+    const at = text.indexOf(p, from);
+    assert(at >= 0, `paragraph missing, split or out of order: "${p.slice(0, 60)}…"`);
+    from = at + p.length;
+  }
+  assertEquals(doc.lines[0], "R Basics, in Two Columns", "the full-width title first");
+});
+
+Deno.test("pdf: running headers and 'Page N of M' footers are dropped, pages stay", async () => {
+  const doc = await layoutPdf("two-columns.pdf");
+  const pages = doc.pages ?? [];
+  assertEquals(pages.length, 3);
+  const edge = doc.lines.filter((l) => /Frequently Asked Questions|^Page \d+ of \d+$/.test(l));
+  assertEquals(edge, []);
+  if (!noPdftotext) {
+    const file = new URL("two-columns.pdf", layoutDir).pathname;
+    for (const [i, start] of pages.entries()) {
+      const page = squash(await pdftotextPage(file, i + 1));
+      assert(page.includes(squash("Frequently Asked Questions")), "the header is in the PDF");
+      const end = pages[i + 1] ?? doc.lines.length + 1;
+      const lines = doc.lines.slice(start - 1, end - 1).filter((l) => l.length > 20);
+      assert(lines.length > 30);
+      // pdftotext joins a word broken at a line end: compare without the hyphen.
+      const on = (l: string) => page.includes(squash(l.replace(/-$/, "")));
+      assertEquals(lines.filter((l) => !on(l)), [], `page ${i + 1}`);
+    }
+  }
+});
+
+Deno.test("pdf: table rows come out as rows, their cells in order joined by ' | '", async () => {
+  const source = await Deno.readTextFile(new URL("tables.html", layoutDir));
+  const rows = [...source.matchAll(/<tr>\s*((?:<td>.*?<\/td>\s*)+)<\/tr>/g)].map((m) =>
+    [...m[1]!.matchAll(/<td>(.*?)<\/td>/g)].map((c) => decodeXml(c[1]!)).join(" | ")
+  );
+  assertEquals(rows.length, 30);
+  const doc = await layoutPdf("tables.pdf");
+  let from = 0;
+  for (const row of rows) {
+    const at = doc.lines.indexOf(row, from);
+    assert(at >= 0, `row "${row}" not a line (in order) of:\n${doc.lines.join("\n")}`);
+    from = at + 1;
+  }
+  // The prose between the tables stays prose.
+  assert(doc.lines.some((l) => l.startsWith("Many of these are available") && !l.includes("|")));
+});
+
+/** Text of an XML/HTML element's content: tags out, the five entities decoded. */
+function decodeXml(s: string): string {
+  return s.replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"').replace(/&#x27;|&apos;/g, "'").replace(/&amp;/g, "&");
+}
+
+/** Text without white space and hyphens, for comparing a paragraph with lines. */
+const flat = (s: string) => squash(s).replaceAll("-", "");
+
+/** Text compared with pdftotext's: NFKC, no white space. */
+const squash = (s: string) => s.normalize("NFKC").replace(/\s+/g, "");

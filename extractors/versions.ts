@@ -14,7 +14,9 @@
 export const EXTRACTION_VERSIONS: Readonly<Record<string, number>> = {
   // 2: headings of PDFs without bookmarks from fonts, the section-number sequence and the
   // table of contents (session 6; pdf-plain heading F1 0.739 -> 0.861).
-  pdf: 2,
+  // 3: table rows keep their cells (` | `), running headers, footers and page numbers
+  // dropped (issue 27).
+  pdf: 3,
   // 2: layout tables unwrapped, only the main content of pages that mark one, permalink
   // anchors out of headings, no `2\.` escapes in heading lines (issue 29, items 5, 9, 13).
   // EPUB and DOCX are converted through the HTML extractor: their output changes with it.
