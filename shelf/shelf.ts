@@ -104,6 +104,7 @@ import {
   type EditAnswer,
   editFile,
   type EditRequest,
+  fileSystemError,
   type MoveAnswer,
   moveFile,
   type MoveRequest,
@@ -815,7 +816,11 @@ export class Shelf {
         ),
       );
     }
-    return this.#vaultCalls(() => op(this.#vaultHost()));
+    return this.#vaultCalls(() =>
+      op(this.#vaultHost()).catch((e) => {
+        throw fileSystemError(e);
+      })
+    );
   }
 
   /**
