@@ -212,6 +212,14 @@ Deno.test("Shelf.editFile() refuses a stale if_match, an empty old_text and line
     shelf.editFile({ path: "Notes/otters.md", startLine: 99, newText: "x" }),
   );
   assertEquals(past.code, "INVALID_ARGUMENT");
+  // Latin-1 bytes would not survive a round trip through UTF-8: refused, left as they are.
+  const latin1 = new Uint8Array([...new TextEncoder().encode("caf"), 0xe9, 0x0a]);
+  Deno.writeFileSync(join(notes, "latin1.txt"), latin1);
+  const enc = await rejected(
+    shelf.editFile({ path: "Notes/latin1.txt", oldText: "caf", newText: "x" }),
+  );
+  assertEquals(enc.code, "INVALID_ARGUMENT");
+  assertEquals(Deno.readFileSync(join(notes, "latin1.txt")), latin1);
   const missing = await rejected(
     shelf.editFile({ path: "Notes/nope.md", oldText: "a", newText: "b" }),
   );
