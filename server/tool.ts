@@ -198,6 +198,11 @@ export interface ToolSpec<
   /** Whether the tool only reads (default true): MCP's read-only annotations. */
   readOnly?: boolean;
   /**
+   * A write tool of the vault (`write`, `edit`, `move`, `delete`): not listed, and refused,
+   * unless writing is enabled for a library (and, over HTTP, the server has a token).
+   */
+  vault?: boolean;
+  /**
    * Whether a call waits (bounded) for a first index still being built (default true;
    * `status` answers at once).
    */
@@ -348,13 +353,13 @@ export const n = (x: number): string => x.toLocaleString("en-US");
 
 /** The JSON body of an error answer. */
 export interface ErrorBody {
-  error: { code: string; message: string; hint?: string };
+  error: { code: string; message: string; hint?: string; [fact: string]: unknown };
 }
 
 /** Turn any failure into the error body of the contract (no stack traces). */
 export function errorBody(e: unknown, log?: (m: string) => void): ErrorBody {
   if (e instanceof ToolError) {
-    return { error: { code: e.code, message: e.message, hint: e.hint } };
+    return { error: { code: e.code, message: e.message, hint: e.hint, ...e.details } };
   }
   log?.(`shelfmark: internal error: ${(e as Error)?.stack ?? e}`);
   return {

@@ -53,6 +53,7 @@ export const read = defineTool({
     total_lines: z.number().int(),
     next_offset: nextOffset,
     truncated: z.boolean().optional(),
+    version: z.string(),
   },
   run(shelf, a) {
     const id = resolveDoc(shelf, a.doc_id);
@@ -60,7 +61,9 @@ export const read = defineTool({
     return { ...r, path: shownPath(shelf, r.path) };
   },
   markdown(r, render) {
-    if (!r.lines.length) return `${escapeControl(r.title)} [${r.doc_id}] is empty (0 lines).`;
+    if (!r.lines.length) {
+      return `${escapeControl(r.title)} [${r.doc_id}] is empty (0 lines). Version ${r.version}.`;
+    }
     const w = String(r.lines[r.lines.length - 1]!.n).length;
     const body: string[] = [];
     for (const [i, l] of r.lines.entries()) {
@@ -76,7 +79,8 @@ export const read = defineTool({
         (r.truncated ? " (cut: the pages or section asked for go on)" : "") + "." +
         (r.next_offset
           ? ` Next: ${render.cli ? "add " : "read "}${argHint(render, { offset: r.next_offset })}.`
-          : ""),
+          : "") +
+        ` Version ${r.version}.`,
     );
     body.push(
       citeHint(escapeControl(r.path), {
