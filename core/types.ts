@@ -226,6 +226,10 @@ export type ErrorCode =
   | "PATH_OUTSIDE_LIBRARY"
   | "INDEX_UNAVAILABLE"
   | "NOT_ALLOWED"
+  | "FETCH_FAILED"
+  | "REDIRECTED"
+  | "TOO_LARGE"
+  | "UNSUPPORTED_TYPE"
   | "INTERNAL";
 
 /** A tool failure the caller can act on. Tools turn it into `{"error": {code, message, hint}}`. */
