@@ -23,6 +23,8 @@ export interface Config {
     fields?: string[];
     /** Index hidden files and folders (default false: listed as skipped, `hidden`). */
     index_hidden?: boolean;
+    /** Allow the write tools (write, edit, move, delete) in this library (default false). */
+    write?: boolean;
   }[];
   /** Extra extractor plugin modules (paths or URLs). */
   extractors?: string[];
@@ -112,6 +114,7 @@ const LibrarySchema = z.strictObject({
     FIELDS,
   ).max(32, FIELDS).optional(),
   index_hidden: z.boolean(says("must be true or false")).optional(),
+  write: z.boolean(says("must be true or false")).optional(),
 }, says("must be an object"));
 
 /** A number limit with its allowed range. */

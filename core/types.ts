@@ -226,9 +226,14 @@ export type ErrorCode =
   | "PATH_OUTSIDE_LIBRARY"
   | "INDEX_UNAVAILABLE"
   | "NOT_ALLOWED"
+  | "FILE_NOT_FOUND"
+  | "ALREADY_EXISTS"
+  | "CONFLICT"
+  | "NO_MATCH"
+  | "NOT_UNIQUE"
+  | "TOO_LARGE"
   | "FETCH_FAILED"
   | "REDIRECTED"
-  | "TOO_LARGE"
   | "UNSUPPORTED_TYPE"
   | "INTERNAL";
 
@@ -238,18 +243,22 @@ export class ToolError extends Error {
   readonly code: ErrorCode;
   /** What to do about it. */
   readonly hint?: string;
+  /** Facts a caller acts on (a `CONFLICT`'s `current_version`), beside the message. */
+  readonly details?: Record<string, unknown>;
   /**
    * Create a tool error.
    *
    * @param code stable error code
    * @param message what went wrong, quoting the bad value
    * @param hint what to try instead
+   * @param details facts a caller acts on, put in the error body
    */
-  constructor(code: ErrorCode, message: string, hint?: string) {
+  constructor(code: ErrorCode, message: string, hint?: string, details?: Record<string, unknown>) {
     super(message);
     this.name = "ToolError";
     this.code = code;
     this.hint = hint;
+    this.details = details;
   }
 }
 
