@@ -156,6 +156,11 @@ export interface ShelfOptions {
   write?: string[];
   /** Makes a commit after each write (libraries that are repositories); default none. */
   committer?: VaultCommitter;
+  /**
+   * TESTS ONLY: `address:port` pairs that `fetch` may reach although they are not public
+   * (a test's loopback server). No tool call, flag or `shelfmark.json` sets it.
+   */
+  fetchTestAllow?: readonly string[];
 }
 
 /** State of the index as answers report it. */
@@ -190,6 +195,8 @@ export class Shelf {
   readonly data: string;
   /** Whether answers may show absolute paths. */
   readonly fullPaths: boolean;
+  /** TESTS ONLY: non-public `address:port` pairs `fetch` may reach (see `ShelfOptions`). */
+  readonly fetchTestAllow: readonly string[];
   /** Logger. */
   readonly log: (msg: string) => void;
   /** The catalog, indexes, workers and indexer (see `partsOf`). */
@@ -225,6 +232,7 @@ export class Shelf {
   ) {
     this.data = opts.data;
     this.fullPaths = opts.fullPaths ?? false;
+    this.fetchTestAllow = opts.fetchTestAllow ?? [];
     this.log = opts.log ?? ((m) => console.error(m));
     this.#config = config;
     this.#libraries = configLibraries(config);
