@@ -1,7 +1,7 @@
 /**
  * What `tools/list` costs an agent: the tokens (o200k) of the answer the MCP server sends,
  * in all and per tool. Run: `deno run -A bench/tools_list.ts` (`--json` for the figures, `--structured` for
- * the list `serve --structured` sends).
+ * the list `serve --structured` sends, `--write` for the list with writing enabled).
  *
  * @module
  */
@@ -13,13 +13,15 @@ import { testClient } from "../tests/mcp_client.ts";
 
 /**
  * Tokens of the whole `tools/list` answer and of each tool in it (with `structured`, as
- * `serve --structured` lists them: output schemas included).
+ * `serve --structured` lists them: output schemas included; with `write`, as a server with
+ * a writable library lists them: the write tools included).
  */
 export async function toolsListTokens(
-  opts: { structured?: boolean } = {},
+  opts: { structured?: boolean; write?: boolean } = {},
 ): Promise<{ total: number; tools: Record<string, number> }> {
-  // Listing tools reads no index: a shelf is never touched.
-  const server = createServer({} as Shelf, { structured: opts.structured });
+  // Listing tools reads no index: the shelf is asked only which libraries are writable.
+  const shelf = { writableLibraries: () => opts.write ? ["notes"] : [] } as unknown as Shelf;
+  const server = createServer(shelf, { structured: opts.structured });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = testClient("bench");
@@ -38,13 +40,14 @@ export async function toolsListTokens(
 
 if (import.meta.main) {
   const structured = Deno.args.includes("--structured");
-  const t = await toolsListTokens({ structured });
+  const write = Deno.args.includes("--write");
+  const t = await toolsListTokens({ structured, write });
   if (Deno.args.includes("--json")) console.log(JSON.stringify(t));
   else {
     console.log(
-      `tools/list${structured ? " (--structured)" : ""}: ${t.total} tokens (o200k), ${
-        Object.keys(t.tools).length
-      } tools`,
+      `tools/list${structured ? " (--structured)" : ""}${
+        write ? " (--write)" : ""
+      }: ${t.total} tokens (o200k), ${Object.keys(t.tools).length} tools`,
     );
     for (const [name, n] of Object.entries(t.tools).sort((x, y) => y[1] - x[1])) {
       console.log(`  ${name.padEnd(16)} ${n}`);

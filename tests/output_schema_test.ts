@@ -43,7 +43,14 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    await using t = await openTestShelf({ folders: [SAMPLES] });
+    // A writable library beside the samples, for the write tools.
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-schema-" });
+    await Deno.mkdir(`${base}/notes`);
+    await using t = await openTestShelf({
+      base,
+      folders: [SAMPLES, `${base}/notes`],
+      write: ["notes"],
+    });
     await t.shelf.index();
     await using mcp = await connect(t.shelf, true);
     const listed = (await mcp.client.listTools()).tools;
@@ -83,13 +90,20 @@ Deno.test({
       ["connection", { from: a, to: b }],
       ["context", { doc_id: a }],
       ["reindex", {}],
+      // The write tools, once per format (their files differ: f is the format).
+      ["write", { path: "notes/f.md", text: "# F\n\nfirst\n", front_matter: { tags: ["x"] } }],
+      ["edit", { path: "notes/f.md", old_text: "first", new_text: "second" }],
+      ["edit", { path: "notes/f.md", start_line: 1, end_line: 1, new_text: "---" }],
+      ["move", { from: "notes/f.md", to: "notes/moved/f.md" }],
+      ["delete", { path: "notes/moved/f.md" }],
     ];
     const called = new Set<string>();
     for (const [name, args] of calls) {
       const shape = TOOLS.find((x) => x.name === name)!.output;
       for (const output_format of ["markdown", "json"]) {
+        const own = JSON.parse(JSON.stringify(args).replaceAll("f.md", `${output_format}.md`));
         // The SDK's client throws when structuredContent does not match the listed schema.
-        const r = await mcp.call(name, { ...args, output_format });
+        const r = await mcp.call(name, { ...own, output_format });
         const what = `${name} ${JSON.stringify(args)} ${output_format}`;
         assert(!r.isError, `${what}: ${r.content[0]?.text}`);
         assert(r.structuredContent, `${what} carries structuredContent`);

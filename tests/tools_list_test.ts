@@ -1,13 +1,24 @@
 /**
  * The `tools/list` answer an agent reads before its first call stays under its budget
- * (5,000 tokens, o200k) with every tool, and says nothing twice.
+ * (5,000 tokens, o200k; 7,000 with the write tools, listed only when writing is enabled),
+ * and says nothing twice.
  */
 import { assert, assertEquals } from "./assert.ts";
 import { toolsListTokens } from "../bench/tools_list.ts";
 import { TOOLS } from "../server/tools/mod.ts";
 
-Deno.test("tools/list: every tool, under 5,000 tokens", async () => {
+Deno.test("tools/list: every tool but the write tools, under 5,000 tokens", async () => {
   const t = await toolsListTokens();
-  assertEquals(Object.keys(t.tools).sort(), TOOLS.map((x) => x.name).sort());
+  assertEquals(
+    Object.keys(t.tools).sort(),
+    TOOLS.filter((x) => !x.vault).map((x) => x.name).sort(),
+  );
   assert(t.total < 5000, `tools/list is ${t.total} tokens: ${JSON.stringify(t.tools)}`);
+});
+
+Deno.test("tools/list: with writing enabled, every tool, under 7,000 tokens", async () => {
+  const t = await toolsListTokens({ write: true });
+  assertEquals(Object.keys(t.tools).sort(), TOOLS.map((x) => x.name).sort());
+  assert(TOOLS.filter((x) => x.vault).length === 4, "write, edit, move, delete");
+  assert(t.total < 7000, `tools/list is ${t.total} tokens: ${JSON.stringify(t.tools)}`);
 });

@@ -24,6 +24,10 @@ import { links } from "./links.ts";
 import { connection } from "./connection.ts";
 import { context } from "./context.ts";
 import { reindex } from "./reindex.ts";
+import { write } from "./write.ts";
+import { edit } from "./edit.ts";
+import { move } from "./move.ts";
+import { deleteTool } from "./delete.ts";
 
 const TABLE = [
   search,
@@ -43,6 +47,10 @@ const TABLE = [
   connection,
   context,
   reindex,
+  write,
+  edit,
+  move,
+  deleteTool,
 ] as const;
 
 /** Tool names. */
@@ -63,7 +71,11 @@ export type ToolName =
   | "links"
   | "connection"
   | "context"
-  | "reindex";
+  | "reindex"
+  | "write"
+  | "edit"
+  | "move"
+  | "delete";
 
 // The names above are those of the table, no more and no fewer (a type error otherwise).
 type Names = (typeof TABLE)[number]["name"];

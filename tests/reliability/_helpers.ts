@@ -32,6 +32,13 @@ export const ERROR_CODES = new Set([
   "PATH_OUTSIDE_LIBRARY",
   "INDEX_UNAVAILABLE",
   "NOT_ALLOWED",
+  // The write tools (writing enabled).
+  "FILE_NOT_FOUND",
+  "ALREADY_EXISTS",
+  "CONFLICT",
+  "NO_MATCH",
+  "NOT_UNIQUE",
+  "TOO_LARGE",
 ]);
 
 /** A tool result as the SDK client returns it. */

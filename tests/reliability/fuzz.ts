@@ -22,6 +22,8 @@ type Json = Record<string, unknown>;
 export interface FuzzPools {
   docIds: string[];
   libraries: string[];
+  /** More `path`, `from` and `to` values (the write tools' files, links leading out). */
+  paths?: string[];
 }
 
 const PATHS = [
@@ -134,11 +136,23 @@ function stringFor(key: string, p: Prop, pools: FuzzPools): fc.Arbitrary<string>
     patterns: [...PATHS, "%", "_", "%%", "lib", "a"],
     expand: ["1", "2.1", "0", "-1", "1.1.1.1.1.1", "x"],
     // The seed tools: folders, names, link ends, front-matter fields.
-    path: [...pools.libraries, ...pools.libraries.map((l) => `${l}/sub`), ...PATHS],
-    from: [...pools.docIds, ...PATHS],
-    to: [...pools.docIds, ...PATHS],
+    path: [
+      ...pools.libraries,
+      ...pools.libraries.map((l) => `${l}/sub`),
+      ...PATHS,
+      ...(pools.paths ?? []),
+    ],
+    from: [...pools.docIds, ...PATHS, ...(pools.paths ?? [])],
+    to: [...pools.docIds, ...PATHS, ...(pools.paths ?? [])],
     queries: QUERIES,
     field: ["tags", "aliases", "status", "", "x".repeat(65), "__proto__"],
+    // The write tools: text that is in the files or nearly, version tags, base64.
+    old_text: ["the", "The", "a", "\n", "  ", "\u201cthe\u201d", "Evil", "x".repeat(60)],
+    new_text: ["", "new text", "\n\n", "\u0000", "# Title\n"],
+    text: ["", "# Note\n\nText.\n", "\u0000\u0001", "---\nx: 1\n---\n"],
+    if_match: ["0000000000000000", "e3b0c44298fc1c14", "ZZZZZZZZZZZZZZZZ", ""],
+    base64: ["", "AAEC", "not base64!", "====", "YQ"],
+    message: ["", "msg", "\n"],
   };
   const pool = byKey[key];
   return pool?.length
@@ -225,6 +239,7 @@ export async function fuzz(
   pools: FuzzPools,
   runs: number,
   seed = Date.now() % 2 ** 31,
+  tools: readonly ToolName[] = TOOLS,
 ): Promise<FuzzReport> {
   const r: FuzzReport = {
     cases: 0,
@@ -237,7 +252,7 @@ export async function fuzz(
     peakRss: 0,
   };
   const times: number[] = [];
-  const arb = fc.constantFrom(...TOOLS).chain((t) => argsFor(t, pools).map((a) => [t, a] as const));
+  const arb = fc.constantFrom(...tools).chain((t) => argsFor(t, pools).map((a) => [t, a] as const));
   await fc.assert(
     fc.asyncProperty(arb, async ([tool, args]) => {
       r.cases++;
