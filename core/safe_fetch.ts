@@ -217,8 +217,8 @@ async function checkedAddress(url: URL, allow: readonly string[]): Promise<Looku
       throw new ToolError(
         "NOT_ALLOWED",
         `Refused to fetch ${url.href}: ${
-          literal ? "" : `${url.hostname} resolves to `
-        }${a.address}, a ${why} address`,
+          literal ? a.address : `${url.hostname} resolves to ${a.address}, which`
+        } is not a public address (${why})`,
         "fetch downloads from public addresses only (no loopback, private, link-local or reserved networks).",
       );
     }
@@ -411,7 +411,7 @@ function redirected(url: URL, status: number, location: string | undefined): Too
     "REDIRECTED",
     `${url.href} answered ${status}: it moved to ${target}`,
     why
-      ? `Redirects are not followed, and ${target} is a ${why} address, which fetch refuses.`
+      ? `Redirects are not followed, and ${target} is not a public address (${why}): fetch refuses it.`
       : `Redirects are not followed: fetch ${target} if you mean to.`,
   );
 }

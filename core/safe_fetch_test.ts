@@ -74,7 +74,10 @@ Deno.test("safeFetch() refuses loopback, private and metadata addresses before c
     const p = s.port;
     const cases: [string, RegExp][] = [
       [`http://127.0.0.1:${p}/page`, /loopback/],
-      [`http://localhost:${p}/page`, /localhost resolves to 127\.0\.0\.1, a loopback/],
+      [
+        `http://localhost:${p}/page`,
+        /localhost resolves to 127\.0\.0\.1, which is not a public address \(loopback\)/,
+      ],
       [`http://0x7f.1:${p}/page`, /loopback/],
       [`http://2130706433:${p}/page`, /loopback/],
       [`http://0177.0.0.1:${p}/page`, /loopback/],
@@ -117,7 +120,7 @@ Deno.test("safeFetch() reports a redirect with its target and does not follow it
       "REDIRECTED",
       /302: it moved to http:\/\/10\.0\.0\.1\/x/,
     );
-    assert.match(e.hint ?? "", /private address, which fetch refuses/);
+    assert.match(e.hint ?? "", /not a public address \(private\): fetch refuses it/);
     const rel = await refused(safeFetch(s.url("/rel"), { testAllow: s.allow }), "REDIRECTED");
     assert.match(rel.message, new RegExp(`moved to ${s.url("/page")}`));
     const out = await refused(safeFetch(s.url("/out"), { testAllow: s.allow }), "REDIRECTED");

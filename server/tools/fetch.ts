@@ -12,7 +12,8 @@ import { messageArg, shown, vaultTail } from "./_vault.ts";
 const USAGE = `shelfmark fetch URL [--library NAME] [--path PATH] [--message TEXT] [--json]
   Downloads URL into a writable library: a web page becomes Markdown (title, source and
   time in its front matter), other types (PDF, images, office files, text) are saved as
-  they are. Public addresses only; redirects are reported, not followed.`;
+  they are. Public addresses only; redirects are reported, not followed.
+  --write LIBRARY enables writing in LIBRARY for this run (or "write": true in shelfmark.json).`;
 
 /** The `fetch` tool. */
 export const fetchTool = defineTool({
