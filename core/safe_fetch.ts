@@ -79,6 +79,8 @@ export interface Fetched {
   status: number;
   /** The content type, lower case, without parameters. */
   contentType: string;
+  /** The `charset` parameter of the content type, lower case, when it has one. */
+  charset?: string;
   /** The body (decompressed). */
   bytes: Uint8Array;
   /** The address the connection went to (the one checked). */
@@ -306,8 +308,9 @@ export async function safeFetch(raw: string, opts: SafeFetchOptions = {}): Promi
           ),
         );
       }
-      const contentType = (res.headers["content-type"] ?? "").split(";")[0]!.trim()
-        .toLowerCase();
+      const typeHeader = res.headers["content-type"] ?? "";
+      const contentType = typeHeader.split(";")[0]!.trim().toLowerCase();
+      const charset = /;\s*charset\s*=\s*"?([\w.:-]+)/i.exec(typeHeader)?.[1]?.toLowerCase();
       if (!types.includes(contentType)) {
         return done(
           new ToolError(
@@ -354,7 +357,14 @@ export async function safeFetch(raw: string, opts: SafeFetchOptions = {}): Promi
           bytes.set(c, at);
           at += c.length;
         }
-        done(undefined, { url: url.href, status, contentType, bytes, address: pinned.address });
+        done(undefined, {
+          url: url.href,
+          status,
+          contentType,
+          charset,
+          bytes,
+          address: pinned.address,
+        });
       });
     });
     req.on("error", (e) => done(failed(url, e)));

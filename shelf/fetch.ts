@@ -156,7 +156,8 @@ async function pageAsMarkdown(got: Fetched): Promise<
   const url = new URL(got.url);
   let doc;
   try {
-    doc = await html().extract({ path: url.hostname, extension: ".html", bytes: got.bytes });
+    const bytes = inUtf8(got.bytes, got.charset);
+    doc = await html().extract({ path: url.hostname, extension: ".html", bytes });
   } catch (e) {
     throw new ToolError(
       "FETCH_FAILED",
@@ -171,6 +172,26 @@ async function pageAsMarkdown(got: Fetched): Promise<
     text: lines.join("\n") + "\n",
     frontMatter: { title, source: got.url, fetched: new Date().toISOString() },
   };
+}
+
+/**
+ * The page's bytes in UTF-8 when the server declared another charset (the extractor reads
+ * UTF-8, or a charset the page itself declares); unknown labels leave them as they are.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const latin1 = new Uint8Array([0x63, 0x61, 0x66, 0xe9]); // "café" in ISO-8859-1
+ * assert.equal(new TextDecoder().decode(inUtf8(latin1, "iso-8859-1")), "café");
+ * ```
+ */
+export function inUtf8(bytes: Uint8Array, charset: string | undefined): Uint8Array {
+  if (!charset || /^utf-?8$/.test(charset)) return bytes;
+  try {
+    return new TextEncoder().encode(new TextDecoder(charset).decode(bytes));
+  } catch {
+    return bytes;
+  }
 }
 
 /**

@@ -58,6 +58,12 @@ function pageServer() {
     if (path === "/notes.html") {
       return new Response(PAGE, { headers: { "content-type": "text/html; charset=utf-8" } });
     }
+    if (path === "/latin") {
+      // "Café notes" / "Crème brûlée" in ISO-8859-1, declared in the header only.
+      const page = "<title>Caf\xe9 notes</title><p>Cr\xe8me br\xfbl\xe9e, a recipe.</p>";
+      const bytes = Uint8Array.from(page, (c) => c.charCodeAt(0));
+      return new Response(bytes, { headers: { "content-type": "text/html; charset=ISO-8859-1" } });
+    }
     if (path === "/pixel") return new Response(png, { headers: { "content-type": "image/png" } });
     if (path === "/moved") {
       return new Response(null, { status: 302, headers: { location: "http://10.0.0.1/admin" } });
@@ -155,6 +161,10 @@ Deno.test({
       assertEquals([named.path, named.created], ["vault/web/quokka.md", true]);
       const replaced = body(await mcp.call("fetch", { url, path: "vault/web/quokka.md" }));
       assertEquals([replaced.path, replaced.created], ["vault/web/quokka.md", false]);
+      // The charset of the Content-Type header is honoured.
+      const latin = body(await mcp.call("fetch", { url: `http://127.0.0.1:${s.port}/latin` }));
+      assertEquals(latin.path, "vault/Café notes.md");
+      assert((await Deno.readTextFile(join(t.lib, "Café notes.md"))).includes("Crème brûlée"));
       // Other types are saved byte for byte.
       const img = body(await mcp.call("fetch", { url: `http://127.0.0.1:${s.port}/pixel` }));
       assertEquals([img.path, img.content_type, img.bytes], ["vault/pixel.png", "image/png", 12]);

@@ -113,6 +113,21 @@ Deno.test({
         await page.waitForSelector("#edit-status:has-text('Saved')");
         assertEquals(await Deno.readTextFile(file), mine);
       });
+      await t.step(
+        "fetch over the page's API: token needed, private addresses refused",
+        async () => {
+          const none = await fetch(`${site}/api/tools/fetch`, {
+            method: "POST",
+            body: JSON.stringify({ url: "https://example.org/" }),
+          });
+          assertEquals(none.status, 401);
+          await none.body?.cancel();
+          const meta = await api(site, "fetch", {
+            url: "http://169.254.169.254/latest/meta-data/",
+          });
+          assertEquals(meta.error.code, "NOT_ALLOWED");
+        },
+      );
       assertEquals(errors, []);
     } finally {
       await browser.close();
