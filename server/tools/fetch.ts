@@ -5,7 +5,6 @@
  * @module
  */
 import { z } from "zod";
-import { fetchIntoLibrary } from "../../shelf/fetch.ts";
 import { checkLibrary, defineTool, libraryArg, n, needArgs } from "../tool.ts";
 import { messageArg, shown, vaultTail } from "./_vault.ts";
 
@@ -48,11 +47,12 @@ export const fetchTool = defineTool({
   },
   async run(shelf, a) {
     checkLibrary(shelf, a.library);
-    const r = await fetchIntoLibrary(
-      shelf,
-      { url: a.url, library: a.library, path: a.path, message: a.message },
-      { testAllow: shelf.fetchTestAllow },
-    );
+    const r = await shelf.fetchUrl({
+      url: a.url,
+      library: a.library,
+      path: a.path,
+      message: a.message,
+    });
     return { ...r, path: shown(shelf, r.path) };
   },
   markdown(r) {
