@@ -423,6 +423,7 @@ function redirected(url: URL, status: number, location: string | undefined): Too
     why
       ? `Redirects are not followed, and ${target} is not a public address (${why}): fetch refuses it.`
       : `Redirects are not followed: fetch ${target} if you mean to.`,
+    { status, location: target },
   );
 }
 

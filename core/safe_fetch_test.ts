@@ -121,6 +121,7 @@ Deno.test("safeFetch() reports a redirect with its target and does not follow it
       /302: it moved to http:\/\/10\.0\.0\.1\/x/,
     );
     assert.match(e.hint ?? "", /not a public address \(private\): fetch refuses it/);
+    assert.deepEqual(e.details, { status: 302, location: "http://10.0.0.1/x" });
     const rel = await refused(safeFetch(s.url("/rel"), { testAllow: s.allow }), "REDIRECTED");
     assert.match(rel.message, new RegExp(`moved to ${s.url("/page")}`));
     const out = await refused(safeFetch(s.url("/out"), { testAllow: s.allow }), "REDIRECTED");

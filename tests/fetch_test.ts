@@ -223,6 +223,8 @@ Deno.test({
       const moved = body(await mcp.call("fetch", { url: `http://127.0.0.1:${s.port}/moved` }));
       assertEquals(moved.error?.code, "REDIRECTED");
       assert(moved.error!.message.includes("http://10.0.0.1/admin"), moved.error!.message);
+      // The target is a field of the error too, for an agent that means to follow it.
+      assertEquals((moved.error as Record<string, unknown>).location, "http://10.0.0.1/admin");
       const big = body(await mcp.call("fetch", { url: `http://127.0.0.1:${s.port}/big` }));
       assertEquals(big.error?.code, "TOO_LARGE");
       assertEquals(s.seen, ["/moved", "/big"], "the redirect was not followed");
