@@ -232,6 +232,9 @@ export type ErrorCode =
   | "NO_MATCH"
   | "NOT_UNIQUE"
   | "TOO_LARGE"
+  | "FETCH_FAILED"
+  | "REDIRECTED"
+  | "UNSUPPORTED_TYPE"
   | "INTERNAL";
 
 /** A tool failure the caller can act on. Tools turn it into `{"error": {code, message, hint}}`. */

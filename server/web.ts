@@ -62,6 +62,7 @@ const ASSETS: Record<string, [file: string, type: string]> = {
   "/web/api.js": ["api.js", "text/javascript; charset=utf-8"],
   "/web/views.js": ["views.js", "text/javascript; charset=utf-8"],
   "/web/doc.js": ["doc.js", "text/javascript; charset=utf-8"],
+  "/web/edit.js": ["edit.js", "text/javascript; charset=utf-8"],
   "/web/app.js": ["app.js", "text/javascript; charset=utf-8"],
 };
 
@@ -185,7 +186,9 @@ export async function serveWeb(
     );
   }
   if (path === "/api/info" && get) {
-    return Response.json({ name: "shelfmark", version: VERSION, writes: !!ctx.token }, {
+    // `writable`: the libraries whose Markdown files the page may edit (token only).
+    const writable = ctx.token ? ctx.shelf.writableLibraries() : [];
+    return Response.json({ name: "shelfmark", version: VERSION, writes: !!ctx.token, writable }, {
       headers: COMMON,
     });
   }

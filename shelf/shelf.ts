@@ -114,6 +114,7 @@ import {
   writeFile,
   type WriteRequest,
 } from "./vault.ts";
+import { type FetchAnswer, fetchIntoLibrary, type FetchRequest } from "./fetch.ts";
 
 /** Options to open a shelf. */
 export interface ShelfOptions {
@@ -157,6 +158,11 @@ export interface ShelfOptions {
   write?: string[];
   /** Makes a commit after each write (libraries that are repositories); default none. */
   committer?: VaultCommitter;
+  /**
+   * TESTS ONLY: `address:port` pairs that `fetch` may reach although they are not public
+   * (a test's loopback server). No tool call, flag or `shelfmark.json` sets it.
+   */
+  fetchTestAllow?: readonly string[];
 }
 
 /** State of the index as answers report it. */
@@ -191,6 +197,8 @@ export class Shelf {
   readonly data: string;
   /** Whether answers may show absolute paths. */
   readonly fullPaths: boolean;
+  /** TESTS ONLY: non-public `address:port` pairs `fetch` may reach (see `ShelfOptions`). */
+  readonly #fetchTestAllow: readonly string[];
   /** Logger. */
   readonly log: (msg: string) => void;
   /** The catalog, indexes, workers and indexer (see `partsOf`). */
@@ -227,6 +235,7 @@ export class Shelf {
   ) {
     this.data = opts.data;
     this.fullPaths = opts.fullPaths ?? false;
+    this.#fetchTestAllow = opts.fetchTestAllow ?? [];
     this.log = opts.log ?? ((m) => console.error(m));
     this.#config = config;
     this.#libraries = configLibraries(config);
@@ -924,6 +933,18 @@ export class Shelf {
     return this.#vault((host) => deleteFile(host, this.#docIdOf, r));
   }
   // --- end of the vault
+
+  /**
+   * Download an http/https URL into a writable library (a web page as Markdown), SSRF-safe
+   * (`core/safe_fetch.ts`), and index it before answering (see `fetch.ts`).
+   *
+   * @param r the URL, the library and path to save it at, the commit message
+   * @returns where it was saved, its size, type and version, and whether it is new
+   * @throws {ToolError} `NOT_ALLOWED`, `INVALID_ARGUMENT`, `REDIRECTED`, `TOO_LARGE`, ...
+   */
+  fetchUrl(r: FetchRequest): Promise<FetchAnswer> {
+    return fetchIntoLibrary(this, r, { testAllow: this.#fetchTestAllow });
+  }
 
   /**
    * Close every part, after the run in progress and the embedding batch in progress: the

@@ -54,3 +54,13 @@ export async function startHttpServer(
   })().catch(() => {});
   return { child, url };
 }
+
+/** Wait until an HTTP server's first index run is over (bounded: a stuck server fails). */
+export async function ready(base: string): Promise<void> {
+  for (let i = 0; i < 1200; i++) {
+    const r = await fetch(`${base}/health`).then((r) => r.json()).catch(() => null);
+    if (r?.state === "ready") return;
+    await new Promise((res) => setTimeout(res, 250));
+  }
+  throw new Error("the server never finished indexing");
+}

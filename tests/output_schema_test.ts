@@ -46,10 +46,19 @@ Deno.test({
     // A writable library beside the samples, for the write tools.
     const base = await Deno.makeTempDir({ prefix: "shelfmark-schema-" });
     await Deno.mkdir(`${base}/notes`);
+    // A page for fetch, on loopback (reached through the test-only allow-list).
+    await using page = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      () =>
+        new Response("<title>P</title><p>A page.</p>", {
+          headers: { "content-type": "text/html" },
+        }),
+    );
     await using t = await openTestShelf({
       base,
       folders: [SAMPLES, `${base}/notes`],
       write: ["notes"],
+      fetchTestAllow: [`127.0.0.1:${page.addr.port}`],
     });
     await t.shelf.index();
     await using mcp = await connect(t.shelf, true);
@@ -96,6 +105,7 @@ Deno.test({
       ["edit", { path: "notes/f.md", start_line: 1, end_line: 1, new_text: "---" }],
       ["move", { from: "notes/f.md", to: "notes/moved/f.md" }],
       ["delete", { path: "notes/moved/f.md" }],
+      ["fetch", { url: `http://127.0.0.1:${page.addr.port}/p.html`, library: "notes" }],
     ];
     const called = new Set<string>();
     for (const [name, args] of calls) {

@@ -15,7 +15,7 @@ import type { Page } from "playwright-core";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { assert, assertEquals } from "./assert.ts";
 import { CHROMIUM, launchChromium as launch } from "./browser.ts";
-import { startHttpServer } from "./cli_helper.ts";
+import { ready, startHttpServer } from "./cli_helper.ts";
 import { smallCorpus } from "./corpus.ts";
 import { noteMissing } from "./have.ts";
 import { openTestShelf } from "./shelf_helper.ts";
@@ -38,16 +38,6 @@ async function hostileLibrary(base: string): Promise<string> {
       `## <b onmouseover=alert(3)>Second</b>\n\nMore zebra text.\n`,
   );
   return dir;
-}
-
-/** Wait until the server's first index run is over (bounded: a stuck server fails). */
-async function ready(base: string): Promise<void> {
-  for (let i = 0; i < 1200; i++) {
-    const r = await fetch(`${base}/health`).then((r) => r.json()).catch(() => null);
-    if (r?.state === "ready") return;
-    await new Promise((res) => setTimeout(res, 250));
-  }
-  throw new Error("the server never finished indexing");
 }
 
 /** Dark pixels and samples of the PDF canvas (a blank page has no dark pixel). */

@@ -28,6 +28,7 @@ import { write } from "./write.ts";
 import { edit } from "./edit.ts";
 import { move } from "./move.ts";
 import { deleteTool } from "./delete.ts";
+import { fetchTool } from "./fetch.ts";
 
 const TABLE = [
   search,
@@ -51,6 +52,7 @@ const TABLE = [
   edit,
   move,
   deleteTool,
+  fetchTool,
 ] as const;
 
 /** Tool names. */
@@ -75,7 +77,8 @@ export type ToolName =
   | "write"
   | "edit"
   | "move"
-  | "delete";
+  | "delete"
+  | "fetch";
 
 // The names above are those of the table, no more and no fewer (a type error otherwise).
 type Names = (typeof TABLE)[number]["name"];

@@ -10,6 +10,8 @@ class ApiError extends Error {
     this.code = error?.code ?? "ERROR";
     this.hint = error?.hint;
     this.status = status;
+    // The whole error body: facts beside the message (a CONFLICT's `current_version`).
+    this.details = error;
   }
 }
 SM.ApiError = ApiError;

@@ -362,6 +362,7 @@ SM.views.doc = async (main, params, alive) => {
     ),
     linksEl,
   );
+  SM.offerEdit?.(main.querySelector(".dochead"), d, alive);
   const reader = new Reader(readerEl, id, d.total_lines, re);
   document.title = `${d.title || d.path} · shelfmark`;
   // A new line range in the address of this document jumps without loading it again.

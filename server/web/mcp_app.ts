@@ -17,7 +17,7 @@ export const APP_MIME = "text/html;profile=mcp-app";
 export const APP_TOOLS: ReadonlySet<string> = new Set(["search", "outline", "read"]);
 
 /** Scripts of the page, in the order they run (the view inlines them in this order). */
-export const SCRIPTS = ["dom.js", "api.js", "views.js", "doc.js", "app.js"];
+export const SCRIPTS = ["dom.js", "api.js", "views.js", "doc.js", "edit.js", "app.js"];
 
 /** Script text put inside a `<script>` element without ending it early. */
 function inline(text: string): string {

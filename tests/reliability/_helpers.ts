@@ -39,6 +39,9 @@ export const ERROR_CODES = new Set([
   "NO_MATCH",
   "NOT_UNIQUE",
   "TOO_LARGE",
+  "FETCH_FAILED",
+  "REDIRECTED",
+  "UNSUPPORTED_TYPE",
 ]);
 
 /** A tool result as the SDK client returns it. */

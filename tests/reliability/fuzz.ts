@@ -85,6 +85,25 @@ const REGEXES = [
   "",
   "[\\s\\S]",
 ];
+/** URLs `fetch` must refuse: other schemes, no host, private and metadata addresses. */
+const URLS = [
+  "file:///etc/passwd",
+  "ftp://example.org/",
+  "gopher://127.0.0.1:70/",
+  "javascript:alert(1)",
+  "http://",
+  "http:///x",
+  "http://user:pw@127.0.0.1/",
+  "http://127.0.0.1/",
+  "http://[::1]/",
+  "http://169.254.169.254/latest/meta-data/",
+  "http://0x7f.1/",
+  "http://2130706433/",
+  "http://[::ffff:127.0.0.1]/",
+  "http://localhost/",
+  "https://10.0.0.1/",
+  "data:text/html,<b>x</b>",
+];
 const GLOBS = ["*", "**", "[", "[!]", "lib/*", "*/*/*/*", "?", "\\", "[a-", "*".repeat(500)];
 const DATES = [
   "2024-01-01",
@@ -153,6 +172,7 @@ function stringFor(key: string, p: Prop, pools: FuzzPools): fc.Arbitrary<string>
     if_match: ["0000000000000000", "e3b0c44298fc1c14", "ZZZZZZZZZZZZZZZZ", ""],
     base64: ["", "AAEC", "not base64!", "====", "YQ"],
     message: ["", "msg", "\n"],
+    url: URLS,
   };
   const pool = byKey[key];
   return pool?.length
