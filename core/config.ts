@@ -23,7 +23,11 @@ export interface Config {
     fields?: string[];
     /** Index hidden files and folders (default false: listed as skipped, `hidden`). */
     index_hidden?: boolean;
+    /** A git work tree whose writes are commits (default: detected from `.git`). */
+    git?: boolean;
   }[];
+  /** Git settings of the libraries that are git work trees. */
+  git?: GitConfig;
   /** Extra extractor plugin modules (paths or URLs). */
   extractors?: string[];
   /** Resource limits. */
@@ -53,6 +57,12 @@ export interface EmbedderConfig {
   document_prefix?: string;
   /** `onnx:` only: how token vectors become one (default: from the model folder or name). */
   pooling?: "mean" | "cls";
+}
+
+/** Git settings. */
+export interface GitConfig {
+  /** Author and committer of the vault's commits (default: git's `user.name`/`user.email`). */
+  author?: { name: string; email: string };
 }
 
 /** OCR settings. */
@@ -112,6 +122,18 @@ const LibrarySchema = z.strictObject({
     FIELDS,
   ).max(32, FIELDS).optional(),
   index_hidden: z.boolean(says("must be true or false")).optional(),
+  git: z.boolean(says("must be true or false")).optional(),
+}, says("must be an object"));
+
+const AUTHOR = says('must be an object {"name", "email"}');
+const GitSchema = z.strictObject({
+  author: z.strictObject({
+    name: z.string(AUTHOR).min(1, AUTHOR).max(200, AUTHOR).regex(/^[^<>\n\0]+$/, AUTHOR),
+    email: z.string(AUTHOR).min(3, AUTHOR).max(200, AUTHOR).regex(
+      /^[^<>\s\0]+@[^<>\s\0]+$/,
+      AUTHOR,
+    ),
+  }, AUTHOR).optional(),
 }, says("must be an object"));
 
 /** A number limit with its allowed range. */
@@ -158,6 +180,7 @@ const ConfigSchema = z.strictObject({
   limits: LimitsSchema.default({}),
   embedder: EmbedderSchema.optional(),
   ocr: OcrSchema.optional(),
+  git: GitSchema.optional(),
 }, says("must be a JSON object"));
 
 /** A key's place from a zod issue path: `libraries[0].include`. */
@@ -294,6 +317,7 @@ export function configLibraries(config: Config): Library[] {
     exclude: l.exclude,
     fields: l.fields,
     index_hidden: l.index_hidden,
+    git: l.git,
   }));
 }
 
