@@ -1,7 +1,7 @@
 /**
  * What `tools/list` costs an agent: the tokens (o200k) of the answer the MCP server sends,
  * in all and per tool. Run: `deno run -A bench/tools_list.ts` (`--json` for the figures, `--structured` for
- * the list `serve --structured` sends).
+ * the list `serve --structured` sends, `--git` for a shelf with a git library).
  *
  * @module
  */
@@ -13,13 +13,15 @@ import { testClient } from "../tests/mcp_client.ts";
 
 /**
  * Tokens of the whole `tools/list` answer and of each tool in it (with `structured`, as
- * `serve --structured` lists them: output schemas included).
+ * `serve --structured` lists them: output schemas included; with `git`, as a shelf with a
+ * git library lists them: the git tools included).
  */
 export async function toolsListTokens(
-  opts: { structured?: boolean } = {},
+  opts: { structured?: boolean; git?: boolean } = {},
 ): Promise<{ total: number; tools: Record<string, number> }> {
-  // Listing tools reads no index: a shelf is never touched.
-  const server = createServer({} as Shelf, { structured: opts.structured });
+  // Listing tools reads no index: a shelf is never touched, only asked for git libraries.
+  const shelf = { gitLibraries: () => opts.git ? [{ name: "git", root: "/" }] : [] };
+  const server = createServer(shelf as unknown as Shelf, { structured: opts.structured });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
   const client = testClient("bench");
@@ -38,7 +40,7 @@ export async function toolsListTokens(
 
 if (import.meta.main) {
   const structured = Deno.args.includes("--structured");
-  const t = await toolsListTokens({ structured });
+  const t = await toolsListTokens({ structured, git: Deno.args.includes("--git") });
   if (Deno.args.includes("--json")) console.log(JSON.stringify(t));
   else {
     console.log(

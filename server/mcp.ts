@@ -174,7 +174,7 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
       contents: [{ uri: APP_URI, mimeType: APP_MIME, text: await assets.appHtml() }],
     }),
   );
-  compactToolsList(server);
+  compactToolsList(server, shelf);
   acceptOldNames(server);
   objectArguments(server, opts.structured);
   return server;
@@ -235,9 +235,10 @@ function objectArguments(server: McpServer, structured?: boolean): void {
 
 /**
  * Every `tools/list` answer is read by the agent: leave out what says nothing (each
- * schema's `$schema` line, the default `execution` of every tool). About 20 tokens a tool.
+ * schema's `$schema` line, the default `execution` of every tool; about 20 tokens a tool)
+ * and the tools that do not apply to this shelf.
  */
-function compactToolsList(server: McpServer): void {
+function compactToolsList(server: McpServer, shelf: Shelf): void {
   type Handler = (req: unknown, extra: unknown) => Promise<{ tools: Record<string, unknown>[] }>;
   const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })
     ._requestHandlers;
@@ -245,6 +246,8 @@ function compactToolsList(server: McpServer): void {
   if (!handlers || !list) return; // another SDK version: the full answer goes out
   handlers.set("tools/list", async (req, extra) => {
     const r = await list(req, extra);
+    // Tools that do not apply to this shelf (git tools without a git library) stay hidden.
+    r.tools = r.tools.filter((t) => toolByName.get(t.name as string)?.listed?.(shelf) ?? true);
     for (const t of r.tools) {
       delete (t.inputSchema as Record<string, unknown> | undefined)?.$schema;
       delete (t.outputSchema as Record<string, unknown> | undefined)?.$schema;

@@ -87,6 +87,18 @@ import {
 import type { Extractor } from "../core/extractor.ts";
 import { type OcrStatus, OcrSync } from "./ocr.ts";
 import { readInside } from "../core/read_inside.ts";
+import { GitCommitter } from "./git.ts";
+import {
+  gitLibraries,
+  libraryDiff,
+  libraryHistory,
+  librarySync,
+  type ShelfDiff,
+  type ShelfDiffRequest,
+  type ShelfHistory,
+  type ShelfHistoryRequest,
+  type ShelfSync,
+} from "./git_library.ts";
 
 /** Options to open a shelf. */
 export interface ShelfOptions {
@@ -685,6 +697,31 @@ export class Shelf {
   /** Progress of the OCR of scanned PDF pages (undefined when `ocr.pdf_pages` is false). */
   ocrStatus(): OcrStatus | undefined {
     return this.#ocr?.status();
+  }
+
+  /** The libraries that are git work trees (detected, or `"git": true`). */
+  gitLibraries(): Library[] {
+    return gitLibraries(this);
+  }
+
+  /** The committer of the vault's writes in git libraries (author: `git.author`). */
+  gitCommitter(): GitCommitter {
+    return new GitCommitter(this.#config.git?.author);
+  }
+
+  /** Commits that touched a document (or a git library), newest first, a page of them. */
+  history(r: ShelfHistoryRequest): Promise<ShelfHistory> {
+    return libraryHistory(this, r);
+  }
+
+  /** A document's diff between a commit and HEAD or its file on disk, size-capped. */
+  diff(r: ShelfDiffRequest): Promise<ShelfDiff> {
+    return libraryDiff(this, r);
+  }
+
+  /** Pull (rebasing local commits) and push a git library, then index what changed. */
+  sync(library: string | undefined, dryRun: boolean): Promise<ShelfSync> {
+    return librarySync(this, library, dryRun);
   }
 
   /**

@@ -12,6 +12,7 @@ import { createServer } from "../server/mcp.ts";
 import { TOOLS } from "../server/tools/mod.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 import { testClient } from "./mcp_client.ts";
+import { repos } from "./git_fixture.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
@@ -43,7 +44,9 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    await using t = await openTestShelf({ folders: [SAMPLES] });
+    // A git clone with a remote beside the samples, for history, diff and sync.
+    const git = await repos();
+    await using t = await openTestShelf({ base: git.dir, folders: [SAMPLES, git.a] });
     await t.shelf.index();
     await using mcp = await connect(t.shelf, true);
     const listed = (await mcp.client.listTools()).tools;
@@ -83,6 +86,11 @@ Deno.test({
       ["connection", { from: a, to: b }],
       ["context", { doc_id: a }],
       ["reindex", {}],
+      ["history", { library: "a" }],
+      ["history", { doc_id: "a/notes/a.md", limit: 1 }],
+      ["diff", { doc_id: "a/notes/a.md", commit: "HEAD" }],
+      ["sync", { library: "a", dry_run: true }],
+      ["sync", { library: "a" }],
     ];
     const called = new Set<string>();
     for (const [name, args] of calls) {

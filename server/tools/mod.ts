@@ -24,6 +24,9 @@ import { links } from "./links.ts";
 import { connection } from "./connection.ts";
 import { context } from "./context.ts";
 import { reindex } from "./reindex.ts";
+import { history } from "./history.ts";
+import { diff } from "./diff.ts";
+import { sync } from "./sync.ts";
 
 const TABLE = [
   search,
@@ -43,6 +46,9 @@ const TABLE = [
   connection,
   context,
   reindex,
+  history,
+  diff,
+  sync,
 ] as const;
 
 /** Tool names. */
@@ -63,7 +69,10 @@ export type ToolName =
   | "links"
   | "connection"
   | "context"
-  | "reindex";
+  | "reindex"
+  | "history"
+  | "diff"
+  | "sync";
 
 // The names above are those of the table, no more and no fewer (a type error otherwise).
 type Names = (typeof TABLE)[number]["name"];

@@ -32,6 +32,9 @@ export const ERROR_CODES = new Set([
   "PATH_OUTSIDE_LIBRARY",
   "INDEX_UNAVAILABLE",
   "NOT_ALLOWED",
+  "NOT_GIT",
+  "GIT_FAILED",
+  "PUSH_REJECTED",
 ]);
 
 /** A tool result as the SDK client returns it. */

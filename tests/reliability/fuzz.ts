@@ -131,6 +131,19 @@ function stringFor(key: string, p: Prop, pools: FuzzPools): fc.Arbitrary<string>
     path_glob: GLOBS,
     modified_after: DATES,
     modified_before: DATES,
+    since: DATES,
+    until: DATES,
+    commit: [
+      "HEAD",
+      "HEAD~1",
+      "HEAD~99",
+      "main",
+      "--output=/tmp/x",
+      "-p",
+      "a..b",
+      "@{u}",
+      "0000000",
+    ],
     patterns: [...PATHS, "%", "_", "%%", "lib", "a"],
     expand: ["1", "2.1", "0", "-1", "1.1.1.1.1.1", "x"],
     // The seed tools: folders, names, link ends, front-matter fields.
@@ -225,6 +238,7 @@ export async function fuzz(
   pools: FuzzPools,
   runs: number,
   seed = Date.now() % 2 ** 31,
+  tools: readonly ToolName[] = TOOLS,
 ): Promise<FuzzReport> {
   const r: FuzzReport = {
     cases: 0,
@@ -237,7 +251,7 @@ export async function fuzz(
     peakRss: 0,
   };
   const times: number[] = [];
-  const arb = fc.constantFrom(...TOOLS).chain((t) => argsFor(t, pools).map((a) => [t, a] as const));
+  const arb = fc.constantFrom(...tools).chain((t) => argsFor(t, pools).map((a) => [t, a] as const));
   await fc.assert(
     fc.asyncProperty(arb, async ([tool, args]) => {
       r.cases++;

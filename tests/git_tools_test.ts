@@ -1,0 +1,149 @@
+/**
+ * The git tools (`history`, `diff`, `sync`) on a shelf whose library is a git clone of a
+ * local bare repository: answers, re-indexing after a sync, structured errors, and their
+ * place in `tools/list`.
+ */
+import { join } from "node:path";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
+import { repos } from "./git_fixture.ts";
+import { openTestShelf } from "./shelf_helper.ts";
+import { callTool } from "../server/dispatch.ts";
+import { createServer } from "../server/mcp.ts";
+import { testClient } from "./mcp_client.ts";
+import type { ToolName } from "../server/tools/mod.ts";
+import type { Shelf } from "../shelf/shelf.ts";
+import { git } from "../shelf/git.ts";
+
+async function json(shelf: Shelf, tool: ToolName, args: Record<string, unknown>) {
+  return (await callTool(shelf, tool, { ...args, output_format: "json" })).json;
+}
+
+async function code(shelf: Shelf, tool: ToolName, args: Record<string, unknown>) {
+  const e = await assertRejects(() => callTool(shelf, tool, args));
+  return (e as { code?: string }).code;
+}
+
+Deno.test("history and diff show the vault's commits; sync pulls and re-indexes", async () => {
+  const { dir, a, b } = await repos();
+  await using t = await openTestShelf({ base: dir, folders: [a] });
+  const shelf = t.shelf;
+  await shelf.index();
+  assertEquals(shelf.gitLibraries().map((l) => l.name), ["a"]);
+  const committer = shelf.gitCommitter();
+  await Deno.writeTextFile(join(a, "notes/a.md"), "# A\n\none\nchanged\n");
+  const hash = await committer.commit(a, ["notes/a.md"], "shelfmark: edit notes/a.md");
+
+  const h = await json(shelf, "history", { doc_id: "a/notes/a.md" });
+  assertEquals(h.path, "notes/a.md");
+  assertEquals(
+    (h.commits as { subject: string }[]).map((c) => c.subject),
+    ["shelfmark: edit notes/a.md", "first"],
+  );
+  assertEquals((h.commits as { commit: string }[])[0]!.commit, hash);
+  // By doc_id too, and the whole library (the only git library) without one.
+  const id = shelf.findDocument("a/notes/a.md")!;
+  assertEquals((await json(shelf, "history", { doc_id: id })).path, "notes/a.md");
+  const all = await json(shelf, "history", { limit: 1 });
+  assertEquals([all.library, all.path, all.next_offset], ["a", null, 1]);
+  const md = (await callTool(shelf, "history", { limit: 1 })).text;
+  assertMatch(
+    md,
+    /1 commit touching a, newest first:\n- [0-9a-f]{10} \d{4}-\d\d-\d\d \w+: shelfmark: edit/,
+  );
+  assertMatch(md, /Next: offset=1\./);
+
+  const d = await json(shelf, "diff", { doc_id: id, commit: "HEAD~1", to: "head" });
+  assertMatch(d.diff as string, /^-two$/m);
+  assertMatch(d.diff as string, /^\+changed$/m);
+  const cut = await callTool(shelf, "diff", { doc_id: id, commit: "HEAD~1", max_bytes: 1000 });
+  assertEquals(cut.json.truncated, false);
+
+  // Another clone pushes a new note; sync fast-forwards and the note is searchable.
+  await Deno.writeTextFile(join(b, "pulled.md"), "# Pulled\n\nzanzibarquux arrives\n");
+  await git(b, ["add", "pulled.md"]);
+  await git(b, ["commit", "-q", "-m", "b adds"]);
+  await git(b, ["push", "-q"]);
+  const dry = await json(shelf, "sync", { dry_run: true });
+  assertEquals([dry.behind, dry.changed, dry.dry_run], [1, ["pulled.md"], true]);
+  assertEquals(shelf.findDocument("a/pulled.md"), undefined);
+  const s = await json(shelf, "sync", {});
+  assertEquals([s.action, s.pushed, s.changed], ["rebase", true, ["pulled.md"]]);
+  assert((s.reindexed as number) >= 1);
+  assert(shelf.findDocument("a/pulled.md"), "the pulled note is not indexed");
+  const found = await json(shelf, "search", { query: "zanzibarquux" });
+  assertEquals((found.results as { path: string }[]).map((x) => x.path), ["a/pulled.md"]);
+});
+
+Deno.test("sync reports a conflict with the sibling file, and the copy is indexed", async () => {
+  const { dir, a, b } = await repos();
+  await using t = await openTestShelf({ base: dir, folders: [a] });
+  const shelf = t.shelf;
+  await shelf.index();
+  await Deno.writeTextFile(join(b, "notes/a.md"), "# A\n\ntheirs\n");
+  await git(b, ["commit", "-q", "-am", "b edits"]);
+  await git(b, ["push", "-q"]);
+  await Deno.writeTextFile(join(a, "notes/a.md"), "# A\n\nours\n");
+  await shelf.gitCommitter().commit(a, ["notes/a.md"], "a edits");
+  const r = await callTool(shelf, "sync", {});
+  const c = (r.json.conflicts as { path: string; local_copy: string }[])[0]!;
+  assertEquals(c.path, "notes/a.md");
+  assertMatch(c.local_copy, /^notes\/a\.conflict-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ\.md$/);
+  assertMatch(
+    r.text,
+    /Conflict in notes\/a\.md: it now holds the remote version; your version is in notes\/a\.conflict-/,
+  );
+  assertEquals(await Deno.readTextFile(join(a, "notes/a.md")), "# A\n\ntheirs\n");
+  assert(shelf.findDocument(`a/${c.local_copy}`), "the conflict copy is not indexed");
+});
+
+Deno.test("git tools: bad arguments are structured errors", async () => {
+  const { dir, a } = await repos();
+  const plain = join(dir, "plain");
+  await Deno.mkdir(plain);
+  await Deno.writeTextFile(join(plain, "p.md"), "# P\n");
+  await using t = await openTestShelf({ base: dir, folders: [a, plain] });
+  const shelf = t.shelf;
+  await shelf.index();
+  assertEquals(await code(shelf, "history", { library: "plain" }), "NOT_GIT");
+  assertEquals(await code(shelf, "history", { doc_id: "plain/p.md" }), "NOT_GIT");
+  assertEquals(await code(shelf, "history", { library: "nope" }), "LIBRARY_NOT_FOUND");
+  assertEquals(await code(shelf, "history", { since: "yesterday" }), "INVALID_ARGUMENT");
+  assertEquals(await code(shelf, "history", { doc_id: "a/../x" }), "PATH_OUTSIDE_LIBRARY");
+  assertEquals(await code(shelf, "history", { doc_id: "nolib" }), "DOCUMENT_NOT_FOUND");
+  assertEquals(await code(shelf, "history", { limit: 0 }), "INVALID_ARGUMENT");
+  assertEquals(
+    await code(shelf, "diff", { doc_id: "a/notes/a.md", commit: "--output=/tmp/x" }),
+    "INVALID_ARGUMENT",
+  );
+  assertEquals(
+    await code(shelf, "diff", { doc_id: "a/notes/a.md", commit: "0000000" }),
+    "INVALID_ARGUMENT",
+  );
+  assertEquals(await code(shelf, "sync", { library: "plain" }), "NOT_GIT");
+  // A git library without an upstream says how to set one.
+  await git(a, ["branch", "--unset-upstream"]);
+  const e = await assertRejects(() => callTool(shelf, "sync", {}));
+  assertEquals((e as { code?: string }).code, "GIT_FAILED");
+  assertMatch((e as { hint?: string }).hint!, /set-upstream-to/);
+});
+
+Deno.test("tools/list shows the git tools only when a library is a git repository", async () => {
+  const { dir, a } = await repos();
+  const plain = join(dir, "plain");
+  await Deno.mkdir(plain);
+  for (const [folders, shown] of [[[plain], false], [[plain, a], true]] as const) {
+    await using t = await openTestShelf({ folders: [...folders] });
+    const server = createServer(t.shelf);
+    const [x, y] = InMemoryTransport.createLinkedPair();
+    await server.connect(x);
+    const client = testClient("git-tools");
+    await client.connect(y);
+    const names = (await client.listTools()).tools.map((t: { name: string }) => t.name);
+    for (const n of ["history", "diff", "sync"]) assertEquals(names.includes(n), shown, n);
+    assert(names.includes("search"));
+    await client.close();
+    await server.close();
+  }
+  await Deno.remove(dir, { recursive: true });
+});
