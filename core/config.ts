@@ -25,6 +25,8 @@ export interface Config {
     index_hidden?: boolean;
     /** A git work tree whose writes are commits (default: detected from `.git`). */
     git?: boolean;
+    /** Allow the write tools (write, edit, move, delete) in this library (default false). */
+    write?: boolean;
   }[];
   /** Git settings of the libraries that are git work trees. */
   git?: GitConfig;
@@ -123,6 +125,7 @@ const LibrarySchema = z.strictObject({
   ).max(32, FIELDS).optional(),
   index_hidden: z.boolean(says("must be true or false")).optional(),
   git: z.boolean(says("must be true or false")).optional(),
+  write: z.boolean(says("must be true or false")).optional(),
 }, says("must be an object"));
 
 const AUTHOR = says('must be an object {"name", "email"}');

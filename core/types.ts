@@ -231,6 +231,12 @@ export type ErrorCode =
   | "NOT_GIT"
   | "GIT_FAILED"
   | "PUSH_REJECTED"
+  | "FILE_NOT_FOUND"
+  | "ALREADY_EXISTS"
+  | "CONFLICT"
+  | "NO_MATCH"
+  | "NOT_UNIQUE"
+  | "TOO_LARGE"
   | "INTERNAL";
 
 /** A tool failure the caller can act on. Tools turn it into `{"error": {code, message, hint}}`. */
@@ -239,18 +245,22 @@ export class ToolError extends Error {
   readonly code: ErrorCode;
   /** What to do about it. */
   readonly hint?: string;
+  /** Facts a caller acts on (a `CONFLICT`'s `current_version`), beside the message. */
+  readonly details?: Record<string, unknown>;
   /**
    * Create a tool error.
    *
    * @param code stable error code
    * @param message what went wrong, quoting the bad value
    * @param hint what to try instead
+   * @param details facts a caller acts on, put in the error body
    */
-  constructor(code: ErrorCode, message: string, hint?: string) {
+  constructor(code: ErrorCode, message: string, hint?: string, details?: Record<string, unknown>) {
     super(message);
     this.name = "ToolError";
     this.code = code;
     this.hint = hint;
+    this.details = details;
   }
 }
 

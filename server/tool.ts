@@ -354,13 +354,13 @@ export const n = (x: number): string => x.toLocaleString("en-US");
 
 /** The JSON body of an error answer. */
 export interface ErrorBody {
-  error: { code: string; message: string; hint?: string };
+  error: { code: string; message: string; hint?: string; [fact: string]: unknown };
 }
 
 /** Turn any failure into the error body of the contract (no stack traces). */
 export function errorBody(e: unknown, log?: (m: string) => void): ErrorBody {
   if (e instanceof ToolError) {
-    return { error: { code: e.code, message: e.message, hint: e.hint } };
+    return { error: { code: e.code, message: e.message, hint: e.hint, ...e.details } };
   }
   log?.(`shelfmark: internal error: ${(e as Error)?.stack ?? e}`);
   return {

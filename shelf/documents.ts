@@ -11,6 +11,7 @@ import { type Card, type OutlineNode, ToolError } from "../core/types.ts";
 import { pageOf } from "../search/passages.ts";
 import { docLines } from "./lines.ts";
 import type { Shelf } from "./shelf.ts";
+import { versionOfHash } from "./vault.ts";
 import { partsOf } from "./_parts.ts";
 
 /**
@@ -75,6 +76,8 @@ export interface ReadLines {
   next_offset: number | null;
   /** True when the section or pages asked for had more lines than were returned. */
   truncated?: boolean;
+  /** The version tag of the file as indexed (`if_match` of the write tools). */
+  version: string;
 }
 
 /** Characters of a line beyond which it is cut. */
@@ -168,6 +171,7 @@ export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
     total_lines: total,
     next_offset: end < total ? end + 1 : null,
     ...(last !== undefined && end < Math.min(last, total) ? { truncated: true } : {}),
+    version: versionOfHash(doc.hash),
   };
 }
 

@@ -263,10 +263,16 @@ async function authorFor(root: string, configured?: GitAuthor): Promise<GitAutho
  */
 export class GitCommitter {
   readonly #author?: GitAuthor;
+  readonly #roots?: Set<string>;
 
-  /** @param author the configured author (`git.author`), else git's own user */
-  constructor(author?: GitAuthor) {
-    this.#author = author;
+  /**
+   * @param opts.author the configured author (`git.author`), else git's own user
+   * @param opts.roots the roots of the git libraries (as configured or real paths): a write
+   *   elsewhere makes no commit (default: every root)
+   */
+  constructor(opts: { author?: GitAuthor; roots?: string[] } = {}) {
+    this.#author = opts.author;
+    this.#roots = opts.roots && new Set(opts.roots.flatMap((r) => [r, realOr(r)]));
   }
 
   /**
@@ -275,9 +281,13 @@ export class GitCommitter {
    * @param libraryRoot the library's root folder (inside a git work tree)
    * @param paths paths relative to the root: for a move, the old and the new path
    * @param message the commit message
-   * @returns the new commit's hash, or undefined when the paths did not change
+   * @returns the new commit's hash, or undefined when the paths did not change (or the
+   *   library is not one of the git libraries)
    */
   async commit(libraryRoot: string, paths: string[], message: string): Promise<string | undefined> {
+    if (this.#roots && !this.#roots.has(libraryRoot) && !this.#roots.has(realOr(libraryRoot))) {
+      return undefined;
+    }
     const rel = [...new Set(paths.map(gitPath))];
     if (!rel.length) return undefined;
     // Ignored paths are the user's choice: written, not committed.
@@ -304,9 +314,13 @@ export class GitCommitter {
   }
 }
 
-/** A commit message the vault makes when the tool call gives none. */
-export function commitMessage(action: string, paths: string[]): string {
-  return `shelfmark: ${action} ${paths.join(" -> ")}`;
+/** A folder's real path, or the path itself when it cannot be resolved. */
+function realOr(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** One commit in `history`. */
@@ -468,6 +482,27 @@ export async function resolveCommit(root: string, rev: string): Promise<string> 
 }
 
 /**
+ * The name a file had at a commit: the file's renames since then, followed back (the
+ * path itself when it was not renamed).
+ */
+async function pathAt(root: string, from: string, path: string): Promise<string> {
+  const log = await runGit(root, [
+    "log",
+    "--follow",
+    "--format=",
+    "--name-status",
+    "--relative",
+    `${from}..HEAD`,
+    "--",
+    path,
+  ], { maxOutput: 1024 * 1024 });
+  const oldest = log.stdout.split("\n").filter(Boolean).at(-1)?.split("\t");
+  if (log.code !== 0 || !oldest || oldest.length < 2) return path;
+  // `R100 old new` for a rename, else `M name`: the name before the oldest change.
+  return /^[RC]/.test(oldest[0]!) ? oldest[1]! : oldest.at(-1)!;
+}
+
+/**
  * The diff of one path between a commit and `HEAD` or the working tree, cut at
  * `max_bytes` (and said so).
  *
@@ -478,9 +513,10 @@ export async function gitDiff(root: string, r: DiffRequest): Promise<DiffAnswer>
   const path = gitPath(r.path);
   const from = await resolveCommit(root, r.commit ?? "HEAD");
   const to = r.to === "head" ? await resolveCommit(root, "HEAD") : undefined;
+  const old = await pathAt(root, from, path);
   const args = ["diff", "--no-ext-diff", "--no-textconv", "--find-renames", from];
   if (to) args.push(to);
-  args.push("--", path);
+  args.push("--", ...new Set([old, path]));
   const run = await runGit(root, args, { maxOutput: r.max_bytes });
   if (run.code !== 0) throw gitFailed(args, run);
   return { path, from, to: to ?? "worktree", diff: run.stdout, truncated: run.cut };

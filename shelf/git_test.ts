@@ -56,7 +56,7 @@ Deno.test("GitCommitter.commit() uses the configured author, in a library below 
   try {
     const lib = join(a, "notes");
     await Deno.writeTextFile(join(lib, "b.md"), "b\n");
-    const c = new GitCommitter({ name: "Vault Bot", email: "bot@example.org" });
+    const c = new GitCommitter({ author: { name: "Vault Bot", email: "bot@example.org" } });
     await c.commit(lib, ["b.md"], "write b");
     assertEquals(
       (await git(a, ["log", "-1", "--format=%an <%ae> %cn", "--name-only"])).trim(),

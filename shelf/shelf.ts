@@ -28,7 +28,15 @@ import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
 import { type VectorStatus, VectorSync } from "./vectors.ts";
 import { PARTS, type ShelfParts } from "./_parts.ts";
-import type { Card, Embedder, Hit, Library, SearchFilters, Skipped } from "../core/types.ts";
+import {
+  type Card,
+  type Embedder,
+  type Hit,
+  type Library,
+  type SearchFilters,
+  type Skipped,
+  ToolError,
+} from "../core/types.ts";
 import { fieldsChanged, type FieldValues } from "../core/fields.ts";
 import type { DocEntry } from "../core/listing.ts";
 import type { PathAggregate } from "../search/path.ts";
@@ -99,6 +107,24 @@ import {
   type ShelfHistoryRequest,
   type ShelfSync,
 } from "./git_library.ts";
+import { matchesAny } from "../core/walk.ts";
+import { realPath } from "../core/paths.ts";
+import {
+  type DeleteAnswer,
+  deleteFile,
+  type DeleteRequest,
+  type EditAnswer,
+  editFile,
+  type EditRequest,
+  type MoveAnswer,
+  moveFile,
+  type MoveRequest,
+  type VaultCommitter,
+  type VaultHost,
+  type WriteAnswer,
+  writeFile,
+  type WriteRequest,
+} from "./vault.ts";
 
 /** Options to open a shelf. */
 export interface ShelfOptions {
@@ -135,6 +161,13 @@ export interface ShelfOptions {
    * config's `limits.first_index_wait_s`, else 20 s).
    */
   firstIndexWaitMs?: number;
+  /**
+   * Libraries where the write tools may write for this run (`--write LIBRARY`), beside
+   * those with `"write": true` in the configuration.
+   */
+  write?: string[];
+  /** Makes a commit after each write (libraries that are repositories); default none. */
+  committer?: VaultCommitter;
 }
 
 /** State of the index as answers report it. */
@@ -190,6 +223,10 @@ export class Shelf {
   #first = false;
   /** Normalised names of the documents, for finding them by name. */
   #names: NamesCache = new WeakMap();
+  /** Libraries writable for this run (`--write`). */
+  #writeFor: ReadonlySet<string>;
+  /** The commit hook of writes. */
+  readonly #committer?: VaultCommitter;
 
   private constructor(
     opts: ShelfOptions,
@@ -203,6 +240,8 @@ export class Shelf {
     this.log = opts.log ?? ((m) => console.error(m));
     this.#config = config;
     this.#libraries = configLibraries(config);
+    this.#writeFor = new Set(opts.write ?? []);
+    this.#committer = opts.committer;
     makePrivateDir(opts.data);
     makePrivateFile(join(opts.data, "catalog.db"));
     const catalog = new Catalog(join(opts.data, "catalog.db"));
@@ -284,6 +323,15 @@ export class Shelf {
       config.embedder = opts.embedder;
       saveConfig(opts.data, config);
     }
+    for (const name of opts.write ?? []) {
+      if (!config.libraries.some((l) => l.name === name)) {
+        throw new Error(
+          `--write ${name}: no library named so (libraries: ${
+            config.libraries.map((l) => l.name).join(", ") || "none"
+          })`,
+        );
+      }
+    }
     const log = opts.log ?? ((m: string) => console.error(m));
     const plugins = [...(config.extractors ?? []), ...(opts.extractors ?? [])].map((p) =>
       /^[a-z][a-z0-9+.-]*:/i.test(p) ? p : resolve(p)
@@ -348,6 +396,7 @@ export class Shelf {
     this.#running = (async () => {
       try {
         await this.#ocrWrite;
+        await this.#vaultWrite;
         await this.#purgeUnconfigured();
         const p = await this.#parts.indexer.run(this.#libraries, {
           maxFileBytes: this.#maxFileBytes,
@@ -704,9 +753,13 @@ export class Shelf {
     return gitLibraries(this);
   }
 
-  /** The committer of the vault's writes in git libraries (author: `git.author`). */
+  /**
+   * The committer of the vault's writes: one commit per write in the git libraries (author:
+   * `git.author`), none elsewhere.
+   */
   gitCommitter(): GitCommitter {
-    return new GitCommitter(this.#config.git?.author);
+    const roots = this.gitLibraries().map((l) => l.root);
+    return new GitCommitter({ author: this.#config.git?.author, roots });
   }
 
   /** Commits that touched a document (or a git library), newest first, a page of them. */
@@ -747,6 +800,159 @@ export class Shelf {
   }
   // --- end of OCR
 
+  // --- The writable vault (see `vault.ts`): writes run one at a time, each re-indexed
+  // before it answers.
+  #vaultCalls: LimitFunction = pLimit(1);
+  /** The re-index of a write in progress: index runs start after it. */
+  #vaultWrite?: Promise<void>;
+  /** Files the vault changed lately (absolute path -> when), for the watcher to pass over. */
+  #ownChanges = new Map<string, number>();
+
+  /** Names of the libraries where writing is enabled (configuration or `--write`). */
+  writableLibraries(): string[] {
+    return this.#config.libraries.filter((l) => l.write === true || this.#writeFor.has(l.name))
+      .map((l) => l.name);
+  }
+
+  /**
+   * Whether a file event is the echo of a change the vault made and indexed itself in the
+   * last few seconds (the watcher does not index it a second time).
+   */
+  isOwnChange(abs: string): boolean {
+    const now = Date.now();
+    for (const [p, at] of this.#ownChanges) {
+      if (now - at > OWN_CHANGE_MS) this.#ownChanges.delete(p);
+    }
+    return this.#ownChanges.has(abs);
+  }
+
+  #vaultHost(): VaultHost {
+    const writable = new Set(this.writableLibraries());
+    return {
+      libraries: this.#libraries,
+      writable: (name) => writable.has(name),
+      reindex: (lib, paths) => this.#indexWritten(lib, paths),
+      ownChange: (lib, rel) => {
+        // The watcher reports paths under the root as configured; the vault writes under
+        // its real path: both are noted.
+        const at = Date.now();
+        this.#ownChanges.set(join(lib.root, rel), at);
+        this.#ownChanges.set(join(realPath(lib.root) ?? lib.root, rel), at);
+      },
+      committer: this.#committer ?? this.gitCommitter(),
+    };
+  }
+
+  #docIdOf = (path: string): string | undefined => this.#parts.catalog.idByPath(path);
+
+  /** Run a vault operation after those before it; refused at once when nothing is writable. */
+  #vault<T>(op: (host: VaultHost) => Promise<T>): Promise<T> {
+    if (!this.writableLibraries().length) {
+      return Promise.reject(
+        new ToolError(
+          "NOT_ALLOWED",
+          "Writing is not enabled for any library",
+          'Set "write": true on a library in shelfmark.json, or start with --write LIBRARY.',
+        ),
+      );
+    }
+    return this.#vaultCalls(() => op(this.#vaultHost()));
+  }
+
+  /**
+   * Index files the vault just wrote, moved or deleted, before the write answers: after
+   * the run in progress, and before the next one starts.
+   */
+  async #indexWritten(lib: Library, paths: string[]): Promise<void> {
+    await this.idle();
+    await this.#ocrWrite;
+    const { catalog, indexer } = this.#parts;
+    const job = (async () => {
+      catalog.begin();
+      try {
+        for (const path of paths) {
+          const rel = path.slice(lib.name.length + 1);
+          const abs = join(lib.root, rel);
+          const id = catalog.idByPath(path);
+          const st = await Deno.stat(abs).catch(() => undefined);
+          const walked = !matchesAny(rel, lib.exclude) &&
+            (!lib.include?.length || matchesAny(rel, lib.include));
+          catalog.unskip([path]);
+          if (!st?.isFile || !walked) {
+            if (id) await indexer.removeDocs([id]);
+            continue;
+          }
+          const doc = id ? catalog.get(id) : undefined;
+          // No size and time shortcut: a rewrite within the same millisecond and of the
+          // same size is still compared by its content hash.
+          const known = doc && { doc_id: id!, path, size: -1, mtime_ms: -1, hash: doc.hash };
+          const found = { abs, path, size: st.size, mtime_ms: st.mtime?.getTime() ?? 0 };
+          await indexer.indexFile(lib, found, known, this.#maxFileBytes);
+        }
+        catalog.saveTermCounts();
+      } catch (e) {
+        catalog.rollback();
+        throw e;
+      }
+      catalog.commit();
+      this.#parts.vectors?.kick();
+    })();
+    this.#vaultWrite = job;
+    try {
+      await job;
+    } finally {
+      if (this.#vaultWrite === job) this.#vaultWrite = undefined;
+    }
+  }
+
+  /**
+   * Create or overwrite a file in a writable library, and index it before answering.
+   *
+   * @param r the path, the content (text, with front matter for Markdown, or base64), the
+   *   version it must have (`ifMatch`) and the commit message
+   * @returns the path, its id, whether it was created, its version and the commit
+   * @throws {ToolError} `NOT_ALLOWED`, `PATH_OUTSIDE_LIBRARY`, `CONFLICT`, `TOO_LARGE`, ...
+   */
+  writeFile(r: WriteRequest): Promise<WriteAnswer> {
+    return this.#vault((host) => writeFile(host, this.#docIdOf, r));
+  }
+
+  /**
+   * Replace text in a text file of a writable library (exact, normalized, or a line range),
+   * and index it before answering.
+   *
+   * @param r the path, the text or lines to replace, the replacement, `ifMatch`, message
+   * @returns how it matched, the lines replaced, the new version and the commit
+   * @throws {ToolError} `NO_MATCH` (with the closest line), `NOT_UNIQUE`, `CONFLICT`, ...
+   */
+  editFile(r: EditRequest): Promise<EditAnswer> {
+    return this.#vault((host) => editFile(host, this.#docIdOf, r));
+  }
+
+  /**
+   * Move a file to a new path in the same or another writable library (never over a file),
+   * and index both places before answering.
+   *
+   * @param r from, to, `ifMatch`, message
+   * @returns both paths, the new id, the version and the commits
+   * @throws {ToolError} `ALREADY_EXISTS`, `FILE_NOT_FOUND`, `CONFLICT`, ...
+   */
+  moveFile(r: MoveRequest): Promise<MoveAnswer> {
+    return this.#vault((host) => moveFile(host, this.#docIdOf, r));
+  }
+
+  /**
+   * Delete a file of a writable library with its document (passages, links, vectors).
+   *
+   * @param r the path, `ifMatch`, message
+   * @returns the path, the id removed, the version it had and the commit
+   * @throws {ToolError} `FILE_NOT_FOUND`, `CONFLICT`, ...
+   */
+  deleteFile(r: DeleteRequest): Promise<DeleteAnswer> {
+    return this.#vault((host) => deleteFile(host, this.#docIdOf, r));
+  }
+  // --- end of the vault
+
   /**
    * Close every part, after the run in progress and the embedding batch in progress: the
    * vector index and the embedder, the search and extraction workers, the grep worker, the
@@ -772,3 +978,5 @@ export class Shelf {
 const INDEX_MEMORY_MB = 400;
 /** What a file that runs alone may add: idle extraction processes leave when there is less. */
 const ALONE_HEADROOM_MB = 200;
+/** How long a change the vault made is not taken for an outside change by the watcher. */
+const OWN_CHANGE_MS = 3000;

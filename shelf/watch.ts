@@ -24,7 +24,11 @@ export async function watchLibraries(
     shelf.index().catch(() => {});
   };
   for await (const ev of watcher) {
-    if (ev.kind === "access" || ev.paths.every((p) => /(^|\/)\.[^/]*$/.test(p))) continue;
+    if (
+      ev.kind === "access" ||
+      // Hidden files, and the vault's own writes (indexed before they answered).
+      ev.paths.every((p) => /(^|\/)\.[^/]*$/.test(p) || shelf.isOwnChange(p))
+    ) continue;
     shelf.markStale();
     const now = Date.now();
     firstPending ||= now;

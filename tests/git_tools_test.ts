@@ -75,6 +75,56 @@ Deno.test("history and diff show the vault's commits; sync pulls and re-indexes"
   assertEquals((found.results as { path: string }[]).map((x) => x.path), ["a/pulled.md"]);
 });
 
+Deno.test("write, edit, move and delete each make one commit; history and diff show them", async () => {
+  const { dir, a } = await repos();
+  const plain = join(dir, "plain");
+  await Deno.mkdir(plain);
+  await using t = await openTestShelf({ base: dir, folders: [a, plain], write: ["a", "plain"] });
+  const shelf = t.shelf;
+  await shelf.index();
+  const commits = async () => Number((await git(a, ["rev-list", "--count", "HEAD"])).trim());
+  const n0 = await commits();
+  const w = await shelf.writeFile({ path: "a/notes/log.md", text: "# Log\n\nday one\n" });
+  assertMatch(w.commit!, /^[0-9a-f]{40}$/);
+  const e = await shelf.editFile({
+    path: "a/notes/log.md",
+    oldText: "day one",
+    newText: "day two",
+    message: "log: day two",
+  });
+  const m = await shelf.moveFile({ from: "a/notes/log.md", to: "a/archive/log.md" });
+  const d = await shelf.deleteFile({ path: "a/notes/a.md" });
+  assertEquals(await commits(), n0 + 4);
+  assertEquals(
+    new Set([w.commit, e.commit, m.commit, d.commit]).size,
+    4,
+    "each write is its own commit",
+  );
+  assertEquals((await git(a, ["status", "--porcelain"])).trim(), "");
+  const moved = await git(a, ["show", "--name-status", "--format=", "-M", m.commit!]);
+  assertMatch(moved, /^R\d+\tnotes\/log\.md\tarchive\/log\.md$/m);
+
+  const h = await json(shelf, "history", { doc_id: "a/archive/log.md" });
+  assertEquals(
+    (h.commits as { commit: string; subject: string }[]).map((c) => c.commit),
+    [m.commit, e.commit, w.commit],
+  );
+  assertEquals((h.commits as { subject: string }[])[1]!.subject, "log: day two");
+  const all = await json(shelf, "history", { library: "a", limit: 4 });
+  assertEquals((all.commits as { commit: string }[])[0]!.commit, d.commit);
+  const diff = await json(shelf, "diff", {
+    doc_id: "a/archive/log.md",
+    commit: w.commit,
+    to: "head",
+  });
+  assertMatch(diff.diff as string, /^-day one$/m);
+  assertMatch(diff.diff as string, /^\+day two$/m);
+
+  // A library that is not a repository: the write works and makes no commit.
+  const p = await shelf.writeFile({ path: "plain/x.md", text: "x\n" });
+  assertEquals(p.commit, undefined);
+});
+
 Deno.test("sync reports a conflict with the sibling file, and the copy is indexed", async () => {
   const { dir, a, b } = await repos();
   await using t = await openTestShelf({ base: dir, folders: [a] });
