@@ -185,7 +185,9 @@ export async function serveWeb(
     );
   }
   if (path === "/api/info" && get) {
-    return Response.json({ name: "shelfmark", version: VERSION, writes: !!ctx.token }, {
+    // git: the libraries whose documents show their history.
+    const git = ctx.shelf.gitLibraries().map((l) => l.name);
+    return Response.json({ name: "shelfmark", version: VERSION, writes: !!ctx.token, git }, {
       headers: COMMON,
     });
   }
