@@ -14,13 +14,17 @@ import { testClient } from "../tests/mcp_client.ts";
 /**
  * Tokens of the whole `tools/list` answer and of each tool in it (with `structured`, as
  * `serve --structured` lists them: output schemas included; with `git`, as a shelf with a
- * git library lists them: the git tools included).
+ * writable git library lists them: the git tools included).
  */
 export async function toolsListTokens(
   opts: { structured?: boolean; git?: boolean } = {},
 ): Promise<{ total: number; tools: Record<string, number> }> {
-  // Listing tools reads no index: a shelf is never touched, only asked for git libraries.
-  const shelf = { gitLibraries: () => opts.git ? [{ name: "git", root: "/" }] : [] };
+  // Listing tools reads no index: a shelf is never touched, only asked for git libraries
+  // and where writing is on.
+  const shelf = {
+    gitLibraries: () => opts.git ? [{ name: "git", root: "/" }] : [],
+    writableLibraries: () => opts.git ? ["git"] : [],
+  };
   const server = createServer(shelf as unknown as Shelf, { structured: opts.structured });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);

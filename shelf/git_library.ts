@@ -148,13 +148,27 @@ export interface ShelfSync extends SyncAnswer {
   reindexed: number;
 }
 
+/** The one git library where writing is enabled, when there is exactly one. */
+function onlyWritableGit(shelf: Shelf, writable: string[]): string | undefined {
+  const both = gitLibraries(shelf).filter((l) => writable.includes(l.name));
+  return both.length === 1 ? both[0]!.name : undefined;
+}
+
 /** Pull with rebase and push a git library, then index what the pull changed. */
 export async function librarySync(
   shelf: Shelf,
   library: string | undefined,
   dryRun: boolean,
 ): Promise<ShelfSync> {
-  const t = gitTarget(shelf, undefined, library);
+  const writable = shelf.writableLibraries();
+  const t = gitTarget(shelf, undefined, library ?? onlyWritableGit(shelf, writable));
+  if (!writable.includes(t.library.name)) {
+    throw new ToolError(
+      "NOT_ALLOWED",
+      `Writing is not enabled for library ${JSON.stringify(t.library.name)}: sync writes`,
+      `Set "write": true on the library in shelfmark.json, or start with --write ${t.library.name}.`,
+    );
+  }
   const s = await gitSync(t.library.root, {
     dry_run: dryRun,
     author: shelf.config.git?.author,

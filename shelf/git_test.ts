@@ -210,6 +210,20 @@ Deno.test("pushUpstream() rejected as non-fast-forward says to sync first", asyn
   }
 });
 
+Deno.test("gitSync() without an upstream says how to set one, and changes nothing", async () => {
+  const { dir, a } = await repos();
+  try {
+    await git(a, ["branch", "--unset-upstream"]);
+    const head = (await git(a, ["rev-parse", "HEAD"])).trim();
+    const e = await assertRejects(() => gitSync(a, { dry_run: false }));
+    assertEquals((e as { code?: string }).code, "GIT_FAILED");
+    assertMatch((e as { hint?: string }).hint!, /set-upstream-to=origin\/main/);
+    assertEquals((await git(a, ["rev-parse", "HEAD"])).trim(), head);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("conflictName() puts the time before the extension", () => {
   const t = new Date("2026-11-26T10:00:00Z");
   assertEquals(conflictName("n/a.md", t), "n/a.conflict-2026-11-26T10-00-00Z.md");

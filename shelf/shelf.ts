@@ -772,9 +772,12 @@ export class Shelf {
     return libraryDiff(this, r);
   }
 
-  /** Pull (rebasing local commits) and push a git library, then index what changed. */
+  /**
+   * Pull (rebasing local commits) and push a git library where writing is enabled, then
+   * index what changed; it runs between the vault's writes, never during one.
+   */
   sync(library: string | undefined, dryRun: boolean): Promise<ShelfSync> {
-    return librarySync(this, library, dryRun);
+    return this.#vault(() => librarySync(this, library, dryRun));
   }
 
   /**

@@ -26,7 +26,7 @@ async function code(shelf: Shelf, tool: ToolName, args: Record<string, unknown>)
 
 Deno.test("history and diff show the vault's commits; sync pulls and re-indexes", async () => {
   const { dir, a, b } = await repos();
-  await using t = await openTestShelf({ base: dir, folders: [a] });
+  await using t = await openTestShelf({ base: dir, folders: [a], write: ["a"] });
   const shelf = t.shelf;
   await shelf.index();
   assertEquals(shelf.gitLibraries().map((l) => l.name), ["a"]);
@@ -127,7 +127,7 @@ Deno.test("write, edit, move and delete each make one commit; history and diff s
 
 Deno.test("sync reports a conflict with the sibling file, and the copy is indexed", async () => {
   const { dir, a, b } = await repos();
-  await using t = await openTestShelf({ base: dir, folders: [a] });
+  await using t = await openTestShelf({ base: dir, folders: [a], write: ["a"] });
   const shelf = t.shelf;
   await shelf.index();
   await Deno.writeTextFile(join(b, "notes/a.md"), "# A\n\ntheirs\n");
@@ -152,7 +152,7 @@ Deno.test("git tools: bad arguments are structured errors", async () => {
   const plain = join(dir, "plain");
   await Deno.mkdir(plain);
   await Deno.writeTextFile(join(plain, "p.md"), "# P\n");
-  await using t = await openTestShelf({ base: dir, folders: [a, plain] });
+  await using t = await openTestShelf({ base: dir, folders: [a, plain], write: ["plain"] });
   const shelf = t.shelf;
   await shelf.index();
   assertEquals(await code(shelf, "history", { library: "plain" }), "NOT_GIT");
@@ -171,26 +171,33 @@ Deno.test("git tools: bad arguments are structured errors", async () => {
     "INVALID_ARGUMENT",
   );
   assertEquals(await code(shelf, "sync", { library: "plain" }), "NOT_GIT");
-  // A git library without an upstream says how to set one.
-  await git(a, ["branch", "--unset-upstream"]);
-  const e = await assertRejects(() => callTool(shelf, "sync", {}));
-  assertEquals((e as { code?: string }).code, "GIT_FAILED");
-  assertMatch((e as { hint?: string }).hint!, /set-upstream-to/);
+  // sync writes: refused where writing is not enabled.
+  const e = await assertRejects(() => callTool(shelf, "sync", { library: "a" }));
+  assertEquals((e as { code?: string }).code, "NOT_ALLOWED");
+  assertMatch((e as { hint?: string }).hint!, /--write a/);
 });
 
-Deno.test("tools/list shows the git tools only when a library is a git repository", async () => {
+Deno.test("tools/list shows history and diff for a git library, sync where it is writable", async () => {
   const { dir, a } = await repos();
   const plain = join(dir, "plain");
   await Deno.mkdir(plain);
-  for (const [folders, shown] of [[[plain], false], [[plain, a], true]] as const) {
-    await using t = await openTestShelf({ folders: [...folders] });
+  const cases = [
+    { folders: [plain], write: [], reads: false, sync: false },
+    { folders: [plain, a], write: ["plain"], reads: true, sync: false },
+    { folders: [plain, a], write: ["a"], reads: true, sync: true },
+  ];
+  for (const c of cases) {
+    await using t = await openTestShelf({ folders: c.folders, write: c.write });
     const server = createServer(t.shelf);
     const [x, y] = InMemoryTransport.createLinkedPair();
     await server.connect(x);
     const client = testClient("git-tools");
     await client.connect(y);
     const names = (await client.listTools()).tools.map((t: { name: string }) => t.name);
-    for (const n of ["history", "diff", "sync"]) assertEquals(names.includes(n), shown, n);
+    const what = JSON.stringify(c);
+    assertEquals(names.includes("history"), c.reads, what);
+    assertEquals(names.includes("diff"), c.reads, what);
+    assertEquals(names.includes("sync"), c.sync, what);
     assert(names.includes("search"));
     await client.close();
     await server.close();

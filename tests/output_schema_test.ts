@@ -46,7 +46,11 @@ Deno.test({
   async fn() {
     // A git clone with a remote beside the samples, for history, diff and sync.
     const git = await repos();
-    await using t = await openTestShelf({ base: git.dir, folders: [SAMPLES, git.a] });
+    await using t = await openTestShelf({
+      base: git.dir,
+      folders: [SAMPLES, git.a],
+      write: ["a"],
+    });
     await t.shelf.index();
     await using mcp = await connect(t.shelf, true);
     const listed = (await mcp.client.listTools()).tools;

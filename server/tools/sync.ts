@@ -16,11 +16,15 @@ export const sync = defineTool({
   title: "Git sync",
   readOnly: false,
   waitsForIndex: false,
-  listed: (shelf) => shelf.gitLibraries().length > 0,
+  // A write: listed when a git library is writable (as the vault's write tools are).
+  listed: (shelf) => {
+    const writable = shelf.writableLibraries();
+    return shelf.gitLibraries().some((l) => writable.includes(l.name));
+  },
   description:
     "Pull a git library (rebasing local commits), then push; a conflict keeps the remote file and the local one as NAME.conflict-<time>.EXT.",
   input: {
-    library: libraryArg.optional().describe("Git library (default: the only one)"),
+    library: libraryArg.optional().describe("Git library (default: the only writable one)"),
     dry_run: z.boolean().default(false).describe("Fetch and report only; change nothing"),
   },
   output: {

@@ -32,6 +32,12 @@ Deno.test({
     await git(lib, ["remote", "add", "origin", remote]);
     await git(lib, ["push", "-q", "-u", "origin", "main"]);
     const head = (await git(lib, ["rev-parse", "HEAD"])).trim();
+    // Writing on, so that sync (a write) runs for real against the bare remote.
+    await Deno.mkdir(join(work, "data"));
+    await Deno.writeTextFile(
+      join(work, "data", "shelfmark.json"),
+      JSON.stringify({ libraries: [{ name: "lib", path: lib, write: true }] }),
+    );
     const s = await startStdio(join(work, "data"), [lib], { extra: ["--no-watch"] });
     try {
       await waitReady(s.client);
@@ -39,6 +45,8 @@ Deno.test({
       const r = await fuzz(s.client, s.pid, pools, RUNS, SEED, ["history", "diff", "sync"]);
       assertEquals(r.failures, []);
       assert(r.ok > 10 && Object.keys(r.errors).length > 1, JSON.stringify(r));
+      const synced = await callTool(s.client, "sync", { output_format: "json" });
+      assertEquals(synced.structuredContent?.action, "up_to_date");
       assertEquals((await git(lib, ["rev-parse", "HEAD"])).trim(), head);
       assertEquals((await git(lib, ["status", "--porcelain"])).trim(), "");
       const st = await callTool(s.client, "history", { limit: 1 });
