@@ -11,6 +11,7 @@
  * Every run has a clean environment (PATH, HOME and what ssh needs, nothing else), never
  * prompts (`GIT_TERMINAL_PROMPT=0`, `GIT_EDITOR=true`, ssh in batch mode), never writes the
  * user's global configuration (the author is given per run through the environment),
+ * never signs (a passphrase would be a prompt),
  * takes paths only after `--` as literal pathspecs, and bounds its output and time.
  *
  * @module
@@ -141,7 +142,13 @@ export async function runGit(
 ): Promise<GitRun> {
   const max = opts.maxOutput ?? DEFAULT_MAX_OUTPUT;
   const child = new Deno.Command(GIT, {
-    args: ["-c", "core.quotePath=false", "-c", "color.ui=false", ...args],
+    // No signing: a key's passphrase would be a prompt (pinentry), and these commits are
+    // the vault's, made on the user's behalf without a person at hand.
+    args: [
+      ...["-c", "core.quotePath=false", "-c", "color.ui=false"],
+      ...["-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false"],
+      ...args,
+    ],
     cwd,
     clearEnv: true,
     env: gitEnv(opts.author),

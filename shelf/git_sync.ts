@@ -119,6 +119,23 @@ async function keepBoth(root: string, now: Date): Promise<SyncConflict[]> {
   return out;
 }
 
+/**
+ * Fail with `GIT_FAILED` naming the files changed and not committed (a rebase cannot run
+ * over them; the vault's own writes are always committed).
+ */
+async function refuseUncommitted(root: string): Promise<void> {
+  const st = await git(root, ["status", "--porcelain", "-z", "--untracked-files=no", "--", "."]);
+  const files = st.split("\0").filter(Boolean).map((l) => l.slice(3));
+  if (!files.length) return;
+  throw new ToolError(
+    "GIT_FAILED",
+    `The library has changes not committed: ${files.slice(0, 5).join(", ")}${
+      files.length > 5 ? `, +${files.length - 5}` : ""
+    }`,
+    "Commit or stash them in the library's folder, then sync again.",
+  );
+}
+
 /** Whether git's push output says the remote has commits the local branch lacks. */
 export function nonFastForward(stderr: string): boolean {
   return /non-fast-forward|\[rejected\]|fetch first|stale info/i.test(stderr);
@@ -162,6 +179,7 @@ export async function gitSync(root: string, opts: SyncOptions): Promise<SyncAnsw
       "Finish or abort it there (git rebase --continue or git rebase --abort).",
     );
   }
+  if (!opts.dry_run) await refuseUncommitted(root);
   const fetchArgs = ["fetch", "--quiet", "--", remote];
   const fetched = await runGit(root, fetchArgs);
   if (fetched.code !== 0) {

@@ -210,7 +210,7 @@ Deno.test("pushUpstream() rejected as non-fast-forward says to sync first", asyn
   }
 });
 
-Deno.test("gitSync() without an upstream says how to set one, and changes nothing", async () => {
+Deno.test("gitSync() without an upstream, or over uncommitted changes, says so and changes nothing", async () => {
   const { dir, a } = await repos();
   try {
     await git(a, ["branch", "--unset-upstream"]);
@@ -219,6 +219,12 @@ Deno.test("gitSync() without an upstream says how to set one, and changes nothin
     assertEquals((e as { code?: string }).code, "GIT_FAILED");
     assertMatch((e as { hint?: string }).hint!, /set-upstream-to=origin\/main/);
     assertEquals((await git(a, ["rev-parse", "HEAD"])).trim(), head);
+    // Changes not committed are named, and left alone.
+    await git(a, ["branch", "--quiet", "--set-upstream-to=origin/main"]);
+    await Deno.writeTextFile(join(a, "notes/a.md"), "mine\n");
+    const dirty = await assertRejects(() => gitSync(a, { dry_run: false }));
+    assertMatch(dirty.message, /changes not committed: notes\/a\.md/);
+    assertEquals(await Deno.readTextFile(join(a, "notes/a.md")), "mine\n");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
