@@ -104,15 +104,24 @@ export interface ShelfHistoryRequest {
 export interface ShelfHistory extends History {
   /** The library. */
   library: string;
-  /** The path inside it, or null for the whole library. */
+  /** Its display path `<library>/<path>`, or null for the whole library. */
   path: string | null;
 }
+
+/** Display paths (`<library>/<path inside it>`), as every answer shows them. */
+const shown = (lib: Library, path: string) => `${lib.name}/${path}`;
 
 /** Commits that touched a document (or a library), newest first. */
 export async function libraryHistory(shelf: Shelf, r: ShelfHistoryRequest): Promise<ShelfHistory> {
   const t = gitTarget(shelf, r.doc_id, r.library);
   const h = await gitHistory(t.library.root, { ...r, path: t.path });
-  return { library: t.library.name, path: t.path ?? null, ...h };
+  const commits = h.commits.map((c) => ({ ...c, files: c.files.map((f) => shown(t.library, f)) }));
+  return {
+    library: t.library.name,
+    path: t.path === undefined ? null : shown(t.library, t.path),
+    commits,
+    next_offset: h.next_offset,
+  };
 }
 
 /** A `diff` request of the shelf. */
@@ -137,7 +146,7 @@ export interface ShelfDiff extends DiffAnswer {
 export async function libraryDiff(shelf: Shelf, r: ShelfDiffRequest): Promise<ShelfDiff> {
   const t = gitTarget(shelf, r.doc_id);
   const d = await gitDiff(t.library.root, { ...r, path: t.path! });
-  return { library: t.library.name, ...d };
+  return { library: t.library.name, ...d, path: shown(t.library, d.path) };
 }
 
 /** What a sync did, with its library and whether the index is up to date again. */
@@ -182,5 +191,14 @@ export async function librarySync(
     await shelf.waitForFresh(60_000);
     reindexed = p.indexed + p.removed;
   }
-  return { library: t.library.name, ...s, reindexed };
+  return {
+    library: t.library.name,
+    ...s,
+    changed: s.changed.map((p) => shown(t.library, p)),
+    conflicts: s.conflicts.map((c) => ({
+      path: shown(t.library, c.path),
+      local_copy: c.local_copy === null ? null : shown(t.library, c.local_copy),
+    })),
+    reindexed,
+  };
 }

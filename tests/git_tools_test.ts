@@ -35,7 +35,7 @@ Deno.test("history and diff show the vault's commits; sync pulls and re-indexes"
   const hash = await committer.commit(a, ["notes/a.md"], "shelfmark: edit notes/a.md");
 
   const h = await json(shelf, "history", { doc_id: "a/notes/a.md" });
-  assertEquals(h.path, "notes/a.md");
+  assertEquals(h.path, "a/notes/a.md");
   assertEquals(
     (h.commits as { subject: string }[]).map((c) => c.subject),
     ["shelfmark: edit notes/a.md", "first"],
@@ -43,7 +43,7 @@ Deno.test("history and diff show the vault's commits; sync pulls and re-indexes"
   assertEquals((h.commits as { commit: string }[])[0]!.commit, hash);
   // By doc_id too, and the whole library (the only git library) without one.
   const id = shelf.findDocument("a/notes/a.md")!;
-  assertEquals((await json(shelf, "history", { doc_id: id })).path, "notes/a.md");
+  assertEquals((await json(shelf, "history", { doc_id: id })).path, "a/notes/a.md");
   const all = await json(shelf, "history", { limit: 1 });
   assertEquals([all.library, all.path, all.next_offset], ["a", null, 1]);
   const md = (await callTool(shelf, "history", { limit: 1 })).text;
@@ -65,10 +65,10 @@ Deno.test("history and diff show the vault's commits; sync pulls and re-indexes"
   await git(b, ["commit", "-q", "-m", "b adds"]);
   await git(b, ["push", "-q"]);
   const dry = await json(shelf, "sync", { dry_run: true });
-  assertEquals([dry.behind, dry.changed, dry.dry_run], [1, ["pulled.md"], true]);
+  assertEquals([dry.behind, dry.changed, dry.dry_run], [1, ["a/pulled.md"], true]);
   assertEquals(shelf.findDocument("a/pulled.md"), undefined);
   const s = await json(shelf, "sync", {});
-  assertEquals([s.action, s.pushed, s.changed], ["rebase", true, ["pulled.md"]]);
+  assertEquals([s.action, s.pushed, s.changed], ["rebase", true, ["a/pulled.md"]]);
   assert((s.reindexed as number) >= 1);
   assert(shelf.findDocument("a/pulled.md"), "the pulled note is not indexed");
   const found = await json(shelf, "search", { query: "zanzibarquux" });
@@ -137,14 +137,14 @@ Deno.test("sync reports a conflict with the sibling file, and the copy is indexe
   await shelf.gitCommitter().commit(a, ["notes/a.md"], "a edits");
   const r = await callTool(shelf, "sync", {});
   const c = (r.json.conflicts as { path: string; local_copy: string }[])[0]!;
-  assertEquals(c.path, "notes/a.md");
-  assertMatch(c.local_copy, /^notes\/a\.conflict-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ\.md$/);
+  assertEquals(c.path, "a/notes/a.md");
+  assertMatch(c.local_copy, /^a\/notes\/a\.conflict-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ\.md$/);
   assertMatch(
     r.text,
-    /Conflict in notes\/a\.md: it now holds the remote version; your version is in notes\/a\.conflict-/,
+    /Conflict in a\/notes\/a\.md: it now holds the remote version; your version is in a\/notes\/a\.conflict-/,
   );
   assertEquals(await Deno.readTextFile(join(a, "notes/a.md")), "# A\n\ntheirs\n");
-  assert(shelf.findDocument(`a/${c.local_copy}`), "the conflict copy is not indexed");
+  assert(shelf.findDocument(c.local_copy), "the conflict copy is not indexed");
 });
 
 Deno.test("git tools: bad arguments are structured errors", async () => {

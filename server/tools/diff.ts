@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { argHint, defineTool, docIdArg, escapeControl } from "../tool.ts";
+import { argHint, defineTool, docIdArg, escapeControl, shownPath } from "../tool.ts";
 import { bytes } from "./_listing.ts";
 
 const USAGE =
@@ -37,9 +37,12 @@ export const diff = defineTool({
     diff: z.string(),
     truncated: z.boolean(),
   },
-  run: (shelf, a) => shelf.diff(a),
+  async run(shelf, a) {
+    const d = await shelf.diff(a);
+    return { ...d, path: shownPath(shelf, d.path) };
+  },
   markdown(r, render) {
-    const what = `${escapeControl(r.library)}/${escapeControl(r.path)}`;
+    const what = escapeControl(r.path);
     const span = `${r.from.slice(0, 10)}..${
       r.to === "worktree" ? "file on disk" : r.to.slice(0, 10)
     }`;

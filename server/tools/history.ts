@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { argHint, defineTool, docIdArg, escapeControl, libraryArg } from "../tool.ts";
+import { argHint, defineTool, docIdArg, escapeControl, libraryArg, shownPath } from "../tool.ts";
 import { count } from "./_listing.ts";
 import { nextOffset, obj } from "./_output.ts";
 
@@ -47,9 +47,16 @@ export const history = defineTool({
     })),
     next_offset: nextOffset,
   },
-  run: (shelf, a) => shelf.history({ ...a, doc_id: a.doc_id }),
+  async run(shelf, a) {
+    const h = await shelf.history(a);
+    return {
+      ...h,
+      path: h.path === null ? null : shownPath(shelf, h.path),
+      commits: h.commits.map((c) => ({ ...c, files: c.files.map((f) => shownPath(shelf, f)) })),
+    };
+  },
   markdown(r, render) {
-    const what = escapeControl(r.path === null ? r.library : `${r.library}/${r.path}`);
+    const what = escapeControl(r.path ?? r.library);
     if (!r.commits.length) return `No commits touching ${what}.`;
     const out = [`${count(r.commits.length, "commit")} touching ${what}, newest first:`];
     for (const c of r.commits) {

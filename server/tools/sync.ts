@@ -4,7 +4,7 @@
  * @module
  */
 import { z } from "zod";
-import { defineTool, escapeControl, libraryArg } from "../tool.ts";
+import { defineTool, escapeControl, libraryArg, shownPath, shownPaths } from "../tool.ts";
 import { count } from "./_listing.ts";
 import { obj } from "./_output.ts";
 
@@ -40,7 +40,17 @@ export const sync = defineTool({
     conflicts: z.array(obj({ path: z.string(), local_copy: z.string().nullable() })),
     reindexed: z.number().int(),
   },
-  run: (shelf, a) => shelf.sync(a.library, a.dry_run),
+  async run(shelf, a) {
+    const r = await shelf.sync(a.library, a.dry_run);
+    return {
+      ...r,
+      changed: r.changed.map((p) => shownPath(shelf, p)),
+      conflicts: shownPaths(shelf, r.conflicts).map((c) => ({
+        ...c,
+        local_copy: c.local_copy === null ? null : shownPath(shelf, c.local_copy),
+      })),
+    };
+  },
   markdown(r) {
     const where = `${escapeControl(r.library)} (${escapeControl(r.branch)} <-> ${
       escapeControl(r.upstream)
