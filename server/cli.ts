@@ -64,6 +64,8 @@ const COMMON: Record<string, Flag> = {
   quiet: { type: "boolean", short: "q" },
   // tools: index the changes first (the tools' wait_for_index)
   fresh: { type: "boolean" },
+  // serve and the write tools: libraries writable for this run
+  write: { type: "string", multiple: true },
 };
 
 /** The flags of a command: a tool's (see `cli_flags.ts`), else the common ones. */
@@ -100,6 +102,7 @@ interface CommonFlags {
   structured?: boolean;
   quiet?: boolean;
   fresh?: boolean;
+  write?: string[];
 }
 
 /** The token in `--token-file PATH` (its first line), kept out of `ps` and shell history. */
@@ -206,6 +209,7 @@ async function openShelf(f: CliFlags, folders: string[], searchWorkers = 0): Pro
     fullPaths: f["full-paths"],
     embedder: f.embedder ?? Deno.env.get("SHELFMARK_EMBEDDER"),
     saveEmbedder: f.embedder !== undefined,
+    write: f.write,
   });
 }
 

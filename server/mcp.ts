@@ -115,6 +115,8 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
         hint: "Check the tool's input schema (tools/list).",
       },
     }, opts.structured);
+  // The write tools are listed and run only where writing is enabled (and allowed).
+  const vaultOn = () => opts.allowWrites !== false && (shelf.writableLibraries?.().length ?? 0) > 0;
   for (const tool of TOOLS) {
     const name = tool.name;
     const readOnly = tool.readOnly ?? true;
@@ -146,6 +148,13 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
               "Start the server with --token (or SHELFMARK_TOKEN) to allow it, or use the CLI.",
             );
           }
+          if (tool.vault && !vaultOn()) {
+            throw new ToolError(
+              "NOT_ALLOWED",
+              `${name} writes files and writing is not enabled for any library`,
+              'Set "write": true on a library in shelfmark.json, or start the server with --write LIBRARY.',
+            );
+          }
           const r = await runTool(shelf, name, args);
           if (r.format === "json") {
             return {
@@ -174,7 +183,15 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
       contents: [{ uri: APP_URI, mimeType: APP_MIME, text: await assets.appHtml() }],
     }),
   );
-  compactToolsList(server, shelf);
+  // Hidden: the write tools while writing is off, and the tools that do not apply to this
+  // shelf (git tools without a git library).
+  compactToolsList(
+    server,
+    (name) => {
+      const tool = toolByName.get(name);
+      return (!!tool?.vault && !vaultOn()) || !(tool?.listed?.(shelf) ?? true);
+    },
+  );
   acceptOldNames(server);
   objectArguments(server, opts.structured);
   return server;
@@ -236,9 +253,10 @@ function objectArguments(server: McpServer, structured?: boolean): void {
 /**
  * Every `tools/list` answer is read by the agent: leave out what says nothing (each
  * schema's `$schema` line, the default `execution` of every tool; about 20 tokens a tool)
- * and the tools that do not apply to this shelf.
+ * and the tools that are `hidden` (the write tools while writing is off, the git tools
+ * without a git library).
  */
-function compactToolsList(server: McpServer, shelf: Shelf): void {
+function compactToolsList(server: McpServer, hidden: (name: string) => boolean): void {
   type Handler = (req: unknown, extra: unknown) => Promise<{ tools: Record<string, unknown>[] }>;
   const handlers = (server.server as unknown as { _requestHandlers?: Map<string, Handler> })
     ._requestHandlers;
@@ -246,8 +264,7 @@ function compactToolsList(server: McpServer, shelf: Shelf): void {
   if (!handlers || !list) return; // another SDK version: the full answer goes out
   handlers.set("tools/list", async (req, extra) => {
     const r = await list(req, extra);
-    // Tools that do not apply to this shelf (git tools without a git library) stay hidden.
-    r.tools = r.tools.filter((t) => toolByName.get(t.name as string)?.listed?.(shelf) ?? true);
+    r.tools = r.tools.filter((t) => !hidden(String(t.name)));
     for (const t of r.tools) {
       delete (t.inputSchema as Record<string, unknown> | undefined)?.$schema;
       delete (t.outputSchema as Record<string, unknown> | undefined)?.$schema;

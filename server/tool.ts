@@ -204,6 +204,11 @@ export interface ToolSpec<
   /** Whether the tool only reads (default true): MCP's read-only annotations. */
   readOnly?: boolean;
   /**
+   * A write tool of the vault (`write`, `edit`, `move`, `delete`): not listed, and refused,
+   * unless writing is enabled for a library (and, over HTTP, the server has a token).
+   */
+  vault?: boolean;
+  /**
    * Whether a call waits (bounded) for a first index still being built (default true;
    * `status` answers at once).
    */

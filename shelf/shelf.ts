@@ -116,6 +116,7 @@ import {
   type EditAnswer,
   editFile,
   type EditRequest,
+  fileSystemError,
   type MoveAnswer,
   moveFile,
   type MoveRequest,
@@ -859,7 +860,11 @@ export class Shelf {
         ),
       );
     }
-    return this.#vaultCalls(() => op(this.#vaultHost()));
+    return this.#vaultCalls(() =>
+      op(this.#vaultHost()).catch((e) => {
+        throw fileSystemError(e);
+      })
+    );
   }
 
   /**

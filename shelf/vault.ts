@@ -59,8 +59,13 @@ export interface VaultHost {
   readonly committer?: VaultCommitter;
 }
 
-/** Largest file `write` accepts, text or base64 (bytes). */
-export const MAX_WRITE_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest file `write` accepts, text or base64 (bytes). Its base64 (5.3 MiB) and a text of
+ * as many characters together stay under the 10 MiB a message may have over stdio (the MCP
+ * SDK's read buffer closes the connection
+ * past it).
+ */
+export const MAX_WRITE_BYTES = 4 * 1024 * 1024;
 
 /** Extensions of files that are not text: they are written from base64 only. */
 const BINARY_EXTENSIONS = new Set(
@@ -214,6 +219,41 @@ export interface DeleteAnswer {
   commit?: string;
 }
 
+/**
+ * A file system failure of a write as a tool error (a name too long, a folder where a file
+ * is, permission denied, a file that went away meanwhile); other failures (a full disk)
+ * are not the caller's and stay as they are.
+ *
+ * @param e what the file system threw
+ * @returns the error to throw
+ */
+export function fileSystemError(e: unknown): unknown {
+  if (e instanceof ToolError) return e;
+  const code = (e as { code?: string })?.code;
+  const said = (what: string) => `The file system refused the change: ${what}`;
+  if (e instanceof Deno.errors.PermissionDenied) {
+    return new ToolError("NOT_ALLOWED", said("permission denied"), "Check the file's permissions.");
+  }
+  if (e instanceof Deno.errors.AlreadyExists) {
+    return new ToolError("ALREADY_EXISTS", said("the path exists"), "Choose another path.");
+  }
+  if (e instanceof Deno.errors.NotFound) {
+    return new ToolError("FILE_NOT_FOUND", said("a file or folder went away"), "Try again.");
+  }
+  if (
+    code === "ENAMETOOLONG" || /name too long/i.test(String((e as Error)?.message)) ||
+    e instanceof Deno.errors.NotADirectory || e instanceof Deno.errors.IsADirectory ||
+    e instanceof Deno.errors.InvalidData
+  ) {
+    return new ToolError(
+      "INVALID_ARGUMENT",
+      said((e as Error).name === "Error" ? "name too long" : (e as Error).name),
+      "Give a shorter path made of plain file and folder names.",
+    );
+  }
+  return e;
+}
+
 /** A file of a writable library, its path checked. */
 interface Target {
   lib: Library;
@@ -240,6 +280,7 @@ function outside(arg: string, why: string): ToolError {
  */
 function target(host: VaultHost, arg: string, library?: string): Target {
   if (arg.includes("\0")) throw outside(arg, "holds a NUL byte");
+  if (/%2f|%5c|%2e/i.test(arg)) throw outside(arg, "has a percent-encoded dot or separator");
   if (arg.startsWith("/") || arg.startsWith("\\") || /^[a-zA-Z]:/.test(arg)) {
     throw outside(arg, "is absolute; paths are <library>/<path inside it>");
   }

@@ -120,6 +120,20 @@ Deno.test("write, edit, move and delete each make one commit; history and diff s
   assertMatch(diff.diff as string, /^-day one$/m);
   assertMatch(diff.diff as string, /^\+day two$/m);
 
+  // Through the tools: the write tool's message is the commit's, and history shows it.
+  const tw = await json(shelf, "write", {
+    path: "a/tool.md",
+    text: "# Tool\n",
+    message: "notes: via the write tool",
+  });
+  assertMatch(tw.commit as string, /^[0-9a-f]{40}$/);
+  assertEquals(await commits(), n0 + 5);
+  const th = await json(shelf, "history", { doc_id: "a/tool.md" });
+  assertEquals(
+    (th.commits as { commit: string; subject: string }[]).map((c) => [c.commit, c.subject]),
+    [[tw.commit, "notes: via the write tool"]],
+  );
+
   // A library that is not a repository: the write works and makes no commit.
   const p = await shelf.writeFile({ path: "plain/x.md", text: "x\n" });
   assertEquals(p.commit, undefined);

@@ -44,12 +44,15 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    // A git clone with a remote beside the samples, for history, diff and sync.
+    // A writable library beside the samples, for the write tools, and a git clone with a
+    // remote, for history, diff and sync.
     const git = await repos();
+    const base = git.dir;
+    await Deno.mkdir(`${base}/notes`);
     await using t = await openTestShelf({
-      base: git.dir,
-      folders: [SAMPLES, git.a],
-      write: ["a"],
+      base,
+      folders: [SAMPLES, `${base}/notes`, git.a],
+      write: ["notes", "a"],
     });
     await t.shelf.index();
     await using mcp = await connect(t.shelf, true);
@@ -90,6 +93,12 @@ Deno.test({
       ["connection", { from: a, to: b }],
       ["context", { doc_id: a }],
       ["reindex", {}],
+      // The write tools, once per format (their files differ: f is the format).
+      ["write", { path: "notes/f.md", text: "# F\n\nfirst\n", front_matter: { tags: ["x"] } }],
+      ["edit", { path: "notes/f.md", old_text: "first", new_text: "second" }],
+      ["edit", { path: "notes/f.md", start_line: 1, end_line: 1, new_text: "---" }],
+      ["move", { from: "notes/f.md", to: "notes/moved/f.md" }],
+      ["delete", { path: "notes/moved/f.md" }],
       ["history", { library: "a" }],
       ["history", { doc_id: "a/notes/a.md", limit: 1 }],
       ["diff", { doc_id: "a/notes/a.md", commit: "HEAD" }],
@@ -100,8 +109,9 @@ Deno.test({
     for (const [name, args] of calls) {
       const shape = TOOLS.find((x) => x.name === name)!.output;
       for (const output_format of ["markdown", "json"]) {
+        const own = JSON.parse(JSON.stringify(args).replaceAll("f.md", `${output_format}.md`));
         // The SDK's client throws when structuredContent does not match the listed schema.
-        const r = await mcp.call(name, { ...args, output_format });
+        const r = await mcp.call(name, { ...own, output_format });
         const what = `${name} ${JSON.stringify(args)} ${output_format}`;
         assert(!r.isError, `${what}: ${r.content[0]?.text}`);
         assert(r.structuredContent, `${what} carries structuredContent`);

@@ -24,6 +24,10 @@ import { links } from "./links.ts";
 import { connection } from "./connection.ts";
 import { context } from "./context.ts";
 import { reindex } from "./reindex.ts";
+import { write } from "./write.ts";
+import { edit } from "./edit.ts";
+import { move } from "./move.ts";
+import { deleteTool } from "./delete.ts";
 import { history } from "./history.ts";
 import { diff } from "./diff.ts";
 import { sync } from "./sync.ts";
@@ -46,6 +50,10 @@ const TABLE = [
   connection,
   context,
   reindex,
+  write,
+  edit,
+  move,
+  deleteTool,
   history,
   diff,
   sync,
@@ -70,6 +78,10 @@ export type ToolName =
   | "connection"
   | "context"
   | "reindex"
+  | "write"
+  | "edit"
+  | "move"
+  | "delete"
   | "history"
   | "diff"
   | "sync";

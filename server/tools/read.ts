@@ -53,6 +53,7 @@ export const read = defineTool({
     total_lines: z.number().int(),
     next_offset: nextOffset,
     truncated: z.boolean().optional(),
+    version: z.string(),
   },
   run(shelf, a) {
     const id = resolveDoc(shelf, a.doc_id);
@@ -76,7 +77,8 @@ export const read = defineTool({
         (r.truncated ? " (cut: the pages or section asked for go on)" : "") + "." +
         (r.next_offset
           ? ` Next: ${render.cli ? "add " : "read "}${argHint(render, { offset: r.next_offset })}.`
-          : ""),
+          : "") +
+        ` Version ${r.version}.`,
     );
     body.push(
       citeHint(escapeControl(r.path), {

@@ -15,8 +15,10 @@ export const sync = defineTool({
   name: "sync",
   title: "Git sync",
   readOnly: false,
+  // A write: hidden and refused unless writing is on (and, over HTTP, there is a token).
+  vault: true,
   waitsForIndex: false,
-  // A write: listed when a git library is writable (as the vault's write tools are).
+  // Listed when a git library is one of the writable ones.
   listed: (shelf) => {
     const writable = shelf.writableLibraries();
     return shelf.gitLibraries().some((l) => writable.includes(l.name));

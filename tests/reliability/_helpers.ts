@@ -35,6 +35,13 @@ export const ERROR_CODES = new Set([
   "NOT_GIT",
   "GIT_FAILED",
   "PUSH_REJECTED",
+  // The write tools (writing enabled).
+  "FILE_NOT_FOUND",
+  "ALREADY_EXISTS",
+  "CONFLICT",
+  "NO_MATCH",
+  "NOT_UNIQUE",
+  "TOO_LARGE",
 ]);
 
 /** A tool result as the SDK client returns it. */

@@ -22,6 +22,8 @@ type Json = Record<string, unknown>;
 export interface FuzzPools {
   docIds: string[];
   libraries: string[];
+  /** More `path`, `from` and `to` values (the write tools' files, links leading out). */
+  paths?: string[];
 }
 
 const PATHS = [
@@ -147,11 +149,23 @@ function stringFor(key: string, p: Prop, pools: FuzzPools): fc.Arbitrary<string>
     patterns: [...PATHS, "%", "_", "%%", "lib", "a"],
     expand: ["1", "2.1", "0", "-1", "1.1.1.1.1.1", "x"],
     // The seed tools: folders, names, link ends, front-matter fields.
-    path: [...pools.libraries, ...pools.libraries.map((l) => `${l}/sub`), ...PATHS],
-    from: [...pools.docIds, ...PATHS],
-    to: [...pools.docIds, ...PATHS],
+    path: [
+      ...pools.libraries,
+      ...pools.libraries.map((l) => `${l}/sub`),
+      ...PATHS,
+      ...(pools.paths ?? []),
+    ],
+    from: [...pools.docIds, ...PATHS, ...(pools.paths ?? [])],
+    to: [...pools.docIds, ...PATHS, ...(pools.paths ?? [])],
     queries: QUERIES,
     field: ["tags", "aliases", "status", "", "x".repeat(65), "__proto__"],
+    // The write tools: text that is in the files or nearly, version tags, base64.
+    old_text: ["the", "The", "a", "\n", "  ", "\u201cthe\u201d", "Evil", "x".repeat(60)],
+    new_text: ["", "new text", "\n\n", "\u0000", "# Title\n"],
+    text: ["", "# Note\n\nText.\n", "\u0000\u0001", "---\nx: 1\n---\n"],
+    if_match: ["0000000000000000", "e3b0c44298fc1c14", "ZZZZZZZZZZZZZZZZ", ""],
+    base64: ["", "AAEC", "not base64!", "====", "YQ"],
+    message: ["", "msg", "\n"],
   };
   const pool = byKey[key];
   return pool?.length
