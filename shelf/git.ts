@@ -432,8 +432,24 @@ export async function gitHistory(root: string, r: HistoryRequest): Promise<Histo
       file_count: files.length,
     };
   });
+  if (!commits.length && r.path) await mustExist(root, gitPath(r.path));
   const more = commits.length > r.limit;
   return { commits: commits.slice(0, r.limit), next_offset: more ? r.offset + r.limit : null };
+}
+
+/**
+ * Fail with `DOCUMENT_NOT_FOUND` when a path is neither on disk nor in any commit (a typo
+ * is an error, not an empty history).
+ */
+async function mustExist(root: string, path: string): Promise<void> {
+  if (existsSync(join(root, path))) return;
+  const any = await runGit(root, ["log", "-1", "--all", "--format=%H", "--", path]);
+  if (any.code === 0 && any.stdout.trim()) return;
+  throw new ToolError(
+    "DOCUMENT_NOT_FOUND",
+    `No file ${JSON.stringify(path)} on disk or in any commit`,
+    "Check the path (history without a document lists the library's commits).",
+  );
 }
 
 /** A `diff` request. */
@@ -521,10 +537,37 @@ export async function gitDiff(root: string, r: DiffRequest): Promise<DiffAnswer>
   const from = await resolveCommit(root, r.commit ?? "HEAD");
   const to = r.to === "head" ? await resolveCommit(root, "HEAD") : undefined;
   const old = await pathAt(root, from, path);
-  const args = ["diff", "--no-ext-diff", "--no-textconv", "--find-renames", from];
-  if (to) args.push(to);
-  args.push("--", ...new Set([old, path]));
+  const inFrom = await inCommit(root, from, old);
+  const tracked = to ? await inCommit(root, to, path) : await inIndex(root, path);
+  const onDisk = !to && existsSync(join(root, path));
+  if (!inFrom && !tracked && !onDisk) {
+    throw new ToolError(
+      "DOCUMENT_NOT_FOUND",
+      `No file ${JSON.stringify(path)} in commit ${from.slice(0, 10)} nor ${
+        to ? "at HEAD" : "on disk"
+      }`,
+      "Check the path (history lists the commits that touched it).",
+    );
+  }
+  // A file git does not know yet: compared with nothing (git diff would show nothing).
+  const args = !to && !tracked && !inFrom
+    ? ["diff", "--no-index", "--no-ext-diff", "--no-textconv", "--", "/dev/null", path]
+    : ["diff", "--no-ext-diff", "--no-textconv", "--find-renames", from, ...(to ? [to] : [])];
+  if (args[1] !== "--no-index") args.push("--", ...new Set([old, path]));
   const run = await runGit(root, args, { maxOutput: r.max_bytes });
-  if (run.code !== 0) throw gitFailed(args, run);
+  // --no-index exits 1 when the files differ.
+  if (run.code !== 0 && !(run.code === 1 && args[1] === "--no-index")) throw gitFailed(args, run);
   return { path, from, to: to ?? "worktree", diff: run.stdout, truncated: run.cut };
+}
+
+/** Whether a commit holds a file (a path relative to the folder git runs in). */
+async function inCommit(root: string, commit: string, path: string): Promise<boolean> {
+  const r = await runGit(root, ["ls-tree", "--name-only", commit, "--", path]);
+  return r.code === 0 && r.stdout.trim() !== "";
+}
+
+/** Whether git's index holds a file. */
+async function inIndex(root: string, path: string): Promise<boolean> {
+  const r = await runGit(root, ["ls-files", "--", path]);
+  return r.code === 0 && r.stdout.trim() !== "";
 }

@@ -94,6 +94,10 @@ Deno.test("gitHistory() lists a path's commits newest first, paged; gitDiff() sh
     assertEquals(all.commits.length, 5);
     const future = await gitHistory(a, { since: "2999-01-01", limit: 10, offset: 0 });
     assertEquals(future.commits, []);
+    const typo = await assertRejects(() =>
+      gitHistory(a, { path: "notes/typo.md", limit: 10, offset: 0 })
+    );
+    assertEquals((typo as { code?: string }).code, "DOCUMENT_NOT_FOUND");
 
     const fourCommit = page2.commits[0]!.commit;
     const d = await gitDiff(a, {
@@ -116,6 +120,14 @@ Deno.test("gitHistory() lists a path's commits newest first, paged; gitDiff() sh
       max_bytes: 40,
     });
     assertEquals(cut.truncated, true);
+    // A new file git does not know yet shows whole; a path that is nowhere is an error.
+    await Deno.writeTextFile(join(a, "notes/fresh.md"), "fresh\n");
+    const fresh = await gitDiff(a, { path: "notes/fresh.md", to: "worktree", max_bytes: 10_000 });
+    assertMatch(fresh.diff, /^\+fresh$/m);
+    const nowhere = await assertRejects(() =>
+      gitDiff(a, { path: "notes/nowhere.md", to: "worktree", max_bytes: 10_000 })
+    );
+    assertEquals((nowhere as { code?: string }).code, "DOCUMENT_NOT_FOUND");
     assertEquals(cut.diff.length, 40);
     assertMatch(
       (await assertRejects(() =>
