@@ -273,6 +273,8 @@ export class GitCommitter {
   readonly #roots?: Set<string>;
 
   /**
+   * Create a committer.
+   *
    * @param opts.author the configured author (`git.author`), else git's own user
    * @param opts.roots the roots of the git libraries (as configured or real paths): a write
    *   elsewhere makes no commit (default: every root)
