@@ -721,8 +721,9 @@ export class Shelf {
           mtime_ms: doc.mtime_ms,
           hash: doc.hash,
         };
-        // Not beside an index run: one that starts meanwhile waits for this write.
-        await this.idle();
+        // Not beside an index run or a vault write: one that starts meanwhile waits for
+        // this write (the check and the start are one synchronous step).
+        while (this.#busy()) await this.#busy()!.catch(() => {});
         this.#ocrWrite = (async () => {
           this.#parts.catalog.begin();
           try {
@@ -812,6 +813,11 @@ export class Shelf {
   /** Files the vault changed lately (absolute path -> when), for the watcher to pass over. */
   #ownChanges = new Map<string, number>();
 
+  /** The index run, OCR re-extraction or vault re-index in progress, if any. */
+  #busy(): Promise<unknown> | undefined {
+    return this.#running ?? this.#ocrWrite ?? this.#vaultWrite;
+  }
+
   /** Names of the libraries where writing is enabled (configuration or `--write`). */
   writableLibraries(): string[] {
     return this.#config.libraries.filter((l) => l.write === true || this.#writeFor.has(l.name))
@@ -872,9 +878,10 @@ export class Shelf {
    * the run in progress, and before the next one starts.
    */
   async #indexWritten(lib: Library, paths: string[]): Promise<void> {
-    await this.idle();
-    await this.#ocrWrite;
     const { catalog, indexer } = this.#parts;
+    // The check and the start of the job are one synchronous step: whatever starts after
+    // it (an index run, an OCR write) waits for it.
+    while (this.#busy()) await this.#busy()!.catch(() => {});
     const job = (async () => {
       catalog.begin();
       try {

@@ -536,16 +536,23 @@ export async function writeFile(
   };
 }
 
-/** The text of a file that must be text. */
+/**
+ * The text of a file that must be UTF-8 text (a byte order mark is kept): any other
+ * encoding would not come back byte for byte where the edit does not touch it.
+ */
 function textOf(t: Target, bytes: Uint8Array): string {
-  if (!sniff(bytes).text) {
-    throw new ToolError(
+  const refuse = (what: string) =>
+    new ToolError(
       "INVALID_ARGUMENT",
-      `${t.display} is not a text file`,
-      "edit changes text files (Markdown, text, HTML, code); write replaces any file.",
+      `${t.display} is ${what}`,
+      "edit changes UTF-8 text files (Markdown, text, HTML, code); write replaces any file.",
     );
+  if (!sniff(bytes).text) throw refuse("not a text file");
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw refuse("not UTF-8 text");
   }
-  return new TextDecoder().decode(bytes);
 }
 
 /** Line starts of a text (offsets of each line's first character). */

@@ -45,7 +45,8 @@ const QUOTES: Record<string, string> = {
 };
 
 /** A text normalized, with where each of its characters came from in the original. */
-interface Normalized {
+export interface Normalized {
+  /** The normalized text. */
   text: string;
   /** Original offset where each normalized character's source begins. */
   from: number[];

@@ -154,6 +154,31 @@ Deno.test("Shelf.editFile() replaces an exact match, a normalized match, a line 
   assertEquals(Deno.readTextFileSync(path), "x = 1\ny = 2\nx = 3\n");
 });
 
+Deno.test("Shelf.editFile() matches decomposed accents (NFD) in the file with composed ones (NFC)", async () => {
+  const { t, shelf, notes } = await setup();
+  await using _ = t;
+  const path = join(notes, "otters.md");
+  Deno.writeTextFileSync(path, "# Caf\u0065\u0301\n\nUn caf\u0065\u0301 cr\u0065\u0300me.\n");
+  const e = await shelf.editFile({
+    path: "Notes/otters.md",
+    oldText: "Un caf\u00e9 cr\u00e8me.",
+    newText: "Un th\u00e9.",
+  });
+  assertEquals(e.match_type, "normalized");
+  assertEquals(Deno.readTextFileSync(path), "# Caf\u0065\u0301\n\nUn th\u00e9.\n");
+});
+
+Deno.test("Shelf.moveFile() moves a file to another writable library and re-indexes both", async () => {
+  const { t, shelf, notes, papers } = await setup({ write: ["Notes", "Papers"] });
+  await using _ = t;
+  const m = await shelf.moveFile({ from: "Notes/otters.md", to: "Papers/in/otters.md" });
+  assertEquals([m.from, m.to], ["Notes/otters.md", "Papers/in/otters.md"]);
+  assertEquals(Deno.readTextFileSync(join(papers, "in", "otters.md")), NOTE);
+  assert(!(await Deno.stat(join(notes, "otters.md")).catch(() => undefined)));
+  assertEquals(await hits(shelf, "holts"), ["Papers/in/otters.md"]);
+  assertEquals(m.doc_id, shelf.findDocument("Papers/in/otters.md"));
+});
+
 Deno.test("Shelf.editFile() names the closest line and the first differing character when nothing matches", async () => {
   const { t, shelf, notes } = await setup();
   await using _ = t;
@@ -187,6 +212,14 @@ Deno.test("Shelf.editFile() refuses a stale if_match, an empty old_text and line
     shelf.editFile({ path: "Notes/otters.md", startLine: 99, newText: "x" }),
   );
   assertEquals(past.code, "INVALID_ARGUMENT");
+  // Latin-1 bytes would not survive a round trip through UTF-8: refused, left as they are.
+  const latin1 = new Uint8Array([...new TextEncoder().encode("caf"), 0xe9, 0x0a]);
+  Deno.writeFileSync(join(notes, "latin1.txt"), latin1);
+  const enc = await rejected(
+    shelf.editFile({ path: "Notes/latin1.txt", oldText: "caf", newText: "x" }),
+  );
+  assertEquals(enc.code, "INVALID_ARGUMENT");
+  assertEquals(Deno.readFileSync(join(notes, "latin1.txt")), latin1);
   const missing = await rejected(
     shelf.editFile({ path: "Notes/nope.md", oldText: "a", newText: "b" }),
   );

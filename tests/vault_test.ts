@@ -8,6 +8,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { join } from "node:path";
 import { createServer, type ServerOptions } from "../server/mcp.ts";
+import { serveHttp } from "../server/http.ts";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Shelf } from "../shelf/shelf.ts";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 import { stdioTransport, testClient } from "./mcp_client.ts";
@@ -101,6 +103,54 @@ Deno.test("write tools: over HTTP without a token they stay hidden and refused, 
   } finally {
     await client.close();
   }
+});
+
+Deno.test({
+  name: "write tools over real HTTP: only with a token; the web API refuses them without one",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const { t, notes } = await setup(["Notes"]);
+    await using _ = t;
+    const open = serveHttp(t.shelf, { port: 0 });
+    const locked = serveHttp(t.shelf, { port: 0, token: "s3cret" });
+    const connectHttp = async (url: string, token?: string) => {
+      const c = testClient("vault-http");
+      const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+      await c.connect(
+        new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }),
+      );
+      return c;
+    };
+    const [anon, authed] = [await connectHttp(open.url), await connectHttp(locked.url, "s3cret")];
+    try {
+      const anonListed = await names(anon);
+      assertEquals(WRITE_TOOLS.filter((n) => anonListed.includes(n)), []);
+      const refused = await failed(anon, "write", { path: "Notes/http.md", text: "x" });
+      assertEquals(refused.code, "NOT_ALLOWED");
+      const api = await fetch(open.url.replace(/\/mcp$/, "/api/tools/write"), {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ path: "Notes/api.md", text: "x" }),
+      });
+      const body = await api.json() as { error?: { code: string } };
+      assertEquals(body.error?.code, "NOT_ALLOWED");
+      assertEquals([...Deno.readDirSync(notes)].map((e) => e.name), ["log.md"]);
+      const authedListed = await names(authed);
+      assertEquals(WRITE_TOOLS.filter((n) => authedListed.includes(n)), WRITE_TOOLS);
+      const w = await ok(authed, "write", {
+        path: "Notes/http.md",
+        text: "# Over HTTP\n\negrets\n",
+      });
+      assertEquals(w.created, true);
+      assertEquals(Deno.readTextFileSync(join(notes, "http.md")), "# Over HTTP\n\negrets\n");
+    } finally {
+      await anon.close();
+      await authed.close();
+      await open.shutdown();
+      await locked.shutdown();
+    }
+  },
 });
 
 Deno.test("write tools: listed when a library is writable; write, read's version, edit, move, delete", async () => {

@@ -61,7 +61,9 @@ export const read = defineTool({
     return { ...r, path: shownPath(shelf, r.path) };
   },
   markdown(r, render) {
-    if (!r.lines.length) return `${escapeControl(r.title)} [${r.doc_id}] is empty (0 lines).`;
+    if (!r.lines.length) {
+      return `${escapeControl(r.title)} [${r.doc_id}] is empty (0 lines). Version ${r.version}.`;
+    }
     const w = String(r.lines[r.lines.length - 1]!.n).length;
     const body: string[] = [];
     for (const [i, l] of r.lines.entries()) {
