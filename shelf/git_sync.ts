@@ -138,7 +138,10 @@ async function refuseUncommitted(root: string): Promise<void> {
 
 /** Whether git's push output says the remote has commits the local branch lacks. */
 export function nonFastForward(stderr: string): boolean {
-  return /non-fast-forward|\[rejected\]|fetch first|stale info/i.test(stderr);
+  // A remote branch that moved on: before the push (non-fast-forward, fetch first), or
+  // during it (the ref is no longer where the push expected it).
+  return /non-fast-forward|\[rejected\]|fetch first|stale info|cannot lock ref|failed to update ref/i
+    .test(stderr);
 }
 
 /**

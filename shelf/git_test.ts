@@ -242,6 +242,32 @@ Deno.test("gitSync() without an upstream, or over uncommitted changes, says so a
   }
 });
 
+Deno.test("gitSync() whose push loses a race to another clone says to sync again", async () => {
+  const { dir, a, b } = await repos();
+  try {
+    await Deno.writeTextFile(join(b, "b.md"), "b\n");
+    await git(b, ["add", "b.md"]);
+    await git(b, ["commit", "-qm", "b"]);
+    // A's pre-push hook (run once) lets B push first: the remote moves during A's push.
+    const hook = join(a, ".git/hooks/pre-push");
+    await Deno.writeTextFile(
+      hook,
+      `#!/bin/sh\nrm -f "$0"\nenv -u GIT_DIR -u GIT_WORK_TREE -u GIT_INDEX_FILE git -C "${b}" push -q\n`,
+    );
+    await Deno.chmod(hook, 0o755);
+    await Deno.writeTextFile(join(a, "a2.md"), "a\n");
+    await new GitCommitter().commit(a, ["a2.md"], "a2");
+    const e = await assertRejects(() => gitSync(a, { dry_run: false }));
+    assertEquals((e as { code?: string }).code, "PUSH_REJECTED");
+    assertMatch((e as { hint?: string }).hint!, /sync again/);
+    // And syncing again does: rebased onto B's commit, pushed.
+    const r = await gitSync(a, { dry_run: false });
+    assertEquals([r.action, r.pushed], ["rebase", true]);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("conflictName() puts the time before the extension", () => {
   const t = new Date("2026-11-26T10:00:00Z");
   assertEquals(conflictName("n/a.md", t), "n/a.conflict-2026-11-26T10-00-00Z.md");
