@@ -299,6 +299,26 @@ export class GitCommitter {
     }
     const rel = [...new Set(paths.map(gitPath))];
     if (!rel.length) return undefined;
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await this.#commit(libraryRoot, rel, message);
+      } catch (e) {
+        // Someone else's git (the user's, an editor's) holds the index for a moment.
+        if (attempt < 3 && e instanceof ToolError && /index\.lock/.test(e.message)) {
+          await new Promise((r) => setTimeout(r, 250 * attempt));
+          continue;
+        }
+        if (!(e instanceof ToolError)) throw e;
+        throw new ToolError(
+          e.code,
+          `The file was written and indexed, but not committed: ${e.message}`,
+          "Commit it by hand in the library's folder (git status shows it); do not write it again.",
+        );
+      }
+    }
+  }
+
+  async #commit(libraryRoot: string, rel: string[], message: string): Promise<string | undefined> {
     // Ignored paths are the user's choice: written, not committed.
     const ignored = await runGit(libraryRoot, ["check-ignore", "--no-index", "--", ...rel]);
     const skip = new Set(ignored.code === 0 ? ignored.stdout.split("\n").filter(Boolean) : []);

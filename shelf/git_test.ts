@@ -71,6 +71,26 @@ Deno.test("GitCommitter.commit() uses the configured author, in a library below 
   }
 });
 
+Deno.test("GitCommitter.commit() waits out a brief index.lock, and says when it cannot commit", async () => {
+  const { dir, a } = await repos();
+  try {
+    const c = new GitCommitter();
+    const lock = join(a, ".git/index.lock");
+    await Deno.writeTextFile(lock, "");
+    const freed = new Promise((r) => setTimeout(() => Deno.remove(lock).then(r), 100));
+    await Deno.writeTextFile(join(a, "l1.md"), "1\n");
+    assertMatch((await c.commit(a, ["l1.md"], "l1"))!, /^[0-9a-f]{40}$/);
+    await freed;
+    await Deno.writeTextFile(lock, "");
+    await Deno.writeTextFile(join(a, "l2.md"), "2\n");
+    const e = await assertRejects(() => c.commit(a, ["l2.md"], "l2"));
+    assertEquals((e as { code?: string }).code, "GIT_FAILED");
+    assertMatch(e.message, /^The file was written and indexed, but not committed: .*index\.lock/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("gitHistory() lists a path's commits newest first, paged; gitDiff() shows them", async () => {
   const { dir, a } = await repos();
   try {
