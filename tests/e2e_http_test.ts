@@ -41,8 +41,7 @@ Deno.test({
     });
     const [a, b] = await Promise.all([client(http.url, "s3cret"), client(http.url, "s3cret")]);
     try {
-      // Every tool that applies: not the write tools (writing is off), the git tools only
-      // when the samples lie in a git checkout.
+      // Every tool that applies: not the write tools nor the git tools (writing is off).
       assertEquals(
         (await a.listTools()).tools.map((t: { name: string }) => t.name).sort(),
         TOOLS.filter((t) => !t.vault && (t.listed?.(shelf) ?? true)).map((t) => t.name).sort(),

@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { gitListed } from "./_git.ts";
 import { argHint, defineTool, docIdArg, escapeControl, shownPath } from "../tool.ts";
 import { bytes } from "./_listing.ts";
 
@@ -16,7 +17,7 @@ export const diff = defineTool({
   name: "diff",
   title: "Git diff",
   waitsForIndex: false,
-  listed: (shelf) => shelf.gitLibraries().length > 0,
+  listed: gitListed,
   description:
     "A document's unified diff (git library) from a commit (default HEAD) to HEAD or to the file on disk.",
   input: {

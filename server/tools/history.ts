@@ -5,6 +5,7 @@
  * @module
  */
 import { z } from "zod";
+import { gitListed } from "./_git.ts";
 import { argHint, defineTool, docIdArg, escapeControl, libraryArg, shownPath } from "../tool.ts";
 import { count } from "./_listing.ts";
 import { nextOffset, obj } from "./_output.ts";
@@ -20,7 +21,7 @@ export const history = defineTool({
   name: "history",
   title: "Git history",
   waitsForIndex: false,
-  listed: (shelf) => shelf.gitLibraries().length > 0,
+  listed: gitListed,
   description:
     "Commits (newest first) that touched a document, or any file of a git library; since/until dates.",
   input: {

@@ -4,6 +4,7 @@
  * @module
  */
 import { z } from "zod";
+import { gitListed } from "./_git.ts";
 import { defineTool, escapeControl, libraryArg, shownPath, shownPaths } from "../tool.ts";
 import { count } from "./_listing.ts";
 import { obj } from "./_output.ts";
@@ -18,11 +19,7 @@ export const sync = defineTool({
   // A write: hidden and refused unless writing is on (and, over HTTP, there is a token).
   vault: true,
   waitsForIndex: false,
-  // Listed when a git library is one of the writable ones.
-  listed: (shelf) => {
-    const writable = shelf.writableLibraries();
-    return shelf.gitLibraries().some((l) => writable.includes(l.name));
-  },
+  listed: gitListed,
   description:
     "Pull a git library (rebasing local commits), then push; a conflict keeps the remote file and the local one as NAME.conflict-<time>.EXT.",
   input: {
