@@ -32,7 +32,7 @@ export const edit = defineTool({
   vault: true,
   waitsForIndex: false,
   description:
-    "Replace old_text (must occur once; quotes/dashes/spaces normalized if no exact match) or lines start_line-end_line (as read numbers them), or old_text within those lines, by new_text. Indexed before the answer.",
+    "Replace old_text (must occur once; quotes/dashes/spaces normalized if no exact match) or the file's lines start_line-end_line (read numbers Markdown and text the same), or old_text within them, by new_text. Indexed before the answer.",
   input: {
     path: vaultPath,
     old_text: z.string().min(1).max(MAX_WRITE_BYTES).optional().describe("Text to replace"),
