@@ -129,13 +129,13 @@ const LibrarySchema = z.strictObject({
 }, says("must be an object"));
 
 const AUTHOR = says('must be an object {"name", "email"}');
+const AUTHOR_NAME = says('must be a name without "<", ">" or a line break');
+const EMAIL = says("must be an email address");
 const GitSchema = z.strictObject({
   author: z.strictObject({
-    name: z.string(AUTHOR).min(1, AUTHOR).max(200, AUTHOR).regex(/^[^<>\n\0]+$/, AUTHOR),
-    email: z.string(AUTHOR).min(3, AUTHOR).max(200, AUTHOR).regex(
-      /^[^<>\s\0]+@[^<>\s\0]+$/,
-      AUTHOR,
-    ),
+    name: z.string(AUTHOR_NAME).min(1, AUTHOR_NAME).max(200, AUTHOR_NAME)
+      .regex(/^[^<>\n\0]+$/, AUTHOR_NAME),
+    email: z.string(EMAIL).max(200, EMAIL).regex(/^[^<>\s\0]+@[^<>\s\0]+$/, EMAIL),
   }, AUTHOR).optional(),
 }, says("must be an object"));
 
