@@ -35,6 +35,7 @@ export {
   ConfigError,
   dataDir,
   type EmbedderConfig,
+  type GitConfig,
   type Limits,
   loadConfig,
   type OcrConfig,
@@ -99,3 +100,12 @@ export type {
 } from "./shelf/grep.ts";
 export type { GrepMatch } from "./shelf/grep_worker.ts";
 export type { ConnectionLimits } from "./server/conn_limit.ts";
+export type { CommitInfo, DiffAnswer, GitAuthor, GitCommitter, History } from "./shelf/git.ts";
+export type { SyncAnswer, SyncConflict } from "./shelf/git_sync.ts";
+export type {
+  ShelfDiff,
+  ShelfDiffRequest,
+  ShelfHistory,
+  ShelfHistoryRequest,
+  ShelfSync,
+} from "./shelf/git_library.ts";

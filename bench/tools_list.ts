@@ -1,7 +1,8 @@
 /**
  * What `tools/list` costs an agent: the tokens (o200k) of the answer the MCP server sends,
  * in all and per tool. Run: `deno run -A bench/tools_list.ts` (`--json` for the figures, `--structured` for
- * the list `serve --structured` sends, `--write` for the list with writing enabled).
+ * the list `serve --structured` sends, `--write` for the list with writing enabled, `--git`
+ * for a shelf with a git library).
  *
  * @module
  */
@@ -14,13 +15,18 @@ import { testClient } from "../tests/mcp_client.ts";
 /**
  * Tokens of the whole `tools/list` answer and of each tool in it (with `structured`, as
  * `serve --structured` lists them: output schemas included; with `write`, as a server with
- * a writable library lists them: the write tools included).
+ * a writable library lists them: the write tools included; with `git`, as a shelf with a
+ * git library lists them: the git tools included, `sync` when `write` is on too).
  */
 export async function toolsListTokens(
-  opts: { structured?: boolean; write?: boolean } = {},
+  opts: { structured?: boolean; write?: boolean; git?: boolean } = {},
 ): Promise<{ total: number; tools: Record<string, number> }> {
-  // Listing tools reads no index: the shelf is asked only which libraries are writable.
-  const shelf = { writableLibraries: () => opts.write ? ["notes"] : [] } as unknown as Shelf;
+  // Listing tools reads no index: the shelf is asked only which libraries are writable and
+  // which are git work trees.
+  const shelf = {
+    writableLibraries: () => opts.write ? ["notes"] : [],
+    gitLibraries: () => opts.git ? [{ name: "notes", root: "/" }] : [],
+  } as unknown as Shelf;
   const server = createServer(shelf, { structured: opts.structured });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
@@ -41,7 +47,7 @@ export async function toolsListTokens(
 if (import.meta.main) {
   const structured = Deno.args.includes("--structured");
   const write = Deno.args.includes("--write");
-  const t = await toolsListTokens({ structured, write });
+  const t = await toolsListTokens({ structured, write, git: Deno.args.includes("--git") });
   if (Deno.args.includes("--json")) console.log(JSON.stringify(t));
   else {
     console.log(

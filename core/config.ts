@@ -23,9 +23,13 @@ export interface Config {
     fields?: string[];
     /** Index hidden files and folders (default false: listed as skipped, `hidden`). */
     index_hidden?: boolean;
+    /** A git work tree whose writes are commits (default: detected from `.git`). */
+    git?: boolean;
     /** Allow the write tools (write, edit, move, delete) in this library (default false). */
     write?: boolean;
   }[];
+  /** Git settings of the libraries that are git work trees. */
+  git?: GitConfig;
   /** Extra extractor plugin modules (paths or URLs). */
   extractors?: string[];
   /** Resource limits. */
@@ -55,6 +59,12 @@ export interface EmbedderConfig {
   document_prefix?: string;
   /** `onnx:` only: how token vectors become one (default: from the model folder or name). */
   pooling?: "mean" | "cls";
+}
+
+/** Git settings. */
+export interface GitConfig {
+  /** Author and committer of the vault's commits (default: git's `user.name`/`user.email`). */
+  author?: { name: string; email: string };
 }
 
 /** OCR settings. */
@@ -114,7 +124,19 @@ const LibrarySchema = z.strictObject({
     FIELDS,
   ).max(32, FIELDS).optional(),
   index_hidden: z.boolean(says("must be true or false")).optional(),
+  git: z.boolean(says("must be true or false")).optional(),
   write: z.boolean(says("must be true or false")).optional(),
+}, says("must be an object"));
+
+const AUTHOR = says('must be an object {"name", "email"}');
+const AUTHOR_NAME = says('must be a name without "<", ">" or a line break');
+const EMAIL = says("must be an email address");
+const GitSchema = z.strictObject({
+  author: z.strictObject({
+    name: z.string(AUTHOR_NAME).min(1, AUTHOR_NAME).max(200, AUTHOR_NAME)
+      .regex(/^[^<>\n\0]+$/, AUTHOR_NAME),
+    email: z.string(EMAIL).max(200, EMAIL).regex(/^[^<>\s\0]+@[^<>\s\0]+$/, EMAIL),
+  }, AUTHOR).optional(),
 }, says("must be an object"));
 
 /** A number limit with its allowed range. */
@@ -161,6 +183,7 @@ const ConfigSchema = z.strictObject({
   limits: LimitsSchema.default({}),
   embedder: EmbedderSchema.optional(),
   ocr: OcrSchema.optional(),
+  git: GitSchema.optional(),
 }, says("must be a JSON object"));
 
 /** A key's place from a zod issue path: `libraries[0].include`. */
@@ -297,6 +320,7 @@ export function configLibraries(config: Config): Library[] {
     exclude: l.exclude,
     fields: l.fields,
     index_hidden: l.index_hidden,
+    git: l.git,
   }));
 }
 

@@ -163,3 +163,28 @@ Deno.test({
     }
   },
 });
+
+Deno.test("loadConfig() reads the git keys and names a bad author", async () => {
+  const ok = loadConfig(
+    await configWith({
+      libraries: [{ name: "Notes", path: "/x", git: false }],
+      git: { author: { name: "Vault Bot", email: "bot@example.org" } },
+    }),
+  );
+  assertEquals(ok.libraries[0]!.git, false);
+  assertEquals(ok.git?.author, { name: "Vault Bot", email: "bot@example.org" });
+  const says = async (author: unknown) =>
+    refusal(await configWith({ git: { author } })).split(": ").at(-1);
+  assertEquals(await says("me"), 'git.author must be an object {"name", "email"}');
+  assertEquals(await says({ name: "x" }), "git.author.email must be an email address");
+  assertEquals(await says({ name: "x", email: "no" }), "git.author.email must be an email address");
+  assertEquals(
+    await says({ name: "a <b>", email: "c@d" }),
+    'git.author.name must be a name without "<", ">" or a line break',
+  );
+  assert(refusal(await configWith({ git: { user: 1 } })).includes('unknown key "git.user"'));
+  assert(
+    refusal(await configWith({ libraries: [{ name: "a", path: "/x", git: "yes" }] }))
+      .includes("libraries[0].git must be true or false"),
+  );
+});

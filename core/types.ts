@@ -203,6 +203,8 @@ export interface Library {
   fields?: string[];
   /** Index hidden files and folders (names starting with `.`); default false: skipped, listed as `hidden`. */
   index_hidden?: boolean;
+  /** A git work tree (default: detected from a `.git` in the root or a parent folder). */
+  git?: boolean;
 }
 
 /** A file that was not indexed (or only partly), with the reason. */
@@ -226,6 +228,9 @@ export type ErrorCode =
   | "PATH_OUTSIDE_LIBRARY"
   | "INDEX_UNAVAILABLE"
   | "NOT_ALLOWED"
+  | "NOT_GIT"
+  | "GIT_FAILED"
+  | "PUSH_REJECTED"
   | "FILE_NOT_FOUND"
   | "ALREADY_EXISTS"
   | "CONFLICT"

@@ -183,7 +183,15 @@ export function createServer(shelf: Shelf, opts: ServerOptions = {}): McpServer 
       contents: [{ uri: APP_URI, mimeType: APP_MIME, text: await assets.appHtml() }],
     }),
   );
-  compactToolsList(server, (name) => !!toolByName.get(name)?.vault && !vaultOn());
+  // Hidden: the write tools while writing is off, and the tools that do not apply to this
+  // shelf (git tools without a git library).
+  compactToolsList(
+    server,
+    (name) => {
+      const tool = toolByName.get(name);
+      return (!!tool?.vault && !vaultOn()) || !(tool?.listed?.(shelf) ?? true);
+    },
+  );
   acceptOldNames(server);
   objectArguments(server, opts.structured);
   return server;
@@ -245,7 +253,8 @@ function objectArguments(server: McpServer, structured?: boolean): void {
 /**
  * Every `tools/list` answer is read by the agent: leave out what says nothing (each
  * schema's `$schema` line, the default `execution` of every tool; about 20 tokens a tool)
- * and the tools that are `hidden` (the write tools while writing is off).
+ * and the tools that are `hidden` (the write tools while writing is off, the git tools
+ * without a git library).
  */
 function compactToolsList(server: McpServer, hidden: (name: string) => boolean): void {
   type Handler = (req: unknown, extra: unknown) => Promise<{ tools: Record<string, unknown>[] }>;

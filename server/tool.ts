@@ -195,6 +195,12 @@ export interface ToolSpec<
    * `outputSchema` when the server runs with `--structured`. `_meta` is added to each.
    */
   output: z.ZodRawShape;
+  /**
+   * Whether `tools/list` shows the tool on this shelf (default: always); a tool not listed
+   * still answers a call, with a structured error when it does not apply (`history` on a
+   * shelf without a git library). The git tools are listed when a git library is writable.
+   */
+  listed?(shelf: Shelf): boolean;
   /** Whether the tool only reads (default true): MCP's read-only annotations. */
   readOnly?: boolean;
   /**

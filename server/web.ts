@@ -186,9 +186,12 @@ export async function serveWeb(
     );
   }
   if (path === "/api/info" && get) {
-    // `writable`: the libraries whose Markdown files the page may edit (token only).
+    // `writable`: the libraries whose Markdown files the page may edit (token only); `git`: the
+    // libraries whose documents show their history.
     const writable = ctx.token ? ctx.shelf.writableLibraries() : [];
-    return Response.json({ name: "shelfmark", version: VERSION, writes: !!ctx.token, writable }, {
+    const git = ctx.shelf.gitLibraries().map((l) => l.name);
+    const info = { name: "shelfmark", version: VERSION, writes: !!ctx.token, writable, git };
+    return Response.json(info, {
       headers: COMMON,
     });
   }

@@ -95,6 +95,18 @@ import {
 import type { Extractor } from "../core/extractor.ts";
 import { type OcrStatus, OcrSync } from "./ocr.ts";
 import { readInside } from "../core/read_inside.ts";
+import { GitCommitter } from "./git.ts";
+import {
+  gitLibraries,
+  libraryDiff,
+  libraryHistory,
+  librarySync,
+  type ShelfDiff,
+  type ShelfDiffRequest,
+  type ShelfHistory,
+  type ShelfHistoryRequest,
+  type ShelfSync,
+} from "./git_library.ts";
 import { matchesAny } from "../core/walk.ts";
 import { realPath } from "../core/paths.ts";
 import {
@@ -748,6 +760,38 @@ export class Shelf {
     return this.#ocr?.status();
   }
 
+  /** The libraries that are git work trees (detected, or `"git": true`). */
+  gitLibraries(): Library[] {
+    return gitLibraries(this);
+  }
+
+  /**
+   * The committer of the vault's writes: one commit per write in the git libraries (author:
+   * `git.author`), none elsewhere.
+   */
+  gitCommitter(): GitCommitter {
+    const roots = this.gitLibraries().map((l) => l.root);
+    return new GitCommitter({ author: this.#config.git?.author, roots });
+  }
+
+  /** Commits that touched a document (or a git library), newest first, a page of them. */
+  history(r: ShelfHistoryRequest): Promise<ShelfHistory> {
+    return libraryHistory(this, r);
+  }
+
+  /** A document's diff between a commit and HEAD or its file on disk, size-capped. */
+  diff(r: ShelfDiffRequest): Promise<ShelfDiff> {
+    return libraryDiff(this, r);
+  }
+
+  /**
+   * Pull (rebasing local commits) and push a git library where writing is enabled, then
+   * index what changed; it runs between the vault's writes, never during one.
+   */
+  sync(library: string | undefined, dryRun: boolean): Promise<ShelfSync> {
+    return this.#vault(() => librarySync(this, library, dryRun));
+  }
+
   /**
    * Wait until no scanned PDF page waits for OCR.
    *
@@ -815,7 +859,7 @@ export class Shelf {
         this.#ownChanges.set(join(lib.root, rel), at);
         this.#ownChanges.set(join(realPath(lib.root) ?? lib.root, rel), at);
       },
-      committer: this.#committer,
+      committer: this.#committer ?? this.gitCommitter(),
     };
   }
 

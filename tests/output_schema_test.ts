@@ -12,6 +12,7 @@ import { createServer } from "../server/mcp.ts";
 import { TOOLS } from "../server/tools/mod.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 import { testClient } from "./mcp_client.ts";
+import { repos } from "./git_fixture.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
@@ -43,8 +44,10 @@ Deno.test({
   sanitizeResources: false,
   sanitizeOps: false,
   async fn() {
-    // A writable library beside the samples, for the write tools.
-    const base = await Deno.makeTempDir({ prefix: "shelfmark-schema-" });
+    // A writable library beside the samples, for the write tools, and a git clone with a
+    // remote, for history, diff and sync.
+    const git = await repos();
+    const base = git.dir;
     await Deno.mkdir(`${base}/notes`);
     // A page for fetch, on loopback (reached through the test-only allow-list).
     await using page = Deno.serve(
@@ -56,8 +59,8 @@ Deno.test({
     );
     await using t = await openTestShelf({
       base,
-      folders: [SAMPLES, `${base}/notes`],
-      write: ["notes"],
+      folders: [SAMPLES, `${base}/notes`, git.a],
+      write: ["notes", "a"],
       fetchTestAllow: [`127.0.0.1:${page.addr.port}`],
     });
     await t.shelf.index();
@@ -106,6 +109,11 @@ Deno.test({
       ["move", { from: "notes/f.md", to: "notes/moved/f.md" }],
       ["delete", { path: "notes/moved/f.md" }],
       ["fetch", { url: `http://127.0.0.1:${page.addr.port}/p.html`, library: "notes" }],
+      ["history", { library: "a" }],
+      ["history", { doc_id: "a/notes/a.md", limit: 1 }],
+      ["diff", { doc_id: "a/notes/a.md", commit: "HEAD" }],
+      ["sync", { library: "a", dry_run: true }],
+      ["sync", { library: "a" }],
     ];
     const called = new Set<string>();
     for (const [name, args] of calls) {

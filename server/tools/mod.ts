@@ -29,6 +29,9 @@ import { edit } from "./edit.ts";
 import { move } from "./move.ts";
 import { deleteTool } from "./delete.ts";
 import { fetchTool } from "./fetch.ts";
+import { history } from "./history.ts";
+import { diff } from "./diff.ts";
+import { sync } from "./sync.ts";
 
 const TABLE = [
   search,
@@ -53,6 +56,9 @@ const TABLE = [
   move,
   deleteTool,
   fetchTool,
+  history,
+  diff,
+  sync,
 ] as const;
 
 /** Tool names. */
@@ -78,7 +84,10 @@ export type ToolName =
   | "edit"
   | "move"
   | "delete"
-  | "fetch";
+  | "fetch"
+  | "history"
+  | "diff"
+  | "sync";
 
 // The names above are those of the table, no more and no fewer (a type error otherwise).
 type Names = (typeof TABLE)[number]["name"];

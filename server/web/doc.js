@@ -295,6 +295,41 @@ async function linksOf(el, docId, q, alive, jump) {
   );
 }
 
+/** A git library's commits that touched the document (shown only for git libraries). */
+async function historyOf(el, docId, library, alive) {
+  const info = await SM.api.info().catch(() => ({}));
+  if (!alive() || !info.git?.includes(library)) return;
+  el.hidden = false;
+  let r;
+  try {
+    r = await SM.api.call("history", { doc_id: docId, limit: 10 });
+  } catch (e) {
+    if (alive()) SM.fill(el, h("h3", {}, "History"), SM.errorBox(e));
+    return;
+  }
+  if (!alive()) return;
+  SM.fill(
+    el,
+    h("h3", {}, "History"),
+    r.commits.length
+      ? h(
+        "ul",
+        { class: "links" },
+        r.commits.map((c) =>
+          h(
+            "li",
+            {},
+            h("code", { title: c.commit }, c.commit.slice(0, 8)),
+            ` ${SM.day(c.date)} ${c.author}: `,
+            h("span", { class: "ltext" }, c.subject),
+          )
+        ),
+      )
+      : h("p", { class: "muted" }, "No commits."),
+    r.next_offset !== null ? h("p", { class: "muted" }, "Older commits: history tool.") : null,
+  );
+}
+
 SM.views.doc = async (main, params, alive) => {
   const arg = params.get("doc");
   const q = params.get("q") ?? "";
@@ -310,6 +345,7 @@ SM.views.doc = async (main, params, alive) => {
     { class: "doclinks", id: "links" },
     h("p", { class: "muted" }, "Links…"),
   );
+  const historyEl = h("section", { class: "doclinks", id: "history", hidden: true });
   const paged = d.doc_type === "pdf";
   const image = d.doc_type === "image";
   let pane;
@@ -361,6 +397,7 @@ SM.views.doc = async (main, params, alive) => {
       paged || image ? origEl : null,
     ),
     linksEl,
+    historyEl,
   );
   SM.offerEdit?.(main.querySelector(".dochead"), d, alive);
   const reader = new Reader(readerEl, id, d.total_lines, re);
@@ -403,4 +440,5 @@ SM.views.doc = async (main, params, alive) => {
     }).catch((e) => SM.fill(origEl, SM.errorBox(e)));
   }
   linksOf(linksEl, id, q, alive, jump);
+  historyOf(historyEl, id, d.path.split("/")[0], alive);
 };

@@ -32,6 +32,9 @@ export const ERROR_CODES = new Set([
   "PATH_OUTSIDE_LIBRARY",
   "INDEX_UNAVAILABLE",
   "NOT_ALLOWED",
+  "NOT_GIT",
+  "GIT_FAILED",
+  "PUSH_REJECTED",
   // The write tools (writing enabled).
   "FILE_NOT_FOUND",
   "ALREADY_EXISTS",
