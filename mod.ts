@@ -109,3 +109,16 @@ export type {
   ShelfHistoryRequest,
   ShelfSync,
 } from "./shelf/git_library.ts";
+export type {
+  DeleteAnswer,
+  DeleteRequest,
+  EditAnswer,
+  EditRequest,
+  MoveAnswer,
+  MoveRequest,
+  VaultCommitter,
+  WriteAnswer,
+  WriteRequest,
+} from "./shelf/vault.ts";
+export type { FetchAnswer, FetchRequest } from "./shelf/fetch.ts";
+export type { MatchType } from "./shelf/vault_match.ts";
