@@ -5,7 +5,13 @@
  */
 import { z } from "zod";
 import { checkFields } from "../../core/fields.ts";
-import { MAX_QUERY_CHARS, MAX_QUERY_WORDS } from "../../search/query.ts";
+import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, parseQuery, positiveTerms } from "../../search/query.ts";
+import {
+  chooseSentence,
+  lexicalScores,
+  type Sentence,
+  sentencesOf,
+} from "../../search/sentence.ts";
 import { ToolError } from "../../core/types.ts";
 import {
   checkLibrary,
@@ -17,7 +23,8 @@ import {
   type Render,
   UsageError,
 } from "../tool.ts";
-import { nextStep, resultsMd, toResults } from "./_results.ts";
+import { nextStep, resultsMd, type SearchResult, toResults, WITH_SNIPPETS } from "./_results.ts";
+import type { Shelf } from "../../shelf/shelf.ts";
 import { count } from "./_listing.ts";
 import { hit, obj, optString } from "./_output.ts";
 
@@ -148,7 +155,7 @@ export const search = defineTool({
         query,
         limit: a.limit,
         mode: a.mode,
-        passages: a.limit_passages,
+        passages: Math.max(a.limit_passages, ANSWER_PASSAGES),
         filters: {
           doc_types: a.doc_types,
           library: a.library,
@@ -163,6 +170,7 @@ export const search = defineTool({
         const dir = a.sort === "newest" ? -1 : 1;
         results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
       }
+      addAnswers(shelf, query, results, a.limit_passages);
       const mode_reason = a.mode === undefined ? shelf.defaultSearchMode().why : undefined;
       return { query, mode_used: mode, mode_reason, note, results, verbose: a.verbose };
     }
@@ -216,6 +224,52 @@ export const search = defineTool({
     },
   },
 });
+
+/** Passages of a hit the answering sentence is chosen among. */
+const ANSWER_PASSAGES = 3;
+/** Hits whose answer gets {@link ANSWER_CHARS}; the next ones, up to `WITH_SNIPPETS`, one line. */
+const FULL_ANSWERS = 3;
+/** Characters of the answer of the first hits. */
+const ANSWER_CHARS = 240;
+/** Characters of the answer of the hits after them (one line). */
+const ANSWER_LINE = 100;
+/** Lines of a passage read for its sentences (a long section is read from its start). */
+const PASSAGE_LINES = 300;
+
+/**
+ * Give the first hits the sentence of their best passages that best answers the query,
+ * put the passage holding it first, and keep `limitPassages` passages on every hit.
+ */
+function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitPassages: number) {
+  const terms = positiveTerms(parseQuery(query));
+  results.forEach((r, i) => {
+    const passages = r.passages ?? [];
+    if (i < WITH_SNIPPETS && terms.length && passages.length) {
+      const candidates: Sentence[] = [];
+      const from: number[] = [];
+      passages.forEach((p, k) => {
+        const lines = shelf.readLines(r.doc_id, {
+          offset: p.start_line,
+          limit: Math.min(PASSAGE_LINES, p.end_line - p.start_line + 1),
+        }).lines;
+        for (const s of sentencesOf(lines)) {
+          candidates.push(s);
+          from.push(k);
+        }
+      });
+      const max = i < FULL_ANSWERS ? ANSWER_CHARS : ANSWER_LINE;
+      const answer = chooseSentence(candidates, lexicalScores(candidates, terms), terms, max);
+      if (answer) {
+        const { score: _, ...sentence } = answer;
+        r.answer = sentence;
+        const k = from[candidates.findIndex((c) => c.line === answer.line)] ?? 0;
+        if (k > 0) passages.unshift(...passages.splice(k, 1));
+      }
+    }
+    if (r.passages) r.passages = passages.slice(0, limitPassages);
+    if (r.passages?.length === 0) delete r.passages;
+  });
+}
 
 /** `--filter field=value` flags as the `filters` argument (a field repeated: any value). */
 function filterFlags(flags: string[] | undefined): Record<string, string[]> | undefined {
