@@ -38,10 +38,15 @@ export interface Answer extends Sentence {
   score: number;
 }
 
+/** An answer shorter than this takes the next sentence too, when it fits. */
+const SHORT_ANSWER = 80;
 /** Sentences shorter than this are joined to the next one of their paragraph. */
 const MIN_SENTENCE = 25;
 /** Characters of a paragraph segmented at most (a huge one-line block is cut). */
 const MAX_PARAGRAPH = 20_000;
+
+/** A list item's start: each item is a paragraph of its own. */
+const LIST_ITEM = /^\s*(?:[-*+•]|\d{1,3}[.)])\s/;
 
 const segmenter = new Intl.Segmenter("en", { granularity: "sentence" });
 
@@ -55,7 +60,7 @@ function tableRow(line: string): string {
 /**
  * The sentences of some lines: paragraphs (runs of prose lines) joined, a word hyphenated
  * across a line break mended, then split with `Intl.Segmenter`; a table row is one sentence;
- * headings and blank lines end a paragraph and are not sentences.
+ * a list item starts a paragraph; headings and blank lines end one and are not sentences.
  *
  * @param lines consecutive lines of a document
  * @returns the sentences, in order, each with the line and page it starts on
@@ -92,10 +97,8 @@ export function sentencesOf(lines: NumberedLine[]): Sentence[] {
       continue;
     }
     const t = plainText(l.text);
-    if (!t) {
-      flush();
-      continue;
-    }
+    if (!t || LIST_ITEM.test(l.text)) flush();
+    if (!t) continue;
     if (para && /\p{Ll}-$/u.test(para) && /^\p{Ll}/u.test(t)) para = para.slice(0, -1);
     else if (para) para += " ";
     starts.push({ at: para.length, line: l });
@@ -234,8 +237,8 @@ export function cosineScores(query: Float32Array, vectors: Float32Array[]): numb
 }
 
 /**
- * The best-scored sentence, with the next one of the same paragraph when both fit in
- * `maxChars` and the best alone is short; a sentence longer than `maxChars` is cut to the
+ * The best-scored sentence, with the next one when both fit in `maxChars` and the best
+ * alone is short (under 80 characters: a bare statement its next sentence explains); a sentence longer than `maxChars` is cut to the
  * window holding the most distinct query words. Undefined when no candidate scores above 0.
  *
  * @param sentences the candidates, in document order
@@ -270,7 +273,7 @@ export function chooseSentence(
   let text = s.text;
   const next = sentences[best + 1];
   if (
-    next && text.length < maxChars / 2 && next.line - s.line <= 2 &&
+    next && text.length < SHORT_ANSWER && next.line - s.line <= 2 &&
     text.length + 1 + next.text.length <= maxChars
   ) {
     text = `${text} ${next.text}`;

@@ -56,10 +56,9 @@ function oneMd(r: One, render: Render): string {
         render.cli ? "shelfmark find-paths" : "find_paths"
       } for folder names.`;
   }
+  // The query is not repeated: the caller wrote it (several queries have their headings).
   return [
-    `${count(r.results.length, "document")} for ${
-      JSON.stringify(r.query)
-    }, mode ${r.mode_used}${mode}:`,
+    `${count(r.results.length, "document")}, mode ${r.mode_used}${mode}:`,
     ...resultsMd(r.results, r.verbose),
   ].join("\n");
 }
