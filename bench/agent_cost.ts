@@ -21,6 +21,7 @@ import { callTool } from "../server/dispatch.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { partsOf } from "../shelf/_parts.ts";
 import { STOP_WORDS } from "../core/tokenize.ts";
+import { ToolError } from "../core/types.ts";
 
 /** A dev question. */
 export interface Question {
@@ -285,8 +286,15 @@ async function grepPath(
   if (!word) return;
   cost.tried++;
   const args = { pattern: `\\b${word}\\b`, case_insensitive: true, ...(list ? { list } : {}) };
-  const md = await callTool(shelf, "grep", args);
-  const js = await callTool(shelf, "grep", { ...args, output_format: "json" });
+  // A grep that fails (its time limit on a busy machine) did not reach the target.
+  let md, js;
+  try {
+    md = await callTool(shelf, "grep", args);
+    js = await callTool(shelf, "grep", { ...args, output_format: "json" });
+  } catch (e) {
+    if (e instanceof ToolError) return;
+    throw e;
+  }
   const docs = js.json.documents as {
     doc_id: string;
     path: string;

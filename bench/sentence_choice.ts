@@ -19,10 +19,10 @@ import { Shelf } from "../shelf/shelf.ts";
 import { partsOf } from "../shelf/_parts.ts";
 import { parseQuery, positiveTerms } from "../search/query.ts";
 import {
+  type Candidate,
   chooseSentence,
   cosineScores,
   lexicalScores,
-  type Sentence,
   sentencesOf,
 } from "../search/sentence.ts";
 import { UseEmbedder } from "../embedders/use.ts";
@@ -76,13 +76,14 @@ if (import.meta.main) {
     let lexMs = 0;
     let modelMs = 0;
     for (const [i, h] of hits.entries()) {
-      const cands: Sentence[] = [];
+      const cands: Candidate[] = [];
       for (const p of h.passages ?? []) {
         const lines = shelf.readLines(h.doc_id, {
           offset: p.start_line,
           limit: Math.min(300, p.end_line - p.start_line + 1),
         }).lines;
-        cands.push(...sentencesOf(lines));
+        const base = cands.length ? cands.at(-1)!.paragraph + 1 : 0;
+        cands.push(...sentencesOf(lines).map((s) => ({ ...s, paragraph: base + s.paragraph })));
       }
       cands.length = Math.min(cands.length, CANDIDATES);
       if (!cands.length) continue;

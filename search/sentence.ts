@@ -32,6 +32,12 @@ export interface Sentence {
   page?: number;
 }
 
+/** A candidate sentence: a sentence and the paragraph it belongs to. */
+export interface Candidate extends Sentence {
+  /** The paragraph's number among the lines split (sentences of one paragraph share it). */
+  paragraph: number;
+}
+
 /** A sentence chosen to answer a query. */
 export interface Answer extends Sentence {
   /** Its score (comparable only among the candidates of one choice). */
@@ -79,8 +85,8 @@ function tableRow(line: string): string {
  * ]);
  * ```
  */
-export function sentencesOf(lines: NumberedLine[]): Sentence[] {
-  const out: Sentence[] = [];
+export function sentencesOf(lines: NumberedLine[]): Candidate[] {
+  const out: Candidate[] = [];
   let para = "";
   /** Where each joined line starts in `para`. */
   let starts: { at: number; line: NumberedLine }[] = [];
@@ -93,10 +99,16 @@ export function sentencesOf(lines: NumberedLine[]): Sentence[] {
     const row = tableRow(l.text);
     if (row) {
       flush();
-      out.push({ text: row, line: l.n, page: l.page });
+      out.push({
+        text: row,
+        line: l.n,
+        page: l.page,
+        paragraph: out.length ? out.at(-1)!.paragraph + 1 : 0,
+      });
       continue;
     }
-    const t = plainText(l.text);
+    // Markdown escapes left by the extractors (`flag\='c'`) are not text.
+    const t = plainText(l.text).replace(/\\([^\p{L}\p{N}\s])/gu, "$1");
     if (!t || LIST_ITEM.test(l.text)) flush();
     if (!t) continue;
     if (para && /\p{Ll}-$/u.test(para) && /^\p{Ll}/u.test(t)) para = para.slice(0, -1);
@@ -109,7 +121,8 @@ export function sentencesOf(lines: NumberedLine[]): Sentence[] {
 }
 
 /** Split one paragraph into sentences, short fragments joined to the next. */
-function split(para: string, starts: { at: number; line: NumberedLine }[], out: Sentence[]) {
+function split(para: string, starts: { at: number; line: NumberedLine }[], out: Candidate[]) {
+  const paragraph = out.length ? out.at(-1)!.paragraph + 1 : 0;
   let text = "";
   let from = 0;
   const lineAt = (at: number) => {
@@ -121,7 +134,7 @@ function split(para: string, starts: { at: number; line: NumberedLine }[], out: 
     const t = text.trim();
     if (!t) return;
     const l = lineAt(from + (text.length - text.trimStart().length));
-    out.push({ text: t, line: l.n, page: l.page });
+    out.push({ text: t, line: l.n, page: l.page, paragraph });
   };
   for (const s of segmenter.segment(para)) {
     if (!text) from = s.index;
@@ -237,7 +250,7 @@ export function cosineScores(query: Float32Array, vectors: Float32Array[]): numb
 }
 
 /**
- * The best-scored sentence, with the next one when both fit in `maxChars` and the best
+ * The best-scored sentence, with the next one of its paragraph when both fit in `maxChars` and the best
  * alone is short (under 80 characters: a bare statement its next sentence explains); a sentence longer than `maxChars` is cut to the
  * window holding the most distinct query words. Undefined when no candidate scores above 0.
  *
@@ -249,17 +262,19 @@ export function cosineScores(query: Float32Array, vectors: Float32Array[]): numb
  * ```ts
  * import { chooseSentence } from "./sentence.ts";
  * import assert from "node:assert/strict";
- * const s = [{ text: "A cat sat down on the mat there.", line: 3 }, { text: "It slept all afternoon long.", line: 4 }];
+ * const s = [
+ *   { text: "A cat sat down on the mat there.", line: 3, paragraph: 0 },
+ *   { text: "It slept all afternoon long.", line: 4, paragraph: 0 },
+ * ];
  * assert.deepEqual(chooseSentence(s, [2, 1], ["cat"], 240), {
  *   text: "A cat sat down on the mat there. It slept all afternoon long.",
  *   line: 3,
- *   page: undefined,
  *   score: 2,
  * });
  * ```
  */
 export function chooseSentence(
-  sentences: Sentence[],
+  sentences: Candidate[],
   scores: number[],
   terms: string[],
   maxChars: number,
@@ -273,17 +288,18 @@ export function chooseSentence(
   let text = s.text;
   const next = sentences[best + 1];
   if (
-    next && text.length < SHORT_ANSWER && next.line - s.line <= 2 &&
+    next && text.length < SHORT_ANSWER && next.paragraph === s.paragraph &&
     text.length + 1 + next.text.length <= maxChars
   ) {
     text = `${text} ${next.text}`;
   }
-  return {
+  const answer: Answer = {
     text: cutAround(text, queryWords(terms), maxChars),
     line: s.line,
-    page: s.page,
     score: scores[best]!,
   };
+  if (s.page !== undefined) answer.page = s.page;
+  return answer;
 }
 
 /**

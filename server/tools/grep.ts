@@ -237,7 +237,7 @@ export const grep = defineTool({
   name: "grep",
   title: "Grep documents",
   description:
-    "Regular-expression search with line numbers and merged context, or a count: inside one document (doc_id), or across the documents of library/path_glob/doc_types (all when none), grouped by document. Matches in paged documents (PDF) carry their page; a pattern with a space also matches across line breaks.",
+    "Regular-expression search with line numbers and merged context, or a count: inside one document (doc_id), or across the documents of library/path_glob/doc_types (all when none), grouped by document (list: one line per document, its count and best line). Matches in paged documents (PDF) carry their page; a pattern with a space also matches across line breaks.",
   input: {
     pattern: z.string().min(1).max(1000).describe("JavaScript regular expression"),
     doc_id: docIdArg.optional(),

@@ -7,9 +7,9 @@ import { z } from "zod";
 import { checkFields } from "../../core/fields.ts";
 import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, parseQuery, positiveTerms } from "../../search/query.ts";
 import {
+  type Candidate,
   chooseSentence,
   lexicalScores,
-  type Sentence,
   sentencesOf,
 } from "../../search/sentence.ts";
 import { ToolError } from "../../core/types.ts";
@@ -78,7 +78,7 @@ export const search = defineTool({
   name: "search",
   title: "Search documents",
   description:
-    "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, size, and its best passages with line range, page, section and the sentence that matches. Next: read those lines (offset/limit, or section), or outline the document.",
+    "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, size, its best passages (line range, page, section), and for the first hits the sentence that best answers the query with its line and page (often the answer itself). Next: read those lines (offset/limit, or section), or outline the document.",
   input: {
     query: z.string().min(1).max(MAX_QUERY_CHARS).optional().describe(
       `Words ranked by BM25 (need not all match); "quoted phrase" must match; -term excludes; +term requires; a|b alternatives; at most ${MAX_QUERY_WORDS} words`,
@@ -244,23 +244,25 @@ function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitP
   results.forEach((r, i) => {
     const passages = r.passages ?? [];
     if (i < WITH_SNIPPETS && terms.length && passages.length) {
-      const candidates: Sentence[] = [];
+      const candidates: Candidate[] = [];
       const from: number[] = [];
       passages.forEach((p, k) => {
         const lines = shelf.readLines(r.doc_id, {
           offset: p.start_line,
           limit: Math.min(PASSAGE_LINES, p.end_line - p.start_line + 1),
         }).lines;
+        // Paragraphs numbered on from the previous passage's (none is shared across them).
+        const base = candidates.length ? candidates.at(-1)!.paragraph + 1 : 0;
         for (const s of sentencesOf(lines)) {
-          candidates.push(s);
+          candidates.push({ ...s, paragraph: base + s.paragraph });
           from.push(k);
         }
       });
       const max = i < FULL_ANSWERS ? ANSWER_CHARS : ANSWER_LINE;
       const answer = chooseSentence(candidates, lexicalScores(candidates, terms), terms, max);
       if (answer) {
-        const { score: _, ...sentence } = answer;
-        r.answer = sentence;
+        r.answer = { text: answer.text, line: answer.line, page: answer.page };
+        if (answer.page === undefined) delete r.answer.page;
         const k = from[candidates.findIndex((c) => c.line === answer.line)] ?? 0;
         if (k > 0) passages.unshift(...passages.splice(k, 1));
       }
