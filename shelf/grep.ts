@@ -17,6 +17,8 @@ import { pageOf } from "../search/passages.ts";
 
 /** Documents in one request to the grep worker (it reads fewer when they are long). */
 const BATCH_DOCS = 512;
+/** A batch that ran past the time limit is tried again with this share of its documents. */
+const RETRY_SHARE = 16;
 /** Time a grep across documents may take before it stops and answers with what it found. */
 const SCAN_MS = 15_000;
 
@@ -194,14 +196,24 @@ async function grepBatches(
   const started = Date.now();
   let rest = [...ids].sort();
   let grepped = 0;
+  let size = BATCH_DOCS;
   while (rest.length) {
     if (Date.now() - started > SCAN_MS) break;
-    const batch = rest.slice(0, BATCH_DOCS);
-    const rs = await runner.run(
-      file
-        ? { ...job, file, ids: batch }
-        : { ...job, texts: batch.map((id) => partsOf(shelf).catalog.text(id) ?? "") },
-    );
+    const batch = rest.slice(0, size);
+    let rs: GrepResult[];
+    try {
+      rs = await runner.run(
+        file
+          ? { ...job, file, ids: batch }
+          : { ...job, texts: batch.map((id) => partsOf(shelf).catalog.text(id) ?? "") },
+      );
+    } catch (e) {
+      // A busy machine may need more than the job's limit for a batch of many texts: the
+      // batch is tried again smaller, once; a pattern that still runs too long is at fault.
+      if (!(e instanceof ToolError) || e.code !== "PATTERN_TIMEOUT" || size < BATCH_DOCS) throw e;
+      size = Math.max(1, Math.floor(BATCH_DOCS / RETRY_SHARE));
+      continue;
+    }
     rs.forEach((r, i) => r.total && found.set(batch[i]!, r));
     grepped += rs.length;
     rest = rest.slice(Math.max(1, rs.length));
