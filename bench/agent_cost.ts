@@ -287,15 +287,14 @@ async function grepPath(
   cost.tried++;
   const args = { pattern: `\\b${word}\\b`, case_insensitive: true, ...(list ? { list } : {}) };
   // A grep that fails (its time limit on a busy machine) did not reach the target.
-  let md, js;
+  let answer;
   try {
-    md = await callTool(shelf, "grep", args);
-    js = await callTool(shelf, "grep", { ...args, output_format: "json" });
+    answer = await callTool(shelf, "grep", args);
   } catch (e) {
     if (e instanceof ToolError) return;
     throw e;
   }
-  const docs = js.json.documents as {
+  const docs = answer.json.documents as {
     doc_id: string;
     path: string;
     copies?: { path: string }[];
@@ -312,7 +311,7 @@ async function grepPath(
     offset: Math.max(1, line - 10),
     limit: 30,
   });
-  cost.add([md.text, read.text]);
+  cost.add([answer.text, read.text]);
 }
 
 /** The figures as markdown table rows. */

@@ -7,7 +7,8 @@
  * the last five words of the evidence. Time per query is the chooser's own (scoring; for
  * the model, embedding the query and the candidates), CPU-bound.
  *
- * `deno run -A bench/sentence_choice.ts DATA_DIR` on an index built with
+ * `deno run -A bench/sentence_choice.ts DATA_DIR [QUESTIONS]` (the first QUESTIONS dev
+ * questions whose target is indexed; all by default) on an index built with
  * `shelfmark index <corpus>/<library>... --data DATA_DIR` (keyword-only is enough).
  *
  * @module
@@ -43,8 +44,9 @@ function fused(...lists: number[][]): number[] {
 
 if (import.meta.main) {
   const data = Deno.args[0];
-  if (!data) {
-    console.error("usage: deno run -A bench/sentence_choice.ts DATA_DIR");
+  const most = Number(Deno.args[1] ?? Infinity);
+  if (!data || !(most > 0)) {
+    console.error("usage: deno run -A bench/sentence_choice.ts DATA_DIR [QUESTIONS]");
     Deno.exit(2);
   }
   const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -57,6 +59,7 @@ if (import.meta.main) {
   const ms = { lexical: [] as number[], model: [] as number[] };
   let n = 0;
   for (const q of await devQuestions(shared)) {
+    if (n >= most) break;
     const targets = [q.target, ...q.alt_targets];
     if (!targets.some((p) => partsOf(shelf).catalog.idByPath(p))) continue;
     n++;

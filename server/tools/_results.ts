@@ -43,8 +43,8 @@ export type SearchResult =
 /** The hint after a list of documents. */
 export function nextStep(render: Render): string {
   return render.cli
-    ? "Next: shelfmark read ID --offset L --limit N, or --section §id; outline ID for the map."
-    : "Next: read doc_id with offset=L, limit=lines, or section=§id; outline for the map.";
+    ? "Next: shelfmark read ID --offset L --limit N, or --section §id."
+    : "Next: read doc_id offset=L limit=N, or section=§id.";
 }
 
 /**

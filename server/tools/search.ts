@@ -259,7 +259,11 @@ function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitP
         }
       });
       const max = i < FULL_ANSWERS ? ANSWER_CHARS : ANSWER_LINE;
-      const answer = chooseSentence(candidates, lexicalScores(candidates, terms), terms, max);
+      // A sentence of a lower passage must score higher to be chosen: a long passage has
+      // more sentences, so more chances of one scoring high by words alone, and the passage
+      // ranking already weighed its length.
+      const scores = lexicalScores(candidates, terms).map((x, j) => x / (1 + from[j]! / 2));
+      const answer = chooseSentence(candidates, scores, terms, max);
       if (answer) {
         r.answer = { text: answer.text, line: answer.line, page: answer.page };
         if (answer.page === undefined) delete r.answer.page;
