@@ -48,7 +48,8 @@ function withoutVerbose({ verbose: _, ...r }: One): Omit<One, "verbose"> {
   return r;
 }
 
-function oneMd(r: One, render: Render): string {
+/** One query's markdown; `echo` names the query in the first line (among several). */
+function oneMd(r: One, render: Render, echo = false): string {
   const mode = r.note ? ` (${r.note})` : "";
   if (!r.results.length) {
     return `No documents match ${JSON.stringify(r.query)}${mode}.\n` +
@@ -56,9 +57,10 @@ function oneMd(r: One, render: Render): string {
         render.cli ? "shelfmark find-paths" : "find_paths"
       } for folder names.`;
   }
-  // The query is not repeated: the caller wrote it (several queries have their headings).
+  // One query is not repeated: the caller just wrote it.
+  const what = echo ? ` for ${JSON.stringify(r.query)}` : "";
   return [
-    `${count(r.results.length, "document")}, mode ${r.mode_used}${mode}:`,
+    `${count(r.results.length, "document")}${what}, mode ${r.mode_used}${mode}:`,
     ...resultsMd(r.results, r.verbose),
   ].join("\n");
 }
@@ -191,7 +193,7 @@ export const search = defineTool({
     const out = Object.entries(r.queries).map(([q, v]) =>
       "error" in v
         ? `## ${JSON.stringify(q)}\nerror ${v.error.code}: ${v.error.message}`
-        : `## ${JSON.stringify(q)}\n${oneMd(v, render)}`
+        : `## ${JSON.stringify(q)}\n${oneMd(v, render, true)}`
     );
     return `${out.join("\n\n")}\n${nextStep(render)}`;
   },
