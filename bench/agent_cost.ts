@@ -6,9 +6,10 @@
  * the target; then the calls, characters and tokens of the three common paths an agent
  * takes (see {@link AgentPaths}).
  *
- * `deno run -A bench/agent_cost.ts DATA_DIR [--mode keyword] [--no-list]` measures an index
- * built with `shelfmark index <corpus>/<library>... --data DATA_DIR` (`--no-list`: code
- * without grep's list mode, to measure before it); `bench/bench.ts` calls {@link agentCost}
+ * `deno run -A bench/agent_cost.ts DATA_DIR [--mode keyword] [--no-list] [--no-grep]`
+ * measures an index built with `shelfmark index <corpus>/<library>... --data DATA_DIR`
+ * (`--no-list`: code without grep's list mode, to measure before it; `--no-grep`: the
+ * search figures only, without the slow grep paths); `bench/bench.ts` calls {@link agentCost}
  * on the index it builds.
  *
  * @module
@@ -167,6 +168,7 @@ export async function agentCost(
   questions: Question[],
   mode: "keyword" | "hybrid" = "keyword",
   withList = true,
+  withGrep = true,
 ): Promise<AgentCost> {
   const searchRead = new PathCost(2);
   const grepRead = new PathCost(2);
@@ -244,8 +246,8 @@ export async function agentCost(
         searchRead.add([md.text, sect.text]);
       }
     }
-    await grepPath(shelf, q, targets, grepRead, false);
-    if (withList) await grepPath(shelf, q, targets, grepListRead, true);
+    if (withGrep) await grepPath(shelf, q, targets, grepRead, false);
+    if (withGrep && withList) await grepPath(shelf, q, targets, grepListRead, true);
   }
   return {
     questions: n,
@@ -358,6 +360,7 @@ if (import.meta.main) {
     options: {
       mode: { type: "string", default: "keyword" },
       "no-list": { type: "boolean", default: false },
+      "no-grep": { type: "boolean", default: false },
     },
     allowPositionals: true,
   });
@@ -374,6 +377,7 @@ if (import.meta.main) {
     await devQuestions(shared),
     values.mode as "keyword",
     !values["no-list"],
+    !values["no-grep"],
   );
   console.log("| measure | value |\n| --- | --- |");
   console.log(agentCostRows(c, values.mode!));
