@@ -56,7 +56,7 @@ export interface AgentPath {
  */
 export interface AgentPaths {
   searchRead: AgentPath;
-  grepRead: AgentPath;
+  grepRead?: AgentPath;
   grepListRead?: AgentPath;
   searchAlone: AgentPath;
   /** Characters of the 5-hit search answer, median (the goal: at most 1,200). */
@@ -265,8 +265,8 @@ export async function agentCost(
     mrr: mrr / Math.max(n, 1),
     paths: {
       searchRead: searchRead.figures,
-      grepRead: grepRead.figures,
-      grepListRead: withList ? grepListRead.figures : undefined,
+      grepRead: withGrep ? grepRead.figures : undefined,
+      grepListRead: withGrep && withList ? grepListRead.figures : undefined,
       searchAlone: searchAlone.figures,
       searchCharsP50: pct(searchChars, 50),
     },
@@ -335,7 +335,7 @@ export function agentCostRows(c: AgentCost, label: string): string {
     } / ${f(c.mrr)} |`,
     `| ${label}: search answer characters p50 (5 hits) | ${c.paths.searchCharsP50} |`,
     pathRow(label, "search -> read(passage)", c.paths.searchRead),
-    pathRow(label, "grep across -> read", c.paths.grepRead),
+    ...(c.paths.grepRead ? [pathRow(label, "grep across -> read", c.paths.grepRead)] : []),
     ...(c.paths.grepListRead
       ? [pathRow(label, "grep across (list) -> read", c.paths.grepListRead)]
       : []),
