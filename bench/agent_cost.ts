@@ -3,11 +3,14 @@
  * of the markdown search answer per hit, whether the top-5 answer already shows the
  * evidence, whether the best passage of a hit holds the evidence line, the tokens of a
  * search -> read(section) path, and retrieval (Recall@1/5/10, MRR) with copies counted as
- * the target.
+ * the target; then the calls, characters and tokens of the three common paths an agent
+ * takes (see {@link AgentPaths}).
  *
- * `deno run -A bench/agent_cost.ts DATA_DIR [--mode keyword]` measures an index built with
- * `shelfmark index <corpus>/<library>... --data DATA_DIR`; `bench/bench.ts` calls
- * {@link agentCost} on the index it builds.
+ * `deno run -A bench/agent_cost.ts DATA_DIR [--mode keyword] [--no-list] [--no-grep]`
+ * measures an index built with `shelfmark index <corpus>/<library>... --data DATA_DIR`
+ * (`--no-list`: code without grep's list mode, to measure before it; `--no-grep`: the
+ * search figures only, without the slow grep paths); `bench/bench.ts` calls {@link agentCost}
+ * on the index it builds.
  *
  * @module
  */
@@ -18,6 +21,8 @@ import { parseArgs } from "node:util";
 import { callTool } from "../server/dispatch.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { partsOf } from "../shelf/_parts.ts";
+import { STOP_WORDS } from "../core/tokenize.ts";
+import { ToolError } from "../core/types.ts";
 
 /** A dev question. */
 export interface Question {
@@ -27,6 +32,35 @@ export interface Question {
   target: string;
   alt_targets: string[];
   evidence: string;
+}
+
+/** One path an agent takes to a verified answer: how often it got there, and its cost. */
+export interface AgentPath {
+  /** Questions where the path reached the target document. */
+  reached: number;
+  /** Questions tried. */
+  tried: number;
+  /** Tool calls of the path. */
+  calls: number;
+  /** Characters of tool output read (markdown, without the `[meta]` footer), median. */
+  charsP50: number;
+  /** The same in o200k tokens, median. */
+  tokensP50: number;
+}
+
+/**
+ * The three common paths: search (5 hits) then read the target hit's best passage; grep
+ * across documents for the question's rarest-looking word then read 30 lines around the
+ * target's match (with matches, and with `list: true`); search alone, on the questions
+ * whose evidence the 5-hit answer already shows.
+ */
+export interface AgentPaths {
+  searchRead: AgentPath;
+  grepRead?: AgentPath;
+  grepListRead?: AgentPath;
+  searchAlone: AgentPath;
+  /** Characters of the 5-hit search answer, median (the goal: at most 1,200). */
+  searchCharsP50: number;
 }
 
 /** The figures. */
@@ -45,9 +79,45 @@ export interface AgentCost {
   recall5: number;
   recall10: number;
   mrr: number;
+  paths: AgentPaths;
 }
 
 const tokens = (s: string): number => encode(s).length;
+/** A markdown answer without its `[meta]` footer: what the agent reads. */
+const shown = (md: string): string => md.replace(/\n\n\[meta\].*$/s, "");
+
+/** Accumulates one path's figures. */
+class PathCost {
+  #chars: number[] = [];
+  #tokens: number[] = [];
+  tried = 0;
+  constructor(readonly calls: number) {}
+  /** A question where the path reached its target, with the answers read. */
+  add(answers: string[]): void {
+    const text = answers.map(shown).join("\n");
+    this.#chars.push(text.length);
+    this.#tokens.push(tokens(text));
+  }
+  get figures(): AgentPath {
+    return {
+      reached: this.#chars.length,
+      tried: this.tried,
+      calls: this.calls,
+      charsP50: pct(this.#chars, 50),
+      tokensP50: pct(this.#tokens, 50),
+    };
+  }
+}
+
+/**
+ * The word an agent would grep for: the question's longest word that is not a stop word
+ * (the most specific one, as a rule), whole, case ignored.
+ */
+export function grepWord(question: string): string {
+  const words = (question.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [])
+    .filter((w) => !STOP_WORDS.has(w));
+  return words.reduce((a, b) => (b.length > a.length ? b : a), "");
+}
 const norm = (s: string): string =>
   s.normalize("NFKC").toLowerCase().replace(/[’‘]/g, "'").replace(/[“”]/g, '"').replace(
     /\s+/g,
@@ -60,7 +130,7 @@ function pct(xs: number[], p: number): number {
 }
 
 /** The first and the last five words of the evidence, as an agent would recognise them. */
-function evidenceKeys(evidence: string): string[] {
+export function evidenceKeys(evidence: string): string[] {
   const w = norm(evidence).split(" ");
   return [w.slice(0, 5).join(" "), w.slice(-5).join(" ")];
 }
@@ -71,7 +141,7 @@ function unmark(s: string): string {
 }
 
 /** Markdown without the `[meta]` footer and markup that is not text (emphasis, ellipses). */
-function plain(md: string): string {
+export function plain(md: string): string {
   return norm(unmark(md.replace(/\n\n\[meta\].*$/s, "")).replaceAll("…", " "));
 }
 
@@ -97,12 +167,19 @@ export async function agentCost(
   shelf: Shelf,
   questions: Question[],
   mode: "keyword" | "hybrid" = "keyword",
+  withList = true,
+  withGrep = true,
 ): Promise<AgentCost> {
+  const searchRead = new PathCost(2);
+  const grepRead = new PathCost(2);
+  const grepListRead = new PathCost(2);
+  const searchAlone = new PathCost(1);
+  const searchChars: number[] = [];
   const perHit: number[] = [];
   const answers: number[] = [];
   const defaults: number[] = [];
   const paths: number[] = [];
-  let shown = 0;
+  let evidenceShown = 0;
   let holds = 0;
   let passageHits = 0;
   let r1 = 0, r5 = 0, r10 = 0, mrr = 0;
@@ -118,8 +195,13 @@ export async function agentCost(
     answers.push(tokens(body));
     const whole = await callTool(shelf, "search", { query: q.question, mode });
     defaults.push(tokens(whole.text.replace(/\n\n\[meta\].*$/s, "")));
+    searchChars.push(body.length);
     const text = plain(md.text);
-    if (evidenceKeys(q.evidence).some((k) => text.includes(k))) shown++;
+    searchAlone.tried++;
+    if (evidenceKeys(q.evidence).some((k) => text.includes(k))) {
+      evidenceShown++;
+      searchAlone.add([md.text]);
+    }
     const js = await callTool(shelf, "search", {
       query: q.question,
       limit: 10,
@@ -143,6 +225,7 @@ export async function agentCost(
     }
     // The best passage of each hit on a target: does its range hold the evidence line?
     let pathDone = false;
+    searchRead.tried++;
     for (const r of results.slice(0, 5)) {
       if (!targets.has(r.path)) continue;
       const p = r.passages?.[0];
@@ -160,8 +243,11 @@ export async function agentCost(
           limit: Math.min(500, p.end_line - p.start_line + 1),
         });
         paths.push(tokens(body) + tokens(sect.text.replace(/\n\n\[meta\].*$/s, "")));
+        searchRead.add([md.text, sect.text]);
       }
     }
+    if (withGrep) await grepPath(shelf, q, targets, grepRead, false);
+    if (withGrep && withList) await grepPath(shelf, q, targets, grepListRead, true);
   }
   return {
     questions: n,
@@ -169,7 +255,7 @@ export async function agentCost(
     hitTokensP90: pct(perHit, 90),
     answerTokensP50: pct(answers, 50),
     defaultAnswerTokensP50: pct(defaults, 50),
-    evidenceShown: shown / Math.max(n, 1),
+    evidenceShown: evidenceShown / Math.max(n, 1),
     passageHolds: holds / Math.max(passageHits, 1),
     passageHits,
     pathTokensP50: pct(paths, 50),
@@ -177,7 +263,57 @@ export async function agentCost(
     recall5: r5 / Math.max(n, 1),
     recall10: r10 / Math.max(n, 1),
     mrr: mrr / Math.max(n, 1),
+    paths: {
+      searchRead: searchRead.figures,
+      grepRead: withGrep ? grepRead.figures : undefined,
+      grepListRead: withGrep && withList ? grepListRead.figures : undefined,
+      searchAlone: searchAlone.figures,
+      searchCharsP50: pct(searchChars, 50),
+    },
   };
+}
+
+/**
+ * Grep across documents for the question's {@link grepWord}, then read 30 lines around the
+ * first target document's shown match (its best line, in a list).
+ */
+async function grepPath(
+  shelf: Shelf,
+  q: Question,
+  targets: Set<string>,
+  cost: PathCost,
+  list: boolean,
+): Promise<void> {
+  const word = grepWord(q.question);
+  if (!word) return;
+  cost.tried++;
+  const args = { pattern: `\\b${word}\\b`, case_insensitive: true, ...(list ? { list } : {}) };
+  // A grep that fails (its time limit on a busy machine) did not reach the target.
+  let answer;
+  try {
+    answer = await callTool(shelf, "grep", args);
+  } catch (e) {
+    if (e instanceof ToolError) return;
+    throw e;
+  }
+  const docs = answer.json.documents as {
+    doc_id: string;
+    path: string;
+    copies?: { path: string }[];
+    best?: { line: number };
+    matches?: { line: number }[];
+  }[];
+  const hit = docs.find((d) =>
+    targets.has(d.path) || (d.copies ?? []).some((c) => targets.has(c.path))
+  );
+  const line = hit && (hit.best ?? hit.matches?.[0])?.line;
+  if (!hit || line === undefined) return;
+  const read = await callTool(shelf, "read", {
+    doc_id: hit.doc_id,
+    offset: Math.max(1, line - 10),
+    limit: 30,
+  });
+  cost.add([answer.text, read.text]);
 }
 
 /** The figures as markdown table rows. */
@@ -197,7 +333,19 @@ export function agentCostRows(c: AgentCost, label: string): string {
     `| ${label}: Recall@1 / @5 / @10 / MRR | ${f(c.recall1)} / ${f(c.recall5)} / ${
       f(c.recall10)
     } / ${f(c.mrr)} |`,
+    `| ${label}: search answer characters p50 (5 hits) | ${c.paths.searchCharsP50} |`,
+    pathRow(label, "search -> read(passage)", c.paths.searchRead),
+    ...(c.paths.grepRead ? [pathRow(label, "grep across -> read", c.paths.grepRead)] : []),
+    ...(c.paths.grepListRead
+      ? [pathRow(label, "grep across (list) -> read", c.paths.grepListRead)]
+      : []),
+    pathRow(label, "search alone (evidence shown)", c.paths.searchAlone),
   ].join("\n");
+}
+
+/** A path's row: calls, characters and tokens at the median, and how often it got there. */
+function pathRow(label: string, name: string, p: AgentPath): string {
+  return `| ${label}: ${name}: calls / characters p50 / tokens p50 (reached) | ${p.calls} / ${p.charsP50} / ${p.tokensP50} (${p.reached} of ${p.tried}) |`;
 }
 
 /** The dev questions from the shared folder. */
@@ -209,7 +357,11 @@ export async function devQuestions(shared: string): Promise<Question[]> {
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
-    options: { mode: { type: "string", default: "keyword" } },
+    options: {
+      mode: { type: "string", default: "keyword" },
+      "no-list": { type: "boolean", default: false },
+      "no-grep": { type: "boolean", default: false },
+    },
     allowPositionals: true,
   });
   const data = positionals[0];
@@ -220,7 +372,13 @@ if (import.meta.main) {
   const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
   const shared = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
   const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
-  const c = await agentCost(shelf, await devQuestions(shared), values.mode as "keyword");
+  const c = await agentCost(
+    shelf,
+    await devQuestions(shared),
+    values.mode as "keyword",
+    !values["no-list"],
+    !values["no-grep"],
+  );
   console.log("| measure | value |\n| --- | --- |");
   console.log(agentCostRows(c, values.mode!));
   await shelf.close();

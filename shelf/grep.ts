@@ -17,6 +17,8 @@ import { pageOf } from "../search/passages.ts";
 
 /** Documents in one request to the grep worker (it reads fewer when they are long). */
 const BATCH_DOCS = 512;
+/** A batch that ran past the time limit is tried again with this share of its documents. */
+const RETRY_SHARE = 16;
 /** Time a grep across documents may take before it stops and answers with what it found. */
 const SCAN_MS = 15_000;
 
@@ -52,6 +54,8 @@ export interface GrepDocumentsOptions extends GrepOptions {
   limitDocuments?: number;
   /** Documents to skip (default 0). */
   offsetDocuments?: number;
+  /** List the documents only, each with its count and best line (default false). */
+  list?: boolean;
 }
 
 /** Where the next page starts, or null after the last. */
@@ -92,6 +96,8 @@ export interface DocMatches {
   total_matches: number;
   /** Its first matches (up to `limit`) with their context; absent when only counting. */
   matches?: GrepMatch[];
+  /** In a list: its line with the most distinct matches, without context. */
+  best?: GrepMatch;
   /** `offset` for a grep of this document alone that continues where `matches` stop. */
   next_offset: number | null;
   /** Documents with the same text and the same matches, folded into this one. */
@@ -190,14 +196,24 @@ async function grepBatches(
   const started = Date.now();
   let rest = [...ids].sort();
   let grepped = 0;
+  let size = BATCH_DOCS;
   while (rest.length) {
     if (Date.now() - started > SCAN_MS) break;
-    const batch = rest.slice(0, BATCH_DOCS);
-    const rs = await runner.run(
-      file
-        ? { ...job, file, ids: batch }
-        : { ...job, texts: batch.map((id) => partsOf(shelf).catalog.text(id) ?? "") },
-    );
+    const batch = rest.slice(0, size);
+    let rs: GrepResult[];
+    try {
+      rs = await runner.run(
+        file
+          ? { ...job, file, ids: batch }
+          : { ...job, texts: batch.map((id) => partsOf(shelf).catalog.text(id) ?? "") },
+      );
+    } catch (e) {
+      // A busy machine may need more than the job's limit for a batch of many texts: the
+      // batch is tried again smaller, once; a pattern that still runs too long is at fault.
+      if (!(e instanceof ToolError) || e.code !== "PATTERN_TIMEOUT" || size < BATCH_DOCS) throw e;
+      size = Math.max(1, Math.floor(BATCH_DOCS / RETRY_SHARE));
+      continue;
+    }
     rs.forEach((r, i) => r.total && found.set(batch[i]!, r));
     grepped += rs.length;
     rest = rest.slice(Math.max(1, rs.length));
@@ -229,8 +245,10 @@ export async function grepDocuments(
   // either must be on one line.
   const piece = literal?.split(/[\s-]+/).sort((a, b) => b.length - a.length)[0] || undefined;
   const ids = words.length ? await partsOf(shelf).keyword.candidates(words, scope) : inScope;
+  const list = o.list === true && !job.countOnly;
   const { found, grepped, complete } = await grepBatches(shelf, runner, ids, {
     ...job,
+    ...(list ? { best: true, before: 0, after: 0 } : {}),
     literal: piece,
     offset: 0,
     limit: o.limit ?? 5,
@@ -245,8 +263,8 @@ export async function grepDocuments(
       path: card.path,
       doc_type: card.doc_type,
       total_matches: r.total,
-      matches: job.countOnly ? undefined : r.matches,
-      next_offset: job.countOnly ? null : nextAt(0, r.matches.length, r.total),
+      ...(list ? { best: r.matches[0] } : { matches: job.countOnly ? undefined : r.matches }),
+      next_offset: job.countOnly || list ? null : nextAt(0, r.matches.length, r.total),
     }];
   });
   // Most matches first; of copies, the one with the shortest path is kept.
@@ -257,7 +275,7 @@ export async function grepDocuments(
   );
   const folded = foldCopies(shelf, docs);
   const page = folded.slice(offsetDocs, offsetDocs + limitDocs);
-  for (const d of page) addPages(shelf, d.doc_id, d.matches);
+  for (const d of page) addPages(shelf, d.doc_id, d.best ? [d.best] : d.matches);
   return {
     pattern,
     scope,
@@ -290,7 +308,7 @@ function foldCopies(shelf: Shelf, docs: DocMatches[]): DocMatches[] {
   const out: DocMatches[] = [];
   for (const d of docs) {
     const key = keys.get(d.doc_id)?.key;
-    const sig = key && `${key} ${d.total_matches} ${d.matches?.[0]?.line}`;
+    const sig = key && `${key} ${d.total_matches} ${(d.best ?? d.matches?.[0])?.line}`;
     const first = sig ? kept.get(sig) : undefined;
     if (first) (first.copies ??= []).push({ doc_id: d.doc_id, path: d.path });
     else {

@@ -8,6 +8,7 @@ import { pathToFileURL as toFileUrl } from "node:url";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { ToolError } from "../core/types.ts";
 import { GrepRunner } from "./grep_runner.ts";
+import { BEST_LINE, MAX_LINE, runGrep } from "./grep_worker.ts";
 
 const job = (source: string, text: string) => ({
   source,
@@ -72,4 +73,17 @@ Deno.test("grep runner: a worker that fails to load or never starts fails the jo
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("grep worker: a long line is cut around its match, not at its end", () => {
+  const line = `${"lorem ipsum ".repeat(30)}the needle is here ${"dolor sit ".repeat(200)}`;
+  const [r] = runGrep(job("needle", line));
+  const text = r!.matches[0]!.text;
+  assert(text.length <= MAX_LINE + 2, `${text.length} characters`);
+  assert(text.startsWith("…") && text.endsWith("…"), text);
+  const at = text.indexOf("needle");
+  assert(at > 0 && at < MAX_LINE / 2, `the match at ${at}`);
+  // A best line (lists) is shorter, and cut around the match too.
+  const [b] = runGrep({ ...job("needle", line), best: true });
+  assert(b!.matches[0]!.text.includes("needle") && b!.matches[0]!.text.length <= BEST_LINE + 2);
 });

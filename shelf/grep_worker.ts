@@ -45,6 +45,11 @@ export interface GrepJob {
   /** Matches to return from each text. */
   limit: number;
   countOnly: boolean;
+  /**
+   * Give one match per text, without context: its best line, the one holding the most
+   * distinct matched strings (then the most matches; the first on ties).
+   */
+  best?: boolean;
 }
 
 /**
@@ -74,7 +79,11 @@ export interface GrepResult {
 }
 
 /** Characters of a matching line shown (a window around the match in longer lines). */
-export const MAX_LINE = 500;
+export const MAX_LINE = 300;
+/** Characters of a best line shown (one line of a list of documents). */
+export const BEST_LINE = 160;
+/** Matching lines of a text compared for its best line. */
+const BEST_OF = 200;
 /** Characters of a context line shown. */
 export const MAX_CONTEXT = 200;
 /** Characters read from the catalog for one job (the job's time limit covers them). */
@@ -82,20 +91,31 @@ export const BATCH_CHARS = 8_000_000;
 
 const clip = (s: string) => (s.length > MAX_CONTEXT ? s.slice(0, MAX_CONTEXT) + "…" : s);
 
-/** The lines of a match across line breaks, as one line. */
+/** The lines of a match across line breaks, as one line (cut after the match's start). */
 const spanText = (ls: string[]) => {
   const s = ls.map((l) => l.trim()).join(" ");
   return s.length > MAX_LINE ? s.slice(0, MAX_LINE) + "…" : s;
 };
 
-/** A long matching line cut to a window that shows where it matches. */
-function clipMatch(s: string, re: RegExp): string {
-  if (s.length <= MAX_LINE) return s;
+/**
+ * A long matching line cut to a window of `MAX_LINE` characters around its first match
+ * (the match a quarter in, unless it is near an end), at word boundaries, `…` where cut.
+ */
+export function clipMatch(s: string, re: RegExp, max = MAX_LINE): string {
+  if (s.length <= max) return s;
   re.lastIndex = 0;
   const at = re.exec(s)?.index ?? 0;
-  if (at < MAX_LINE - 100) return s.slice(0, MAX_LINE) + "…";
-  const start = Math.min(at - 100, s.length - MAX_LINE);
-  return "…" + s.slice(start, start + MAX_LINE) + (start + MAX_LINE < s.length ? "…" : "");
+  let start = Math.max(0, Math.min(at - Math.floor(max / 4), s.length - max));
+  let end = start + max;
+  if (start > 0) {
+    const sp = s.indexOf(" ", start);
+    if (sp >= 0 && sp < Math.min(at, start + 20)) start = sp + 1;
+  }
+  if (end < s.length) {
+    const sp = s.lastIndexOf(" ", end);
+    if (sp > Math.max(at, end - 20)) end = sp;
+  }
+  return (start > 0 ? "…" : "") + s.slice(start, end) + (end < s.length ? "…" : "");
 }
 
 // Module-level state, here only: this module is the entry of the grep worker thread (one
@@ -188,6 +208,27 @@ function crossingMatches(
   return spans;
 }
 
+/** The index of the line of `hits` holding the most distinct matches (see `GrepJob.best`). */
+function bestLine(job: GrepJob, lines: string[], hits: number[]): number | undefined {
+  const all = regex(job.source, job.flags.includes("g") ? job.flags : job.flags + "g");
+  let best: number | undefined;
+  let score = -1;
+  for (const i of hits) {
+    const found: string[] = [];
+    all.lastIndex = 0;
+    for (let m = all.exec(lines[i]!); m; m = all.exec(lines[i]!)) {
+      if (!m[0].length) all.lastIndex++;
+      else found.push(m[0].toLowerCase());
+    }
+    const s = new Set(found).size * 1000 + Math.min(found.length, 999);
+    if (s > score) {
+      score = s;
+      best = i;
+    }
+  }
+  return best;
+}
+
 /** Grep one text. */
 function grepText(job: GrepJob, re: RegExp, text: string): GrepResult {
   const lines = text.split("\n");
@@ -200,6 +241,17 @@ function grepText(job: GrepJob, re: RegExp, text: string): GrepResult {
   const hits = spans.size ? [...single, ...spans.keys()].sort((a, b) => a - b) : [...single];
   const matches: GrepMatch[] = [];
   if (job.countOnly) return { total: hits.length, matches };
+  if (job.best) {
+    const i = bestLine(job, lines, hits.slice(0, BEST_OF));
+    if (i === undefined) return { total: hits.length, matches };
+    const end = spans.get(i) ?? i;
+    const text = end > i
+      ? clipMatch(spanText(lines.slice(i, end + 1)), re, BEST_LINE)
+      : clipMatch(lines[i]!, re, BEST_LINE);
+    const m: GrepMatch = { line: i + 1, text, before: [], after: [] };
+    if (end > i) m.end_line = end + 1;
+    return { total: hits.length, matches: [m] };
+  }
   const first = Math.min(job.offset, hits.length);
   const last = Math.min(first + job.limit, hits.length);
   /** Index of the last line already given (the previous match's lines or after). */

@@ -63,6 +63,7 @@ export const hit = obj({
   modified_at: optString,
   keywords: z.array(z.string()).optional(),
   snippet: optString,
+  answer: obj({ text: z.string(), line: z.number().int(), page: optInt }).optional(),
   passages: z.array(passage).optional(),
   copies: z.array(obj({ doc_id: z.string(), path: z.string() })).optional(),
 });

@@ -5,6 +5,7 @@
  */
 import { clipWords } from "../../core/prose.ts";
 import type { Card, Hit, PassageHit } from "../../core/types.ts";
+import type { Sentence } from "../../search/sentence.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, type Render, shownPath } from "../tool.ts";
 
@@ -28,6 +29,11 @@ export type SearchResult =
   & {
     relevance: number;
     snippet: string;
+    /**
+     * The sentence or two of its best passages that best answer the query (first hits
+     * only), with the line and page it starts on, to cite.
+     */
+    answer?: Sentence;
     /** The document's best passages for the query (line ranges, pages, snippets). */
     passages?: Omit<PassageHit, "score">[];
     /** Other documents with the same text, collapsed into this one. */
@@ -37,8 +43,8 @@ export type SearchResult =
 /** The hint after a list of documents. */
 export function nextStep(render: Render): string {
   return render.cli
-    ? "Next: shelfmark read ID --offset L --limit N (a passage) or --section §id; shelfmark outline ID for the map."
-    : "Next: read a passage (doc_id, offset=L start, limit=its lines) or a section (section=§id); outline for the map.";
+    ? "Next: shelfmark read ID --offset L --limit N, or --section §id."
+    : "Next: read doc_id offset=L limit=N, or section=§id.";
 }
 
 /**
@@ -243,6 +249,13 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
       // Further down the list, where the best passage is is enough to choose by.
       const p = h.passages?.[0];
       if (p) out[out.length - 1] += ` · ${where(p, h.title, false)}`;
+    } else if (h.answer) {
+      out.push(`   ${answerPlace(h.answer, h.passages?.[0])}: ${escapeControl(h.answer.text)}`);
+      for (const p of h.passages?.slice(1) ?? []) {
+        out.push(
+          `   ${where(p, h.title, false)}: ${shortSnippet(afterHeading(p.snippet, p.title))}`,
+        );
+      }
     } else if (h.passages?.length) {
       for (const p of h.passages) {
         out.push(
@@ -254,6 +267,17 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
     }
   });
   return out;
+}
+
+/**
+ * `L120-160 p.4 §3.2, at L131`: the passage holding an answer (its page: the answer's),
+ * then the answer's own line; `L131 p.4` when no passage is shown.
+ */
+function answerPlace(a: Sentence, p: Omit<PassageHit, "score"> | undefined): string {
+  if (!p || a.line < p.start_line || a.line > p.end_line) {
+    return a.page === undefined ? `L${a.line}` : `L${a.line} p.${a.page}`;
+  }
+  return `${where({ ...p, page: a.page ?? p.page }, "", false)}, at L${a.line}`;
 }
 
 /** ` · +2 copies` */

@@ -37,12 +37,14 @@ import { count } from "./_listing.ts";
 import { citeHint, place } from "./_cite.ts";
 
 const USAGE =
-  `shelfmark grep PATTERN ID [-C 3] [-B N] [-A N] [-i] [--count] [--limit 20] [--offset 0] [--json]
+  `shelfmark grep PATTERN ID [-C 2] [-B N] [-A N] [-i] [--count] [--limit 20] [--offset 0] [--json]
 shelfmark grep PATTERN [--library NAME] [--path-glob 'Lib/dir/*'] [--doc-types pdf,docx]
-               [--limit-documents 10] [--offset-documents 0] [--limit 5] [-C 3] [-i] [--count]
+               [--limit-documents 10] [--offset-documents 0] [--limit 5] [-C 1] [-i] [--count]
+               [--list]
   -C/--context, -B/--before, -A/--after: lines of context; -i/--case-insensitive.
   With ID, one document; without, every document of the library, glob and types
-  (all libraries when none is given), matches grouped by document.
+  (all libraries when none is given), matches grouped by document; --list: one line per
+  document, its count and best line.
   In a PDF each match shows its page (p.47 L2381); a pattern with a space also matches
   across line breaks (L2381-2382), and a hyphenated line end matches the whole word.`;
 
@@ -111,6 +113,14 @@ function matchLines(
 
 const matchesText = (k: number) => count(k, "match", "matches");
 
+/** Lines of context by default inside one document. */
+const DOC_CONTEXT = 2;
+/**
+ * Lines of context by default across documents: there the matches choose the documents
+ * to read, so the line before and after is enough to tell them apart.
+ */
+const ACROSS_CONTEXT = 1;
+
 /** Room kept for the closing notes of an answer across documents. */
 const NOTES_CHARS = 300;
 
@@ -173,6 +183,11 @@ function manyMarkdown(r: GrepDocumentsAnswer, render: Render): string {
   let hidden = 0;
   for (const [i, d] of r.documents.entries()) {
     const head = heads[i]!;
+    if (d.best) {
+      const at = d.best.page === undefined ? `L${matchPlace(d.best)}` : matchPlace(d.best);
+      out.push(`${head} · ${at}: ${escapeControl(d.best.text)}`);
+      continue;
+    }
     if (!d.matches) {
       out.push(head);
       continue;
@@ -222,18 +237,23 @@ export const grep = defineTool({
   name: "grep",
   title: "Grep documents",
   description:
-    "Regular-expression search with line numbers and merged context, or a count: inside one document (doc_id), or across the documents of library/path_glob/doc_types (all when none), grouped by document. Matches in paged documents (PDF) carry their page; a pattern with a space also matches across line breaks.",
+    "Regular-expression search with line numbers and merged context, or a count: inside one document (doc_id), or across the documents of library/path_glob/doc_types (all when none), grouped by document (list: one line per document, its count and best line). Matches in paged documents (PDF) carry their page; a pattern with a space also matches across line breaks.",
   input: {
     pattern: z.string().min(1).max(1000).describe("JavaScript regular expression"),
     doc_id: docIdArg.optional(),
     library: libraryArg.optional(),
     path_glob: z.string().min(1).max(1000).optional().describe("SQLite GLOB against the path"),
     doc_types: z.array(z.string().min(1).max(32)).max(20).optional(),
-    context: z.number().int().min(0).max(50).default(3).describe("Lines of context"),
+    context: z.number().int().min(0).max(50).optional().describe(
+      `Lines of context (default ${DOC_CONTEXT} in one document, ${ACROSS_CONTEXT} across documents)`,
+    ),
     before: z.number().int().min(0).max(50).optional().describe("Lines before (overrides context)"),
     after: z.number().int().min(0).max(50).optional().describe("Lines after (overrides context)"),
     case_insensitive: z.boolean().default(false),
     count: z.boolean().default(false).describe("Only the number of matches"),
+    list: z.boolean().default(false).describe(
+      "Across documents: only the matching documents, each with its count and best line",
+    ),
     limit: z.number().int().min(1).max(100).optional().describe(
       "Matches to return (default 20; per document across documents, default 5)",
     ),
@@ -253,17 +273,19 @@ export const grep = defineTool({
         ...docRef.shape,
         total_matches: z.number().int(),
         matches: z.array(grepMatch).optional(),
+        best: grepMatch.optional(),
       }),
     ).optional(),
     complete: z.boolean().optional(),
     next_offset_documents: nextOffset,
   },
   async run(shelf, a): Promise<GrepDocumentAnswer | GrepDocumentsAnswer> {
+    const context = a.context ?? (a.doc_id === undefined ? ACROSS_CONTEXT : DOC_CONTEXT);
     const options = {
       pattern: a.pattern,
       caseInsensitive: a.case_insensitive,
-      before: a.before ?? a.context,
-      after: a.after ?? a.context,
+      before: a.before ?? context,
+      after: a.after ?? context,
       countOnly: a.count,
     };
     const scope: SearchFilters = {};
@@ -271,11 +293,11 @@ export const grep = defineTool({
     if (a.path_glob) scope.path_glob = a.path_glob;
     if (a.doc_types?.length) scope.doc_types = a.doc_types.map((t) => t.toLowerCase());
     if (a.doc_id !== undefined) {
-      if (Object.keys(scope).length) {
+      if (Object.keys(scope).length || a.list) {
         throw new ToolError(
           "INVALID_ARGUMENT",
-          "doc_id and library/path_glob/doc_types do not go together",
-          "Give doc_id to grep one document, or the scope to grep many.",
+          `doc_id and ${a.list ? "list" : "library/path_glob/doc_types"} do not go together`,
+          "Give doc_id to grep one document, or the scope (and list) to grep many.",
         );
       }
       const id = resolveDoc(shelf, a.doc_id);
@@ -293,6 +315,7 @@ export const grep = defineTool({
     const r = await shelf.grepDocuments({
       ...options,
       scope,
+      list: a.list,
       limit: a.limit ?? 5,
       limitDocuments: a.limit_documents,
       offsetDocuments: a.offset_documents,

@@ -294,3 +294,40 @@ Deno.test({
     assertEquals(scans.documents.map((d) => d.path), ["scans/R-FAQ-p9.png"]);
   },
 });
+
+Deno.test({
+  name: "grep list: each matching document once, with its count and best line, one line each",
+  ...sanitize,
+  async fn() {
+    const corpus = await smallCorpus();
+    await using t = await openTestShelf({ folders: [join(corpus, "text", "licenses")] });
+    await t.shelf.index();
+    const pattern = "warranty|merchantability";
+    const args = { pattern, case_insensitive: true };
+    const list = (await callTool(t.shelf, "grep", { ...args, list: true, output_format: "json" }))
+      .json as Many;
+    const counted =
+      (await callTool(t.shelf, "grep", { ...args, count: true, output_format: "json" }))
+        .json as Many;
+    const ids = list.documents.map((d) => d.doc_id);
+    assert(ids.length >= 2, `${ids.length} documents`);
+    assertEquals(new Set(ids).size, ids.length, "each document once");
+    assertEquals(
+      Object.fromEntries(list.documents.map((d) => [d.doc_id, d.total_matches])),
+      Object.fromEntries(counted.documents.map((d) => [d.doc_id, d.total_matches])),
+      "the counts of count mode",
+    );
+    for (const d of list.documents as (Doc & { best?: GrepMatch })[]) {
+      assertEquals(d.matches, undefined, "no match list");
+      assertMatch(d.best!.text, /warranty|merchantability/i);
+      // The best line holds both words when one of the document's lines does.
+      const lines = (await Deno.readTextFile(join(corpus, "text", d.path))).split("\n");
+      const both = lines.some((l) => /warranty/i.test(l) && /merchantability/i.test(l));
+      if (both) assertMatch(d.best!.text, /(warranty.*merchantability|merchantability.*warranty)/i);
+    }
+    const md = (await callTool(t.shelf, "grep", { ...args, list: true })).text;
+    const heads = md.split("\n").filter((l) => /^\[\d+\] /.test(l));
+    assertEquals(heads.length, ids.length, md);
+    for (const h of heads) assertMatch(h, /: \d+ match(es)? · L\d+: .*(warranty|merchantab)/i);
+  },
+});

@@ -5,7 +5,13 @@
  */
 import { z } from "zod";
 import { checkFields } from "../../core/fields.ts";
-import { MAX_QUERY_CHARS, MAX_QUERY_WORDS } from "../../search/query.ts";
+import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, parseQuery, positiveTerms } from "../../search/query.ts";
+import {
+  type Candidate,
+  chooseSentence,
+  lexicalScores,
+  sentencesOf,
+} from "../../search/sentence.ts";
 import { ToolError } from "../../core/types.ts";
 import {
   checkLibrary,
@@ -17,7 +23,8 @@ import {
   type Render,
   UsageError,
 } from "../tool.ts";
-import { nextStep, resultsMd, toResults } from "./_results.ts";
+import { nextStep, resultsMd, type SearchResult, toResults, WITH_SNIPPETS } from "./_results.ts";
+import type { Shelf } from "../../shelf/shelf.ts";
 import { count } from "./_listing.ts";
 import { hit, obj, optString } from "./_output.ts";
 
@@ -41,7 +48,8 @@ function withoutVerbose({ verbose: _, ...r }: One): Omit<One, "verbose"> {
   return r;
 }
 
-function oneMd(r: One, render: Render): string {
+/** One query's markdown; `echo` names the query in the first line (among several). */
+function oneMd(r: One, render: Render, echo = false): string {
   const mode = r.note ? ` (${r.note})` : "";
   if (!r.results.length) {
     return `No documents match ${JSON.stringify(r.query)}${mode}.\n` +
@@ -49,10 +57,10 @@ function oneMd(r: One, render: Render): string {
         render.cli ? "shelfmark find-paths" : "find_paths"
       } for folder names.`;
   }
+  // One query is not repeated: the caller just wrote it.
+  const what = echo ? ` for ${JSON.stringify(r.query)}` : "";
   return [
-    `${count(r.results.length, "document")} for ${
-      JSON.stringify(r.query)
-    }, mode ${r.mode_used}${mode}:`,
+    `${count(r.results.length, "document")}${what}, mode ${r.mode_used}${mode}:`,
     ...resultsMd(r.results, r.verbose),
   ].join("\n");
 }
@@ -72,7 +80,7 @@ export const search = defineTool({
   name: "search",
   title: "Search documents",
   description:
-    "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, size, and its best passages with line range, page, section and the sentence that matches. Next: read those lines (offset/limit, or section), or outline the document.",
+    "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, size, its best passages (line range, page, section), and for the first hits the sentence that best answers the query with its line and page (often the answer itself). Next: read those lines (offset/limit, or section), or outline the document.",
   input: {
     query: z.string().min(1).max(MAX_QUERY_CHARS).optional().describe(
       `Words ranked by BM25 (need not all match); "quoted phrase" must match; -term excludes; +term requires; a|b alternatives; at most ${MAX_QUERY_WORDS} words`,
@@ -148,7 +156,8 @@ export const search = defineTool({
         query,
         limit: a.limit,
         mode: a.mode,
-        passages: a.limit_passages,
+        // The answer is chosen among the passages shown (the best one at least).
+        passages: Math.max(a.limit_passages, 1),
         filters: {
           doc_types: a.doc_types,
           library: a.library,
@@ -163,6 +172,7 @@ export const search = defineTool({
         const dir = a.sort === "newest" ? -1 : 1;
         results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
       }
+      addAnswers(shelf, query, results, a.limit_passages);
       const mode_reason = a.mode === undefined ? shelf.defaultSearchMode().why : undefined;
       return { query, mode_used: mode, mode_reason, note, results, verbose: a.verbose };
     }
@@ -184,7 +194,7 @@ export const search = defineTool({
     const out = Object.entries(r.queries).map(([q, v]) =>
       "error" in v
         ? `## ${JSON.stringify(q)}\nerror ${v.error.code}: ${v.error.message}`
-        : `## ${JSON.stringify(q)}\n${oneMd(v, render)}`
+        : `## ${JSON.stringify(q)}\n${oneMd(v, render, true)}`
     );
     return `${out.join("\n\n")}\n${nextStep(render)}`;
   },
@@ -216,6 +226,59 @@ export const search = defineTool({
     },
   },
 });
+
+/** Hits whose answer gets {@link ANSWER_CHARS}; the next ones, up to `WITH_SNIPPETS`, one line. */
+const FULL_ANSWERS = 3;
+/** Characters of the answer of the first hits. */
+const ANSWER_CHARS = 240;
+/** Characters of the answer of the hits after them (one line). */
+const ANSWER_LINE = 100;
+/** Lines of a passage read for its sentences (a long section is read from its start). */
+const PASSAGE_LINES = 300;
+
+/**
+ * Give the first hits the sentence of the passages they show (the best one when none is
+ * asked for) that best answers the query, put the passage holding it first, and keep
+ * `limitPassages` passages on every hit. Choosing among more passages than are shown
+ * measured worse: a lower passage's sentence that scores high by words alone is more
+ * often wrong than the best passage's best sentence.
+ */
+function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitPassages: number) {
+  const terms = positiveTerms(parseQuery(query));
+  results.forEach((r, i) => {
+    const passages = r.passages ?? [];
+    if (i < WITH_SNIPPETS && terms.length && passages.length) {
+      const candidates: Candidate[] = [];
+      const from: number[] = [];
+      passages.forEach((p, k) => {
+        const lines = shelf.readLines(r.doc_id, {
+          offset: p.start_line,
+          limit: Math.min(PASSAGE_LINES, p.end_line - p.start_line + 1),
+        }).lines;
+        // Paragraphs numbered on from the previous passage's (none is shared across them).
+        const base = candidates.length ? candidates.at(-1)!.paragraph + 1 : 0;
+        for (const s of sentencesOf(lines)) {
+          candidates.push({ ...s, paragraph: base + s.paragraph });
+          from.push(k);
+        }
+      });
+      const max = i < FULL_ANSWERS ? ANSWER_CHARS : ANSWER_LINE;
+      // A sentence of a lower passage must score higher to be chosen: a long passage has
+      // more sentences, so more chances of one scoring high by words alone, and the passage
+      // ranking already weighed its length.
+      const scores = lexicalScores(candidates, terms).map((x, j) => x / (1 + from[j]! / 2));
+      const answer = chooseSentence(candidates, scores, terms, max);
+      if (answer) {
+        r.answer = { text: answer.text, line: answer.line, page: answer.page };
+        if (answer.page === undefined) delete r.answer.page;
+        const k = from[candidates.findIndex((c) => c.line === answer.line)] ?? 0;
+        if (k > 0) passages.unshift(...passages.splice(k, 1));
+      }
+    }
+    if (r.passages) r.passages = passages.slice(0, limitPassages);
+    if (r.passages?.length === 0) delete r.passages;
+  });
+}
 
 /** `--filter field=value` flags as the `filters` argument (a field repeated: any value). */
 function filterFlags(flags: string[] | undefined): Record<string, string[]> | undefined {

@@ -1,0 +1,60 @@
+/**
+ * The answering sentence: sentences from extracted lines (lists, tables, escapes, PDF line
+ * breaks), the lexical choice, and long sentences cut around the query's words.
+ */
+import { assert, assertEquals } from "../tests/assert.ts";
+import { chooseSentence, cutAround, lexicalScores, queryWords, sentencesOf } from "./sentence.ts";
+
+const numbered = (lines: string[]) => lines.map((text, i) => ({ n: i + 1, text }));
+
+Deno.test("sentencesOf() keeps list items and table rows apart, drops escapes and headings", () => {
+  const s = sentencesOf(numbered([
+    "## Options",
+    "- first item without a full stop",
+    "- second item, also without one",
+    "| flag | meaning |",
+    "| --- | --- |",
+    "| -v | verbose output |",
+    "Call open(filename, flag\\='c') to open it.",
+  ]));
+  assertEquals(s.map((x) => [x.line, x.text]), [
+    [2, "first item without a full stop"],
+    [3, "second item, also without one"],
+    [4, "flag; meaning"],
+    [6, "-v; verbose output"],
+    [7, "Call open(filename, flag='c') to open it."],
+  ]);
+});
+
+Deno.test("sentencesOf() gives each sentence the line and page it starts on", () => {
+  const s = sentencesOf([
+    { n: 10, text: "The first sentence ends on the", page: 4 },
+    { n: 11, text: "next line. The second starts here and", page: 4 },
+    { n: 12, text: "goes on to a new page.", page: 5 },
+  ]);
+  assertEquals(s.map((x) => [x.line, x.page]), [[10, 4], [11, 4]]);
+});
+
+Deno.test("lexicalScores() prefers the sentence with more of the query's words together", () => {
+  const s = sentencesOf(numbered([
+    "The harbour is busy in summer. Lights line the pier.",
+    "",
+    "The harbour lights are switched on at dusk by the ferry captain.",
+    "",
+    "Nothing here matches.",
+  ]));
+  const terms = ["when are the harbour lights switched on"];
+  const scores = lexicalScores(s, terms);
+  assertEquals(scores.at(-1), 0);
+  const best = chooseSentence(s, scores, terms, 240);
+  assertEquals(best?.text, "The harbour lights are switched on at dusk by the ferry captain.");
+  assertEquals(best?.line, 3);
+});
+
+Deno.test("cutAround() keeps the query's words of a long sentence", () => {
+  const long = `${"padding words here ".repeat(30)}the quokka harbour lights ${"tail ".repeat(80)}`;
+  const cut = cutAround(long, queryWords(["quokka lights"]), 100);
+  assert(cut.length <= 100, `${cut.length}`);
+  assert(cut.includes("quokka harbour lights"), cut);
+  assert(cut.startsWith("…") && cut.endsWith("…"), cut);
+});
