@@ -24,6 +24,7 @@ import {
   saveConfig,
 } from "../core/config.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
+import { expectedGrowthMb } from "./load.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
 import { type VectorStatus, VectorSync } from "./vectors.ts";
@@ -226,11 +227,13 @@ export class Shelf {
       { keyword, vectors: vectors?.index },
       {
         concurrency: workers + 1,
-        // A file starts beside others only while the process tree is under its memory budget.
-        admit: pool && (() => pool.roomFor(INDEX_MEMORY_MB)),
-        // A file that runs alone (a page to OCR, a large PDF) does not sit beside idle
-        // extraction processes: all but the one that takes it leave (their memory goes back).
-        beforeAlone: pool && (() => {
+        // A file starts beside others only while the process tree's measured memory leaves
+        // room for it (for a large file, what it is expected to add).
+        admit: pool &&
+          ((load, large) => pool.roomFor(INDEX_MEMORY_MB - (large ? expectedGrowthMb(load) : 0))),
+        // A large file (a page to OCR, a large PDF) does not sit beside idle extraction
+        // processes when memory is short: all but one leave (their memory goes back).
+        beforeLarge: pool && (() => {
           if (!pool.roomFor(INDEX_MEMORY_MB - ALONE_HEADROOM_MB)) pool.stopIdle(1);
         }),
       },
@@ -729,9 +732,10 @@ export class Shelf {
 }
 
 /**
- * Resident memory (MiB) of this process and its extraction processes over which the indexer
- * starts no file beside those in flight (one file always runs).
+ * Memory (MiB, about the PSS: see `ExtractPool.roomFor`) of this process and its extraction
+ * processes over which the indexer starts no file beside those in flight (one file always
+ * runs); the tree's peak stays under 600 MiB.
  */
-const INDEX_MEMORY_MB = 400;
+const INDEX_MEMORY_MB = 500;
 /** What a file that runs alone may add: idle extraction processes leave when there is less. */
 const ALONE_HEADROOM_MB = 200;
