@@ -21,7 +21,7 @@ import type { ExtractFn, IndexedDoc, Library, Skipped } from "../core/types.ts";
 import { ExtractError, type ExtractInput } from "../core/extractor.ts";
 import type { KeywordIndex, VectorIndex } from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
-import { MAX_BYTES_IN_FLIGHT, Room } from "./load.ts";
+import { MAX_BYTES_IN_FLIGHT, Room, type Weighed } from "./load.ts";
 import { applyOcrPages, blankPages } from "./ocr.ts";
 
 /** Progress of a run, reported after every file. */
@@ -235,6 +235,28 @@ export class Indexer {
         }
         const inflight = new Set<Promise<void>>();
         const room = new Room(this.#concurrency, this.#maxBytesInFlight, this.#admit);
+        let aside: { f: FoundFile; file: Weighed } | undefined;
+        const start = (f: FoundFile, file: Weighed) => {
+          if (file.large) this.#beforeLarge?.();
+          room.add(file);
+          const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes, full).then(
+            (outcome) => {
+              p[outcome]++;
+              if (outcome !== "unchanged") inBatch++;
+              this.heap.trim();
+              p.done++;
+              opts.onProgress?.({ ...p });
+            },
+            (error) => {
+              fatal ??= { error };
+            },
+          );
+          inflight.add(task);
+          task.finally(() => {
+            inflight.delete(task);
+            room.remove(file);
+          }).catch(() => {});
+        };
         for (const f of files) {
           if (opts.signal?.aborted || fatal) break;
           seen.add(f.path);
@@ -245,28 +267,20 @@ export class Indexer {
             p.done++;
             opts.onProgress?.({ ...p });
           } else {
-            // Backpressure: wait for room in files, in weighted bytes and in memory.
+            // Backpressure: wait for room in files, in weighted bytes and in memory. A large
+            // file that has no room yet is set aside (one at a time) while smaller files go
+            // on; it starts as soon as it fits.
             const file = room.file(f.path, f.size);
-            while (!room.fits(file)) await Promise.race(inflight);
-            if (file.large) this.#beforeLarge?.();
-            room.add(file);
-            const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes, full).then(
-              (outcome) => {
-                p[outcome]++;
-                if (outcome !== "unchanged") inBatch++;
-                this.heap.trim();
-                p.done++;
-                opts.onProgress?.({ ...p });
-              },
-              (error) => {
-                fatal ??= { error };
-              },
-            );
-            inflight.add(task);
-            task.finally(() => {
-              inflight.delete(task);
-              room.remove(file);
-            }).catch(() => {});
+            if (aside && (file.large || room.fits(aside.file))) {
+              while (!room.fits(aside.file)) await Promise.race(inflight);
+              start(aside.f, aside.file);
+              aside = undefined;
+            }
+            if (file.large && this.#admit && !room.fits(file)) aside = { f, file };
+            else {
+              while (!room.fits(file)) await Promise.race(inflight);
+              start(f, file);
+            }
           }
           if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
             // Document frequencies go in the same transaction as the documents they
@@ -284,6 +298,10 @@ export class Indexer {
             await new Promise((r) => setTimeout(r, 0));
             lastYield = performance.now();
           }
+        }
+        if (aside && !opts.signal?.aborted && !fatal) {
+          while (!room.fits(aside.file)) await Promise.race(inflight);
+          start(aside.f, aside.file);
         }
         await Promise.all(inflight);
         if (fatal) throw fatal.error;

@@ -163,6 +163,53 @@ Deno.test("Indexer runs a large file beside small ones while memory has room, wi
   }
 });
 
+Deno.test("Indexer sets a large file aside while memory has no room for it; smaller files go on", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-aside-" });
+  try {
+    const root = join(base, "Lib");
+    await Deno.mkdir(root);
+    // Walked in path order: a small file, the large "PDF", then the others.
+    await Deno.writeTextFile(join(root, "0-small.txt"), "small\n");
+    await Deno.writeTextFile(join(root, "a-big.pdf"), "big narwhals\n".repeat(90_000));
+    for (let i = 0; i < 12; i++) {
+      await Deno.writeTextFile(join(root, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(50));
+    }
+    const started: string[] = [];
+    let files = 0;
+    let bigBeside = false;
+    const extract: ExtractFn = async (input) => {
+      started.push(input.path);
+      files++;
+      if (input.path.endsWith(".pdf") && files > 1) bigBeside = true;
+      await new Promise((r) => setTimeout(r, 2));
+      files--;
+      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+    };
+    const catalog = new Catalog(join(base, "catalog.db"));
+    try {
+      // The measured memory (a stand-in here) never has room for the large file beside
+      // others: it waits for a moment with nothing in flight, which comes at the latest
+      // after the last file.
+      const indexer = new Indexer(catalog, extract, {}, {
+        concurrency: 2,
+        admit: (_load, large) => !large,
+      });
+      const p = await indexer.run([{ name: "Lib", root }]);
+      assertEquals([p.indexed, p.skipped], [14, 0], "every file indexed");
+      assertEquals(catalog.count(), 14);
+      assertEquals(bigBeside, false, "the large file ran beside another one");
+      assert(
+        started.indexOf("Lib/a-big.pdf") > 1,
+        `smaller files went first: ${started.join(" ")}`,
+      );
+    } finally {
+      catalog.close();
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
 Deno.test("expectedLoad weighs a file by its type", () => {
   assertEquals(expectedLoad("a/b.txt", 1000), 1000);
   assertEquals(expectedLoad("a/b.PNG", 1000), 16_000);
