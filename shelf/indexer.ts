@@ -271,15 +271,23 @@ export class Indexer {
             // file that has no room yet is set aside (one at a time) while smaller files go
             // on; it starts as soon as it fits.
             const file = room.file(f.path, f.size);
-            if (aside && (file.large || room.fits(aside.file))) {
-              while (!room.fits(aside.file)) await Promise.race(inflight);
-              start(aside.f, aside.file);
-              aside = undefined;
-            }
-            if (file.large && this.#admit && !room.fits(file)) aside = { f, file };
-            else {
-              while (!room.fits(file)) await Promise.race(inflight);
-              start(f, file);
+            // The file set aside goes first whenever it fits (before another large file, at
+            // once).
+            while (aside && file.large && !room.fits(aside.file)) await Promise.race(inflight);
+            for (;;) {
+              if (aside && room.fits(aside.file)) {
+                start(aside.f, aside.file);
+                aside = undefined;
+              }
+              if (room.fits(file)) {
+                start(f, file);
+                break;
+              }
+              if (file.large && !aside && this.#admit) {
+                aside = { f, file };
+                break;
+              }
+              await Promise.race(inflight);
             }
           }
           if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
