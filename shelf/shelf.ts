@@ -739,5 +739,5 @@ export class Shelf {
  * alone); at 460, 499 MiB: under the 600 MiB goal with room for the pages.
  */
 const INDEX_MEMORY_MB = 460;
-/** What a file that runs alone may add: idle extraction processes leave when there is less. */
+/** What a large file may add: with less room, idle extraction processes leave before it. */
 const ALONE_HEADROOM_MB = 200;
