@@ -28,7 +28,7 @@ import { parseArgs } from "node:util";
 import { extname, join } from "node:path";
 import { Catalog } from "../core/catalog.ts";
 import { encodeText } from "../core/text_codec.ts";
-import type { ExtractFn, Library } from "../core/types.ts";
+import type { ExtractFn } from "../core/types.ts";
 import { ExtractPool } from "../extraction/pool.ts";
 import { Indexer } from "../shelf/indexer.ts";
 import { Fts5Index } from "../stores/fts5.ts";
@@ -110,10 +110,13 @@ function measure<T extends object>(
 /**
  * Index `libraries` one file at a time into `data` and say where the CPU went.
  *
- * @param libraries the libraries to index
+ * @param libraries the libraries to index (name and root folder)
  * @param data a fresh data folder
  */
-export async function profileIndex(libraries: Library[], data: string): Promise<IndexProfile> {
+export async function profileIndex(
+  libraries: { name: string; root: string }[],
+  data: string,
+): Promise<IndexProfile> {
   await Deno.mkdir(data, { recursive: true });
   const catalog = new Catalog(join(data, "catalog.db"));
   const keyword = new Fts5Index(catalog.db, { stats: catalog });

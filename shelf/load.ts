@@ -107,6 +107,8 @@ export class Room {
   #alone = 0;
 
   /**
+   * A room with nothing in flight.
+   *
    * @param concurrency files at once, at most
    * @param maxBytes budget of weighted bytes
    * @param admit asked before a file starts beside others: is there memory for it?
