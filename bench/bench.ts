@@ -21,6 +21,7 @@ import { cliCost, coldStart, httpLoad } from "./serve_bench.ts";
 import { ocrQuality, officeSpeed, pdfScanQuality, pdfSpeed } from "./formats_bench.ts";
 import { modeStats, modeTable, treeSize, vectorsReady } from "./vectors_bench.ts";
 import { compareRecoll, comparisonTable } from "./recoll.ts";
+import { profileIndex, profileTables } from "./profile_index.ts";
 // Titles compared without section numbers ("2.1 Overview" = "Overview").
 import { unnumbered } from "./pdf_headings.ts";
 import { partsOf } from "../shelf/_parts.ts";
@@ -345,6 +346,14 @@ async function main() {
   console.log(agentCostRows(cost, "keyword"));
   // Recoll beside shelfmark's keyword index, both built in this run (installed when missing).
   console.log(`\n${comparisonTable(await compareRecoll(corpus, LIBRARIES, SHARED))}`);
+  // Where the CPU of a first keyword index goes, by stage and by format (one file at a time).
+  const profileData = await Deno.makeTempDir({ prefix: "shelfmark-profile-" });
+  try {
+    const libs = LIBRARIES.map((name) => ({ name, root: join(corpus, name) }));
+    console.log(`\n${profileTables(await profileIndex(libs, profileData))}`);
+  } finally {
+    await Deno.remove(profileData, { recursive: true }).catch(() => {});
+  }
 }
 
 if (import.meta.main) await main();

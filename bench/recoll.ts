@@ -264,6 +264,7 @@ export function comparisonTable(c: Comparison): string {
     row("CPU time, user + system, process tree", r.run.cpuSeconds, s.run.cpuSeconds, sec),
     row("index on disk", r.bytes, s.bytes, mib),
     row("peak memory, process tree (RSS)", r.run.peakTree, s.run.peakTree, mib),
+    row("peak memory, process tree (PSS)", r.run.peakTreePss, s.run.peakTreePss, mib),
     row("largest process (RSS)", big(r), big(s), mib),
     row(`Recall@5 (${s.questions} dev questions)`, r.recall5, s.recall5, (x) => x.toFixed(2)),
     row("MRR (first 10)", r.mrr, s.mrr, (x) => x.toFixed(2)),

@@ -30,6 +30,20 @@ import {
   WorkerPool,
 } from "../core/workers.ts";
 
+/** A process's own (anonymous) and file-backed resident bytes (Linux), or undefined. */
+function memoryOf(pid: number): { anon: number; file: number } | undefined {
+  try {
+    const s = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const anon = /RssAnon:\s+(\d+)\s+kB/.exec(s);
+    const file = /RssFile:\s+(\d+)\s+kB/.exec(s);
+    return anon && file
+      ? { anon: Number(anon[1]) * 1024, file: Number(file[1]) * 1024 }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Options of the pool. */
 export interface PoolOptions {
   /** Number of workers (default: cores, at most 4). */
@@ -168,14 +182,17 @@ export class ExtractPool {
 
   /**
    * Whether another file may start beside those in flight: this process and its extraction
-   * processes together are resident under `budgetMb`. Always true with threads or where
-   * resident sizes cannot be read.
+   * processes together use under `budgetMb`, counting each one's own (anonymous) resident
+   * memory and the executable's pages they share once, close to the tree's proportional set
+   * size (PSS) and cheap to read. Always true with threads or where sizes cannot be read.
    */
   roomFor(budgetMb: number): boolean {
     if (this.isolation !== "process") return true;
-    const own = rssOf(Deno.pid);
-    if (own === undefined) return true;
-    return own + this.residentBytes() <= budgetMb * 2 ** 20;
+    const own = memoryOf(Deno.pid);
+    if (!own) return true;
+    let used = own.anon + own.file;
+    for (const pid of this.pids) used += memoryOf(pid)?.anon ?? 0;
+    return used <= budgetMb * 2 ** 20;
   }
 
   /** Workers running now (processes or threads). */

@@ -21,7 +21,7 @@ import type { ExtractFn, IndexedDoc, Library, Skipped } from "../core/types.ts";
 import { ExtractError, type ExtractInput } from "../core/extractor.ts";
 import type { KeywordIndex, VectorIndex } from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
-import { expectedLoad, MAX_BYTES_IN_FLIGHT } from "./load.ts";
+import { MAX_BYTES_IN_FLIGHT, Room, type Weighed } from "./load.ts";
 import { applyOcrPages, blankPages } from "./ocr.ts";
 
 /** Progress of a run, reported after every file. */
@@ -102,19 +102,23 @@ export interface IndexerOptions {
   /** Files extracted at once (default 1). */
   concurrency?: number;
   /**
-   * At most this many bytes of files, weighted by type (see {@link expectedLoad}), are
-   * extracted and stored at once (with `concurrency` files at most); a larger file runs
-   * alone (default 64 MB).
+   * At most this many bytes of files, weighted by type (`expectedLoad` of `shelf/load.ts`), are
+   * extracted and stored at once (with `concurrency` files at most). A larger file is
+   * "large": without `admit` it runs alone; with `admit` it may run beside smaller files
+   * (default 4 MiB).
    */
   maxBytesInFlight?: number;
   /**
-   * Asked before a file starts beside others still in flight: false makes it wait until one
-   * of them is done (say, while the process tree is over a memory budget). One file always
-   * runs.
+   * Asked before a file starts beside others still in flight, with its weighted load and
+   * whether it is large: false makes it wait until one of them is done (say, while the
+   * process tree's measured memory leaves no room for it). One file always runs. With it,
+   * memory rather than weights decides: a large file starts beside smaller ones when this
+   * says yes (never beside another large file), and smaller files start beside a large one;
+   * page images (OCR, see {@link runsAlone}) still run alone.
    */
-  admit?: () => boolean;
-  /** Called before a file that runs alone starts (once the files before it are done). */
-  beforeAlone?: () => void;
+  admit?: (load: number, large: boolean) => boolean;
+  /** Called before a large file starts. */
+  beforeLarge?: () => void;
   /** Heap growth, in MB, after which the garbage is collected between files (default 96). */
   heapGrowthMb?: number;
 }
@@ -126,8 +130,8 @@ export class Indexer {
   #indexes: KeptIndexes;
   #concurrency: number;
   #maxBytesInFlight: number;
-  #admit?: () => boolean;
-  #beforeAlone?: () => void;
+  #admit?: (load: number, large: boolean) => boolean;
+  #beforeLarge?: () => void;
   /**
    * Extractor output versions by `doc_type` (`extractors/versions.ts`): a type whose version
    * differs from the one the catalog was built with is extracted again.
@@ -157,7 +161,7 @@ export class Indexer {
     this.#concurrency = Math.max(1, opts.concurrency ?? 1);
     this.#maxBytesInFlight = opts.maxBytesInFlight ?? MAX_BYTES_IN_FLIGHT;
     this.#admit = opts.admit;
-    this.#beforeAlone = opts.beforeAlone;
+    this.#beforeLarge = opts.beforeLarge;
     this.heap = new HeapTrimmer({ growthMb: opts.heapGrowthMb ?? 96 });
   }
 
@@ -230,7 +234,29 @@ export class Indexer {
           p.done++;
         }
         const inflight = new Set<Promise<void>>();
-        let inflightBytes = 0;
+        const room = new Room(this.#concurrency, this.#maxBytesInFlight, this.#admit);
+        let aside: { f: FoundFile; file: Weighed } | undefined;
+        const start = (f: FoundFile, file: Weighed) => {
+          if (file.large) this.#beforeLarge?.();
+          room.add(file);
+          const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes, full).then(
+            (outcome) => {
+              p[outcome]++;
+              if (outcome !== "unchanged") inBatch++;
+              this.heap.trim();
+              p.done++;
+              opts.onProgress?.({ ...p });
+            },
+            (error) => {
+              fatal ??= { error };
+            },
+          );
+          inflight.add(task);
+          task.finally(() => {
+            inflight.delete(task);
+            room.remove(file);
+          }).catch(() => {});
+        };
         for (const f of files) {
           if (opts.signal?.aborted || fatal) break;
           seen.add(f.path);
@@ -241,33 +267,28 @@ export class Indexer {
             p.done++;
             opts.onProgress?.({ ...p });
           } else {
-            // Backpressure: wait for room in files, in weighted bytes (a large file runs
-            // alone) and in memory.
-            const load = expectedLoad(f.path, f.size);
-            while (
-              inflight.size >= this.#concurrency ||
-              (inflight.size > 0 && inflightBytes + load > this.#maxBytesInFlight) ||
-              (inflight.size > 0 && this.#admit && !this.#admit())
-            ) await Promise.race(inflight);
-            if (load > this.#maxBytesInFlight) this.#beforeAlone?.();
-            inflightBytes += load;
-            const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes, full).then(
-              (outcome) => {
-                p[outcome]++;
-                if (outcome !== "unchanged") inBatch++;
-                this.heap.trim();
-                p.done++;
-                opts.onProgress?.({ ...p });
-              },
-              (error) => {
-                fatal ??= { error };
-              },
-            );
-            inflight.add(task);
-            task.finally(() => {
-              inflight.delete(task);
-              inflightBytes -= load;
-            }).catch(() => {});
+            // Backpressure: wait for room in files, in weighted bytes and in memory. A large
+            // file that has no room yet is set aside (one at a time) while smaller files go
+            // on; it starts as soon as it fits.
+            const file = room.file(f.path, f.size);
+            // The file set aside goes first whenever it fits (before another large file, at
+            // once).
+            while (aside && file.large && !room.fits(aside.file)) await Promise.race(inflight);
+            for (;;) {
+              if (aside && room.fits(aside.file)) {
+                start(aside.f, aside.file);
+                aside = undefined;
+              }
+              if (room.fits(file)) {
+                start(f, file);
+                break;
+              }
+              if (file.large && !aside && this.#admit) {
+                aside = { f, file };
+                break;
+              }
+              await Promise.race(inflight);
+            }
           }
           if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
             // Document frequencies go in the same transaction as the documents they
@@ -285,6 +306,10 @@ export class Indexer {
             await new Promise((r) => setTimeout(r, 0));
             lastYield = performance.now();
           }
+        }
+        if (aside && !opts.signal?.aborted && !fatal) {
+          while (!room.fits(aside.file)) await Promise.race(inflight);
+          start(aside.f, aside.file);
         }
         await Promise.all(inflight);
         if (fatal) throw fatal.error;

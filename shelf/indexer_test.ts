@@ -4,7 +4,7 @@ import { Catalog } from "../core/catalog.ts";
 import type { ExtractFn } from "../core/types.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { Indexer } from "./indexer.ts";
-import { expectedLoad } from "./load.ts";
+import { expectedGrowthMb, expectedLoad } from "./load.ts";
 
 const MB = 1024 * 1024;
 
@@ -95,6 +95,113 @@ Deno.test("Indexer starts a file beside others only when admit() says so, and we
       p = await indexer.run([{ name: "Lib", root }], { full: new Set(["Lib"]) });
       assertEquals([p.indexed, p.skipped], [11, 0]);
       assertEquals(most, 1);
+    } finally {
+      catalog.close();
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("Indexer runs a large file beside small ones while memory has room, within the limit, losing none", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-large-" });
+  try {
+    const root = join(base, "Lib");
+    await Deno.mkdir(root);
+    for (let i = 0; i < 20; i++) {
+      await Deno.writeTextFile(join(root, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(50));
+    }
+    // Two "PDFs" of 1 MiB: 8 MiB weighted each, over the 4 MiB budget, so both are large.
+    for (let i = 0; i < 2; i++) {
+      await Deno.writeTextFile(join(root, `big${i}.pdf`), `big ${i} narwhals\n`.repeat(65_536));
+    }
+    // The memory of the process tree is a stand-in here (the extraction is too): each file in
+    // flight holds what admission expects of it, the way the real pool's processes grow.
+    const LIMIT_MB = 120;
+    const holds = (path: string, size: number) =>
+      path.endsWith(".pdf") ? expectedGrowthMb(expectedLoad(path, size)) : 10;
+    let used = 0;
+    let peak = 0;
+    let large = 0;
+    let bothLarge = false;
+    const besideLarge = new Set<string>();
+    let smallStarted!: () => void;
+    const smallStart = new Promise<void>((r) => smallStarted = r);
+    const extract: ExtractFn = async (input) => {
+      const mb = holds(input.path, input.bytes.length);
+      used += mb;
+      peak = Math.max(peak, used);
+      const big = input.path.endsWith(".pdf");
+      if (big && ++large > 1) bothLarge = true;
+      if (!big && large > 0) besideLarge.add(input.path);
+      if (!big) smallStarted();
+      // A large file is still being read when a small one starts (or gives up waiting, and
+      // the test says so below).
+      if (big) await Promise.race([smallStart, new Promise((r) => setTimeout(r, 2000))]);
+      await new Promise((r) => setTimeout(r, big ? 20 : 1));
+      used -= mb;
+      if (big) large--;
+      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+    };
+    const catalog = new Catalog(join(base, "catalog.db"));
+    try {
+      const indexer = new Indexer(catalog, extract, {}, {
+        concurrency: 3,
+        admit: (load, isLarge) => used + (isLarge ? expectedGrowthMb(load) : 10) <= LIMIT_MB,
+      });
+      const p = await indexer.run([{ name: "Lib", root }]);
+      assertEquals([p.indexed, p.skipped], [22, 0], "every file indexed");
+      assertEquals(catalog.count(), 22);
+      assert(peak <= LIMIT_MB, `memory in flight ${peak} MiB over the limit of ${LIMIT_MB}`);
+      assertEquals(bothLarge, false, "two large files ran together");
+      assert(besideLarge.size > 0, "small files ran beside a large one");
+    } finally {
+      catalog.close();
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("Indexer sets a large file aside while memory has no room for it; smaller files go on", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-aside-" });
+  try {
+    const root = join(base, "Lib");
+    await Deno.mkdir(root);
+    // Walked in path order: a small file, the large "PDF", then the others.
+    await Deno.writeTextFile(join(root, "0-small.txt"), "small\n");
+    await Deno.writeTextFile(join(root, "a-big.pdf"), "big narwhals\n".repeat(90_000));
+    for (let i = 0; i < 12; i++) {
+      await Deno.writeTextFile(join(root, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(50));
+    }
+    const started: string[] = [];
+    let files = 0;
+    let bigBeside = false;
+    const extract: ExtractFn = async (input) => {
+      started.push(input.path);
+      files++;
+      if (input.path.endsWith(".pdf") && files > 1) bigBeside = true;
+      await new Promise((r) => setTimeout(r, 2));
+      files--;
+      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+    };
+    const catalog = new Catalog(join(base, "catalog.db"));
+    try {
+      // The measured memory (a stand-in here) never has room for the large file beside
+      // others: it waits for a moment with nothing in flight, which comes at the latest
+      // after the last file.
+      const indexer = new Indexer(catalog, extract, {}, {
+        concurrency: 2,
+        admit: (_load, large) => !large,
+      });
+      const p = await indexer.run([{ name: "Lib", root }]);
+      assertEquals([p.indexed, p.skipped], [14, 0], "every file indexed");
+      assertEquals(catalog.count(), 14);
+      assertEquals(bigBeside, false, "the large file ran beside another one");
+      assert(
+        started.indexOf("Lib/a-big.pdf") > 1,
+        `smaller files went first: ${started.join(" ")}`,
+      );
     } finally {
       catalog.close();
     }

@@ -15,6 +15,12 @@ import { extname } from "node:path";
  */
 export const MAX_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
 /**
+ * Page images, read by OCR: about 300 MiB whatever their size, taken at once when the OCR
+ * engine starts, which no measure of the memory before it can foresee.
+ */
+const PAGE_IMAGES = new Set([".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"]);
+
+/**
  * How many times its size a file of a type takes to extract, beside a plain text: a DOCX's
  * XML is inflated and parsed into a tree (mammoth: 460 MB for a 0.4 MB file), a page image
  * is OCRed (about 300 MiB whatever its size), pdf.js and the HTML converter hold hundreds of
@@ -32,14 +38,7 @@ const EXTRACTION_WEIGHT: Record<string, number> = {
   ".html": 8,
   ".htm": 8,
   ".xhtml": 8,
-  ".png": 16,
-  ".jpg": 16,
-  ".jpeg": 16,
-  ".gif": 16,
-  ".bmp": 16,
-  ".tif": 16,
-  ".tiff": 16,
-  ".webp": 16,
+  ...Object.fromEntries([...PAGE_IMAGES].map((ext) => [ext, 16])),
 };
 
 /**
@@ -55,4 +54,123 @@ const EXTRACTION_WEIGHT: Record<string, number> = {
  */
 export function expectedLoad(path: string, size: number): number {
   return size * (EXTRACTION_WEIGHT[extname(path).toLowerCase()] ?? 1);
+}
+
+/** A file as {@link Room} weighs it. */
+export interface Weighed {
+  /** Expected load, in bytes of plain text (see {@link expectedLoad}). */
+  load: number;
+  /** Over the budget of weighted bytes on its own. */
+  large: boolean;
+  /** Runs with no other file in flight. */
+  alone: boolean;
+}
+
+/**
+ * The files an indexer extracts and stores at once: at most `concurrency` of them, and
+ * within a budget of weighted bytes (see {@link expectedLoad}).
+ *
+ * Without `admit` a file over the budget (a large one) runs alone. With `admit` (which
+ * measures memory) the budget only bounds the smaller files: a large file starts beside
+ * smaller ones when `admit` says there is room for it, never beside another large file, and
+ * smaller files start beside it while `admit` says yes, so both cores stay busy while a
+ * large PDF is read. Large page images run alone either way (OCR takes its memory at once).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const MB = 2 ** 20;
+ * // Measured memory has room: a 2 MB PDF (16 MB weighted) starts beside a small file.
+ * const room = new Room(3, 4 * MB, () => true);
+ * const small = room.file("a.md", 1000);
+ * room.add(small);
+ * const pdf = room.file("big.pdf", 2 * MB);
+ * assert.ok(pdf.large && room.fits(pdf));
+ * room.add(pdf);
+ * // ... but not a second large file, nor a large page image.
+ * assert.equal(room.fits(room.file("other.pdf", 2 * MB)), false);
+ * assert.equal(room.fits(room.file("scan.png", 300_000)), false);
+ * // Without a measure of memory, a large file runs alone.
+ * const blind = new Room(3, 4 * MB);
+ * blind.add(blind.file("a.md", 1000));
+ * assert.equal(blind.fits(blind.file("big.pdf", 2 * MB)), false);
+ * ```
+ */
+export class Room {
+  readonly #concurrency: number;
+  readonly #maxBytes: number;
+  readonly #admit?: (load: number, large: boolean) => boolean;
+  #files = 0;
+  /** Weighted bytes of the smaller files in flight (all files without `admit`). */
+  #bytes = 0;
+  #large = 0;
+  #alone = 0;
+
+  /**
+   * A room with nothing in flight.
+   *
+   * @param concurrency files at once, at most
+   * @param maxBytes budget of weighted bytes
+   * @param admit asked before a file starts beside others: is there memory for it?
+   */
+  constructor(
+    concurrency: number,
+    maxBytes: number,
+    admit?: (load: number, large: boolean) => boolean,
+  ) {
+    this.#concurrency = Math.max(1, concurrency);
+    this.#maxBytes = maxBytes;
+    this.#admit = admit;
+  }
+
+  /** How a file of this path and size is weighed. */
+  file(path: string, size: number): Weighed {
+    const load = expectedLoad(path, size);
+    const large = load > this.#maxBytes;
+    const image = PAGE_IMAGES.has(extname(path).toLowerCase());
+    return { load, large, alone: large && (!this.#admit || image) };
+  }
+
+  /** Whether the file may start now (one file always may, when none is in flight). */
+  fits(f: Weighed): boolean {
+    if (this.#files === 0) return true;
+    if (this.#files >= this.#concurrency || this.#alone > 0 || f.alone) return false;
+    if (!this.#admit) return this.#bytes + f.load <= this.#maxBytes;
+    if (f.large) return this.#large === 0 && this.#admit(f.load, true);
+    return this.#bytes + f.load <= this.#maxBytes && this.#admit(f.load, false);
+  }
+
+  /** A file starts. */
+  add(f: Weighed): void {
+    this.#move(f, 1);
+  }
+
+  /** A file is done. */
+  remove(f: Weighed): void {
+    this.#move(f, -1);
+  }
+
+  #move(f: Weighed, n: 1 | -1): void {
+    this.#files += n;
+    if (f.alone) this.#alone += n;
+    if (f.large && this.#admit) this.#large += n;
+    else this.#bytes += n * f.load;
+  }
+}
+
+/**
+ * What a large file is expected to add to the memory of the process tree while it is
+ * extracted, in MiB: pdf.js reading a 0.5 MB PDF grows its process by about 30 MiB, a 2 MB
+ * one by about 100 MiB, a 10 MB one by about 200 MiB (the cap).
+ *
+ * @param load the file's {@link expectedLoad}
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(expectedGrowthMb(expectedLoad("a.pdf", 2 ** 20)), 64);
+ * assert.equal(expectedGrowthMb(expectedLoad("a.pdf", 50 * 2 ** 20)), 200);
+ * ```
+ */
+export function expectedGrowthMb(load: number): number {
+  return Math.min(200, 24 + (5 * load) / 2 ** 20);
 }

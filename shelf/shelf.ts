@@ -24,6 +24,7 @@ import {
   saveConfig,
 } from "../core/config.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
+import { expectedGrowthMb } from "./load.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
 import { type VectorStatus, VectorSync } from "./vectors.ts";
@@ -288,11 +289,13 @@ export class Shelf {
       { keyword, vectors: vectors?.index },
       {
         concurrency: workers + 1,
-        // A file starts beside others only while the process tree is under its memory budget.
-        admit: pool && (() => pool.roomFor(INDEX_MEMORY_MB)),
-        // A file that runs alone (a page to OCR, a large PDF) does not sit beside idle
-        // extraction processes: all but the one that takes it leave (their memory goes back).
-        beforeAlone: pool && (() => {
+        // A file starts beside others only while the process tree's measured memory leaves
+        // room for it (for a large file, what it is expected to add).
+        admit: pool &&
+          ((load, large) => pool.roomFor(INDEX_MEMORY_MB - (large ? expectedGrowthMb(load) : 0))),
+        // A large file (a page to OCR, a large PDF) does not sit beside idle extraction
+        // processes when memory is short: all but one leave (their memory goes back).
+        beforeLarge: pool && (() => {
           if (!pool.roomFor(INDEX_MEMORY_MB - ALONE_HEADROOM_MB)) pool.stopIdle(1);
         }),
       },
@@ -1011,11 +1014,14 @@ export class Shelf {
 }
 
 /**
- * Resident memory (MiB) of this process and its extraction processes over which the indexer
- * starts no file beside those in flight (one file always runs).
+ * Memory (MiB, about the PSS: see `ExtractPool.roomFor`) of this process and its extraction
+ * processes over which the indexer starts no file beside those in flight (one file always
+ * runs). At 500 a 377-file sample peaked at 572 MiB PSS (on a busy machine, where the
+ * executable's pages are shared with other processes; on a quiet one the tree holds them
+ * alone); at 460, 499 MiB: under the 600 MiB goal with room for the pages.
  */
-const INDEX_MEMORY_MB = 400;
-/** What a file that runs alone may add: idle extraction processes leave when there is less. */
+const INDEX_MEMORY_MB = 460;
+/** What a large file may add: with less room, idle extraction processes leave before it. */
 const ALONE_HEADROOM_MB = 200;
 /** How long a change the vault made is not taken for an outside change by the watcher. */
 const OWN_CHANGE_MS = 3000;
