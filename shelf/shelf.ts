@@ -85,7 +85,7 @@ import {
   type GrepDocumentsOptions,
 } from "./grep.ts";
 import type { Extractor } from "../core/extractor.ts";
-import { type OcrStatus, OcrSync } from "./ocr.ts";
+import { OCR_MAX_PAGES, type OcrStatus, OcrSync } from "./ocr.ts";
 import { readInside } from "../core/read_inside.ts";
 
 /** Options to open a shelf. */
@@ -631,6 +631,7 @@ export class Shelf {
     return new OcrSync(catalog, {
       languages: this.#config.ocr?.languages,
       pageTimeoutMs,
+      maxPages: this.#config.ocr?.max_pages ?? OCR_MAX_PAGES,
       log: this.log,
       quiet: () => this.idle(),
       read: async (todo) => {
