@@ -189,7 +189,21 @@ const MAX_DENSITY = 400 / 72;
  *
  * @param view the page's box `[x0, y0, x1, y1]` in points
  * @param parts the images, in painting order, with their bitmaps
- * @returns a PNM-ready 8-bit grey bitmap (`kind` 0: one byte per pixel)
+ * @returns 8-bit grey pixels, row by row from the page's top
+ * @example
+ * ```ts
+ * import { composite } from "./_pdf_ocr.ts";
+ * import assert from "node:assert/strict";
+ * // A page 2 pt × 1 pt painted by two 1-pixel RGB images: black on the left, grey on the
+ * // right (its matrix moves the unit square 1 pt to the right).
+ * const black = { width: 1, height: 1, kind: 2, data: new Uint8Array([0, 0, 0]) };
+ * const grey = { width: 1, height: 1, kind: 2, data: new Uint8Array([128, 128, 128]) };
+ * const page = composite([0, 0, 2, 1], [
+ *   { m: [1, 0, 0, 1, 0, 0], img: black },
+ *   { m: [1, 0, 0, 1, 1, 0], img: grey },
+ * ]);
+ * assert.deepEqual([page.width, page.height, ...page.grey], [2, 1, 0, 128]);
+ * ```
  */
 export function composite(
   view: readonly number[],

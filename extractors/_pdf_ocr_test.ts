@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { distance } from "fastest-levenshtein";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { smallCorpus } from "../tests/corpus.ts";
-import { haveScanTools, pageText, rFaq, scanPages } from "../tests/scans.ts";
+import { haveScanTools, pageText, rFaq, scanPages, stripScan } from "../tests/scans.ts";
 import type { PageOcr } from "./_pdf_ocr.ts";
 import { OcrPool } from "../extraction/ocr_pool.ts";
 import { pdf } from "./pdf.ts";
@@ -105,5 +105,32 @@ Deno.test({
     const { rates, bytes } = await scanCer([7], true);
     assert(new TextDecoder("latin1").decode(bytes).includes("/CCITTFaxDecode"));
     assert(rates[0]! <= 0.03, `CER ${rates[0]}`);
+  },
+});
+
+Deno.test({
+  name: "OcrPool.pages() reads a page stored as three strips (one cuts text lines) whole",
+  ignore: !tools, // needs poppler-utils to render the strips
+  ...sanitize,
+  async fn() {
+    const src = rFaq(await smallCorpus());
+    const tmp = await Deno.makeTempDir();
+    try {
+      // The middle strip at a lower resolution than the others, as tools that assemble
+      // pages from pieces store them.
+      const file = await stripScan(src, 7, join(tmp, "strips.pdf"));
+      const bytes = await Deno.readFile(file);
+      const latin = new TextDecoder("latin1").decode(bytes);
+      assertEquals(latin.match(/\/Subtype\s*\/Image/g)?.length, 3, "three images on one page");
+      const [r, ...rest] = await ocrPages(bytes, [1], 120_000);
+      assertEquals(rest, []);
+      assert(r && "lines" in r, JSON.stringify(r));
+      const rate = cer(r.lines.join("\n"), await pageText(src, 7));
+      console.log(`  CER ${rate.toFixed(4)}`);
+      // Reading the largest strip alone would miss two thirds of the page.
+      assert(rate <= 0.03, `CER ${rate}`);
+    } finally {
+      await Deno.remove(tmp, { recursive: true });
+    }
   },
 });
