@@ -55,6 +55,7 @@ export class OcrPool {
   /** Settles once the languages' data is found. */
   readonly #ready: Promise<void>;
   #documents = 0;
+  #started = 0;
   #closed = false;
 
   /** @param opts languages, the time limit per page, the memory limit and isolation */
@@ -77,6 +78,7 @@ export class OcrPool {
     this.#workers = new WorkerPool({
       name: "OCR worker",
       connect: (events): Channel => {
+        this.#started++;
         if (!config) {
           return threadChannel(new URL("../extractors/_ocr_worker.ts", import.meta.url))(events);
         }
@@ -91,6 +93,11 @@ export class OcrPool {
       idleMs: opts.idleMs ?? 10_000,
       retire: (ch) => ch instanceof ProcChannel && (rssOf(ch.pid) ?? 0) > recycle,
     });
+  }
+
+  /** Workers started so far (a first one, then one after each recycle, crash or idle stop). */
+  get started(): number {
+    return this.#started;
   }
 
   /** Process ids of the OCR processes running now (none with a thread). */

@@ -67,6 +67,8 @@ export interface OcrHost {
   reextract(docId: string): Promise<void>;
   /** Wait until no index run is in progress (OCR never runs beside the text pass). */
   quiet(): Promise<void>;
+  /** Called before a document's pages are read: give back idle memory (extraction workers). */
+  beforeRead?(): void;
   /** Warnings. */
   log(m: string): void;
 }
@@ -275,6 +277,7 @@ export class OcrSync {
       }
       const pages = this.#withinLimit(todo);
       if (!pages.length) continue;
+      this.#host.beforeRead?.();
       // pdf.js and tesseract.js run in the OCR worker process, started when a page waits.
       this.#pool ??= new OcrPool({
         languages: this.#host.languages,

@@ -634,6 +634,8 @@ export class Shelf {
       maxPages: this.#config.ocr?.max_pages ?? OCR_MAX_PAGES,
       log: this.log,
       quiet: () => this.idle(),
+      // The OCR worker does not sit beside idle extraction processes (memory bound).
+      beforeRead: () => this.#parts.pool?.stopIdle(),
       read: async (todo) => {
         const lib = this.#libraries.find((l) => l.name === todo.library);
         if (!lib || !todo.path.startsWith(`${lib.name}/`)) return undefined;
