@@ -65,3 +65,14 @@ Deno.test("OcrPool refuses a file that is no PDF with a clear error", async () =
   assertEquals(e.reason, "corrupt");
   assert(e.message.startsWith("cannot open PDF"), e.message);
 });
+
+Deno.test("OcrPool reads pages in a worker thread where processes cannot run", async () => {
+  // A compiled binary cannot `deno run` a module: the OCR worker is then a thread (a time
+  // limit, no memory limit), still off the thread that serves requests.
+  const pool = new OcrPool({ pageTimeoutMs: 600_000, isolation: "thread" });
+  const [r, ...rest] = await all(pool, await Deno.readFile(SCAN), [1]);
+  assertEquals(rest, []);
+  assert(r && "lines" in r, JSON.stringify(r));
+  assert(r.lines.some((l) => l.includes("R-devel@R-project.org")), r.lines.join("\n"));
+  assertEquals(pool.pids, []);
+});
