@@ -64,11 +64,13 @@ const tools = await haveScanTools();
  * Scan pages of the corpus's R FAQ (grey JPEGs, or 1-bit CCITT with `mono`), read them back
  * and give each page's CER against its text layer, with the scan's bytes.
  */
-async function scanCer(pages: number[], mono: boolean) {
+async function scanCer(pages: number[], mono: boolean, dpi?: number) {
   const src = rFaq(await smallCorpus());
   const tmp = await Deno.makeTempDir();
   try {
-    const bytes = await Deno.readFile(await scanPages(src, pages, join(tmp, "scan.pdf"), mono));
+    const bytes = await Deno.readFile(
+      await scanPages(src, pages, join(tmp, "scan.pdf"), mono, dpi),
+    );
     const t0 = performance.now();
     const got = await ocrPages(bytes, pages.map((_, i) => i + 1), 120_000);
     const secs = (performance.now() - t0) / 1000;
@@ -132,5 +134,16 @@ Deno.test({
     } finally {
       await Deno.remove(tmp, { recursive: true });
     }
+  },
+});
+
+Deno.test({
+  name: "OcrPool.pages() reads a 300 dpi scan, reduced to OCR_MAX_DPI, with CER <= 0.03",
+  ignore: !tools, // needs poppler-utils and img2pdf to make the scan
+  ...sanitize,
+  async fn() {
+    // At 300 dpi tesseract's memory would pass the OCR worker's limit; reduced, it fits.
+    const { rates } = await scanCer([12], false, 300);
+    assert(rates[0]! <= 0.03, `CER ${rates[0]}`);
   },
 });

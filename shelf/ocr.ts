@@ -3,8 +3,9 @@
  * a PDF is searchable by its name and metadata at once, and by the text of its scanned
  * pages once they are read. Blank pages (no text layer, or a few stray characters) of each
  * stored PDF are noted in the catalog (`core/ocr_records.ts`); each is then read by OCR
- * (`extractors/_pdf_ocr.ts`: only pages mostly covered by images, one shared tesseract
- * worker, the per-file time limit per page) and its text recorded. The document is then
+ * (`extractors/_pdf_ocr.ts`: only pages mostly covered by images, the per-file time limit
+ * per page, at most `ocr.max_pages` pages of a PDF) in one long-lived OCR worker process
+ * with a memory limit (`extraction/ocr_pool.ts`), and its text recorded. The document is then
  * extracted again and the indexer puts each page's text in place of its blank lines
  * ({@link applyOcrPages}), so page numbers, passages and outlines stay right and the
  * keyword index gets the text. A page is read once per content: a restart resumes with the
@@ -316,8 +317,10 @@ export class OcrSync {
             applied = performance.now();
             fresh = 0;
           }
-          // Searches and index runs go first.
+          // Searches and index runs go first: the next page waits for an index run that
+          // started meanwhile (its extraction processes and the OCR worker are not both busy).
           await new Promise((res) => setTimeout(res, 0));
+          await this.#host.quiet();
         }
       } catch (e) {
         // The PDF cannot be opened (corrupt, encrypted): its pages are not read.

@@ -26,12 +26,13 @@ export async function runTool(cmd: string, args: string[]): Promise<string> {
 /**
  * Make `out`, an image-only PDF of the given pages of `src` (1-based, in that order): 150 dpi
  * grey JPEGs, or with `mono` 200 dpi 1-bit images (img2pdf stores them as CCITT G4, as
- * office scanners do).
+ * office scanners do); `dpi` sets another resolution.
  *
  * @param src the PDF to scan
  * @param pages its pages to take
  * @param out the scan to write (its folder holds the page images meanwhile)
  * @param mono 1-bit pages instead of grey ones
+ * @param dpi the resolution
  * @returns `out`
  */
 export async function scanPages(
@@ -39,9 +40,10 @@ export async function scanPages(
   pages: number[],
   out: string,
   mono = false,
+  dpi = mono ? 200 : 150,
 ): Promise<string> {
   const images: string[] = [];
-  const kind = mono ? ["-r", "200", "-mono"] : ["-r", "150", "-gray", "-jpeg"];
+  const kind = mono ? ["-r", `${dpi}`, "-mono"] : ["-r", `${dpi}`, "-gray", "-jpeg"];
   for (const p of pages) {
     const stem = `${out}-p${p}`;
     const range = ["-f", `${p}`, "-l", `${p}`];
