@@ -339,7 +339,15 @@ export class OcrSync {
           if (!seen.has(p)) ocr.record(todo.doc_id, todo.hash, p, "skipped");
         }
       }
-      if (fresh && !signal.aborted) await this.#host.reextract(todo.doc_id);
+      if (fresh && !signal.aborted) {
+        // Nothing else waits: the OCR worker leaves before the extraction process that puts
+        // the pages in place starts (the two are not resident together).
+        if (!ocr.next()) {
+          this.#pool?.close();
+          this.#pool = undefined;
+        }
+        await this.#host.reextract(todo.doc_id);
+      }
     }
   }
 
