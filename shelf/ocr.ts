@@ -68,7 +68,11 @@ export interface OcrHost {
   reextract(docId: string): Promise<void>;
   /** Wait until no index run is in progress (OCR never runs beside the text pass). */
   quiet(): Promise<void>;
-  /** Called before a document's pages are read: give back idle memory (extraction workers). */
+  /**
+   * Called before pages are read (and again after the pages read so far were put in place):
+   * give back idle memory (extraction processes), so they are not resident beside the OCR
+   * worker.
+   */
   beforeRead?(): void;
   /** Warnings. */
   log(m: string): void;
@@ -314,6 +318,8 @@ export class OcrSync {
           }
           if (fresh && performance.now() - applied > APPLY_MS) {
             await this.#host.reextract(todo.doc_id);
+            // The extraction process that put them in place leaves before the next page.
+            this.#host.beforeRead?.();
             applied = performance.now();
             fresh = 0;
           }
