@@ -54,7 +54,13 @@ async function indexWithScans(corpus: string, pages: number[]): Promise<void> {
     await scanPages(rFaq(corpus), pages, join(scans, "r-faq-scan.pdf"));
     const folders = [...Deno.readDirSync(corpus)].filter((e) => e.isDirectory)
       .map((e) => join(corpus, e.name)).sort();
-    const cpu = () => processTree(Deno.pid).reduce((sum, p) => sum + p.cpu, 0);
+    // This process and its children, live ones and those that exited (the OCR worker
+    // leaves when done): CPU seconds.
+    const cpu = () => {
+      const f = Deno.readTextFileSync("/proc/self/stat").split(") ")[1]!.split(" ");
+      const reaped = (Number(f[13]) + Number(f[14])) / 100; // cutime + cstime
+      return reaped + processTree(Deno.pid).reduce((sum, p) => sum + p.cpu, 0);
+    };
     const c0 = cpu();
     let sampler = new TreeSampler(Deno.pid, 100);
     const t0 = performance.now();
