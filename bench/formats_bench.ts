@@ -155,6 +155,16 @@ export async function ocrQuality(corpus: string, truth: Map<string, { text?: str
 }
 
 /**
+ * CPU seconds of this process and its children: live ones, and those that exited (the OCR
+ * worker is replaced when it grows, and leaves when done), Linux.
+ */
+export function treeCpu(): number {
+  const f = Deno.readTextFileSync("/proc/self/stat").split(") ")[1]!.split(" ");
+  const reaped = (Number(f[13]) + Number(f[14])) / 100; // cutime + cstime
+  return reaped + processTree(Deno.pid).reduce((sum, p) => sum + p.cpu, 0);
+}
+
+/**
  * OCR of image-only PDF pages as the server does it: the R FAQ's `pages` scanned at 150 dpi
  * (grey JPEGs), read one after another by the OCR worker process (`OcrPool`). CER against
  * the text layer; CPU seconds per page of the process tree (this process and the OCR
@@ -168,7 +178,6 @@ export async function pdfScanQuality(corpus: string, pages = [7, 9, 12, 15]) {
   try {
     const bytes = await Deno.readFile(await scanPages(src, pages, join(tmp, "scan.pdf")));
     const norm = (s: string) => s.replace(/\s+/g, " ").trim();
-    const treeCpu = () => processTree(Deno.pid).reduce((sum, p) => sum + p.cpu, 0);
     // The text layers first: pdftotext's processes are no part of the OCR's figures.
     const wants: string[] = [];
     for (const p of pages) wants.push(norm(await pageText(src, p)));
@@ -188,7 +197,7 @@ export async function pdfScanQuality(corpus: string, pages = [7, 9, 12, 15]) {
         if ("lines" in r) read++;
         cer += levenshtein(got, want) / Math.max(1, want.length);
       }
-      cpu1 = treeCpu(); // before the OCR process leaves with its CPU time
+      cpu1 = treeCpu();
       starts = pool.started;
     } finally {
       pool.close();

@@ -13,8 +13,8 @@
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
-import { pdfScanQuality } from "./formats_bench.ts";
-import { processTree, TreeSampler } from "./footprint.ts";
+import { pdfScanQuality, treeCpu } from "./formats_bench.ts";
+import { TreeSampler } from "./footprint.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { rFaq, scanPages } from "../tests/scans.ts";
 
@@ -54,13 +54,7 @@ async function indexWithScans(corpus: string, pages: number[]): Promise<void> {
     await scanPages(rFaq(corpus), pages, join(scans, "r-faq-scan.pdf"));
     const folders = [...Deno.readDirSync(corpus)].filter((e) => e.isDirectory)
       .map((e) => join(corpus, e.name)).sort();
-    // This process and its children, live ones and those that exited (the OCR worker
-    // leaves when done): CPU seconds.
-    const cpu = () => {
-      const f = Deno.readTextFileSync("/proc/self/stat").split(") ")[1]!.split(" ");
-      const reaped = (Number(f[13]) + Number(f[14])) / 100; // cutime + cstime
-      return reaped + processTree(Deno.pid).reduce((sum, p) => sum + p.cpu, 0);
-    };
+    const cpu = treeCpu;
     const c0 = cpu();
     let sampler = new TreeSampler(Deno.pid, 100);
     const t0 = performance.now();

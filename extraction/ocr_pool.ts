@@ -23,7 +23,7 @@ export interface OcrPoolOptions {
   pageTimeoutMs: number;
   /** Memory limit of the OCR process, MiB (default {@link OCR_MEMORY_MB}). */
   memoryMb?: number;
-  /** A process larger than this after a page is replaced (default 3/4 of `memoryMb`). */
+  /** A process larger than this after a page is replaced (default 80 % of `memoryMb`). */
   recycleMb?: number;
   /** The worker leaves after this long without a page (default 10 s). */
   idleMs?: number;
@@ -68,7 +68,7 @@ export class OcrPool {
       throw new Error("OCR processes need a deno checkout and --allow-run");
     }
     const memoryMb = Math.max(128, opts.memoryMb ?? OCR_MEMORY_MB);
-    const recycle = (opts.recycleMb ?? Math.floor(memoryMb * 0.75)) * 2 ** 20;
+    const recycle = (opts.recycleMb ?? Math.floor(memoryMb * 0.8)) * 2 ** 20;
     const init = { languages, found: { missing: [] } } as OcrInit;
     this.#ready = import("../extractors/image.ts").then(({ ocrData }) => {
       // Found here, where writing is allowed (languages of several packages are gathered
