@@ -8,7 +8,8 @@ import { docx } from "../extractors/docx.ts";
 import { epub } from "../extractors/epub.ts";
 import { pdf } from "../extractors/pdf.ts";
 import { closeImageWorkers, image } from "../extractors/image.ts";
-import { ocrPdfPages } from "../extractors/_pdf_ocr.ts";
+import { OcrPool } from "../extraction/ocr_pool.ts";
+import { processTree, TreeSampler } from "./footprint.ts";
 import { haveScanTools, pageText, rFaq, scanPages } from "../tests/scans.ts";
 import type { Extractor } from "../core/extractor.ts";
 
@@ -154,11 +155,21 @@ export async function ocrQuality(corpus: string, truth: Map<string, { text?: str
 }
 
 /**
- * OCR of image-only PDF pages: pages of the corpus's R FAQ rendered at 150 dpi grey
- * (`pdftoppm`) and wrapped as a scan (`img2pdf`), read back by the background OCR's page
- * reader; CER against each page's text layer (`pdftotext`), CPU seconds per page (pages/s
- * per core is its inverse) and the process's peak resident memory. Undefined without the
- * tools.
+ * CPU seconds of this process and its children: live ones, and those that exited (the OCR
+ * worker is replaced when it grows, and leaves when done), Linux.
+ */
+export function treeCpu(): number {
+  const f = Deno.readTextFileSync("/proc/self/stat").split(") ")[1]!.split(" ");
+  const reaped = (Number(f[13]) + Number(f[14])) / 100; // cutime + cstime
+  return reaped + processTree(Deno.pid).reduce((sum, p) => sum + p.cpu, 0);
+}
+
+/**
+ * OCR of image-only PDF pages as the server does it: the R FAQ's `pages` scanned at 150 dpi
+ * (grey JPEGs), read one after another by the OCR worker process (`OcrPool`). CER against
+ * the text layer; CPU seconds per page of the process tree (this process and the OCR
+ * worker's); peak RSS and PSS of the tree (sampled every 100 ms), of which the OCR worker's.
+ * Undefined without pdftoppm and img2pdf.
  */
 export async function pdfScanQuality(corpus: string, pages = [7, 9, 12, 15]) {
   if (!(await haveScanTools())) return undefined;
@@ -167,24 +178,44 @@ export async function pdfScanQuality(corpus: string, pages = [7, 9, 12, 15]) {
   try {
     const bytes = await Deno.readFile(await scanPages(src, pages, join(tmp, "scan.pdf")));
     const norm = (s: string) => s.replace(/\s+/g, " ").trim();
+    // The text layers first: pdftotext's processes are no part of the OCR's figures.
+    const wants: string[] = [];
+    for (const p of pages) wants.push(norm(await pageText(src, p)));
     let cer = 0;
-    let peak = 0;
-    const cpu = process.cpuUsage();
-    let i = 0;
-    const all = pages.map((_, k) => k + 1);
-    for await (const r of ocrPdfPages(bytes, all, { pageTimeoutMs: 300_000 })) {
-      const want = norm(await pageText(src, pages[i++]!));
-      const got = "lines" in r ? norm(r.lines.join("\n")) : "";
-      cer += levenshtein(got, want) / Math.max(1, want.length);
-      peak = Math.max(peak, Deno.memoryUsage().rss);
+    let read = 0;
+    const cpu0 = treeCpu();
+    const sampler = new TreeSampler(Deno.pid, 100);
+    const t0 = performance.now();
+    const pool = new OcrPool({ pageTimeoutMs: 300_000 });
+    let cpu1 = cpu0;
+    let starts = 0;
+    try {
+      let i = 0;
+      for await (const r of pool.pages(bytes, pages.map((_, k) => k + 1))) {
+        const want = wants[i++]!;
+        const got = "lines" in r ? norm(r.lines.join("\n")) : "";
+        if ("lines" in r) read++;
+        cer += levenshtein(got, want) / Math.max(1, want.length);
+      }
+      cpu1 = treeCpu();
+      starts = pool.started;
+    } finally {
+      pool.close();
     }
-    const used = process.cpuUsage(cpu);
-    await closeImageWorkers();
+    const secs = (performance.now() - t0) / 1000;
+    const fp = sampler.stop();
+    const ocrPss = Object.entries(fp.peakByNamePss).filter(([k]) => !k.endsWith("@0"))
+      .reduce((m, [, v]) => Math.max(m, v), 0);
     return {
       pages: pages.length,
+      read,
       cer: cer / pages.length,
-      cpuSecondsPerPage: (used.user + used.system) / 1e6 / pages.length,
-      peakMb: peak / 2 ** 20,
+      cpuSecondsPerPage: (cpu1 - cpu0) / pages.length,
+      wallSecondsPerPage: secs / pages.length,
+      peakMb: fp.peakTree / 2 ** 20,
+      peakPssMb: fp.peakTreePss / 2 ** 20,
+      workerPssMb: ocrPss / 2 ** 20,
+      workerStarts: starts,
     };
   } finally {
     await Deno.remove(tmp, { recursive: true });

@@ -76,6 +76,8 @@ export interface OcrConfig {
    * (default true).
    */
   pdf_pages?: boolean;
+  /** Scanned pages of one PDF read by OCR at most; the rest are skipped (default 500). */
+  max_pages?: number;
 }
 
 /** Resource limits of indexing and searching. */
@@ -173,6 +175,7 @@ const OcrSchema = z.strictObject({
   languages: z.array(z.string(LANGUAGES).regex(/^[a-z_]{3,8}$/, LANGUAGES), LANGUAGES)
     .min(1, LANGUAGES).optional(),
   pdf_pages: z.boolean(says("must be true or false")).optional(),
+  max_pages: limit(0, 1_000_000),
 }, says("must be an object"));
 
 const MODULES = says("must be an array of module paths");

@@ -80,6 +80,12 @@ Deno.test("loadConfig() checks the embedder and OCR settings, naming what is wro
     ),
   );
   assertEquals(loadConfig(await configWith({ ocr: { pdf_pages: false } })).ocr?.pdf_pages, false);
+  assertEquals(loadConfig(await configWith({ ocr: { max_pages: 20 } })).ocr?.max_pages, 20);
+  assert(
+    refusal(await configWith({ ocr: { max_pages: -1 } })).endsWith(
+      "ocr.max_pages must be a number from 0 to 1000000",
+    ),
+  );
   const ok = loadConfig(
     await configWith({
       embedder: { name: "ollama:nomic-embed-text", url: "http://127.0.0.1:11434" },

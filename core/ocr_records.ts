@@ -159,6 +159,14 @@ export class OcrRecords {
     };
   }
 
+  /** Pages of a content no longer waiting (read, skipped or failed). */
+  handled(docId: string, hash: string): number {
+    const r = this.#q(
+      `SELECT count(*) AS n FROM ocr_pages WHERE doc_id = ? AND hash = ? AND state != 'waiting'`,
+    ).get(docId, hash);
+    return (r?.n as number) ?? 0;
+  }
+
   /** Record what became of a page (`text`: its lines joined by newlines, when read). */
   record(docId: string, hash: string, page: number, state: OcrPageState, text?: string): void {
     this.#q(

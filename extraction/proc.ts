@@ -3,12 +3,18 @@
  * bytes travel after each request's JSON), extracts with `host.ts`, and writes framed
  * answers on stdout. Anything a library prints goes to stderr so stdout carries frames only.
  *
- * Run by `ProcChannel` as `deno run --v8-flags=--max-old-space-size=N extraction/proc.ts`.
+ * Run by `ProcChannel` as `deno run --v8-flags=--max-old-space-size=N extraction/proc.ts`
+ * (`... proc.ts ocr` for the OCR worker of `ocr_pool.ts`).
  *
  * @module
  */
 import { encodeFrame, FrameReader } from "./proc_channel.ts";
-import { answer, type WorkerAnswer, type WorkerMessage } from "../core/worker_protocol.ts";
+import {
+  answer,
+  type WorkerAnswer,
+  type WorkerBody,
+  type WorkerMessage,
+} from "../core/worker_protocol.ts";
 import { HeapTrimmer } from "../core/heap.ts";
 
 // Keep stdout for frames: console output of extractors and libraries goes to stderr, except
@@ -18,8 +24,12 @@ const toStderr = (...args: unknown[]) => {
   if (!(typeof args[0] === "string" && NOISE.test(args[0]))) console.error(...args);
 };
 for (const k of ["log", "info", "debug", "warn"] as const) console[k] = toStderr;
-// Loaded after the console is redirected: pdf.js prints while it loads.
-const { extractionWorker } = await import("./host.ts");
+// Loaded after the console is redirected: pdf.js prints while it loads. With the argument
+// `ocr` the process reads scanned PDF pages (`extractors/_ocr_worker.ts`) instead.
+const body =
+  (Deno.args[0] === "ocr"
+    ? (await import("../extractors/_ocr_worker.ts")).ocrWorkerBody()
+    : (await import("./host.ts")).extractionWorker()) as WorkerBody<unknown, unknown, unknown>;
 
 const out = Deno.stdout.writable.getWriter();
 let writing: Promise<void> = Promise.resolve();
@@ -27,7 +37,7 @@ const post = (a: WorkerAnswer) => {
   const frame = encodeFrame(a);
   writing = writing.then(() => out.write(frame)).catch(() => Deno.exit(1));
 };
-const handle = answer(extractionWorker(), post);
+const handle = answer(body, post);
 // A large file's garbage is given back once its answer is written, not kept while idle.
 const heap = new HeapTrimmer({ growthMb: 96, floorMb: 128 });
 

@@ -166,8 +166,9 @@ export class ProcChannel implements Channel {
    * @param config the `deno.json` to run with (from `procConfig()`)
    * @param memoryMb memory limit of the child in MiB
    * @param handlers message and exit callbacks
+   * @param role `ocr` runs the OCR worker (`extractors/_ocr_worker.ts`) instead of extractors
    */
-  constructor(config: string, memoryMb: number, handlers: ChannelEvents) {
+  constructor(config: string, memoryMb: number, handlers: ChannelEvents, role?: "ocr") {
     this.#limit = memoryMb * 1024 * 1024;
     this.#handlers = handlers;
     const heap = Math.max(64, Math.floor(memoryMb * 0.75));
@@ -184,6 +185,7 @@ export class ProcChannel implements Channel {
         "--allow-env",
         "--allow-sys",
         entry,
+        ...(role ? [role] : []),
       ],
       stdin: "piped",
       stdout: "piped",

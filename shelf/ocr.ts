@@ -3,8 +3,9 @@
  * a PDF is searchable by its name and metadata at once, and by the text of its scanned
  * pages once they are read. Blank pages (no text layer, or a few stray characters) of each
  * stored PDF are noted in the catalog (`core/ocr_records.ts`); each is then read by OCR
- * (`extractors/_pdf_ocr.ts`: only pages mostly covered by images, one shared tesseract
- * worker, the per-file time limit per page) and its text recorded. The document is then
+ * (`extractors/_pdf_ocr.ts`: only pages mostly covered by images, the per-file time limit
+ * per page, at most `ocr.max_pages` pages of a PDF) in one long-lived OCR worker process
+ * with a memory limit (`extraction/ocr_pool.ts`), and its text recorded. The document is then
  * extracted again and the indexer puts each page's text in place of its blank lines
  * ({@link applyOcrPages}), so page numbers, passages and outlines stay right and the
  * keyword index gets the text. A page is read once per content: a restart resumes with the
@@ -16,7 +17,10 @@ import { createHash } from "node:crypto";
 import type { Catalog } from "../core/catalog.ts";
 import type { Extracted } from "../core/extractor.ts";
 import type { OcrTodo } from "../core/ocr_records.ts";
+import { OcrPool } from "../extraction/ocr_pool.ts";
 
+/** Scanned pages of one PDF read by OCR at most, by default (`ocr.max_pages`). */
+export const OCR_MAX_PAGES = 500;
 /** A page with at most this many non-blank characters counts as blank (stray marks). */
 export const STRAY_CHARS = 16;
 /** A document being read is extracted again at least this often (ms), so pages read show. */
@@ -54,12 +58,22 @@ export interface OcrHost {
   languages?: string[];
   /** Time limit of one page, ms. */
   pageTimeoutMs: number;
+  /** Scanned pages of one PDF read at most (`ocr.max_pages`); the rest are skipped. */
+  maxPages?: number;
+  /** Where the OCR worker runs (default: a child process with a memory limit, if it can). */
+  isolation?: "auto" | "process" | "thread";
   /** The bytes of a document's file, or undefined when it cannot be read. */
   read(todo: OcrTodo): Promise<Uint8Array | undefined>;
   /** Extract a document again (the indexer puts the pages read in place). */
   reextract(docId: string): Promise<void>;
   /** Wait until no index run is in progress (OCR never runs beside the text pass). */
   quiet(): Promise<void>;
+  /**
+   * Called before pages are read (and again after the pages read so far were put in place):
+   * give back idle memory (extraction processes), so they are not resident beside the OCR
+   * worker.
+   */
+  beforeRead?(): void;
   /** Warnings. */
   log(m: string): void;
 }
@@ -156,6 +170,8 @@ export class OcrSync {
   #again = false;
   #rate?: number;
   #error?: string;
+  /** The OCR worker, started when a page waits. */
+  #pool?: OcrPool;
 
   /**
    * @param catalog the catalog (documents, their text, the OCR records)
@@ -207,7 +223,13 @@ export class OcrSync {
   /** Stop after the page in progress. */
   async close(): Promise<void> {
     this.#stop.abort();
+    this.#pool?.close();
     await this.#running?.catch(() => {});
+  }
+
+  /** Process ids of the OCR worker processes running now (for measurements). */
+  get pids(): number[] {
+    return this.#pool?.pids ?? [];
   }
 
   /**
@@ -258,19 +280,22 @@ export class OcrSync {
         for (const p of todo.pages) ocr.record(todo.doc_id, todo.hash, p, "failed");
         continue;
       }
-      // pdf.js and tesseract.js (tens of MB) are loaded only when a page waits.
-      const { ocrPdfPages } = await import("../extractors/_pdf_ocr.ts");
+      const pages = this.#withinLimit(todo);
+      if (!pages.length) continue;
+      this.#host.beforeRead?.();
+      // pdf.js and tesseract.js run in the OCR worker process, started when a page waits.
+      this.#pool ??= new OcrPool({
+        languages: this.#host.languages,
+        pageTimeoutMs: this.#host.pageTimeoutMs,
+        isolation: this.#host.isolation,
+      });
       let applied = performance.now();
       let fresh = 0;
       let unavailable = false;
       const seen = new Set<number>();
       try {
         for await (
-          const r of ocrPdfPages(bytes, todo.pages, {
-            languages: this.#host.languages,
-            pageTimeoutMs: this.#host.pageTimeoutMs,
-            signal,
-          })
+          const r of this.#pool.pages(bytes, pages, signal)
         ) {
           if ("error" in r && r.reason === "ocr_unavailable") {
             // No page can be read (language data missing): they wait for a later run.
@@ -293,16 +318,20 @@ export class OcrSync {
           }
           if (fresh && performance.now() - applied > APPLY_MS) {
             await this.#host.reextract(todo.doc_id);
+            // The extraction process that put them in place leaves before the next page.
+            this.#host.beforeRead?.();
             applied = performance.now();
             fresh = 0;
           }
-          // Searches and index runs go first.
+          // Searches and index runs go first: the next page waits for an index run that
+          // started meanwhile (its extraction processes and the OCR worker are not both busy).
           await new Promise((res) => setTimeout(res, 0));
+          await this.#host.quiet();
         }
       } catch (e) {
         // The PDF cannot be opened (corrupt, encrypted): its pages are not read.
         this.#error = `${todo.path}: ${(e as Error)?.message ?? e}`;
-        for (const p of todo.pages) {
+        for (const p of pages) {
           if (!seen.has(p)) ocr.record(todo.doc_id, todo.hash, p, "failed", this.#error);
         }
       }
@@ -312,11 +341,45 @@ export class OcrSync {
       }
       // Pages the PDF does not have (it was stored with more) wait no longer.
       if (!signal.aborted) {
-        for (const p of todo.pages) {
+        for (const p of pages) {
           if (!seen.has(p)) ocr.record(todo.doc_id, todo.hash, p, "skipped");
         }
       }
-      if (fresh && !signal.aborted) await this.#host.reextract(todo.doc_id);
+      if (fresh && !signal.aborted) {
+        // Nothing else waits: the OCR worker leaves before the extraction process that puts
+        // the pages in place starts (the two are not resident together).
+        if (!ocr.next()) {
+          this.#pool?.close();
+          this.#pool = undefined;
+        }
+        await this.#host.reextract(todo.doc_id);
+      }
     }
+  }
+
+  /**
+   * The waiting pages of `todo` that `maxPages` leaves to read: a document's pages past it
+   * (counting those read, skipped or failed before) are skipped, so a scan with a thousand
+   * pages is read no further than the limit.
+   */
+  #withinLimit(todo: OcrTodo): number[] {
+    const max = this.#host.maxPages;
+    if (max === undefined) return todo.pages;
+    const room = Math.max(0, max - this.#catalog.ocr.handled(todo.doc_id, todo.hash));
+    const over = todo.pages.slice(room);
+    if (over.length) {
+      this.#catalog.transaction(() => {
+        for (const p of over) {
+          this.#catalog.ocr.record(
+            todo.doc_id,
+            todo.hash,
+            p,
+            "skipped",
+            `over ocr.max_pages (${max})`,
+          );
+        }
+      });
+    }
+    return todo.pages.slice(0, room);
   }
 }

@@ -4,7 +4,7 @@ import { assert, assertEquals } from "../tests/assert.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import { smallCorpus } from "../tests/corpus.ts";
 import { hasCommand } from "../tests/have.ts";
-import { haveScanTools, pageText, rFaq, runTool, scanPages } from "../tests/scans.ts";
+import { haveScanTools, pageText, repeatScan, rFaq, runTool, scanPages } from "../tests/scans.ts";
 import { callTool } from "../server/dispatch.ts";
 import { closeImageWorkers } from "../extractors/image.ts";
 import type { Shelf } from "./shelf.ts";
@@ -177,6 +177,58 @@ ocrTest("OcrSync: a 1,000-page scan waits in the background, the index does not"
   const s = shelf.ocrStatus()!;
   assertEquals(s.pages_waiting + s.pages_skipped + s.pages_done + s.pages_failed, 1000);
   assert(s.pages_waiting > 0);
+});
+
+Deno.test({
+  name: "OcrSync: a real 1,000-page scan is read no further than ocr.max_pages",
+  ignore: !(await haveScanTools()), // needs poppler-utils to render the pages
+  ...sanitize,
+  async fn() {
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-ocr-" });
+    const lib = join(base, "Books");
+    const data = join(base, "data");
+    await Deno.mkdir(lib);
+    await Deno.mkdir(data);
+    // Pages 7 and 12 of the R FAQ scanned at 150 dpi, repeated to 1,000 pages (each image
+    // stored once: a small file with a scanned book's page count), beside a note.
+    const src = rFaq(await smallCorpus());
+    await repeatScan(src, [7, 12], 1000, join(lib, "scanned-book.pdf"));
+    await Deno.writeTextFile(join(lib, "note.md"), "# Note\n\nThe quokka sleeps.\n");
+    await Deno.writeTextFile(
+      join(data, "shelfmark.json"),
+      JSON.stringify({
+        libraries: [{ name: "Books", path: lib }],
+        ocr: { max_pages: 2 },
+        // A page's time limit generous enough for a busy machine (this is no speed test).
+        limits: { file_timeout_s: 900 },
+      }),
+    );
+    await using t = await openTestShelf({ base, data, workers: 1 });
+    const p = await t.shelf.index();
+    // The keyword index is done with both files while the scan's pages are still unread.
+    assertEquals(p.indexed, 2);
+    const during = t.shelf.ocrStatus()!;
+    assertEquals(during.state, "reading");
+    assertEquals(during.pages_done + during.pages_waiting + during.pages_skipped, 1000);
+    const r = await callTool(t.shelf, "search", { query: "quokka", output_format: "json" });
+    assertEquals((r.json.results as { path: string }[]).map((h) => h.path), ["Books/note.md"]);
+    const s = (await t.shelf.ocrDone())!;
+    // Two pages read (in the OCR worker process), the other 998 over the limit.
+    assertEquals(
+      { done: s.pages_done, waiting: s.pages_waiting, skipped: s.pages_skipped },
+      { done: 2, waiting: 0, skipped: 998 },
+      s.error,
+    );
+    assertEquals(s.pages_failed, 0);
+    // The pages read are searchable, on their page.
+    const id = t.shelf.findDocument("Books/scanned-book.pdf")!;
+    const two = t.shelf.readLines(id, { offset: 1, page: 2, limit: 1000 }).lines.map((l) => l.text);
+    const want = (await pageText(src, 12)).split(/\s+/).filter((w) => /^[a-z]{6,}$/i.test(w));
+    assert(want.length > 20);
+    const got = new Set(two.join(" ").split(/\s+/));
+    const missing = want.filter((w) => !got.has(w));
+    assert(missing.length <= want.length * 0.05, `missing words: ${missing.join(" ")}`);
+  },
 });
 
 const tools = (await haveScanTools()) && (await hasCommand("pdfseparate")) &&

@@ -94,7 +94,7 @@ import {
   type GrepDocumentsOptions,
 } from "./grep.ts";
 import type { Extractor } from "../core/extractor.ts";
-import { type OcrStatus, OcrSync } from "./ocr.ts";
+import { OCR_MAX_PAGES, type OcrStatus, OcrSync } from "./ocr.ts";
 import { readInside } from "../core/read_inside.ts";
 import { GitCommitter } from "./git.ts";
 import {
@@ -706,8 +706,11 @@ export class Shelf {
     return new OcrSync(catalog, {
       languages: this.#config.ocr?.languages,
       pageTimeoutMs,
+      maxPages: this.#config.ocr?.max_pages ?? OCR_MAX_PAGES,
       log: this.log,
       quiet: () => this.idle(),
+      // The OCR worker does not sit beside idle extraction processes (memory bound).
+      beforeRead: () => this.#parts.pool?.stopIdle(),
       read: async (todo) => {
         const lib = this.#libraries.find((l) => l.name === todo.library);
         if (!lib || !todo.path.startsWith(`${lib.name}/`)) return undefined;
