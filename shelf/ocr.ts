@@ -271,14 +271,26 @@ export class OcrSync {
     const signal = this.#stop.signal;
     const started = performance.now();
     let read = 0;
+    // Images read and not yet in their stored text are put in place together (one
+    // extraction process for all, not one started beside the OCR worker per image): when
+    // nothing else waits, and at least every APPLY_MS.
+    let batched = -Infinity;
     while (!signal.aborted) {
       await this.#host.quiet();
       if (signal.aborted) return;
-      for (const id of this.#check()) {
-        if (signal.aborted) return;
-        await this.#host.reextract(id);
+      let todo = this.#catalog.ocr.next(this.#types);
+      if (!todo || performance.now() - batched > APPLY_MS) {
+        const unapplied = this.#check();
+        // The OCR worker leaves before the extraction process that puts the text in place
+        // starts (the two are not resident together).
+        if (!todo && unapplied.length) this.#closePool();
+        for (const id of unapplied) {
+          if (signal.aborted) return;
+          await this.#host.reextract(id);
+        }
+        batched = performance.now();
+        todo = this.#catalog.ocr.next(this.#types);
       }
-      const todo = this.#catalog.ocr.next(this.#types);
       if (!todo) return;
       const ocr = this.#catalog.ocr;
       const bytes = await this.#host.read(todo);
@@ -354,16 +366,19 @@ export class OcrSync {
           if (!seen.has(p)) ocr.record(todo.doc_id, todo.hash, p, "skipped");
         }
       }
-      if (fresh && !signal.aborted) {
+      if (fresh && !signal.aborted && todo.doc_type !== "image") {
         // Nothing else waits: the OCR worker leaves before the extraction process that puts
         // the pages in place starts (the two are not resident together).
-        if (!ocr.next(this.#types)) {
-          this.#pool?.close();
-          this.#pool = undefined;
-        }
+        if (!ocr.next(this.#types)) this.#closePool();
         await this.#host.reextract(todo.doc_id);
       }
     }
+  }
+
+  /** Stop the OCR worker (a new one starts when a page waits). */
+  #closePool(): void {
+    this.#pool?.close();
+    this.#pool = undefined;
   }
 
   /**

@@ -355,13 +355,16 @@ async function imagePhrase(): Promise<string> {
 }
 
 ocrTest(
-  "OcrSync reads an image file after the text pass: by name at once, by text after",
+  "OcrSync reads image files after the text pass: by name at once, by text after",
   async () => {
     const { base, lib } = await imageLibrary();
     const phrase = await imagePhrase();
+    // A second image (a JPEG): images read one after the other are put in place together.
+    const jpeg = join(await smallCorpus(), "scans", "developers-reference-p14.jpg");
+    await Deno.copyFile(jpeg, join(lib, "second.jpg"));
     await using t = await openTestShelf({ base, folders: [lib] });
     const p = await t.shelf.index();
-    assertEquals(p.indexed, 1);
+    assertEquals(p.indexed, 2);
     // The text pass stored it with no text, found by name; its page waits for OCR.
     const named = await callTool(t.shelf, "find_documents", {
       query: "quokka",
@@ -370,26 +373,28 @@ ocrTest(
     assert(JSON.stringify(named.json).includes("Scans/quokka.png"), JSON.stringify(named.json));
     const id = t.shelf.findDocument("Scans/quokka.png")!;
     assertEquals(partsOf(t.shelf).catalog.text(id), "");
-    assertEquals(t.shelf.ocrStatus()?.pages_waiting, 1);
+    assertEquals(t.shelf.ocrStatus()?.pages_waiting, 2);
     assert(!(await found(t, phrase, "quokka.png")), phrase);
 
     const s = await t.shelf.ocrDone();
     assertEquals(
       { done: s?.pages_done, waiting: s?.pages_waiting },
-      { done: 1, waiting: 0 },
+      { done: 2, waiting: 0 },
       s?.error,
     );
+    const second = partsOf(t.shelf).catalog.text(t.shelf.findDocument("Scans/second.jpg")!)!;
+    assert(second.split("\n").length > 20, second);
     assert(await found(t, phrase, "quokka.png"), phrase);
     const text = partsOf(t.shelf).catalog.text(id)!;
     assert(text.split("\n").length > 20, text);
     const status = await callTool(t.shelf, "status", {});
-    assert(status.text.includes("1 page read, 0 waiting"), status.text);
+    assert(status.text.includes("2 pages read, 0 waiting"), status.text);
 
     // Indexed again in full, the text comes back from the catalog: the image is not read again.
     await t.shelf.index(undefined, ["Scans"]);
     assertEquals(partsOf(t.shelf).catalog.text(id), text);
     assertEquals(t.shelf.ocrStatus()?.pages_waiting, 0);
-    assertEquals(t.shelf.ocrStatus()?.pages_done, 1);
+    assertEquals(t.shelf.ocrStatus()?.pages_done, 2);
   },
 );
 
