@@ -36,14 +36,18 @@ const CHECKED = "1";
 export interface OcrStatus {
   /**
    * `reading` while a run reads pages, `waiting` when pages wait and no run reads them
-   * (the next index run starts one), else `idle`; `off` with `ocr.pdf_pages: false`.
+   * (the next index run starts one), else `idle`; `off` with `ocr.pdf_pages` and
+   * `ocr.images` both false. Pages count PDF pages and image files (one page each).
    */
   state: "off" | "reading" | "waiting" | "idle";
   /** Pages read. */
   pages_done: number;
   /** Pages waiting. */
   pages_waiting: number;
-  /** Blank pages that are no scans (no image over most of the page, or too large). */
+  /**
+   * Blank pages that are no scans (no image over most of the page, or too large), and
+   * images with no text (icons, charts).
+   */
   pages_skipped: number;
   /** Pages that failed or ran out of time. */
   pages_failed: number;
