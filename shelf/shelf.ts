@@ -747,6 +747,8 @@ export class Shelf {
           this.#parts.catalog.begin();
           try {
             await this.#parts.indexer.indexFile(lib, found, known, this.#maxFileBytes, true);
+            // The terms of the text read are counted (document frequencies stay exact).
+            this.#parts.catalog.saveTermCounts();
           } finally {
             this.#parts.catalog.commit();
             this.#parts.catalog.dropCaches();
