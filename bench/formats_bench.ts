@@ -127,7 +127,7 @@ function levenshtein(a: string, b: string): number {
 
 /** OCR seconds per page and character error rate on `n` scans, against the ground-truth text. */
 export async function ocrQuality(corpus: string, truth: Map<string, { text?: string }>, n = 6) {
-  const ex = image();
+  const ex = image({ ocr: true });
   const list = spread(
     [...files(join(corpus, "scans"), ".png"), ...files(join(corpus, "scans"), ".jpg")].sort(),
     n,

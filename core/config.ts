@@ -76,6 +76,11 @@ export interface OcrConfig {
    * (default true).
    */
   pdf_pages?: boolean;
+  /**
+   * Read image files (PNG, JPEG, TIFF, ...) by OCR, in the background after the text pass
+   * (default true); false leaves them found by name and metadata only (a photo collection).
+   */
+  images?: boolean;
   /** Scanned pages of one PDF read by OCR at most; the rest are skipped (default 500). */
   max_pages?: number;
 }
@@ -175,6 +180,7 @@ const OcrSchema = z.strictObject({
   languages: z.array(z.string(LANGUAGES).regex(/^[a-z_]{3,8}$/, LANGUAGES), LANGUAGES)
     .min(1, LANGUAGES).optional(),
   pdf_pages: z.boolean(says("must be true or false")).optional(),
+  images: z.boolean(says("must be true or false")).optional(),
   max_pages: limit(0, 1_000_000),
 }, says("must be an object"));
 

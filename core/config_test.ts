@@ -80,6 +80,10 @@ Deno.test("loadConfig() checks the embedder and OCR settings, naming what is wro
     ),
   );
   assertEquals(loadConfig(await configWith({ ocr: { pdf_pages: false } })).ocr?.pdf_pages, false);
+  assert(
+    refusal(await configWith({ ocr: { images: 1 } })).endsWith("ocr.images must be true or false"),
+  );
+  assertEquals(loadConfig(await configWith({ ocr: { images: false } })).ocr?.images, false);
   assertEquals(loadConfig(await configWith({ ocr: { max_pages: 20 } })).ocr?.max_pages, 20);
   assert(
     refusal(await configWith({ ocr: { max_pages: -1 } })).endsWith(

@@ -1,6 +1,6 @@
 /**
- * The catalog's record of the OCR of scanned PDF pages: which pages of which content (the
- * file's hash) wait for OCR, were read (with their text) or were passed over, and which
+ * The catalog's record of the OCR of scanned PDF pages and image files (an image is its
+ * page 1): which pages of which content (the file's hash) wait for OCR, were read (with their text) or were passed over, and which
  * stored version of each PDF was looked at for blank pages. `shelf/ocr.ts` does the work;
  * the indexer puts the text of read pages back in place whenever it extracts the file, so
  * a page is read once per content, across restarts and full re-indexing.
@@ -22,6 +22,9 @@ CREATE TABLE IF NOT EXISTS ocr_docs (
   doc_id TEXT PRIMARY KEY, indexed_at TEXT NOT NULL, unapplied INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS ocr_docs_unapplied ON ocr_docs(unapplied);`;
+
+/** The document types whose blank pages are read by OCR. */
+export const OCR_TYPES: readonly string[] = ["pdf", "image"];
 
 /** What became of a page: waiting, read (`done`), passed over or failed. */
 export type OcrPageState = "waiting" | "done" | "skipped" | "failed";
@@ -58,6 +61,8 @@ export interface OcrTodo {
   hash: string;
   /** Display path (`<library>/<path inside>`). */
   path: string;
+  /** Its type: `pdf` or `image`. */
+  doc_type: string;
   /** Its library. */
   library: string;
   /** The pages, in order. */
@@ -127,24 +132,29 @@ export class OcrRecords {
       .map((r) => r.doc_id as string);
   }
 
-  /** Page counts of the documents as stored now. */
-  counts(): OcrCounts {
+  /** Page counts of the documents of `types` (`pdf`, `image`) as stored now. */
+  counts(types: readonly string[] = OCR_TYPES): OcrCounts {
     const out: OcrCounts = { done: 0, waiting: 0, skipped: 0, failed: 0 };
     const rows = this.#q(
       `SELECT p.state, count(*) AS n FROM ocr_pages p
-       JOIN documents d ON d.doc_id = p.doc_id AND d.hash = p.hash GROUP BY p.state`,
-    ).all();
+       JOIN documents d ON d.doc_id = p.doc_id AND d.hash = p.hash
+       WHERE d.doc_type IN (SELECT value FROM json_each(?)) GROUP BY p.state`,
+    ).all(JSON.stringify(types));
     for (const r of rows) out[r.state as OcrPageState] = r.n as number;
     return out;
   }
 
-  /** The next document with pages waiting (its present content only), or undefined. */
-  next(): OcrTodo | undefined {
+  /**
+   * The next document of `types` (`pdf`, `image`) with pages waiting (its present content
+   * only), or undefined.
+   */
+  next(types: readonly string[] = OCR_TYPES): OcrTodo | undefined {
     const r = this.#q(
-      `SELECT p.doc_id, p.hash, d.path, d.library FROM ocr_pages p
+      `SELECT p.doc_id, p.hash, d.path, d.library, d.doc_type FROM ocr_pages p
        JOIN documents d ON d.doc_id = p.doc_id AND d.hash = p.hash
-       WHERE p.state = 'waiting' ORDER BY p.doc_id LIMIT 1`,
-    ).get();
+       WHERE p.state = 'waiting' AND d.doc_type IN (SELECT value FROM json_each(?))
+       ORDER BY p.doc_id LIMIT 1`,
+    ).get(JSON.stringify(types));
     if (!r) return undefined;
     const pages = this.#q(
       `SELECT page FROM ocr_pages WHERE doc_id = ? AND hash = ? AND state = 'waiting'
@@ -154,6 +164,7 @@ export class OcrRecords {
       doc_id: r.doc_id as string,
       hash: r.hash as string,
       path: r.path as string,
+      doc_type: r.doc_type as string,
       library: r.library as string,
       pages,
     };

@@ -19,9 +19,14 @@ Deno.test("OcrRecords counts the pages of the content stored now, and forgets th
     doc_id: id,
     hash: "h1",
     path: "lib/scan.pdf",
+    doc_type: "pdf",
     library: "lib",
     pages: [2, 3],
   });
+  // Only the types asked for: with image OCR alone, the PDF's pages are not counted.
+  assertEquals(ocr.next(["image"]), undefined);
+  assertEquals(ocr.counts(["image"]).waiting, 0);
+  assertEquals(ocr.next(["pdf"])?.pages, [2, 3]);
   ocr.record(id, "h1", 2, "done", "Read\ntext");
   ocr.record(id, "h1", 3, "skipped");
   assertEquals(ocr.counts(), { done: 1, waiting: 0, skipped: 1, failed: 0 });

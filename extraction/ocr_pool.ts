@@ -1,5 +1,5 @@
 /**
- * The OCR of scanned PDF pages off the server's process: one long-lived OCR worker (a child
+ * The OCR of scanned PDF pages and image files off the server's process: one long-lived OCR worker (a child
  * process with a memory limit, `proc.ts ocr`, where processes can run; else a worker thread)
  * reads one page per request, reused across pages and documents. A page that runs past its
  * time limit, or a worker that goes over its memory limit or crashes, costs that page (the
@@ -106,6 +106,17 @@ export class OcrPool {
   }
 
   /**
+   * Read an image file as page 1: its lines, or why it was not read (as for a PDF page; a
+   * file that is no image or over the size limit is an `error` or `too_large`, not thrown).
+   *
+   * @param bytes the image file (sent with the request)
+   * @param signal stops before the request
+   */
+  image(bytes: Uint8Array, signal?: AbortSignal): AsyncGenerator<PageOcr> {
+    return this.#read(bytes, [1], signal, true);
+  }
+
+  /**
    * Read the given pages of a PDF, one request each, in order: each page's lines, or why it
    * was not read. Pages past the document's end are left out. A page lost with the worker
    * (time limit, memory limit, crash) is an `error` and the next page goes on in a fresh
@@ -116,10 +127,20 @@ export class OcrPool {
    * @param signal stops between pages
    * @throws {ExtractError} `corrupt` or `encrypted` when the PDF cannot be opened
    */
-  async *pages(
+  pages(
     bytes: Uint8Array,
     pages: readonly number[],
     signal?: AbortSignal,
+  ): AsyncGenerator<PageOcr> {
+    return this.#read(bytes, pages, signal, false);
+  }
+
+  /** Pages of a PDF, or page 1 of an image (whose bytes go with every request). */
+  async *#read(
+    bytes: Uint8Array,
+    pages: readonly number[],
+    signal: AbortSignal | undefined,
+    image: boolean,
   ): AsyncGenerator<PageOcr> {
     await this.#ready;
     const key = `d${++this.#documents}`;
@@ -133,7 +154,11 @@ export class OcrPool {
       }
       let r: OcrPageAnswer;
       try {
-        r = await this.#request({ key, page, timeoutMs: this.#timeoutMs });
+        r = await this.#request(
+          image
+            ? { key, page, timeoutMs: this.#timeoutMs, bytes: bytes.slice(), image }
+            : { key, page, timeoutMs: this.#timeoutMs },
+        );
         if ("reopen" in r) {
           // A copy each time: the bytes are handed over to the worker.
           r = await this.#request({ key, page, timeoutMs: this.#timeoutMs, bytes: bytes.slice() });

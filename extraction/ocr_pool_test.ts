@@ -1,4 +1,6 @@
+import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
+import { smallCorpus } from "../tests/corpus.ts";
 import { ExtractError } from "../core/extractor.ts";
 import type { PageOcr } from "../extractors/_pdf_ocr.ts";
 import { MAX_LOST_IN_A_ROW, OcrPool } from "./ocr_pool.ts";
@@ -75,4 +77,31 @@ Deno.test("OcrPool reads pages in a worker thread where processes cannot run", a
   assert(r && "lines" in r, JSON.stringify(r));
   assert(r.lines.some((l) => l.includes("R-devel@R-project.org")), r.lines.join("\n"));
   assertEquals(pool.pids, []);
+});
+
+Deno.test("OcrPool reads image files in the same child process, and answers bad ones", async () => {
+  const png = await Deno.readFile(join(await smallCorpus(), "scans", "R-FAQ-p9.png"));
+  // A PNG header of 20000×20000 with no pixel data: refused from the header (400 MP).
+  const huge = png.slice(0, 33);
+  new DataView(huge.buffer).setUint32(16, 20000);
+  new DataView(huge.buffer).setUint32(20, 20000);
+  const pool = new OcrPool({ pageTimeoutMs: 600_000, isolation: "process" });
+  const out: PageOcr[] = [];
+  const pids: number[] = [];
+  try {
+    for (const bytes of [png, huge, new Uint8Array(64).fill(7), png]) {
+      for await (const r of pool.image(bytes)) out.push(r);
+      pids.push(...pool.pids);
+    }
+    // Bad files cost no worker: the one that read the first image reads the last.
+    assertEquals(pool.started, 1);
+  } finally {
+    pool.close();
+  }
+  assertEquals(out.map((r) => r.page), [1, 1, 1, 1]);
+  assert("lines" in out[0]! && out[0].lines.length > 20, JSON.stringify(out[0]));
+  assertEquals(out[1], { page: 1, skipped: "too_large" });
+  assert("error" in out[2]! && out[2].reason === "corrupt", JSON.stringify(out[2]));
+  assertEquals(out[3], out[0]);
+  assert(!pids.includes(Deno.pid));
 });

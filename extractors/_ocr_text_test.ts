@@ -65,7 +65,7 @@ Deno.test({
   sanitizeOps: false,
   sanitizeResources: false,
   async fn() {
-    const ex = image();
+    const ex = image({ ocr: true });
     try {
       for (const path of [...CHARTS, ICON]) {
         const doc = await ex.extract({ path, extension: ".png", bytes: await Deno.readFile(path) });

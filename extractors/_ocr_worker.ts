@@ -1,5 +1,5 @@
 /**
- * The OCR worker: reads scanned PDF pages one request at a time, in a child process of its
+ * The OCR worker: reads scanned PDF pages and image files one request at a time, in a child process of its
  * own with a memory limit (`extraction/proc.ts ocr`, started by `extraction/ocr_pool.ts`) or,
  * where processes cannot run, in a worker thread (this module, through `serveThread`). pdf.js
  * and tesseract.js never load in the server's process, and a hostile or huge scan that runs
@@ -11,7 +11,8 @@
  *
  * @module
  */
-import type { OcrData } from "./image.ts";
+import { ExtractError } from "../core/extractor.ts";
+import { type OcrData, ocrImage } from "./image.ts";
 import { type PageOcr, PdfScan } from "./_pdf_ocr.ts";
 import { serveThread, type WorkerBody } from "../core/worker_protocol.ts";
 
@@ -31,8 +32,10 @@ export interface OcrPageRequest {
   page: number;
   /** Time limit of the page, ms. */
   timeoutMs: number;
-  /** The PDF, when the worker asked for it (empty or absent otherwise). */
+  /** The PDF, when the worker asked for it (empty or absent otherwise); an image, always. */
   bytes?: Uint8Array;
+  /** The bytes are an image file (page 1), not a PDF. */
+  image?: boolean;
 }
 
 /**
@@ -54,6 +57,7 @@ export function ocrWorkerBody(): WorkerBody<OcrInit, OcrPageRequest, OcrPageAnsw
       init = i;
     },
     async handle(req) {
+      if (req.image) return await readImage(req, init);
       if (open?.key !== req.key) {
         if (!req.bytes?.length) return { reopen: true };
         await open?.scan.close();
@@ -65,6 +69,21 @@ export function ocrWorkerBody(): WorkerBody<OcrInit, OcrPageRequest, OcrPageAnsw
       return await scan.read(req.page, { ...init, timeoutMs: req.timeoutMs });
     },
   };
+}
+
+/** An image file's text, or why it was not read (`too_large` is skipped, as on PDF pages). */
+async function readImage(req: OcrPageRequest, init: OcrInit): Promise<PageOcr> {
+  const page = req.page;
+  try {
+    const signal = AbortSignal.timeout(req.timeoutMs);
+    return { page, lines: await ocrImage(req.bytes ?? new Uint8Array(), { ...init, signal }) };
+  } catch (e) {
+    if (e instanceof ExtractError && e.reason === "too_large") {
+      return { page, skipped: "too_large" };
+    }
+    const reason = e instanceof ExtractError ? e.reason : "failed";
+    return { page, error: e instanceof Error ? e.message : String(e), reason };
+  }
 }
 
 serveThread(ocrWorkerBody());

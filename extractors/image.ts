@@ -1,7 +1,9 @@
 /**
- * The image extractor: OCR of PNG, JPEG, BMP, WebP and TIFF files with tesseract.js, fully
- * offline. The wasm core comes from the `tesseract.js-core` npm package (tesseract.js loads
- * it with `require` under Node semantics, never from a CDN) and the language data from the
+ * The image extractor: PNG, JPEG, BMP, WebP and TIFF files, read by OCR with tesseract.js,
+ * fully offline. The text pass indexes an image by its name at once (an empty page 1); its
+ * text is read later in the OCR worker ({@link ocrImage}, `shelf/ocr.ts`). The wasm core
+ * comes from the `tesseract.js-core` npm package (tesseract.js loads it with `require` under
+ * Node semantics, never from a CDN) and the language data from the
  * `@tesseract.js-data/<lang>` npm packages in Deno's npm cache (`eng` ships with shelfmark;
  * `image({ languages: ["eng", "deu"] })` reads more). A language whose package is missing is
  * refused with reason `ocr_unavailable` and a message naming the package; nothing is fetched.
@@ -39,6 +41,11 @@ export interface ImageOptions {
   languages?: string[];
   /** Folder holding `<lang>.traineddata.gz` for every language (instead of the packages). */
   langPath?: string;
+  /**
+   * Read the text by OCR during extraction (default false: the text pass gives an empty
+   * page that the background OCR reads, see `shelf/ocr.ts`).
+   */
+  ocr?: boolean;
 }
 
 /** Folder of the packaged `eng` data (best_int, LSTM only), inside Deno's npm cache. */
@@ -214,7 +221,52 @@ function withDeadline<T>(p: Promise<T>, signal: AbortSignal | undefined, onAbort
 const errText = (e: unknown) => String((e as Error)?.message ?? e).replace(/^(Error: )+/, "");
 
 /**
- * The image (OCR) extractor: one page, no outline.
+ * Check an image file from its header alone: refused when empty, unreadable, with a zero
+ * dimension or over {@link MAX_PIXELS} (nothing is decoded).
+ *
+ * @throws {ExtractError} `empty`, `corrupt`, `too_large`
+ */
+function checkImage(bytes: Uint8Array): void {
+  if (bytes.length === 0) throw new ExtractError("empty", "file is empty");
+  const size = imageSize(bytes);
+  if (!size) {
+    throw new ExtractError("corrupt", "not a readable PNG, JPEG, BMP, WebP or TIFF header");
+  }
+  const pixels = size.width * size.height;
+  if (pixels > MAX_PIXELS) {
+    throw new ExtractError(
+      "too_large",
+      `${size.format} image is ${size.width}×${size.height} ` +
+        `(${(pixels / 1e6).toFixed(0)} megapixels, limit ${MAX_PIXELS / 1e6})`,
+    );
+  }
+  if (size.width === 0 || size.height === 0) {
+    throw new ExtractError("corrupt", `${size.format} header gives a zero dimension`);
+  }
+}
+
+/**
+ * OCR an image file (PNG, JPEG, BMP, WebP, TIFF): its header is checked first (see
+ * {@link image}), then its text is read on this thread's tesseract worker, icon and chart
+ * noise dropped (`ocrText`). The OCR worker process (`_ocr_worker.ts`) reads image files with
+ * it in the background after the text pass.
+ *
+ * @param bytes the file
+ * @param opts languages, their data and the time limit
+ * @returns the text lines, a blank line between paragraphs
+ * @throws {ExtractError} `empty`, `corrupt`, `too_large`, `timeout`, `ocr_unavailable`
+ */
+export async function ocrImage(bytes: Uint8Array, opts: RecognizeOptions): Promise<string[]> {
+  checkImage(bytes);
+  return await recognizeLines(bytes, opts);
+}
+
+/**
+ * The image extractor: one page, no outline. In the text pass (the default) it reads the
+ * header only and gives an empty page 1, which waits for OCR in the background
+ * (`shelf/ocr.ts`), so an image is found by its name at once; with `ocr: true` it reads the
+ * text itself (tests, benches). Language data is looked for either way, so a missing
+ * language is refused (`ocr_unavailable`) naming its package.
  *
  * @example
  * ```ts
@@ -222,7 +274,7 @@ const errText = (e: unknown) => String((e as Error)?.message ?? e).replace(/^(Er
  * import { ExtractError } from "../core/extractor.ts";
  * import assert from "node:assert/strict";
  *
- * // A scan's text comes from OCR; a file that is no image is refused before OCR starts.
+ * // A file that is no image is refused from its header; nothing is decoded.
  * const bytes = new TextEncoder().encode("not a picture");
  * await assert.rejects(
  *   image().extract({ path: "lib/scan.png", extension: ".png", bytes }),
@@ -241,29 +293,17 @@ export function image(options: ImageOptions = {}): Extractor {
     priority: 0,
     async extract(input: ExtractInput): Promise<Extracted> {
       const bytes = input.bytes;
-      if (bytes.length === 0) throw new ExtractError("empty", "file is empty");
-      const size = imageSize(bytes);
-      if (!size) {
-        throw new ExtractError("corrupt", "not a readable PNG, JPEG, BMP, WebP or TIFF header");
-      }
-      const pixels = size.width * size.height;
-      if (pixels > MAX_PIXELS) {
-        throw new ExtractError(
-          "too_large",
-          `${size.format} image is ${size.width}×${size.height} ` +
-            `(${(pixels / 1e6).toFixed(0)} megapixels, limit ${MAX_PIXELS / 1e6})`,
-        );
-      }
-      if (size.width === 0 || size.height === 0) {
-        throw new ExtractError("corrupt", `${size.format} header gives a zero dimension`);
-      }
+      checkImage(bytes);
       found ??= ocrData(languages, options.langPath);
-      const lines = await recognizeLines(bytes, {
-        languages,
-        found,
-        langPath: options.langPath,
-        signal: input.signal,
-      });
+      if ("missing" in found) throw missingLanguages(found.missing, options.langPath);
+      const lines = options.ocr
+        ? await recognizeLines(bytes, {
+          languages,
+          found,
+          langPath: options.langPath,
+          signal: input.signal,
+        })
+        : [];
       return {
         lines,
         pages: [1],

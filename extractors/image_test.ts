@@ -112,7 +112,7 @@ Deno.test({
   async fn() {
     const dir = await smallCorpus();
     const truth = await groundTruth(dir);
-    const ex = image();
+    const ex = image({ ocr: true });
     try {
       const files = [...Deno.readDirSync(join(dir, "scans"))].map((e) => e.name).sort();
       assert(files.length > 0, "no scans in the small corpus");
@@ -171,6 +171,7 @@ Deno.test({
   ...sanitize,
   async fn() {
     const { ExtractPool, inProcess } = await import("../extraction/pool.ts");
+    const { OcrPool } = await import("../extraction/ocr_pool.ts");
     const { ExtractorRegistry } = await import("../core/registry.ts");
     const dir = await smallCorpus();
     const name = [...Deno.readDirSync(join(dir, "scans"))].map((e) => e.name).sort()
@@ -181,11 +182,26 @@ Deno.test({
     registry.register(image());
     const pool = new ExtractPool({ workers: 1, ocrLanguages: ["eng"] });
     const missing = new ExtractPool({ workers: 1, ocrLanguages: ["eng", "qaa"] });
+    const ocr = new OcrPool({ languages: ["eng"], pageTimeoutMs: 120_000, isolation: "thread" });
+    const noQaa = new OcrPool({
+      languages: ["eng", "qaa"],
+      pageTimeoutMs: 120_000,
+      isolation: "thread",
+    });
     try {
+      // The text pass reads no text: an empty page 1 waits for the background OCR.
       const got = await pool.extract(input());
       assertEquals(got?.extractor, "image");
-      assert(got!.extracted.lines.length > 5, "OCR read nothing");
+      assertEquals(got!.extracted.lines, []);
+      assertEquals(got!.extracted.pages, [1]);
       assertEquals(got!.extracted.meta?.language, "en");
+      // The OCR worker reads it, in the configured languages.
+      const [read] = await Array.fromAsync(ocr.image(bytes));
+      assert(read && "lines" in read && read.lines.length > 5, "OCR read nothing");
+      const [lost] = await Array.fromAsync(noQaa.image(bytes));
+      assert(lost && "error" in lost, JSON.stringify(lost));
+      assertEquals(lost.reason, "ocr_unavailable");
+      assert(lost.error.includes("@tesseract.js-data/qaa"), lost.error);
 
       const err = await assertRejects(() => missing.extract(input()));
       assert(err instanceof ExtractError, String(err));
@@ -202,6 +218,8 @@ Deno.test({
     } finally {
       pool.close();
       missing.close();
+      ocr.close();
+      noQaa.close();
       await closeImageWorkers();
     }
   },

@@ -29,5 +29,7 @@ export const EXTRACTION_VERSIONS: Readonly<Record<string, number>> = {
   text: 2,
   // 2: OCR text of icons and charts (too few real words) dropped, and unsure marks
   // (issue 29, item 10).
-  image: 2,
+  // 3: the text pass gives an empty page 1; the text is read in the background OCR worker
+  // (issue 30), so images stored with inline OCR text are stored again and queued.
+  image: 3,
 };

@@ -29,9 +29,9 @@ const OWN: Record<string, { synopsis: string; summary: string; usage: string }> 
   documents on. Vectors: with the built-in model keyword search is the default (it ranks
   better), so index leaves them to serve (background) unless --vectors; with another model
   they are computed after the keyword index (a second progress bar) unless --no-vectors.
-  Scanned PDF pages are then read by OCR (a progress bar of pages) unless --no-ocr; an
-  unfinished OCR run resumes on the next index or serve (config "ocr": {"pdf_pages": false}
-  turns it off).`,
+  Scanned PDF pages and images are then read by OCR (a progress bar of pages) unless
+  --no-ocr; an unfinished OCR run resumes on the next index or serve (config "ocr":
+  {"pdf_pages": false} turns it off for PDFs, {"images": false} for images).`,
   },
   serve: {
     synopsis: "serve [PATH...] [--stdio|--http]",

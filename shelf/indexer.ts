@@ -23,6 +23,7 @@ import type { KeywordIndex, VectorIndex } from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
 import { MAX_BYTES_IN_FLIGHT, Room, type Weighed } from "./load.ts";
 import { applyOcrPages, blankPages } from "./ocr.ts";
+import { OCR_TYPES } from "../core/ocr_records.ts";
 
 /** Progress of a run, reported after every file. */
 export interface IndexProgress {
@@ -463,8 +464,9 @@ export class Indexer {
         text,
         extracted.links,
       );
-      // Blank pages of a PDF wait for OCR in the background (shelf/ocr.ts).
-      if (result.extractor === "pdf" && extracted.pages) {
+      // Blank pages of a PDF, and an image file's page, wait for OCR in the background
+      // (shelf/ocr.ts).
+      if (OCR_TYPES.includes(result.extractor) && extracted.pages) {
         this.#catalog.ocr.noteBlank(docId, hash, blankPages(lines, extracted.pages));
       }
       const doc: IndexedDoc = { card, outline, lines };

@@ -1,7 +1,8 @@
 /**
- * OCR of scanned PDF pages, in the background after the text pass (as the vectors are):
- * a PDF is searchable by its name and metadata at once, and by the text of its scanned
- * pages once they are read. Blank pages (no text layer, or a few stray characters) of each
+ * OCR of scanned PDF pages and image files, in the background after the text pass (as the
+ * vectors are): a PDF or an image is searchable by its name and metadata at once, and by the
+ * text of its scanned pages once they are read (an image file is one page, left empty by the
+ * text pass and read here whole, `ocrImage`). Blank pages (no text layer, or a few stray characters) of each
  * stored PDF are noted in the catalog (`core/ocr_records.ts`); each is then read by OCR
  * (`extractors/_pdf_ocr.ts`: only pages mostly covered by images, the per-file time limit
  * per page, at most `ocr.max_pages` pages of a PDF) in one long-lived OCR worker process
@@ -16,7 +17,7 @@
 import { createHash } from "node:crypto";
 import type { Catalog } from "../core/catalog.ts";
 import type { Extracted } from "../core/extractor.ts";
-import type { OcrTodo } from "../core/ocr_records.ts";
+import { OCR_TYPES, type OcrTodo } from "../core/ocr_records.ts";
 import { OcrPool } from "../extraction/ocr_pool.ts";
 
 /** Scanned pages of one PDF read by OCR at most, by default (`ocr.max_pages`). */
@@ -35,14 +36,18 @@ const CHECKED = "1";
 export interface OcrStatus {
   /**
    * `reading` while a run reads pages, `waiting` when pages wait and no run reads them
-   * (the next index run starts one), else `idle`; `off` with `ocr.pdf_pages: false`.
+   * (the next index run starts one), else `idle`; `off` with `ocr.pdf_pages` and
+   * `ocr.images` both false. Pages count PDF pages and image files (one page each).
    */
   state: "off" | "reading" | "waiting" | "idle";
   /** Pages read. */
   pages_done: number;
   /** Pages waiting. */
   pages_waiting: number;
-  /** Blank pages that are no scans (no image over most of the page, or too large). */
+  /**
+   * Blank pages that are no scans (no image over most of the page, or too large), and
+   * images with no text (icons, charts).
+   */
   pages_skipped: number;
   /** Pages that failed or ran out of time. */
   pages_failed: number;
@@ -56,6 +61,8 @@ export interface OcrStatus {
 export interface OcrHost {
   /** Tesseract languages. */
   languages?: string[];
+  /** The document types read (`pdf`: scanned pages, `image`: image files; default both). */
+  types?: readonly string[];
   /** Time limit of one page, ms. */
   pageTimeoutMs: number;
   /** Scanned pages of one PDF read at most (`ocr.max_pages`); the rest are skipped. */
@@ -161,7 +168,7 @@ export function applyOcrPages(ex: Extracted, texts: ReadonlyMap<number, string[]
   ex.pages = starts;
 }
 
-/** Reads the scanned pages of stored PDFs in the background. */
+/** Reads the scanned pages of stored PDFs and image files in the background. */
 export class OcrSync {
   readonly #catalog: Catalog;
   readonly #host: OcrHost;
@@ -184,7 +191,7 @@ export class OcrSync {
 
   /** Progress for `status`. */
   status(): OcrStatus {
-    const c = this.#catalog.ocr.counts();
+    const c = this.#catalog.ocr.counts(this.#types);
     return {
       state: this.#running ? "reading" : c.waiting ? "waiting" : "idle",
       pages_done: c.done,
@@ -227,6 +234,11 @@ export class OcrSync {
     await this.#running?.catch(() => {});
   }
 
+  /** The document types read. */
+  get #types(): readonly string[] {
+    return this.#host.types ?? OCR_TYPES;
+  }
+
   /** Process ids of the OCR worker processes running now (for measurements). */
   get pids(): number[] {
     return this.#pool?.pids ?? [];
@@ -263,14 +275,26 @@ export class OcrSync {
     const signal = this.#stop.signal;
     const started = performance.now();
     let read = 0;
+    // Images read and not yet in their stored text are put in place together (one
+    // extraction process for all, not one started beside the OCR worker per image): when
+    // nothing else waits, and at least every APPLY_MS.
+    let batched = -Infinity;
     while (!signal.aborted) {
       await this.#host.quiet();
       if (signal.aborted) return;
-      for (const id of this.#check()) {
-        if (signal.aborted) return;
-        await this.#host.reextract(id);
+      let todo = this.#catalog.ocr.next(this.#types);
+      if (!todo || performance.now() - batched > APPLY_MS) {
+        const unapplied = this.#check();
+        // The OCR worker leaves before the extraction process that puts the text in place
+        // starts (the two are not resident together).
+        if (!todo && unapplied.length) this.#closePool();
+        for (const id of unapplied) {
+          if (signal.aborted) return;
+          await this.#host.reextract(id);
+        }
+        batched = performance.now();
+        todo = this.#catalog.ocr.next(this.#types);
       }
-      const todo = this.#catalog.ocr.next();
       if (!todo) return;
       const ocr = this.#catalog.ocr;
       const bytes = await this.#host.read(todo);
@@ -294,9 +318,10 @@ export class OcrSync {
       let unavailable = false;
       const seen = new Set<number>();
       try {
-        for await (
-          const r of this.#pool.pages(bytes, pages, signal)
-        ) {
+        const results = todo.doc_type === "image"
+          ? this.#pool.image(bytes, signal)
+          : this.#pool.pages(bytes, pages, signal);
+        for await (const r of results) {
           if ("error" in r && r.reason === "ocr_unavailable") {
             // No page can be read (language data missing): they wait for a later run.
             this.#error = r.error;
@@ -345,16 +370,19 @@ export class OcrSync {
           if (!seen.has(p)) ocr.record(todo.doc_id, todo.hash, p, "skipped");
         }
       }
-      if (fresh && !signal.aborted) {
+      if (fresh && !signal.aborted && todo.doc_type !== "image") {
         // Nothing else waits: the OCR worker leaves before the extraction process that puts
         // the pages in place starts (the two are not resident together).
-        if (!ocr.next()) {
-          this.#pool?.close();
-          this.#pool = undefined;
-        }
+        if (!ocr.next(this.#types)) this.#closePool();
         await this.#host.reextract(todo.doc_id);
       }
     }
+  }
+
+  /** Stop the OCR worker (a new one starts when a page waits). */
+  #closePool(): void {
+    this.#pool?.close();
+    this.#pool = undefined;
   }
 
   /**

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { distance } from "fastest-levenshtein";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
-import { smallCorpus } from "../tests/corpus.ts";
+import { groundTruth, smallCorpus } from "../tests/corpus.ts";
 import { hasCommand } from "../tests/have.ts";
 import { haveScanTools, pageText, repeatScan, rFaq, runTool, scanPages } from "../tests/scans.ts";
 import { callTool } from "../server/dispatch.ts";
@@ -92,9 +92,12 @@ ocrTest(
   },
 );
 
-ocrTest("OcrSync resumes a stopped run on the next index run", async () => {
-  const { base, lib } = await scanLibrary();
-  await using t = await openTestShelf({ base, folders: [lib] });
+/**
+ * Index a library of one page to read, stop (close) during its OCR, reopen: the page still
+ * waits; index again and wait for the OCR. The caller disposes of `t`.
+ */
+async function stopAndResume(base: string, lib: string) {
+  const t = await openTestShelf({ base, folders: [lib] });
   await t.shelf.index();
   // Closing stops the page in progress; it still waits after reopening.
   const shelf = await t.reopen();
@@ -103,11 +106,17 @@ ocrTest("OcrSync resumes a stopped run on the next index run", async () => {
   await shelf.index();
   const s = await shelf.ocrDone();
   assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 1, waiting: 0 });
+  return { t, shelf };
+}
+
+ocrTest("OcrSync resumes a stopped run on the next index run", async () => {
+  const { base, lib } = await scanLibrary();
+  await using t = (await stopAndResume(base, lib)).t;
   assert(await found(t, "Windows macOS ports described"));
 });
 
 Deno.test({
-  name: 'OcrSync is off with "ocr": {"pdf_pages": false}',
+  name: 'OcrSync is off with "ocr": {"pdf_pages": false, "images": false}',
   ...sanitize,
   async fn() {
     const { base, lib } = await scanLibrary();
@@ -115,7 +124,10 @@ Deno.test({
     await Deno.mkdir(data);
     await Deno.writeTextFile(
       join(data, "shelfmark.json"),
-      JSON.stringify({ libraries: [{ name: "Scans", path: lib }], ocr: { pdf_pages: false } }),
+      JSON.stringify({
+        libraries: [{ name: "Scans", path: lib }],
+        ocr: { pdf_pages: false, images: false },
+      }),
     );
     await using t = await openTestShelf({ base, data });
     await t.shelf.index();
@@ -319,4 +331,112 @@ Deno.test("OcrSync leaves pages waiting when a language's data is missing", asyn
   assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 0, waiting: 1 });
   assert(s?.error?.includes("@tesseract.js-data/xyz"), s?.error);
   assert(logged.some((m) => m.includes("@tesseract.js-data/xyz")), logged.join("\n"));
+});
+
+/** A library holding one scan of the small corpus as an image file, and its true text. */
+async function imageLibrary(): Promise<{ base: string; lib: string; data: string }> {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-ocr-" });
+  const lib = join(base, "Scans");
+  const data = join(base, "data");
+  await Deno.mkdir(lib);
+  await Deno.mkdir(data);
+  await Deno.copyFile(join(await smallCorpus(), "scans", "R-FAQ-p9.png"), join(lib, "quokka.png"));
+  return { base, lib, data };
+}
+
+/** Phrases of R-FAQ-p9.png's ground truth (six-letter words and longer), for search. */
+async function imagePhrase(): Promise<string> {
+  const truth = await groundTruth(await smallCorpus());
+  const text = truth.get("scans/R-FAQ-p9.png")?.text;
+  assert(typeof text === "string", "no ground truth for scans/R-FAQ-p9.png");
+  const words = text.split(/\s+/).filter((w) => /^[a-z]{7,}$/.test(w));
+  assert(words.length > 10);
+  return words.slice(3, 6).join(" ");
+}
+
+ocrTest(
+  "OcrSync reads image files after the text pass: by name at once, by text after",
+  async () => {
+    const { base, lib } = await imageLibrary();
+    const phrase = await imagePhrase();
+    // A second image (a JPEG): images read one after the other are put in place together.
+    const jpeg = join(await smallCorpus(), "scans", "developers-reference-p14.jpg");
+    await Deno.copyFile(jpeg, join(lib, "second.jpg"));
+    await using t = await openTestShelf({ base, folders: [lib] });
+    const p = await t.shelf.index();
+    assertEquals(p.indexed, 2);
+    // The text pass stored it with no text, found by name; its page waits for OCR.
+    const named = await callTool(t.shelf, "find_documents", {
+      query: "quokka",
+      output_format: "json",
+    });
+    assert(JSON.stringify(named.json).includes("Scans/quokka.png"), JSON.stringify(named.json));
+    const id = t.shelf.findDocument("Scans/quokka.png")!;
+    assertEquals(partsOf(t.shelf).catalog.text(id), "");
+    assertEquals(t.shelf.ocrStatus()?.pages_waiting, 2);
+    assert(!(await found(t, phrase, "quokka.png")), phrase);
+
+    const s = await t.shelf.ocrDone();
+    assertEquals(
+      { done: s?.pages_done, waiting: s?.pages_waiting },
+      { done: 2, waiting: 0 },
+      s?.error,
+    );
+    const second = partsOf(t.shelf).catalog.text(t.shelf.findDocument("Scans/second.jpg")!)!;
+    assert(second.split("\n").length > 20, second);
+    assert(await found(t, phrase, "quokka.png"), phrase);
+    const text = partsOf(t.shelf).catalog.text(id)!;
+    assert(text.split("\n").length > 20, text);
+    const status = await callTool(t.shelf, "status", {});
+    assert(status.text.includes("2 pages read, 0 waiting"), status.text);
+
+    // Indexed again in full, the text comes back from the catalog: the image is not read again.
+    await t.shelf.index(undefined, ["Scans"]);
+    assertEquals(partsOf(t.shelf).catalog.text(id), text);
+    assertEquals(t.shelf.ocrStatus()?.pages_waiting, 0);
+    assertEquals(t.shelf.ocrStatus()?.pages_done, 2);
+  },
+);
+
+ocrTest("OcrSync resumes a stopped image run; a finished image is not read again", async () => {
+  const { base, lib } = await imageLibrary();
+  const phrase = await imagePhrase();
+  const resumed = await stopAndResume(base, lib);
+  await using t = resumed.t;
+  let shelf = resumed.shelf;
+  assert(await found({ shelf }, phrase, "quokka.png"), phrase);
+  const id = shelf.findDocument("Scans/quokka.png")!;
+  const hash = partsOf(shelf).catalog.get(id)!.hash;
+  // The text recorded for the image is what the document holds after the next runs.
+  const mark = "Quokkas marked this record";
+  partsOf(shelf).catalog.ocr.record(id, hash, 1, "done", mark);
+  shelf = await t.reopen();
+  await shelf.index(undefined, ["Scans"]);
+  const s = await shelf.ocrDone();
+  assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 1, waiting: 0 });
+  assertEquals(partsOf(shelf).catalog.text(id), mark);
+});
+
+Deno.test({
+  name: 'OcrSync with "ocr": {"images": false} leaves images unread, PDF pages still read',
+  ...sanitize,
+  async fn() {
+    const { base, lib, data } = await imageLibrary();
+    await Deno.copyFile(SCAN, join(lib, "faq-feedback.pdf"));
+    await Deno.writeTextFile(
+      join(data, "shelfmark.json"),
+      JSON.stringify({ libraries: [{ name: "Scans", path: lib }], ocr: { images: false } }),
+    );
+    await using t = await openTestShelf({ base, data });
+    try {
+      await t.shelf.index();
+      const s = await t.shelf.ocrDone();
+      // The PDF's page is read and counted; the image is neither.
+      assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 1, waiting: 0 });
+      assert(await found(t, "Windows macOS ports described"));
+      assertEquals(partsOf(t.shelf).catalog.text(t.shelf.findDocument("Scans/quokka.png")!), "");
+    } finally {
+      await closeImageWorkers();
+    }
+  },
 });

@@ -301,9 +301,11 @@ export class Shelf {
       },
     );
     this.#parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };
-    if (config.ocr?.pdf_pages !== false) {
-      this.#ocr = this.#scannedPages(catalog, timeoutMs ?? 60_000);
-    }
+    const ocrTypes = [
+      ...(config.ocr?.pdf_pages !== false ? ["pdf"] : []),
+      ...(config.ocr?.images !== false ? ["image"] : []),
+    ];
+    if (ocrTypes.length) this.#ocr = this.#scannedPages(catalog, timeoutMs ?? 60_000, ocrTypes);
   }
 
   /**
@@ -697,14 +699,15 @@ export class Shelf {
   }
   // --- end of grep
 
-  // --- OCR of scanned PDF pages, in the background after index runs (see `ocr.ts`).
+  // --- OCR of scanned PDF pages and images, in the background after index runs (`ocr.ts`).
   #ocr?: OcrSync;
   /** A document being extracted again with its pages read: index runs start after it. */
   #ocrWrite?: Promise<void>;
 
-  #scannedPages(catalog: Catalog, pageTimeoutMs: number): OcrSync {
+  #scannedPages(catalog: Catalog, pageTimeoutMs: number, types: string[]): OcrSync {
     return new OcrSync(catalog, {
       languages: this.#config.ocr?.languages,
+      types,
       pageTimeoutMs,
       maxPages: this.#config.ocr?.max_pages ?? OCR_MAX_PAGES,
       log: this.log,
@@ -744,6 +747,8 @@ export class Shelf {
           this.#parts.catalog.begin();
           try {
             await this.#parts.indexer.indexFile(lib, found, known, this.#maxFileBytes, true);
+            // The terms of the text read are counted (document frequencies stay exact).
+            this.#parts.catalog.saveTermCounts();
           } finally {
             this.#parts.catalog.commit();
             this.#parts.catalog.dropCaches();
@@ -761,7 +766,10 @@ export class Shelf {
     });
   }
 
-  /** Progress of the OCR of scanned PDF pages (undefined when `ocr.pdf_pages` is false). */
+  /**
+   * Progress of the OCR of scanned PDF pages and images (undefined when `ocr.pdf_pages` and
+   * `ocr.images` are both false).
+   */
   ocrStatus(): OcrStatus | undefined {
     return this.#ocr?.status();
   }
@@ -799,11 +807,11 @@ export class Shelf {
   }
 
   /**
-   * Wait until no scanned PDF page waits for OCR.
+   * Wait until no scanned PDF page or image waits for OCR.
    *
    * @param onProgress called every `everyMs` with the progress
    * @param everyMs how often to report
-   * @returns the progress then (undefined when `ocr.pdf_pages` is false)
+   * @returns the progress then (undefined when `ocr.pdf_pages` and `ocr.images` are false)
    */
   async ocrDone(
     onProgress?: (s: OcrStatus) => void,

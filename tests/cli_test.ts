@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { assert, assertEquals, assertMatch } from "./assert.ts";
 
 import { runCli as run } from "./cli_helper.ts";
+import { smallCorpus } from "./corpus.ts";
 
 const SAMPLES = new URL("../samples", import.meta.url).pathname;
 
@@ -199,33 +200,53 @@ Deno.test("cli: the index summary counts what status counts (refused links inclu
   }
 });
 
-Deno.test({
-  name: "cli: index waits for the OCR of scanned PDF pages unless --no-ocr",
-  sanitizeResources: false,
-  async fn() {
-    const base = await Deno.makeTempDir({ prefix: "shelfmark-cli-ocr-" });
-    try {
-      const lib = join(base, "Scans");
-      await Deno.mkdir(lib);
-      const scan = new URL("../extractors/testdata/scans/r-faq-p6-scan.pdf", import.meta.url);
-      await Deno.copyFile(scan.pathname, join(lib, "faq.pdf"));
-      const data = join(base, "data");
-      const quick = await run(["index", lib, "--data", data, "--no-ocr"]);
-      assertEquals(quick.code, 0, quick.stderr);
-      const waiting = await run(["status", "--data", data]);
-      assertMatch(waiting.stdout, /OCR of scanned PDF pages: waiting, 0 pages read, 1 waiting/);
-      const g0 = await run(["grep", "R-devel@R-project", "--data", data, "--json"]);
-      assertEquals(JSON.parse(g0.stdout).documents.length, 0);
-
-      const full = await run(["index", "--data", data]);
-      assertEquals(full.code, 0, full.stderr);
-      assertMatch(full.stderr, /1 scanned page read by OCR/);
-      const done = await run(["status", "--data", data]);
-      assertMatch(done.stdout, /OCR of scanned PDF pages: idle, 1 page read, 0 waiting/);
-      const g1 = await run(["grep", "R-devel@R-project", "--data", data, "--json"]);
-      assertEquals(JSON.parse(g1.stdout).documents.length, 1, g1.stdout);
-    } finally {
-      await Deno.remove(base, { recursive: true });
-    }
+/** Scans the OCR reads in the background: a scanned PDF page and an image file. */
+const OCR_CASES = [
+  {
+    what: "scanned PDF pages",
+    file: "faq.pdf",
+    from: () =>
+      Promise.resolve(
+        new URL("../extractors/testdata/scans/r-faq-p6-scan.pdf", import.meta.url).pathname,
+      ),
+    phrase: "R-devel@R-project",
   },
-});
+  {
+    what: "image files",
+    file: "faq.png",
+    from: async () => join(await smallCorpus(), "scans", "R-FAQ-p9.png"),
+    phrase: "Texinfo system",
+  },
+];
+
+for (const c of OCR_CASES) {
+  Deno.test({
+    name: `cli: index waits for the OCR of ${c.what} unless --no-ocr`,
+    sanitizeResources: false,
+    async fn() {
+      const base = await Deno.makeTempDir({ prefix: "shelfmark-cli-ocr-" });
+      try {
+        const lib = join(base, "Scans");
+        await Deno.mkdir(lib);
+        await Deno.copyFile(await c.from(), join(lib, c.file));
+        const data = join(base, "data");
+        const quick = await run(["index", lib, "--data", data, "--no-ocr"]);
+        assertEquals(quick.code, 0, quick.stderr);
+        const waiting = await run(["status", "--data", data]);
+        assertMatch(waiting.stdout, /OCR of scanned PDF pages: waiting, 0 pages read, 1 waiting/);
+        const g0 = await run(["grep", c.phrase, "--data", data, "--json"]);
+        assertEquals(JSON.parse(g0.stdout).documents.length, 0);
+
+        const full = await run(["index", "--data", data]);
+        assertEquals(full.code, 0, full.stderr);
+        assertMatch(full.stderr, /1 scanned page read by OCR/);
+        const done = await run(["status", "--data", data]);
+        assertMatch(done.stdout, /OCR of scanned PDF pages: idle, 1 page read, 0 waiting/);
+        const g1 = await run(["grep", c.phrase, "--data", data, "--json"]);
+        assertEquals(JSON.parse(g1.stdout).documents.length, 1, g1.stdout);
+      } finally {
+        await Deno.remove(base, { recursive: true });
+      }
+    },
+  });
+}

@@ -214,6 +214,8 @@ Deno.test({
     await Deno.copyFile(join(corpus, "scans", "R-FAQ-p9.png"), join(lib, "R-FAQ-p9.png"));
     await using t = await openTestShelf({ base, folders: [lib] });
     await t.shelf.index();
+    // The scan's text is read by the background OCR after the text pass.
+    await t.shelf.ocrDone();
     const id = partsOf(t.shelf).catalog.idByPath("Scans/R-FAQ-p9.png")!;
     const lines = partsOf(t.shelf).catalog.text(id)!.split("\n");
     const at = lines.findIndex((l) => /\bman-$/.test(l.trimEnd()));

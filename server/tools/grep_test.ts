@@ -276,6 +276,8 @@ Deno.test({
     for (const lib of ["markdown", "text", "html"]) folders.push(join(corpus, lib));
     await using t = await openTestShelf({ base, folders });
     await t.shelf.index();
+    // The scan's text is read by the background OCR after the text pass.
+    await t.shelf.ocrDone();
     // From page 9 of the R FAQ: in the PDF, and in its scan through OCR.
     for (const pattern of ["an R object reference index", "fullrefman\\.pdf"]) {
       const r = (await callTool(t.shelf, "grep", { pattern, output_format: "json" }))

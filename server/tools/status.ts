@@ -49,7 +49,8 @@ export const status = defineTool({
       search_mode: (({ mode, why }) => ({ default: mode, why }))(shelf.defaultSearchMode()),
       vectors: shelf.vectorStatus() ??
         { state: "unavailable" as const, model: null, note: "no embedder configured" },
-      ocr: shelf.ocrStatus() ?? { state: "off" as const, note: "ocr.pdf_pages is false" },
+      ocr: shelf.ocrStatus() ??
+        { state: "off" as const, note: "ocr.pdf_pages and ocr.images are false" },
       libraries: shelf.libraries.map((l) => ({
         name: l.name,
         documents: shelf.documentCount(l.name),

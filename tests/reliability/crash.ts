@@ -4,6 +4,10 @@
  * catalog stays consistent, that nothing committed is lost or redone, and that the final
  * catalog holds the same documents (ids, file hashes) as a run without crashes.
  *
+ * `index` runs with `--no-ocr`: the text pass is what is checked. The background OCR stores
+ * an image or scanned PDF again once its text is read, by design, which is no redone work
+ * (its own resume is tested in `shelf/ocr_test.ts`).
+ *
  * @module
  */
 import { join } from "node:path";
@@ -74,7 +78,7 @@ async function killAt(
   target: number,
 ): Promise<{ killed: boolean }> {
   const args = mode === "index"
-    ? ["index", "--quiet", "--data", data, ...libs]
+    ? ["index", "--quiet", "--no-ocr", "--data", data, ...libs]
     : ["serve", "--no-watch", "--data", data, ...libs];
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", CLI, ...args],
@@ -106,7 +110,7 @@ async function killAt(
 export async function crashRun(opts: CrashOptions): Promise<CrashReport> {
   const log = opts.log ?? (() => {});
   const refData = join(opts.work, "reference");
-  const ref = await cli(["index", "--quiet", "--data", refData, ...opts.libs]);
+  const ref = await cli(["index", "--quiet", "--no-ocr", "--data", refData, ...opts.libs]);
   if (ref.code !== 0) throw new Error(`reference index failed: ${ref.stderr}`);
   const refDb = join(refData, "catalog.db");
   const reference = documentCount(refDb);
@@ -129,7 +133,7 @@ export async function crashRun(opts: CrashOptions): Promise<CrashReport> {
     );
   }
   const atLastKill = documentCount(db);
-  const res = await cli(["index", "--data", data, ...opts.libs]);
+  const res = await cli(["index", "--no-ocr", "--data", data, ...opts.libs]);
   if (res.code !== 0) throw new Error(`resumed index failed: ${res.stderr}`);
   const resumed = indexSummary(res.stderr);
   const final = await checkCatalog(db, opts.extra);
