@@ -15,16 +15,10 @@ import { extname } from "node:path";
  */
 export const MAX_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
 /**
- * Page images, read by OCR: about 300 MiB whatever their size, taken at once when the OCR
- * engine starts, which no measure of the memory before it can foresee.
- */
-const PAGE_IMAGES = new Set([".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp"]);
-
-/**
  * How many times its size a file of a type takes to extract, beside a plain text: a DOCX's
- * XML is inflated and parsed into a tree (mammoth: 460 MB for a 0.4 MB file), a page image
- * is OCRed (about 300 MiB whatever its size), pdf.js and the HTML converter hold hundreds of
- * times the text of a large file. Counted against `maxBytesInFlight`, so such files run alone.
+ * XML is inflated and parsed into a tree (mammoth: 460 MB for a 0.4 MB file), pdf.js and the
+ * HTML converter hold hundreds of times the text of a large file. Images weigh as plain text:
+ * the text pass reads only their header (OCR reads them later, in its own process). Counted against `maxBytesInFlight`, so such files run alone.
  */
 const EXTRACTION_WEIGHT: Record<string, number> = {
   ".docx": 12,
@@ -38,7 +32,6 @@ const EXTRACTION_WEIGHT: Record<string, number> = {
   ".html": 8,
   ".htm": 8,
   ".xhtml": 8,
-  ...Object.fromEntries([...PAGE_IMAGES].map((ext) => [ext, 16])),
 };
 
 /**
@@ -48,7 +41,8 @@ const EXTRACTION_WEIGHT: Record<string, number> = {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.equal(expectedLoad("scans/page-1.png", 300_000), 4_800_000); // runs alone
+ * assert.equal(expectedLoad("big.pdf", 300_000), 2_400_000);
+ * assert.equal(expectedLoad("scans/page-1.png", 300_000), 300_000); // OCR comes later
  * assert.equal(expectedLoad("notes/a.md", 300_000), 300_000);
  * ```
  */
@@ -74,7 +68,7 @@ export interface Weighed {
  * measures memory) the budget only bounds the smaller files: a large file starts beside
  * smaller ones when `admit` says there is room for it, never beside another large file, and
  * smaller files start beside it while `admit` says yes, so both cores stay busy while a
- * large PDF is read. Large page images run alone either way (OCR takes its memory at once).
+ * large PDF is read.
  *
  * @example
  * ```ts
@@ -87,9 +81,9 @@ export interface Weighed {
  * const pdf = room.file("big.pdf", 2 * MB);
  * assert.ok(pdf.large && room.fits(pdf));
  * room.add(pdf);
- * // ... but not a second large file, nor a large page image.
+ * // ... but not a second large file; an image (its header read, OCR later) goes beside.
  * assert.equal(room.fits(room.file("other.pdf", 2 * MB)), false);
- * assert.equal(room.fits(room.file("scan.png", 300_000)), false);
+ * assert.equal(room.fits(room.file("scan.png", 300_000)), true);
  * // Without a measure of memory, a large file runs alone.
  * const blind = new Room(3, 4 * MB);
  * blind.add(blind.file("a.md", 1000));
@@ -127,8 +121,7 @@ export class Room {
   file(path: string, size: number): Weighed {
     const load = expectedLoad(path, size);
     const large = load > this.#maxBytes;
-    const image = PAGE_IMAGES.has(extname(path).toLowerCase());
-    return { load, large, alone: large && (!this.#admit || image) };
+    return { load, large, alone: large && !this.#admit };
   }
 
   /** Whether the file may start now (one file always may, when none is in flight). */
