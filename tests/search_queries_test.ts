@@ -70,3 +70,14 @@ Deno.test("shelf: close twice is harmless", async () => {
   await t.shelf.close();
   await t[Symbol.asyncDispose]();
 });
+
+Deno.test("search: a one-line document says 1 line", async () => {
+  const base = await Deno.makeTempDir();
+  const lib = join(base, "notes");
+  await Deno.mkdir(lib);
+  await Deno.writeTextFile(join(lib, "b.md"), "beta words\n");
+  await using t = await openTestShelf({ base, folders: [lib] });
+  await t.shelf.index();
+  const md = await callTool(t.shelf, "search", { query: "beta" });
+  assert(/notes\/b\.md · 1 line\n/.test(md.text), md.text);
+});

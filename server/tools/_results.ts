@@ -8,6 +8,7 @@ import type { Card, Hit, PassageHit } from "../../core/types.ts";
 import type { Sentence } from "../../search/sentence.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, type Render, shownPath } from "../tool.ts";
+import { plural } from "./links.ts";
 
 /** A search result, as the tool contract names its fields. */
 export type SearchResult =
@@ -243,7 +244,7 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
     out.push(
       `${i + 1}. ${showTitle ? `${clipWords(title, COMPACT_TITLE)} ` : ""}[${h.doc_id}] ${
         escapeControl(h.path)
-      }${typeNote(h.path, h.doc_type)} · ${n(h.total_lines)} lines${copies(h)}`,
+      }${typeNote(h.path, h.doc_type)} · ${plural(h.total_lines, "line")}${copies(h)}`,
     );
     if (i >= WITH_SNIPPETS) {
       // Further down the list, where the best passage is is enough to choose by.
@@ -296,7 +297,7 @@ function verboseMd(results: SearchResult[]): string[] {
       escapeControl(h.path),
       h.doc_type,
       `${n(h.word_count)} words`,
-      `${n(h.total_lines)} lines`,
+      plural(h.total_lines, "line"),
       h.has_outline ? `outline ${h.outline_quality}` : "no outline",
       `rel ${h.relevance.toFixed(2)}`,
       h.modified_at.slice(0, 10),
