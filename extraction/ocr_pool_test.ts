@@ -4,18 +4,9 @@ import { smallCorpus } from "../tests/corpus.ts";
 import { ExtractError } from "../core/extractor.ts";
 import type { PageOcr } from "../extractors/_pdf_ocr.ts";
 import { MAX_LOST_IN_A_ROW, OcrPool } from "./ocr_pool.ts";
+import { ocrAll } from "../tests/scans.ts";
 
 const SCAN = new URL("../extractors/testdata/scans/r-faq-p6-scan.pdf", import.meta.url).pathname;
-
-async function all(pool: OcrPool, bytes: Uint8Array, pages: number[]): Promise<PageOcr[]> {
-  const out: PageOcr[] = [];
-  try {
-    for await (const r of pool.pages(bytes, pages)) out.push(r);
-  } finally {
-    pool.close();
-  }
-  return out;
-}
 
 Deno.test("OcrPool reads pages in a child process, not in this one", async () => {
   const pool = new OcrPool({ pageTimeoutMs: 600_000, isolation: "process" });
@@ -44,7 +35,7 @@ Deno.test("OcrPool gives a page up when the worker goes over its memory limit", 
   // without starting a worker for each.
   const pool = new OcrPool({ pageTimeoutMs: 600_000, memoryMb: 128, isolation: "process" });
   const pages = [1, 1, 1, 1, 1];
-  const out = await all(pool, await Deno.readFile(SCAN), pages);
+  const out = await ocrAll(pool, await Deno.readFile(SCAN), pages);
   assertEquals(out.length, pages.length);
   for (const r of out) assert("error" in r, JSON.stringify(r));
   const reasons = out.map((r) => "error" in r ? r.reason : "");
@@ -62,7 +53,7 @@ Deno.test("OcrPool gives a page up when the worker goes over its memory limit", 
 Deno.test("OcrPool refuses a file that is no PDF with a clear error", async () => {
   const pool = new OcrPool({ pageTimeoutMs: 600_000, isolation: "process" });
   const bytes = new TextEncoder().encode("%PDF-1.4 not really");
-  const e = await assertRejects(() => all(pool, bytes, [1]));
+  const e = await assertRejects(() => ocrAll(pool, bytes, [1]));
   assert(e instanceof ExtractError, String(e));
   assertEquals(e.reason, "corrupt");
   assert(e.message.startsWith("cannot open PDF"), e.message);
@@ -72,7 +63,7 @@ Deno.test("OcrPool reads pages in a worker thread where processes cannot run", a
   // A compiled binary cannot `deno run` a module: the OCR worker is then a thread (a time
   // limit, no memory limit), still off the thread that serves requests.
   const pool = new OcrPool({ pageTimeoutMs: 600_000, isolation: "thread" });
-  const [r, ...rest] = await all(pool, await Deno.readFile(SCAN), [1]);
+  const [r, ...rest] = await ocrAll(pool, await Deno.readFile(SCAN), [1]);
   assertEquals(rest, []);
   assert(r && "lines" in r, JSON.stringify(r));
   assert(r.lines.some((l) => l.includes("R-devel@R-project.org")), r.lines.join("\n"));

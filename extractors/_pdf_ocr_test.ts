@@ -2,8 +2,7 @@ import { join } from "node:path";
 import { distance } from "fastest-levenshtein";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { smallCorpus } from "../tests/corpus.ts";
-import { haveScanTools, pageText, rFaq, scanPages, stripScan } from "../tests/scans.ts";
-import type { PageOcr } from "./_pdf_ocr.ts";
+import { haveScanTools, ocrAll, pageText, rFaq, scanPages, stripScan } from "../tests/scans.ts";
 import { OcrPool } from "../extraction/ocr_pool.ts";
 import { pdf } from "./pdf.ts";
 
@@ -17,15 +16,8 @@ function cer(got: string, want: string): number {
 }
 
 /** The pages read by the OCR worker process (`OcrPool`), as the server reads them. */
-async function ocrPages(bytes: Uint8Array, pages: number[], pageTimeoutMs: number) {
-  const pool = new OcrPool({ pageTimeoutMs, isolation: "process" });
-  const out: PageOcr[] = [];
-  try {
-    for await (const r of pool.pages(bytes, pages)) out.push(r);
-  } finally {
-    pool.close();
-  }
-  return out;
+function ocrPages(bytes: Uint8Array, pages: number[], pageTimeoutMs: number) {
+  return ocrAll(new OcrPool({ pageTimeoutMs, isolation: "process" }), bytes, pages);
 }
 
 Deno.test({

@@ -6,6 +6,8 @@
  * @module
  */
 import { join } from "node:path";
+import type { OcrPool } from "../extraction/ocr_pool.ts";
+import type { PageOcr } from "../extractors/_pdf_ocr.ts";
 import { hasCommand } from "./have.ts";
 
 /** Whether the tools that make scans are installed. */
@@ -156,5 +158,20 @@ export async function repeatScan(
     doc.addPage([w, h]).drawImage(img, { x: 0, y: 0, width: w, height: h });
   }
   await Deno.writeFile(out, await doc.save());
+  return out;
+}
+
+/** Every page `pool` reads of `pages` of a PDF, in order; the pool is closed after. */
+export async function ocrAll(
+  pool: OcrPool,
+  bytes: Uint8Array,
+  pages: number[],
+): Promise<PageOcr[]> {
+  const out: PageOcr[] = [];
+  try {
+    for await (const r of pool.pages(bytes, pages)) out.push(r);
+  } finally {
+    pool.close();
+  }
   return out;
 }
