@@ -62,7 +62,7 @@ ocrTest(
     assertEquals(t.shelf.ocrStatus()?.state, "reading");
     assertEquals(t.shelf.ocrStatus()?.pages_waiting, 1);
     const status = await callTool(t.shelf, "status", {});
-    assert(status.text.includes("OCR of scanned PDF pages: reading"), status.text);
+    assert(status.text.includes("OCR of scanned pages and images: reading"), status.text);
     // Searches are answered while the page is read.
     await callTool(t.shelf, "search", { query: "anything" });
 
@@ -134,7 +134,7 @@ Deno.test({
     assertEquals(t.shelf.ocrStatus(), undefined);
     assertEquals(await t.shelf.ocrDone(), undefined);
     const status = await callTool(t.shelf, "status", {});
-    assert(status.text.includes("OCR of scanned PDF pages: off"), status.text);
+    assert(status.text.includes("OCR of scanned pages and images: off"), status.text);
     assert(!(await found(t, "Windows macOS ports described")));
   },
 });

@@ -233,7 +233,7 @@ for (const c of OCR_CASES) {
         const quick = await run(["index", lib, "--data", data, "--no-ocr"]);
         assertEquals(quick.code, 0, quick.stderr);
         const waiting = await run(["status", "--data", data]);
-        assertMatch(waiting.stdout, /OCR of scanned PDF pages: waiting, 0 pages read, 1 waiting/);
+        assertMatch(waiting.stdout, /OCR of scanned pages and images: waiting, 0 pages read, 1 waiting/);
         const g0 = await run(["grep", c.phrase, "--data", data, "--json"]);
         assertEquals(JSON.parse(g0.stdout).documents.length, 0);
 
@@ -241,7 +241,7 @@ for (const c of OCR_CASES) {
         assertEquals(full.code, 0, full.stderr);
         assertMatch(full.stderr, /1 scanned page read by OCR/);
         const done = await run(["status", "--data", data]);
-        assertMatch(done.stdout, /OCR of scanned PDF pages: idle, 1 page read, 0 waiting/);
+        assertMatch(done.stdout, /OCR of scanned pages and images: idle, 1 page read, 0 waiting/);
         const g1 = await run(["grep", c.phrase, "--data", data, "--json"]);
         assertEquals(JSON.parse(g1.stdout).documents.length, 1, g1.stdout);
       } finally {

@@ -1,5 +1,5 @@
 /**
- * `status`: indexing progress, document counts, vectors, OCR of scanned PDF pages, and the
+ * `status`: indexing progress, document counts, vectors, OCR of scanned pages and images, and the
  * files skipped with their reasons (a page at a time: `offset_skipped`, `limit_skipped`).
  *
  * @module
@@ -15,7 +15,7 @@ export const status = defineTool({
   title: "Index status",
   waitsForIndex: false,
   description:
-    "Indexing progress, document counts, vector state, OCR of scanned PDF pages, and files " +
+    "Indexing progress, document counts, vector state, OCR of scanned pages and images, and files " +
     "skipped with their reasons.",
   input: {
     offset_skipped: z.number().int().min(0).default(0).describe("Skipped files to pass over"),
@@ -91,8 +91,8 @@ export const status = defineTool({
     const o = r.ocr;
     out.push(
       "note" in o
-        ? `OCR of scanned PDF pages: ${o.state} (${o.note})`
-        : `OCR of scanned PDF pages: ${o.state}, ${count(o.pages_done, "page")} read, ${
+        ? `OCR of scanned pages and images: ${o.state} (${o.note})`
+        : `OCR of scanned pages and images: ${o.state}, ${count(o.pages_done, "page")} read, ${
           n(o.pages_waiting)
         } waiting` + (o.pages_failed ? `, ${n(o.pages_failed)} failed` : "") +
           (o.rate ? `, ${o.rate.toFixed(2)} pages/s` : "") +
