@@ -145,14 +145,39 @@ export function plain(md: string): string {
   return norm(unmark(md.replace(/\n\n\[meta\].*$/s, "")).replaceAll("…", " "));
 }
 
-/** The line (1-based) of a document holding the evidence, if one does. */
-function evidenceLine(lines: string[], evidence: string): number | undefined {
+/**
+ * The lines (1-based) of a document holding the evidence: where its first five words start
+ * and its last five end, matched across line breaks (a sentence wrapped over lines, as in
+ * PDF text); the line of either key alone when only one is found.
+ */
+export function evidenceLines(
+  lines: string[],
+  evidence: string,
+): { first: number; last: number } | undefined {
   const [head, tail] = evidenceKeys(evidence);
-  const i = lines.findIndex((l) => {
-    const t = norm(unmark(l));
-    return t.includes(head!) || t.includes(tail!);
-  });
-  return i >= 0 ? i + 1 : undefined;
+  const starts: number[] = [];
+  let joined = "";
+  for (const l of lines) {
+    starts.push(joined.length);
+    joined += norm(unmark(l)) + " ";
+  }
+  const lineAt = (at: number) => {
+    let lo = 0, hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+  const h = joined.indexOf(head!);
+  const t = joined.indexOf(tail!, Math.max(h, 0));
+  if (h < 0 && t < 0) return undefined;
+  const first = lineAt(h >= 0 ? h : t);
+  const last = t >= 0 && (h < 0 || t - h < 2 * evidence.length + 100)
+    ? lineAt(t + tail!.length - 1)
+    : first;
+  return { first, last };
 }
 
 /**
@@ -230,7 +255,7 @@ export async function agentCost(
       if (!targets.has(r.path)) continue;
       const p = r.passages?.[0];
       const lines = (partsOf(shelf).catalog.text(r.doc_id) ?? "").split("\n");
-      const line = evidenceLine(lines, q.evidence);
+      const line = evidenceLines(lines, q.evidence)?.first;
       if (line === undefined) continue;
       passageHits++;
       if (p && p.start_line <= line && line <= p.end_line) holds++;
