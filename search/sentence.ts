@@ -66,7 +66,8 @@ function tableRow(line: string): string {
 /**
  * The sentences of some lines: paragraphs (runs of prose lines) joined, a word hyphenated
  * across a line break mended, then split with `Intl.Segmenter`; a table row is one sentence;
- * a list item starts a paragraph; headings and blank lines end one and are not sentences.
+ * a list item starts a paragraph; headings, blank lines and fenced code blocks end one and are
+ * not sentences.
  *
  * @param lines consecutive lines of a document
  * @returns the sentences, in order, each with the line and page it starts on
@@ -95,7 +96,16 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
     para = "";
     starts = [];
   };
+  let fence = "";
   for (const l of lines) {
+    // A fenced code block is code, not sentences: it ends a paragraph and is left out.
+    const mark = /^\s*(`{3,}|~{3,})/.exec(l.text)?.[1];
+    if (mark && (!fence || mark.startsWith(fence))) {
+      flush();
+      fence = fence ? "" : mark;
+      continue;
+    }
+    if (fence) continue;
     const row = tableRow(l.text);
     if (row) {
       flush();

@@ -58,3 +58,17 @@ Deno.test("cutAround() keeps the query's words of a long sentence", () => {
   assert(cut.includes("quokka harbour lights"), cut);
   assert(cut.startsWith("…") && cut.endsWith("…"), cut);
 });
+
+Deno.test("sentencesOf() leaves fenced code out and ends the paragraph before it", () => {
+  const s = sentencesOf(numbered([
+    "Run the pool with a single worker thread",
+    "```python",
+    "executor = ThreadPoolExecutor(max_workers=1)",
+    "```",
+    "The default number of workers depends on the CPU count.",
+  ]));
+  assertEquals(s.map((x) => [x.line, x.text]), [
+    [1, "Run the pool with a single worker thread"],
+    [5, "The default number of workers depends on the CPU count."],
+  ]);
+});
