@@ -40,7 +40,7 @@ export interface AgentPath {
   reached: number;
   /** Questions tried. */
   tried: number;
-  /** Tool calls of the path. */
+  /** Tool calls of the path, on average (a path may read again when a read missed). */
   calls: number;
   /** Characters of tool output read (markdown, without the `[meta]` footer), median. */
   charsP50: number;
@@ -49,13 +49,16 @@ export interface AgentPath {
 }
 
 /**
- * The three common paths: search (5 hits) then read the target hit's best passage; grep
+ * The common paths: search (5 hits) then read the target hit's best passage, or the lines
+ * its answer names (then the passage when they miss the evidence); grep
  * across documents for the question's rarest-looking word then read 30 lines around the
  * target's match (with matches, and with `list: true`); search alone, on the questions
  * whose evidence the 5-hit answer already shows.
  */
 export interface AgentPaths {
   searchRead: AgentPath;
+  /** Search, then the lines the answer names; then the passage if they miss the evidence. */
+  answerRead: AgentPath;
   grepRead?: AgentPath;
   grepListRead?: AgentPath;
   searchAlone: AgentPath;
@@ -75,6 +78,10 @@ export interface AgentCost {
   passageHolds: number;
   passageHits: number;
   pathTokensP50: number;
+  /** Share of the target hits read by their answer's lines whose lines hold the evidence. */
+  answerLinesHold: number;
+  /** Target hits read by their answer's lines. */
+  answerLines: number;
   recall1: number;
   recall5: number;
   recall10: number;
@@ -90,10 +97,11 @@ const shown = (md: string): string => md.replace(/\n\n\[meta\].*$/s, "");
 class PathCost {
   #chars: number[] = [];
   #tokens: number[] = [];
+  #calls = 0;
   tried = 0;
-  constructor(readonly calls: number) {}
-  /** A question where the path reached its target, with the answers read. */
+  /** A question where the path reached its target, with the answers read (one a call). */
   add(answers: string[]): void {
+    this.#calls += answers.length;
     const text = answers.map(shown).join("\n");
     this.#chars.push(text.length);
     this.#tokens.push(tokens(text));
@@ -102,7 +110,7 @@ class PathCost {
     return {
       reached: this.#chars.length,
       tried: this.tried,
-      calls: this.calls,
+      calls: Math.round(100 * this.#calls / Math.max(this.#chars.length, 1)) / 100,
       charsP50: pct(this.#chars, 50),
       tokensP50: pct(this.#tokens, 50),
     };
@@ -195,10 +203,14 @@ export async function agentCost(
   withList = true,
   withGrep = true,
 ): Promise<AgentCost> {
-  const searchRead = new PathCost(2);
-  const grepRead = new PathCost(2);
-  const grepListRead = new PathCost(2);
-  const searchAlone = new PathCost(1);
+  const searchRead = new PathCost();
+  const answerRead = new PathCost();
+  const grepRead = new PathCost();
+  const grepListRead = new PathCost();
+  const searchAlone = new PathCost();
+  /** Target hits read by their answer's lines, and those whose lines hold the evidence. */
+  let answerLines = 0;
+  let windowHolds = 0;
   const searchChars: number[] = [];
   const perHit: number[] = [];
   const answers: number[] = [];
@@ -238,6 +250,7 @@ export async function agentCost(
       path: string;
       copies?: { path: string }[];
       passages?: { node_id?: string; start_line: number; end_line: number }[];
+      answer?: { line: number; start_line?: number; end_line?: number };
     }[];
     const isTarget = (r: (typeof results)[number]) =>
       targets.has(r.path) || (r.copies ?? []).some((c) => targets.has(c.path));
@@ -251,6 +264,7 @@ export async function agentCost(
     // The best passage of each hit on a target: does its range hold the evidence line?
     let pathDone = false;
     searchRead.tried++;
+    answerRead.tried++;
     for (const r of results.slice(0, 5)) {
       if (!targets.has(r.path)) continue;
       const p = r.passages?.[0];
@@ -269,6 +283,23 @@ export async function agentCost(
         });
         paths.push(tokens(body) + tokens(sect.text.replace(/\n\n\[meta\].*$/s, "")));
         searchRead.add([md.text, sect.text]);
+        // The lines the answer's hint names (its paragraph); the passage after them when
+        // they do not hold the evidence, as an agent would read on.
+        const a = r.answer;
+        if (a?.start_line === undefined || a.end_line === undefined) {
+          answerRead.add([md.text, sect.text]);
+          continue;
+        }
+        const win = await callTool(shelf, "read", {
+          doc_id: r.doc_id,
+          offset: a.start_line,
+          limit: a.end_line - a.start_line + 1,
+        });
+        answerLines++;
+        if (a.start_line <= line && line <= a.end_line) {
+          windowHolds++;
+          answerRead.add([md.text, win.text]);
+        } else answerRead.add([md.text, win.text, sect.text]);
       }
     }
     if (withGrep) await grepPath(shelf, q, targets, grepRead, false);
@@ -284,12 +315,15 @@ export async function agentCost(
     passageHolds: holds / Math.max(passageHits, 1),
     passageHits,
     pathTokensP50: pct(paths, 50),
+    answerLinesHold: windowHolds / Math.max(answerLines, 1),
+    answerLines,
     recall1: r1 / Math.max(n, 1),
     recall5: r5 / Math.max(n, 1),
     recall10: r10 / Math.max(n, 1),
     mrr: mrr / Math.max(n, 1),
     paths: {
       searchRead: searchRead.figures,
+      answerRead: answerRead.figures,
       grepRead: withGrep ? grepRead.figures : undefined,
       grepListRead: withGrep && withList ? grepListRead.figures : undefined,
       searchAlone: searchAlone.figures,
@@ -360,6 +394,10 @@ export function agentCostRows(c: AgentCost, label: string): string {
     } / ${f(c.mrr)} |`,
     `| ${label}: search answer characters p50 (5 hits) | ${c.paths.searchCharsP50} |`,
     pathRow(label, "search -> read(passage)", c.paths.searchRead),
+    pathRow(label, "search -> read(answer lines; passage if missed)", c.paths.answerRead),
+    `| ${label}: answer lines hold the evidence | ${
+      f(c.answerLinesHold)
+    } of ${c.answerLines} target hits |`,
     ...(c.paths.grepRead ? [pathRow(label, "grep across -> read", c.paths.grepRead)] : []),
     ...(c.paths.grepListRead
       ? [pathRow(label, "grep across (list) -> read", c.paths.grepListRead)]

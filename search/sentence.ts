@@ -360,3 +360,56 @@ export function cutAround(text: string, words: string[], maxChars: number): stri
     (sp > cut.length * 0.6 ? cut.slice(0, sp) : cut).replace(/[\s,;:.\-–—]+$/, "")
   }…`;
 }
+
+/** Lines a read window spans: first and last, inclusive. */
+export interface LineRange {
+  /** First line (1-based). */
+  start_line: number;
+  /** Last line, inclusive. */
+  end_line: number;
+}
+
+/** A line that ends a paragraph: blank, a heading, a rule, a code fence. */
+const BREAK = /^\s*(?:$|#{1,6}\s|[-*_]{3,}\s*$|`{3,}|~{3,})/;
+/** Lines of the paragraph before an answer's line that a window takes at most. */
+const WINDOW_BEFORE = 2;
+
+/**
+ * The lines to read around an answer: its paragraph (lines between blank lines or
+ * headings), from at most two lines before the answer's line, and after it as long as the
+ * lines fit in `maxChars` (the answer's own line always does) and `maxLines`. What an agent
+ * reads to verify an answer: the sentence with its paragraph, not the whole passage.
+ *
+ * @param lines consecutive lines of a document holding the answer's line
+ * @param line the answer's line
+ * @param maxChars characters of the lines after the answer's line, at most
+ * @param maxLines lines of the window, at most
+ * @returns the window
+ * @example
+ * ```ts
+ * import { readWindow } from "./sentence.ts";
+ * import assert from "node:assert/strict";
+ * const lines = ["# Title", "", "First line of the", "paragraph with the", "answer in it.", "", "Next."]
+ *   .map((text, i) => ({ n: i + 1, text }));
+ * assert.deepEqual(readWindow(lines, 4, 600, 15), { start_line: 3, end_line: 5 });
+ * ```
+ */
+export function readWindow(
+  lines: NumberedLine[],
+  line: number,
+  maxChars: number,
+  maxLines: number,
+): LineRange {
+  const i = lines.findIndex((l) => l.n === line);
+  if (i < 0) return { start_line: line, end_line: line };
+  let a = i;
+  while (a > 0 && i - a < WINDOW_BEFORE && !BREAK.test(lines[a - 1]!.text)) a--;
+  let b = i;
+  let chars = 0;
+  while (b + 1 < lines.length && b + 1 - a < maxLines && !BREAK.test(lines[b + 1]!.text)) {
+    chars += lines[b + 1]!.text.length + 1;
+    if (chars > maxChars) break;
+    b++;
+  }
+  return { start_line: lines[a]!.n, end_line: lines[b]!.n };
+}

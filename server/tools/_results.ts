@@ -5,7 +5,7 @@
  */
 import { clipWords } from "../../core/prose.ts";
 import type { Card, Hit, PassageHit } from "../../core/types.ts";
-import type { Sentence } from "../../search/sentence.ts";
+import type { LineRange, Sentence } from "../../search/sentence.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, type Render, shownPath } from "../tool.ts";
 import { plural } from "./links.ts";
@@ -32,9 +32,10 @@ export type SearchResult =
     snippet: string;
     /**
      * The sentence or two of its best passages that best answer the query (first hits
-     * only), with the line and page it starts on, to cite.
+     * only), with the line and page it starts on, to cite, and the lines to read to verify
+     * it (its paragraph, bounded).
      */
-    answer?: Sentence;
+    answer?: Sentence & LineRange;
     /** The document's best passages for the query (line ranges, pages, snippets). */
     passages?: Omit<PassageHit, "score">[];
     /** Other documents with the same text, collapsed into this one. */
@@ -271,14 +272,16 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
 }
 
 /**
- * `L120-160 p.4 §3.2, at L131`: the passage holding an answer (its page: the answer's),
- * then the answer's own line; `L131 p.4` when no passage is shown.
+ * `L131-138 p.4 §3.2`: the lines to read around an answer (its paragraph, from the
+ * answer's own line or just before it), its page, and the section of the passage holding it.
  */
-function answerPlace(a: Sentence, p: Omit<PassageHit, "score"> | undefined): string {
-  if (!p || a.line < p.start_line || a.line > p.end_line) {
-    return a.page === undefined ? `L${a.line}` : `L${a.line} p.${a.page}`;
-  }
-  return `${where({ ...p, page: a.page ?? p.page }, "", false)}, at L${a.line}`;
+function answerPlace(a: Sentence & LineRange, p: Omit<PassageHit, "score"> | undefined): string {
+  const parts = [
+    a.start_line === a.end_line ? `L${a.start_line}` : `L${a.start_line}-${a.end_line}`,
+  ];
+  if (a.page !== undefined) parts.push(`p.${a.page}`);
+  if (p?.node_id && p.start_line <= a.line && a.line <= p.end_line) parts.push(`§${p.node_id}`);
+  return parts.join(" ");
 }
 
 /** ` · +2 copies` */

@@ -10,6 +10,8 @@ import {
   type Candidate,
   chooseSentence,
   lexicalScores,
+  type NumberedLine,
+  readWindow,
   sentencesOf,
 } from "../../search/sentence.ts";
 import { ToolError } from "../../core/types.ts";
@@ -235,6 +237,10 @@ const ANSWER_CHARS = 240;
 const ANSWER_LINE = 100;
 /** Lines of a passage read for its sentences (a long section is read from its start). */
 const PASSAGE_LINES = 300;
+/** Characters after the answer's line that its read window takes at most (`readWindow`). */
+const WINDOW_CHARS = 600;
+/** Lines of an answer's read window, at most. */
+const WINDOW_LINES = 15;
 
 /**
  * Give the first hits the sentence of the passages they show (the best one when none is
@@ -250,11 +256,13 @@ function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitP
     if (i < WITH_SNIPPETS && terms.length && passages.length) {
       const candidates: Candidate[] = [];
       const from: number[] = [];
+      const read: NumberedLine[][] = [];
       passages.forEach((p, k) => {
         const lines = shelf.readLines(r.doc_id, {
           offset: p.start_line,
           limit: Math.min(PASSAGE_LINES, p.end_line - p.start_line + 1),
         }).lines;
+        read.push(lines);
         // Paragraphs numbered on from the previous passage's (none is shared across them).
         const base = candidates.length ? candidates.at(-1)!.paragraph + 1 : 0;
         for (const s of sentencesOf(lines)) {
@@ -269,9 +277,10 @@ function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitP
       const scores = lexicalScores(candidates, terms).map((x, j) => x / (1 + from[j]! / 2));
       const answer = chooseSentence(candidates, scores, terms, max);
       if (answer) {
-        r.answer = { text: answer.text, line: answer.line, page: answer.page };
-        if (answer.page === undefined) delete r.answer.page;
         const k = from[candidates.findIndex((c) => c.line === answer.line)] ?? 0;
+        const lines = readWindow(read[k] ?? [], answer.line, WINDOW_CHARS, WINDOW_LINES);
+        r.answer = { text: answer.text, line: answer.line, page: answer.page, ...lines };
+        if (answer.page === undefined) delete r.answer.page;
         if (k > 0) passages.unshift(...passages.splice(k, 1));
       }
     }
