@@ -231,7 +231,8 @@ export const WITH_SNIPPETS = 5;
 
 /**
  * Results as numbered markdown cards. Compact (the default): title (when the file name
- * does not already say it), doc id, path, type and size on one line, then each passage's
+ * does not already say it), doc id, path and type on one line (not the size: the answer
+ * and the passages name the lines to read, `read` says how many there are), then each passage's
  * line range, page, section and snippet; after the first {@link WITH_SNIPPETS} hits, one
  * line each ending with the best passage's place. Verbose: the whole card, keywords included.
  */
@@ -245,7 +246,7 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
     out.push(
       `${i + 1}. ${showTitle ? `${clipWords(title, COMPACT_TITLE)} ` : ""}[${h.doc_id}] ${
         escapeControl(h.path)
-      }${typeNote(h.path, h.doc_type)} · ${plural(h.total_lines, "line")}${copies(h)}`,
+      }${typeNote(h.path, h.doc_type)}${copies(h)}`,
     );
     if (i >= WITH_SNIPPETS) {
       // Further down the list, where the best passage is is enough to choose by.

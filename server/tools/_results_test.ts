@@ -78,6 +78,6 @@ Deno.test("compact list: snippets for the first five hits, one line with the pla
   // Five hits of two lines, then two of one.
   assertEquals(lines.length, 5 * 2 + 2);
   assertEquals(lines[1], "   L10-20 §2: the matching sentence");
-  assertEquals(lines[10], "6. Doc 6 [000000000000006] lib/doc6.md · 40 lines · L10-20 §2");
+  assertEquals(lines[10], "6. Doc 6 [000000000000006] lib/doc6.md · L10-20 §2");
   assertEquals(lines.filter((l) => l.includes("matching")).length, WITH_SNIPPETS);
 });
