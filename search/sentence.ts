@@ -44,8 +44,6 @@ export interface Answer extends Sentence {
   score: number;
 }
 
-/** An answer shorter than this takes the next sentence too, when it fits. */
-const SHORT_ANSWER = 80;
 /** Sentences shorter than this are joined to the next one of their paragraph. */
 const MIN_SENTENCE = 25;
 /** Characters of a paragraph segmented at most (a huge one-line block is cut). */
@@ -260,9 +258,10 @@ export function cosineScores(query: Float32Array, vectors: Float32Array[]): numb
 }
 
 /**
- * The best-scored sentence, with the next one of its paragraph when both fit in `maxChars` and the best
- * alone is short (under 80 characters: a bare statement its next sentence explains); a sentence longer than `maxChars` is cut to the
- * window holding the most distinct query words. Undefined when no candidate scores above 0.
+ * The best-scored sentence, with the next one of its paragraph when both fit in `maxChars`
+ * (the sentence or two that answer: a statement is often explained by the next sentence);
+ * a sentence longer than `maxChars` is cut to the window holding the most distinct query
+ * words. Undefined when no candidate scores above 0.
  *
  * @param sentences the candidates, in document order
  * @param scores one score per candidate
@@ -298,8 +297,7 @@ export function chooseSentence(
   let text = s.text;
   const next = sentences[best + 1];
   if (
-    next && text.length < SHORT_ANSWER && next.paragraph === s.paragraph &&
-    text.length + 1 + next.text.length <= maxChars
+    next && next.paragraph === s.paragraph && text.length + 1 + next.text.length <= maxChars
   ) {
     text = `${text} ${next.text}`;
   }
