@@ -57,8 +57,10 @@ export interface AgentPath {
  */
 export interface AgentPaths {
   searchRead: AgentPath;
-  /** Search, then the lines the answer names; then the passage if they miss the evidence. */
+  /** Search, then the lines the answer names (whether they hold the evidence or not). */
   answerRead: AgentPath;
+  /** The same, then the passage when the lines miss the evidence (as an agent reads on). */
+  answerReadOn: AgentPath;
   grepRead?: AgentPath;
   grepListRead?: AgentPath;
   searchAlone: AgentPath;
@@ -205,6 +207,7 @@ export async function agentCost(
 ): Promise<AgentCost> {
   const searchRead = new PathCost();
   const answerRead = new PathCost();
+  const answerReadOn = new PathCost();
   const grepRead = new PathCost();
   const grepListRead = new PathCost();
   const searchAlone = new PathCost();
@@ -265,6 +268,7 @@ export async function agentCost(
     let pathDone = false;
     searchRead.tried++;
     answerRead.tried++;
+    answerReadOn.tried++;
     for (const r of results.slice(0, 5)) {
       if (!targets.has(r.path)) continue;
       const p = r.passages?.[0];
@@ -288,6 +292,7 @@ export async function agentCost(
         const a = r.answer;
         if (a?.start_line === undefined || a.end_line === undefined) {
           answerRead.add([md.text, sect.text]);
+          answerReadOn.add([md.text, sect.text]);
           continue;
         }
         const win = await callTool(shelf, "read", {
@@ -296,10 +301,11 @@ export async function agentCost(
           limit: a.end_line - a.start_line + 1,
         });
         answerLines++;
+        answerRead.add([md.text, win.text]);
         if (a.start_line <= line && line <= a.end_line) {
           windowHolds++;
-          answerRead.add([md.text, win.text]);
-        } else answerRead.add([md.text, win.text, sect.text]);
+          answerReadOn.add([md.text, win.text]);
+        } else answerReadOn.add([md.text, win.text, sect.text]);
       }
     }
     if (withGrep) await grepPath(shelf, q, targets, grepRead, false);
@@ -324,6 +330,7 @@ export async function agentCost(
     paths: {
       searchRead: searchRead.figures,
       answerRead: answerRead.figures,
+      answerReadOn: answerReadOn.figures,
       grepRead: withGrep ? grepRead.figures : undefined,
       grepListRead: withGrep && withList ? grepListRead.figures : undefined,
       searchAlone: searchAlone.figures,
@@ -394,7 +401,8 @@ export function agentCostRows(c: AgentCost, label: string): string {
     } / ${f(c.mrr)} |`,
     `| ${label}: search answer characters p50 (5 hits) | ${c.paths.searchCharsP50} |`,
     pathRow(label, "search -> read(passage)", c.paths.searchRead),
-    pathRow(label, "search -> read(answer lines; passage if missed)", c.paths.answerRead),
+    pathRow(label, "search -> read(answer lines)", c.paths.answerRead),
+    pathRow(label, "search -> read(answer lines) -> read(passage) if missed", c.paths.answerReadOn),
     `| ${label}: answer lines hold the evidence | ${
       f(c.answerLinesHold)
     } of ${c.answerLines} target hits |`,

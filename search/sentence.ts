@@ -369,14 +369,17 @@ export interface LineRange {
 
 /** A line that ends a paragraph: blank, a heading, a rule, a code fence. */
 const BREAK = /^\s*(?:$|#{1,6}\s|[-*_]{3,}\s*$|`{3,}|~{3,})/;
+/** A heading: where a read window after an answer stops. */
+const SECTION = /^\s*#{1,6}\s/;
 /** Lines of the paragraph before an answer's line that a window takes at most. */
 const WINDOW_BEFORE = 2;
 
 /**
- * The lines to read around an answer: its paragraph (lines between blank lines or
- * headings), from at most two lines before the answer's line, and after it as long as the
- * lines fit in `maxChars` (the answer's own line always does) and `maxLines`. What an agent
- * reads to verify an answer: the sentence with its paragraph, not the whole passage.
+ * The lines to read around an answer: from the start of its paragraph (at most two lines
+ * before the answer's line), then on as long as the lines after the answer's line fit in
+ * `maxChars` and the window in `maxLines`, across blank lines (in HTML text each paragraph
+ * is a line) but not into the next section. What an agent reads to verify an answer: the
+ * sentence with what explains it, not the whole passage.
  *
  * @param lines consecutive lines of a document holding the answer's line
  * @param line the answer's line
@@ -387,9 +390,10 @@ const WINDOW_BEFORE = 2;
  * ```ts
  * import { readWindow } from "./sentence.ts";
  * import assert from "node:assert/strict";
- * const lines = ["# Title", "", "First line of the", "paragraph with the", "answer in it.", "", "Next."]
- *   .map((text, i) => ({ n: i + 1, text }));
- * assert.deepEqual(readWindow(lines, 4, 600, 15), { start_line: 3, end_line: 5 });
+ * const lines = ["# Title", "", "First line of the", "paragraph with the", "answer in it.", "",
+ *   "Its explanation.", "## Next section", "Other text."].map((text, i) => ({ n: i + 1, text }));
+ * assert.deepEqual(readWindow(lines, 4, 600, 15), { start_line: 3, end_line: 7 });
+ * assert.deepEqual(readWindow(lines, 4, 20, 15), { start_line: 3, end_line: 5 });
  * ```
  */
 export function readWindow(
@@ -404,10 +408,11 @@ export function readWindow(
   while (a > 0 && i - a < WINDOW_BEFORE && !BREAK.test(lines[a - 1]!.text)) a--;
   let b = i;
   let chars = 0;
-  while (b + 1 < lines.length && b + 1 - a < maxLines && !BREAK.test(lines[b + 1]!.text)) {
+  while (b + 1 < lines.length && b + 1 - a < maxLines && !SECTION.test(lines[b + 1]!.text)) {
     chars += lines[b + 1]!.text.length + 1;
     if (chars > maxChars) break;
     b++;
   }
+  while (b > i && !lines[b]!.text.trim()) b--;
   return { start_line: lines[a]!.n, end_line: lines[b]!.n };
 }
