@@ -119,8 +119,9 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
     const t = plainText(l.text).replace(/\\([^\p{L}\p{N}\s])/gu, "$1");
     if (!t || LIST_ITEM.test(l.text)) flush();
     if (!t) continue;
-    if (para && /\p{Ll}-$/u.test(para) && /^\p{Ll}/u.test(t)) para = para.slice(0, -1);
-    else if (para) para += " ";
+    if (para && /\p{Ll}[-\u2010\u00ad]$/u.test(para) && /^\p{Ll}/u.test(t)) {
+      para = para.slice(0, -1);
+    } else if (para) para += " ";
     starts.push({ at: para.length, line: l });
     para += t;
   }

@@ -72,3 +72,12 @@ Deno.test("sentencesOf() leaves fenced code out and ends the paragraph before it
     [5, "The default number of workers depends on the CPU count."],
   ]);
 });
+
+Deno.test("sentencesOf() mends a word a man page hyphenates across lines with U+2010", () => {
+  const s = sentencesOf(
+    numbered(["The names are inter\u2010", "preted as for the environment variable."]),
+  );
+  assertEquals(s.map((x) => x.text), [
+    "The names are interpreted as for the environment variable.",
+  ]);
+});
