@@ -82,7 +82,7 @@ export const search = defineTool({
   name: "search",
   title: "Search documents",
   description:
-    "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, size, its best passages (line range, page, section), and for the first hits the sentence that best answers the query with its line and page (often the answer itself). Next: read those lines (offset/limit, or section), or outline the document.",
+    "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, its best passages (line range, page, section), and for the first hits the sentence or two that best answer the query (often the answer itself) with the lines to read to verify it and its page. Next: read those lines (offset/limit, or section), or outline the document.",
   input: {
     query: z.string().min(1).max(MAX_QUERY_CHARS).optional().describe(
       `Words ranked by BM25 (need not all match); "quoted phrase" must match; -term excludes; +term requires; a|b alternatives; at most ${MAX_QUERY_WORDS} words`,
