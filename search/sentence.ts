@@ -156,10 +156,28 @@ function split(para: string, starts: { at: number; line: NumberedLine }[], out: 
   push();
 }
 
-/** The query's words as search prefixes (stop words left out unless nothing else is left). */
+/**
+ * Words a question uses to ask for a place in the documents ("which section of the docs
+ * explains ..."): they found the document, they are not what its answering sentence says.
+ */
+const REQUEST_WORDS =
+  /(?<![\p{L}\p{N}_])(?:explains?|describes?|docs|documentation|sections?|chapters?|manual|covers)(?![\p{L}\p{N}_])/giu;
+
+/**
+ * The query's words as search prefixes, for choosing a sentence: stop words and the words a
+ * question asks for a place with ({@link REQUEST_WORDS}) left out, unless nothing else is left.
+ *
+ * @example
+ * ```ts
+ * import { queryWords } from "./sentence.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(queryWords(["which chapter of the manual explains undo"]), ["undo"]);
+ * ```
+ */
 export function queryWords(terms: string[]): string[] {
   const all = matchWords(terms);
-  const kept = all.filter((w) => !STOP_WORDS.has(w));
+  const kept = matchWords(terms.map((t) => t.replace(REQUEST_WORDS, " ")))
+    .filter((w) => !STOP_WORDS.has(w));
   return kept.length ? kept : all;
 }
 
