@@ -49,6 +49,12 @@ const MIN_SENTENCE = 25;
 /** Characters of a paragraph segmented at most (a huge one-line block is cut). */
 const MAX_PARAGRAPH = 20_000;
 
+/**
+ * A heading numbered like a section (`2.1.2 Startup Files`, two levels at least so that a
+ * numbered list item is not one): short, capitalised, without a sentence's full stop.
+ */
+const NUMBERED_HEADING = /^\d{1,3}(?:\.\d{1,3})+\.?\s+\p{Lu}[^.!?]{0,80}$/u;
+
 /** A list item's start: each item is a paragraph of its own. */
 const LIST_ITEM = /^\s*(?:[-*+•]|\d{1,3}[.)])\s/;
 
@@ -64,8 +70,8 @@ function tableRow(line: string): string {
 /**
  * The sentences of some lines: paragraphs (runs of prose lines) joined, a word hyphenated
  * across a line break mended, then split with `Intl.Segmenter`; a table row is one sentence;
- * a list item starts a paragraph; headings, blank lines and fenced code blocks end one and are
- * not sentences.
+ * a list item starts a paragraph; headings (Markdown, underlined, or numbered like
+ * `4.3.3 Title`), blank lines and fenced code blocks end one and are not sentences.
  *
  * @param lines consecutive lines of a document
  * @returns the sentences, in order, each with the line and page it starts on
@@ -95,7 +101,16 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
     starts = [];
   };
   let fence = "";
+  let prev = "";
   for (const l of lines) {
+    const above = prev;
+    prev = l.text;
+    // A heading underlined (setext, AsciiDoc: `Title` then `~~~~~`) is a heading, not text.
+    if (!fence && isUnderline(l.text, above) && starts.at(-1)?.line.text === above) {
+      para = para.slice(0, starts.pop()!.at).trimEnd();
+      flush();
+      continue;
+    }
     // A fenced code block is code, not sentences: it ends a paragraph and is left out.
     const mark = /^\s*(`{3,}|~{3,})/.exec(l.text)?.[1];
     if (mark && (!fence || mark.startsWith(fence))) {
@@ -115,6 +130,11 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
       });
       continue;
     }
+    // A numbered heading of a PDF's text ("4.3.3 Ways of Improving Speed") ends a paragraph.
+    if (NUMBERED_HEADING.test(l.text.trim())) {
+      flush();
+      continue;
+    }
     // Markdown escapes left by the extractors (`flag\='c'`) are not text.
     const t = plainText(l.text).replace(/\\([^\p{L}\p{N}\s])/gu, "$1");
     if (!t || LIST_ITEM.test(l.text)) flush();
@@ -127,6 +147,18 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
   }
   flush();
   return out;
+}
+
+/**
+ * Whether a line underlines the one above it as a heading: one character of `= - ~ ^ + \``
+ * repeated, about as long as the text above (a code fence is a few marks, or has an info
+ * string).
+ */
+function isUnderline(line: string, above: string): boolean {
+  const t = line.trim();
+  const a = above.trim();
+  return a.length > 0 && /^([=\-~^+`])\1{2,}$/.test(t) && Math.abs(t.length - a.length) <= 2 &&
+    !/^([=\-~^+`])\1{2,}$/.test(a);
 }
 
 /** Split one paragraph into sentences, short fragments joined to the next. */

@@ -81,3 +81,35 @@ Deno.test("sentencesOf() mends a word a man page hyphenates across lines with U+
     "The names are interpreted as for the environment variable.",
   ]);
 });
+
+Deno.test("sentencesOf() leaves out underlined headings and keeps the text after them", () => {
+  const s = sentencesOf(numbered([
+    "SSH and File Transport",
+    "~~~~~~~~~~~~~~~~~~~~~~",
+    "",
+    "When using either the ssh:// or file:// transport, the GIT_PROTOCOL",
+    "environment variable must be set explicitly.",
+    "Bisect run",
+    "----------",
+    "The special exit code 125 marks a commit that cannot be tested.",
+  ]));
+  assertEquals(s.map((x) => [x.line, x.text]), [
+    [
+      4,
+      "When using either the ssh:// or file:// transport, the GIT_PROTOCOL environment variable must be set explicitly.",
+    ],
+    [8, "The special exit code 125 marks a commit that cannot be tested."],
+  ]);
+});
+
+Deno.test("sentencesOf() leaves out a PDF's numbered headings, not numbered list items", () => {
+  const s = sentencesOf(numbered([
+    "2.1.2 Startup Files",
+    "When Octave starts, it looks for commands to execute from the files in this list.",
+    "1. First item of a numbered list",
+  ]));
+  assertEquals(s.map((x) => [x.line, x.text]), [
+    [2, "When Octave starts, it looks for commands to execute from the files in this list."],
+    [3, "First item of a numbered list"],
+  ]);
+});

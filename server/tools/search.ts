@@ -59,10 +59,12 @@ function oneMd(r: One, render: Render, echo = false): string {
         render.cli ? "shelfmark find-paths" : "find_paths"
       } for folder names.`;
   }
-  // One query is not repeated: the caller just wrote it.
+  // One query is not repeated: the caller just wrote it. The mode is said when a note
+  // explains it (vectors not ready) or the whole card is asked for; JSON always has it.
   const what = echo ? ` for ${JSON.stringify(r.query)}` : "";
+  const used = r.note || r.verbose ? `, mode ${r.mode_used}${mode}` : "";
   return [
-    `${count(r.results.length, "document")}${what}, mode ${r.mode_used}${mode}:`,
+    `${count(r.results.length, "document")}${what}${used}:`,
     ...resultsMd(r.results, r.verbose),
   ].join("\n");
 }
