@@ -239,6 +239,8 @@ export const WITH_SNIPPETS = 5;
 export function resultsMd(results: SearchResult[], verbose = false): string[] {
   if (verbose) return verboseMd(results);
   const out: string[] = [];
+  /** The words of each answer shown, by hit number. */
+  const said: { hit: number; words: Set<string> }[] = [];
   results.forEach((h, i) => {
     const title = escapeControl(h.title);
     const showTitle = title.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim() !==
@@ -253,7 +255,11 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
       const p = h.passages?.[0];
       if (p) out[out.length - 1] += ` · ${where(p, h.title, false)}`;
     } else if (h.answer) {
-      out.push(`   ${answerPlace(h.answer, h.passages?.[0])}: ${escapeControl(h.answer.text)}`);
+      const words = answerWords(h.answer.text);
+      const same = said.find((s) => sameWords(words, s.words));
+      said.push({ hit: i + 1, words });
+      const text = same ? `(as in ${same.hit}.)` : escapeControl(h.answer.text);
+      out.push(`   ${answerPlace(h.answer, h.passages?.[0])}: ${text}`);
       for (const p of h.passages?.slice(1) ?? []) {
         out.push(
           `   ${where(p, h.title, false)}: ${shortSnippet(afterHeading(p.snippet, p.title))}`,
@@ -270,6 +276,23 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
     }
   });
   return out;
+}
+
+/** The distinct words (three letters or more) of an answer. */
+function answerWords(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []);
+}
+
+/**
+ * Whether an answer says what an earlier one said: nearly all (80 %) of its words are the
+ * earlier one's (the same sentence in another format of a document: HTML and reST, a
+ * manual's two editions), so it is shown as `(as in 3.)`, not read twice.
+ */
+function sameWords(words: Set<string>, earlier: Set<string>): boolean {
+  if (words.size < 3) return false;
+  let shared = 0;
+  for (const w of words) if (earlier.has(w)) shared++;
+  return shared >= 0.8 * words.size;
 }
 
 /**
