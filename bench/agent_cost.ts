@@ -3,8 +3,9 @@
  * of the markdown search answer per hit, whether the top-5 answer already shows the
  * evidence, whether the best passage of a hit holds the evidence line, the tokens of a
  * search -> read(section) path, and retrieval (Recall@1/5/10, MRR) with copies counted as
- * the target; then the calls, characters and tokens of the three common paths an agent
- * takes (see {@link AgentPaths}).
+ * the target; then the calls, characters and tokens of the common paths an agent takes
+ * (see {@link AgentPaths}), among them search -> read(the lines the answer names), with how
+ * often those lines hold the evidence. `bench/answer_misses.ts` says why an answer misses it.
  *
  * `deno run -A bench/agent_cost.ts DATA_DIR [--mode keyword] [--no-list] [--no-grep]`
  * measures an index built with `shelfmark index <corpus>/<library>... --data DATA_DIR`
