@@ -3,8 +3,9 @@
  * of the markdown search answer per hit, whether the top-5 answer already shows the
  * evidence, whether the best passage of a hit holds the evidence line, the tokens of a
  * search -> read(section) path, and retrieval (Recall@1/5/10, MRR) with copies counted as
- * the target; then the calls, characters and tokens of the three common paths an agent
- * takes (see {@link AgentPaths}).
+ * the target; then the calls, characters and tokens of the common paths an agent takes
+ * (see {@link AgentPaths}), among them search -> read(the lines the answer names), with how
+ * often those lines hold the evidence. `bench/answer_misses.ts` says why an answer misses it.
  *
  * `deno run -A bench/agent_cost.ts DATA_DIR [--mode keyword] [--no-list] [--no-grep]`
  * measures an index built with `shelfmark index <corpus>/<library>... --data DATA_DIR`
@@ -40,7 +41,7 @@ export interface AgentPath {
   reached: number;
   /** Questions tried. */
   tried: number;
-  /** Tool calls of the path. */
+  /** Tool calls of the path, on average (a path may read again when a read missed). */
   calls: number;
   /** Characters of tool output read (markdown, without the `[meta]` footer), median. */
   charsP50: number;
@@ -49,13 +50,18 @@ export interface AgentPath {
 }
 
 /**
- * The three common paths: search (5 hits) then read the target hit's best passage; grep
+ * The common paths: search (5 hits) then read the target hit's best passage, or the lines
+ * its answer names (then the passage when they miss the evidence); grep
  * across documents for the question's rarest-looking word then read 30 lines around the
  * target's match (with matches, and with `list: true`); search alone, on the questions
  * whose evidence the 5-hit answer already shows.
  */
 export interface AgentPaths {
   searchRead: AgentPath;
+  /** Search, then the lines the answer names (whether they hold the evidence or not). */
+  answerRead: AgentPath;
+  /** The same, then the passage when the lines miss the evidence (as an agent reads on). */
+  answerReadOn: AgentPath;
   grepRead?: AgentPath;
   grepListRead?: AgentPath;
   searchAlone: AgentPath;
@@ -75,6 +81,10 @@ export interface AgentCost {
   passageHolds: number;
   passageHits: number;
   pathTokensP50: number;
+  /** Share of the target hits read by their answer's lines whose lines hold the evidence. */
+  answerLinesHold: number;
+  /** Target hits read by their answer's lines. */
+  answerLines: number;
   recall1: number;
   recall5: number;
   recall10: number;
@@ -90,10 +100,11 @@ const shown = (md: string): string => md.replace(/\n\n\[meta\].*$/s, "");
 class PathCost {
   #chars: number[] = [];
   #tokens: number[] = [];
+  #calls = 0;
   tried = 0;
-  constructor(readonly calls: number) {}
-  /** A question where the path reached its target, with the answers read. */
+  /** A question where the path reached its target, with the answers read (one a call). */
   add(answers: string[]): void {
+    this.#calls += answers.length;
     const text = answers.map(shown).join("\n");
     this.#chars.push(text.length);
     this.#tokens.push(tokens(text));
@@ -102,7 +113,7 @@ class PathCost {
     return {
       reached: this.#chars.length,
       tried: this.tried,
-      calls: this.calls,
+      calls: Math.round(100 * this.#calls / Math.max(this.#chars.length, 1)) / 100,
       charsP50: pct(this.#chars, 50),
       tokensP50: pct(this.#tokens, 50),
     };
@@ -145,14 +156,39 @@ export function plain(md: string): string {
   return norm(unmark(md.replace(/\n\n\[meta\].*$/s, "")).replaceAll("…", " "));
 }
 
-/** The line (1-based) of a document holding the evidence, if one does. */
-function evidenceLine(lines: string[], evidence: string): number | undefined {
+/**
+ * The lines (1-based) of a document holding the evidence: where its first five words start
+ * and its last five end, matched across line breaks (a sentence wrapped over lines, as in
+ * PDF text); the line of either key alone when only one is found.
+ */
+export function evidenceLines(
+  lines: string[],
+  evidence: string,
+): { first: number; last: number } | undefined {
   const [head, tail] = evidenceKeys(evidence);
-  const i = lines.findIndex((l) => {
-    const t = norm(unmark(l));
-    return t.includes(head!) || t.includes(tail!);
-  });
-  return i >= 0 ? i + 1 : undefined;
+  const starts: number[] = [];
+  let joined = "";
+  for (const l of lines) {
+    starts.push(joined.length);
+    joined += norm(unmark(l)) + " ";
+  }
+  const lineAt = (at: number) => {
+    let lo = 0, hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+  const h = joined.indexOf(head!);
+  const t = joined.indexOf(tail!, Math.max(h, 0));
+  if (h < 0 && t < 0) return undefined;
+  const first = lineAt(h >= 0 ? h : t);
+  const last = t >= 0 && (h < 0 || t - h < 2 * evidence.length + 100)
+    ? lineAt(t + tail!.length - 1)
+    : first;
+  return { first, last };
 }
 
 /**
@@ -170,10 +206,15 @@ export async function agentCost(
   withList = true,
   withGrep = true,
 ): Promise<AgentCost> {
-  const searchRead = new PathCost(2);
-  const grepRead = new PathCost(2);
-  const grepListRead = new PathCost(2);
-  const searchAlone = new PathCost(1);
+  const searchRead = new PathCost();
+  const answerRead = new PathCost();
+  const answerReadOn = new PathCost();
+  const grepRead = new PathCost();
+  const grepListRead = new PathCost();
+  const searchAlone = new PathCost();
+  /** Target hits read by their answer's lines, and those whose lines hold the evidence. */
+  let answerLines = 0;
+  let windowHolds = 0;
   const searchChars: number[] = [];
   const perHit: number[] = [];
   const answers: number[] = [];
@@ -213,6 +254,7 @@ export async function agentCost(
       path: string;
       copies?: { path: string }[];
       passages?: { node_id?: string; start_line: number; end_line: number }[];
+      answer?: { line: number; start_line?: number; end_line?: number };
     }[];
     const isTarget = (r: (typeof results)[number]) =>
       targets.has(r.path) || (r.copies ?? []).some((c) => targets.has(c.path));
@@ -226,11 +268,13 @@ export async function agentCost(
     // The best passage of each hit on a target: does its range hold the evidence line?
     let pathDone = false;
     searchRead.tried++;
+    answerRead.tried++;
+    answerReadOn.tried++;
     for (const r of results.slice(0, 5)) {
       if (!targets.has(r.path)) continue;
       const p = r.passages?.[0];
       const lines = (partsOf(shelf).catalog.text(r.doc_id) ?? "").split("\n");
-      const line = evidenceLine(lines, q.evidence);
+      const line = evidenceLines(lines, q.evidence)?.first;
       if (line === undefined) continue;
       passageHits++;
       if (p && p.start_line <= line && line <= p.end_line) holds++;
@@ -244,6 +288,25 @@ export async function agentCost(
         });
         paths.push(tokens(body) + tokens(sect.text.replace(/\n\n\[meta\].*$/s, "")));
         searchRead.add([md.text, sect.text]);
+        // The lines the answer's hint names (its paragraph); the passage after them when
+        // they do not hold the evidence, as an agent would read on.
+        const a = r.answer;
+        if (a?.start_line === undefined || a.end_line === undefined) {
+          answerRead.add([md.text, sect.text]);
+          answerReadOn.add([md.text, sect.text]);
+          continue;
+        }
+        const win = await callTool(shelf, "read", {
+          doc_id: r.doc_id,
+          offset: a.start_line,
+          limit: a.end_line - a.start_line + 1,
+        });
+        answerLines++;
+        answerRead.add([md.text, win.text]);
+        if (a.start_line <= line && line <= a.end_line) {
+          windowHolds++;
+          answerReadOn.add([md.text, win.text]);
+        } else answerReadOn.add([md.text, win.text, sect.text]);
       }
     }
     if (withGrep) await grepPath(shelf, q, targets, grepRead, false);
@@ -259,12 +322,16 @@ export async function agentCost(
     passageHolds: holds / Math.max(passageHits, 1),
     passageHits,
     pathTokensP50: pct(paths, 50),
+    answerLinesHold: windowHolds / Math.max(answerLines, 1),
+    answerLines,
     recall1: r1 / Math.max(n, 1),
     recall5: r5 / Math.max(n, 1),
     recall10: r10 / Math.max(n, 1),
     mrr: mrr / Math.max(n, 1),
     paths: {
       searchRead: searchRead.figures,
+      answerRead: answerRead.figures,
+      answerReadOn: answerReadOn.figures,
       grepRead: withGrep ? grepRead.figures : undefined,
       grepListRead: withGrep && withList ? grepListRead.figures : undefined,
       searchAlone: searchAlone.figures,
@@ -335,6 +402,11 @@ export function agentCostRows(c: AgentCost, label: string): string {
     } / ${f(c.mrr)} |`,
     `| ${label}: search answer characters p50 (5 hits) | ${c.paths.searchCharsP50} |`,
     pathRow(label, "search -> read(passage)", c.paths.searchRead),
+    pathRow(label, "search -> read(answer lines)", c.paths.answerRead),
+    pathRow(label, "search -> read(answer lines) -> read(passage) if missed", c.paths.answerReadOn),
+    `| ${label}: answer lines hold the evidence | ${
+      f(c.answerLinesHold)
+    } of ${c.answerLines} target hits |`,
     ...(c.paths.grepRead ? [pathRow(label, "grep across -> read", c.paths.grepRead)] : []),
     ...(c.paths.grepListRead
       ? [pathRow(label, "grep across (list) -> read", c.paths.grepListRead)]

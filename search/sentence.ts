@@ -44,12 +44,16 @@ export interface Answer extends Sentence {
   score: number;
 }
 
-/** An answer shorter than this takes the next sentence too, when it fits. */
-const SHORT_ANSWER = 80;
 /** Sentences shorter than this are joined to the next one of their paragraph. */
 const MIN_SENTENCE = 25;
 /** Characters of a paragraph segmented at most (a huge one-line block is cut). */
 const MAX_PARAGRAPH = 20_000;
+
+/**
+ * A heading numbered like a section (`2.1.2 Startup Files`, two levels at least so that a
+ * numbered list item is not one): short, capitalised, without a sentence's full stop.
+ */
+const NUMBERED_HEADING = /^\d{1,3}(?:\.\d{1,3})+\.?\s+\p{Lu}[^.!?]{0,80}$/u;
 
 /** A list item's start: each item is a paragraph of its own. */
 const LIST_ITEM = /^\s*(?:[-*+•]|\d{1,3}[.)])\s/;
@@ -66,7 +70,8 @@ function tableRow(line: string): string {
 /**
  * The sentences of some lines: paragraphs (runs of prose lines) joined, a word hyphenated
  * across a line break mended, then split with `Intl.Segmenter`; a table row is one sentence;
- * a list item starts a paragraph; headings and blank lines end one and are not sentences.
+ * a list item starts a paragraph; headings (Markdown, underlined, or numbered like
+ * `4.3.3 Title`), blank lines and fenced code blocks end one and are not sentences.
  *
  * @param lines consecutive lines of a document
  * @returns the sentences, in order, each with the line and page it starts on
@@ -95,7 +100,25 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
     para = "";
     starts = [];
   };
+  let fence = "";
+  let prev = "";
   for (const l of lines) {
+    const above = prev;
+    prev = l.text;
+    // A heading underlined (setext, AsciiDoc: `Title` then `~~~~~`) is a heading, not text.
+    if (!fence && isUnderline(l.text, above) && starts.at(-1)?.line.text === above) {
+      para = para.slice(0, starts.pop()!.at).trimEnd();
+      flush();
+      continue;
+    }
+    // A fenced code block is code, not sentences: it ends a paragraph and is left out.
+    const mark = /^\s*(`{3,}|~{3,})/.exec(l.text)?.[1];
+    if (mark && (!fence || mark.startsWith(fence))) {
+      flush();
+      fence = fence ? "" : mark;
+      continue;
+    }
+    if (fence) continue;
     const row = tableRow(l.text);
     if (row) {
       flush();
@@ -107,17 +130,35 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
       });
       continue;
     }
+    // A numbered heading of a PDF's text ("4.3.3 Ways of Improving Speed") ends a paragraph.
+    if (NUMBERED_HEADING.test(l.text.trim())) {
+      flush();
+      continue;
+    }
     // Markdown escapes left by the extractors (`flag\='c'`) are not text.
     const t = plainText(l.text).replace(/\\([^\p{L}\p{N}\s])/gu, "$1");
     if (!t || LIST_ITEM.test(l.text)) flush();
     if (!t) continue;
-    if (para && /\p{Ll}-$/u.test(para) && /^\p{Ll}/u.test(t)) para = para.slice(0, -1);
-    else if (para) para += " ";
+    if (para && /\p{Ll}[-\u2010\u00ad]$/u.test(para) && /^\p{Ll}/u.test(t)) {
+      para = para.slice(0, -1);
+    } else if (para) para += " ";
     starts.push({ at: para.length, line: l });
     para += t;
   }
   flush();
   return out;
+}
+
+/**
+ * Whether a line underlines the one above it as a heading: one character of `= - ~ ^ + \``
+ * repeated, about as long as the text above (a code fence is a few marks, or has an info
+ * string).
+ */
+function isUnderline(line: string, above: string): boolean {
+  const t = line.trim();
+  const a = above.trim();
+  return a.length > 0 && /^([=\-~^+`])\1{2,}$/.test(t) && Math.abs(t.length - a.length) <= 2 &&
+    !/^([=\-~^+`])\1{2,}$/.test(a);
 }
 
 /** Split one paragraph into sentences, short fragments joined to the next. */
@@ -147,10 +188,28 @@ function split(para: string, starts: { at: number; line: NumberedLine }[], out: 
   push();
 }
 
-/** The query's words as search prefixes (stop words left out unless nothing else is left). */
+/**
+ * Words a question uses to ask for a place in the documents ("which section of the docs
+ * explains ..."): they found the document, they are not what its answering sentence says.
+ */
+const REQUEST_WORDS =
+  /(?<![\p{L}\p{N}_])(?:explains?|describes?|docs|documentation|sections?|chapters?|manual|covers)(?![\p{L}\p{N}_])/giu;
+
+/**
+ * The query's words as search prefixes, for choosing a sentence: stop words and the words a
+ * question asks for a place with ({@link REQUEST_WORDS}) left out, unless nothing else is left.
+ *
+ * @example
+ * ```ts
+ * import { queryWords } from "./sentence.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(queryWords(["which chapter of the manual explains undo"]), ["undo"]);
+ * ```
+ */
 export function queryWords(terms: string[]): string[] {
   const all = matchWords(terms);
-  const kept = all.filter((w) => !STOP_WORDS.has(w));
+  const kept = matchWords(terms.map((t) => t.replace(REQUEST_WORDS, " ")))
+    .filter((w) => !STOP_WORDS.has(w));
   return kept.length ? kept : all;
 }
 
@@ -250,9 +309,10 @@ export function cosineScores(query: Float32Array, vectors: Float32Array[]): numb
 }
 
 /**
- * The best-scored sentence, with the next one of its paragraph when both fit in `maxChars` and the best
- * alone is short (under 80 characters: a bare statement its next sentence explains); a sentence longer than `maxChars` is cut to the
- * window holding the most distinct query words. Undefined when no candidate scores above 0.
+ * The best-scored sentence, with the next one of its paragraph when both fit in `maxChars`
+ * (the sentence or two that answer: a statement is often explained by the next sentence);
+ * a sentence longer than `maxChars` is cut to the window holding the most distinct query
+ * words. Undefined when no candidate scores above 0.
  *
  * @param sentences the candidates, in document order
  * @param scores one score per candidate
@@ -288,8 +348,7 @@ export function chooseSentence(
   let text = s.text;
   const next = sentences[best + 1];
   if (
-    next && text.length < SHORT_ANSWER && next.paragraph === s.paragraph &&
-    text.length + 1 + next.text.length <= maxChars
+    next && next.paragraph === s.paragraph && text.length + 1 + next.text.length <= maxChars
   ) {
     text = `${text} ${next.text}`;
   }
@@ -349,4 +408,62 @@ export function cutAround(text: string, words: string[], maxChars: number): stri
   return `${head}${
     (sp > cut.length * 0.6 ? cut.slice(0, sp) : cut).replace(/[\s,;:.\-–—]+$/, "")
   }…`;
+}
+
+/** Lines a read window spans: first and last, inclusive. */
+export interface LineRange {
+  /** First line (1-based). */
+  start_line: number;
+  /** Last line, inclusive. */
+  end_line: number;
+}
+
+/** A line that ends a paragraph: blank, a heading, a rule, a code fence. */
+const BREAK = /^\s*(?:$|#{1,6}\s|[-*_]{3,}\s*$|`{3,}|~{3,})/;
+/** A heading: where a read window after an answer stops. */
+const SECTION = /^\s*#{1,6}\s/;
+/** Lines of the paragraph before an answer's line that a window takes at most. */
+const WINDOW_BEFORE = 2;
+
+/**
+ * The lines to read around an answer: from the start of its paragraph (at most two lines
+ * before the answer's line), then on as long as the lines after the answer's line fit in
+ * `maxChars` and the window in `maxLines`, across blank lines (in HTML text each paragraph
+ * is a line) but not into the next section. What an agent reads to verify an answer: the
+ * sentence with what explains it, not the whole passage.
+ *
+ * @param lines consecutive lines of a document holding the answer's line
+ * @param line the answer's line
+ * @param maxChars characters of the lines after the answer's line, at most
+ * @param maxLines lines of the window, at most
+ * @returns the window
+ * @example
+ * ```ts
+ * import { readWindow } from "./sentence.ts";
+ * import assert from "node:assert/strict";
+ * const lines = ["# Title", "", "First line of the", "paragraph with the", "answer in it.", "",
+ *   "Its explanation.", "## Next section", "Other text."].map((text, i) => ({ n: i + 1, text }));
+ * assert.deepEqual(readWindow(lines, 4, 600, 15), { start_line: 3, end_line: 7 });
+ * assert.deepEqual(readWindow(lines, 4, 20, 15), { start_line: 3, end_line: 5 });
+ * ```
+ */
+export function readWindow(
+  lines: NumberedLine[],
+  line: number,
+  maxChars: number,
+  maxLines: number,
+): LineRange {
+  const i = lines.findIndex((l) => l.n === line);
+  if (i < 0) return { start_line: line, end_line: line };
+  let a = i;
+  while (a > 0 && i - a < WINDOW_BEFORE && !BREAK.test(lines[a - 1]!.text)) a--;
+  let b = i;
+  let chars = 0;
+  while (b + 1 < lines.length && b + 1 - a < maxLines && !SECTION.test(lines[b + 1]!.text)) {
+    chars += lines[b + 1]!.text.length + 1;
+    if (chars > maxChars) break;
+    b++;
+  }
+  while (b > i && !lines[b]!.text.trim()) b--;
+  return { start_line: lines[a]!.n, end_line: lines[b]!.n };
 }

@@ -58,3 +58,58 @@ Deno.test("cutAround() keeps the query's words of a long sentence", () => {
   assert(cut.includes("quokka harbour lights"), cut);
   assert(cut.startsWith("…") && cut.endsWith("…"), cut);
 });
+
+Deno.test("sentencesOf() leaves fenced code out and ends the paragraph before it", () => {
+  const s = sentencesOf(numbered([
+    "Run the pool with a single worker thread",
+    "```python",
+    "executor = ThreadPoolExecutor(max_workers=1)",
+    "```",
+    "The default number of workers depends on the CPU count.",
+  ]));
+  assertEquals(s.map((x) => [x.line, x.text]), [
+    [1, "Run the pool with a single worker thread"],
+    [5, "The default number of workers depends on the CPU count."],
+  ]);
+});
+
+Deno.test("sentencesOf() mends a word a man page hyphenates across lines with U+2010", () => {
+  const s = sentencesOf(
+    numbered(["The names are inter\u2010", "preted as for the environment variable."]),
+  );
+  assertEquals(s.map((x) => x.text), [
+    "The names are interpreted as for the environment variable.",
+  ]);
+});
+
+Deno.test("sentencesOf() leaves out underlined headings and keeps the text after them", () => {
+  const s = sentencesOf(numbered([
+    "SSH and File Transport",
+    "~~~~~~~~~~~~~~~~~~~~~~",
+    "",
+    "When using either the ssh:// or file:// transport, the GIT_PROTOCOL",
+    "environment variable must be set explicitly.",
+    "Bisect run",
+    "----------",
+    "The special exit code 125 marks a commit that cannot be tested.",
+  ]));
+  assertEquals(s.map((x) => [x.line, x.text]), [
+    [
+      4,
+      "When using either the ssh:// or file:// transport, the GIT_PROTOCOL environment variable must be set explicitly.",
+    ],
+    [8, "The special exit code 125 marks a commit that cannot be tested."],
+  ]);
+});
+
+Deno.test("sentencesOf() leaves out a PDF's numbered headings, not numbered list items", () => {
+  const s = sentencesOf(numbered([
+    "2.1.2 Startup Files",
+    "When Octave starts, it looks for commands to execute from the files in this list.",
+    "1. First item of a numbered list",
+  ]));
+  assertEquals(s.map((x) => [x.line, x.text]), [
+    [2, "When Octave starts, it looks for commands to execute from the files in this list."],
+    [3, "First item of a numbered list"],
+  ]);
+});

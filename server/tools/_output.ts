@@ -63,7 +63,13 @@ export const hit = obj({
   modified_at: optString,
   keywords: z.array(z.string()).optional(),
   snippet: optString,
-  answer: obj({ text: z.string(), line: z.number().int(), page: optInt }).optional(),
+  answer: obj({
+    text: z.string(),
+    line: z.number().int(),
+    page: optInt,
+    start_line: optInt,
+    end_line: optInt,
+  }).optional(),
   passages: z.array(passage).optional(),
   copies: z.array(obj({ doc_id: z.string(), path: z.string() })).optional(),
 });

@@ -5,7 +5,7 @@
  */
 import { clipWords } from "../../core/prose.ts";
 import type { Card, Hit, PassageHit } from "../../core/types.ts";
-import type { Sentence } from "../../search/sentence.ts";
+import type { LineRange, Sentence } from "../../search/sentence.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, type Render, shownPath } from "../tool.ts";
 import { plural } from "./links.ts";
@@ -32,9 +32,10 @@ export type SearchResult =
     snippet: string;
     /**
      * The sentence or two of its best passages that best answer the query (first hits
-     * only), with the line and page it starts on, to cite.
+     * only), with the line and page it starts on, to cite, and the lines to read to verify
+     * it (its paragraph, bounded).
      */
-    answer?: Sentence;
+    answer?: Sentence & LineRange;
     /** The document's best passages for the query (line ranges, pages, snippets). */
     passages?: Omit<PassageHit, "score">[];
     /** Other documents with the same text, collapsed into this one. */
@@ -230,13 +231,16 @@ export const WITH_SNIPPETS = 5;
 
 /**
  * Results as numbered markdown cards. Compact (the default): title (when the file name
- * does not already say it), doc id, path, type and size on one line, then each passage's
+ * does not already say it), doc id, path and type on one line (not the size: the answer
+ * and the passages name the lines to read, `read` says how many there are), then each passage's
  * line range, page, section and snippet; after the first {@link WITH_SNIPPETS} hits, one
  * line each ending with the best passage's place. Verbose: the whole card, keywords included.
  */
 export function resultsMd(results: SearchResult[], verbose = false): string[] {
   if (verbose) return verboseMd(results);
   const out: string[] = [];
+  /** The words of each answer shown, by hit number. */
+  const said: { hit: number; words: Set<string> }[] = [];
   results.forEach((h, i) => {
     const title = escapeControl(h.title);
     const showTitle = title.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim() !==
@@ -244,14 +248,18 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
     out.push(
       `${i + 1}. ${showTitle ? `${clipWords(title, COMPACT_TITLE)} ` : ""}[${h.doc_id}] ${
         escapeControl(h.path)
-      }${typeNote(h.path, h.doc_type)} · ${plural(h.total_lines, "line")}${copies(h)}`,
+      }${typeNote(h.path, h.doc_type)}${copies(h)}`,
     );
     if (i >= WITH_SNIPPETS) {
       // Further down the list, where the best passage is is enough to choose by.
       const p = h.passages?.[0];
       if (p) out[out.length - 1] += ` · ${where(p, h.title, false)}`;
     } else if (h.answer) {
-      out.push(`   ${answerPlace(h.answer, h.passages?.[0])}: ${escapeControl(h.answer.text)}`);
+      const words = answerWords(h.answer.text);
+      const same = said.find((s) => sameWords(words, s.words));
+      said.push({ hit: i + 1, words });
+      const text = same ? `(as in ${same.hit}.)` : escapeControl(h.answer.text);
+      out.push(`   ${answerPlace(h.answer, h.passages?.[0])}: ${text}`);
       for (const p of h.passages?.slice(1) ?? []) {
         out.push(
           `   ${where(p, h.title, false)}: ${shortSnippet(afterHeading(p.snippet, p.title))}`,
@@ -270,15 +278,34 @@ export function resultsMd(results: SearchResult[], verbose = false): string[] {
   return out;
 }
 
+/** The distinct words (three letters or more) of an answer. */
+function answerWords(text: string): Set<string> {
+  return new Set(text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []);
+}
+
 /**
- * `L120-160 p.4 §3.2, at L131`: the passage holding an answer (its page: the answer's),
- * then the answer's own line; `L131 p.4` when no passage is shown.
+ * Whether an answer says what an earlier one said: nearly all (80 %) of its words are the
+ * earlier one's (the same sentence in another format of a document: HTML and reST, a
+ * manual's two editions), so it is shown as `(as in 3.)`, not read twice.
  */
-function answerPlace(a: Sentence, p: Omit<PassageHit, "score"> | undefined): string {
-  if (!p || a.line < p.start_line || a.line > p.end_line) {
-    return a.page === undefined ? `L${a.line}` : `L${a.line} p.${a.page}`;
-  }
-  return `${where({ ...p, page: a.page ?? p.page }, "", false)}, at L${a.line}`;
+function sameWords(words: Set<string>, earlier: Set<string>): boolean {
+  if (words.size < 3) return false;
+  let shared = 0;
+  for (const w of words) if (earlier.has(w)) shared++;
+  return shared >= 0.8 * words.size;
+}
+
+/**
+ * `L131-138 p.4 §3.2`: the lines to read around an answer (its paragraph, from the
+ * answer's own line or just before it), its page, and the section of the passage holding it.
+ */
+function answerPlace(a: Sentence & LineRange, p: Omit<PassageHit, "score"> | undefined): string {
+  const parts = [
+    a.start_line === a.end_line ? `L${a.start_line}` : `L${a.start_line}-${a.end_line}`,
+  ];
+  if (a.page !== undefined) parts.push(`p.${a.page}`);
+  if (p?.node_id && p.start_line <= a.line && a.line <= p.end_line) parts.push(`§${p.node_id}`);
+  return parts.join(" ");
 }
 
 /** ` · +2 copies` */

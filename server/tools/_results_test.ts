@@ -50,8 +50,9 @@ Deno.test("compact hit: the snippet does not repeat the section's heading", () =
   assertEquals(afterHeading(other, "31.6. Restrictions"), other);
 });
 
-Deno.test("compact list: snippets for the first five hits, one line with the place after", () => {
-  const hit = (i: number): SearchResult => ({
+/** The i-th hit of a list, a Markdown document with an outline. */
+function card(i: number, more: Partial<SearchResult>): SearchResult {
+  return {
     doc_id: `${i}`.padStart(15, "0"),
     title: `Doc ${i}`,
     path: `lib/doc${i}.md`,
@@ -65,19 +66,42 @@ Deno.test("compact list: snippets for the first five hits, one line with the pla
     modified_at: "2026-01-01T00:00:00Z",
     keywords: [],
     relevance: 0.5,
-    snippet: "the matching sentence",
-    passages: [{
-      node_id: "2",
-      title: "Setup",
-      start_line: 10,
-      end_line: 20,
-      snippet: "the **matching** sentence",
-    }],
-  });
+    snippet: "",
+    ...more,
+  };
+}
+
+Deno.test("compact list: snippets for the first five hits, one line with the place after", () => {
+  const hit = (i: number): SearchResult =>
+    card(i, {
+      snippet: "the matching sentence",
+      passages: [{
+        node_id: "2",
+        title: "Setup",
+        start_line: 10,
+        end_line: 20,
+        snippet: "the **matching** sentence",
+      }],
+    });
   const lines = resultsMd(Array.from({ length: 7 }, (_, i) => hit(i + 1)));
   // Five hits of two lines, then two of one.
   assertEquals(lines.length, 5 * 2 + 2);
   assertEquals(lines[1], "   L10-20 §2: the matching sentence");
-  assertEquals(lines[10], "6. Doc 6 [000000000000006] lib/doc6.md · 40 lines · L10-20 §2");
+  assertEquals(lines[10], "6. Doc 6 [000000000000006] lib/doc6.md · L10-20 §2");
   assertEquals(lines.filter((l) => l.includes("matching")).length, WITH_SNIPPETS);
+});
+
+Deno.test("compact list: an answer another hit already gave is named, not repeated", () => {
+  const hit = (i: number, text: string): SearchResult =>
+    card(i, { answer: { text, line: 7, start_line: 6, end_line: 9 } });
+  const lines = resultsMd([
+    hit(1, "The pool's default number of workers is min(32, os.cpu_count() + 4)."),
+    hit(2, "Backups run every night at two."),
+    hit(3, ".. versionchanged:: the default number of workers is min(32, os.cpu_count() + 4)."),
+  ]);
+  assertEquals(lines.filter((l) => l.startsWith("   ")), [
+    "   L6-9: The pool's default number of workers is min(32, os.cpu_count() + 4).",
+    "   L6-9: Backups run every night at two.",
+    "   L6-9: (as in 1.)",
+  ]);
 });

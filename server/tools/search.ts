@@ -10,6 +10,8 @@ import {
   type Candidate,
   chooseSentence,
   lexicalScores,
+  type NumberedLine,
+  readWindow,
   sentencesOf,
 } from "../../search/sentence.ts";
 import { ToolError } from "../../core/types.ts";
@@ -57,10 +59,12 @@ function oneMd(r: One, render: Render, echo = false): string {
         render.cli ? "shelfmark find-paths" : "find_paths"
       } for folder names.`;
   }
-  // One query is not repeated: the caller just wrote it.
+  // One query is not repeated: the caller just wrote it. The mode is said when a note
+  // explains it (vectors not ready) or the whole card is asked for; JSON always has it.
   const what = echo ? ` for ${JSON.stringify(r.query)}` : "";
+  const used = r.note || r.verbose ? `, mode ${r.mode_used}${mode}` : "";
   return [
-    `${count(r.results.length, "document")}${what}, mode ${r.mode_used}${mode}:`,
+    `${count(r.results.length, "document")}${what}${used}:`,
     ...resultsMd(r.results, r.verbose),
   ].join("\n");
 }
@@ -80,7 +84,7 @@ export const search = defineTool({
   name: "search",
   title: "Search documents",
   description:
-    "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, size, its best passages (line range, page, section), and for the first hits the sentence that best answers the query with its line and page (often the answer itself). Next: read those lines (offset/limit, or section), or outline the document.",
+    "Find documents in the user's local libraries (PDF, Word, EPUB, HTML, Markdown, text, scans). One hit per document (copies of the same text collapsed): title, doc_id, path, its best passages (line range, page, section), and for the first hits the sentence or two that best answer the query (often the answer itself) with the lines to read to verify it and its page. Next: read those lines (offset/limit, or section), or outline the document.",
   input: {
     query: z.string().min(1).max(MAX_QUERY_CHARS).optional().describe(
       `Words ranked by BM25 (need not all match); "quoted phrase" must match; -term excludes; +term requires; a|b alternatives; at most ${MAX_QUERY_WORDS} words`,
@@ -235,6 +239,10 @@ const ANSWER_CHARS = 240;
 const ANSWER_LINE = 100;
 /** Lines of a passage read for its sentences (a long section is read from its start). */
 const PASSAGE_LINES = 300;
+/** Characters after the answer's line that its read window takes at most (`readWindow`). */
+const WINDOW_CHARS = 600;
+/** Lines of an answer's read window, at most. */
+const WINDOW_LINES = 15;
 
 /**
  * Give the first hits the sentence of the passages they show (the best one when none is
@@ -250,11 +258,13 @@ function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitP
     if (i < WITH_SNIPPETS && terms.length && passages.length) {
       const candidates: Candidate[] = [];
       const from: number[] = [];
+      const read: NumberedLine[][] = [];
       passages.forEach((p, k) => {
         const lines = shelf.readLines(r.doc_id, {
           offset: p.start_line,
           limit: Math.min(PASSAGE_LINES, p.end_line - p.start_line + 1),
         }).lines;
+        read.push(lines);
         // Paragraphs numbered on from the previous passage's (none is shared across them).
         const base = candidates.length ? candidates.at(-1)!.paragraph + 1 : 0;
         for (const s of sentencesOf(lines)) {
@@ -269,9 +279,10 @@ function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitP
       const scores = lexicalScores(candidates, terms).map((x, j) => x / (1 + from[j]! / 2));
       const answer = chooseSentence(candidates, scores, terms, max);
       if (answer) {
-        r.answer = { text: answer.text, line: answer.line, page: answer.page };
-        if (answer.page === undefined) delete r.answer.page;
         const k = from[candidates.findIndex((c) => c.line === answer.line)] ?? 0;
+        const lines = readWindow(read[k] ?? [], answer.line, WINDOW_CHARS, WINDOW_LINES);
+        r.answer = { text: answer.text, line: answer.line, page: answer.page, ...lines };
+        if (answer.page === undefined) delete r.answer.page;
         if (k > 0) passages.unshift(...passages.splice(k, 1));
       }
     }

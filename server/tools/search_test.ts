@@ -56,7 +56,7 @@ Deno.test({
     const js = await callTool(t.shelf, "search", { query, output_format: "json" });
     const hits = js.json.results as {
       path: string;
-      answer?: { text: string; line: number };
+      answer?: { text: string; line: number; start_line: number; end_line: number };
       passages?: { start_line: number; end_line: number }[];
     }[];
     assertEquals(hits[0]!.path, "Lib/big.txt");
@@ -65,10 +65,19 @@ Deno.test({
     assertEquals(hits[0]!.answer?.line, line);
     const p = hits[0]!.passages![0]!;
     assert(p.start_line <= line && line <= p.end_line, "the passage shown holds the answer");
+    // The lines to read: from the planted sentence's paragraph on, a few lines, not the
+    // whole passage.
+    const a = hits[0]!.answer!;
+    assertEquals(a.start_line, line - 2);
+    assert(line < a.end_line && a.end_line - a.start_line < 15, `${a.start_line}-${a.end_line}`);
+    assert(a.end_line - a.start_line < p.end_line - p.start_line, "fewer lines than the passage");
     const md = (await callTool(t.shelf, "search", { query })).text;
-    assertMatch(md, new RegExp(`, at L${line}: ${PLANTED.replace(/\./g, "\\.")}`));
-    // Without passages the answer still names its line.
+    assertMatch(
+      md,
+      new RegExp(`\\n   L${line - 2}-${a.end_line}( §\\S+)?: ${PLANTED.replace(/\./g, "\\.")}`),
+    );
+    // Without passages the answer still names its lines.
     const bare = await callTool(t.shelf, "search", { query, limit_passages: 0 });
-    assertMatch(bare.text, new RegExp(`\\n   L${line}: The quokka`));
+    assertMatch(bare.text, new RegExp(`\\n   L${line - 2}-\\d+: The quokka`));
   },
 });
