@@ -23,6 +23,7 @@ import {
   type IndexedDoc,
   type ParsedQuery,
   type SearchFilters,
+  type TermStats,
   ToolError,
 } from "../core/types.ts";
 import { positiveTerms } from "../search/query.ts";
@@ -44,6 +45,8 @@ export interface PgOptions {
   connections?: number;
   /** Share of documents above which a word is common (default 0.25, as FTS5's). */
   commonShare?: number;
+  /** Term statistics for telling common words (default: the catalog's). */
+  stats?: TermStats;
 }
 
 /** A parsed MATCH expression with its phrases' terms, repeated phrases merged. */
@@ -71,6 +74,7 @@ export class PgKeywordIndex implements KeywordIndex {
   readonly name = "postgres";
   #pool: pg.Pool;
   #catalog: Catalog;
+  #stats: TermStats;
   #weights: number[];
   #share: number;
   #tokens = new Tokenizer();
@@ -91,6 +95,7 @@ export class PgKeywordIndex implements KeywordIndex {
     // An idle connection that drops is discarded by the pool; the next query opens another.
     this.#pool.on("error", () => {});
     this.#catalog = catalog;
+    this.#stats = options.stats ?? catalog;
     const w = { ...DEFAULT_WEIGHTS, ...options.weights };
     this.#weights = COLUMNS.map((c) => w[c]);
     this.#share = options.commonShare ?? 0.25;
@@ -289,7 +294,7 @@ export class PgKeywordIndex implements KeywordIndex {
    * by the catalog's counts, else (numbers, single letters) by this index's.
    */
   async #isCommon(parsed: ParsedQuery): Promise<((word: string) => boolean) | undefined> {
-    const n = this.#catalog.docCount();
+    const n = this.#stats.docCount();
     if (n < 50) return undefined;
     const limit = n * this.#share;
     const uncounted = new Map<string, string>();
@@ -312,7 +317,7 @@ export class PgKeywordIndex implements KeywordIndex {
     }
     return (word) => {
       const ws = words(word, true);
-      if (ws.length === 1) return this.#catalog.df(ws[0]!) > limit;
+      if (ws.length === 1) return this.#stats.df(ws[0]!) > limit;
       const term = uncounted.get(bareWord(word));
       return term !== undefined && (df.get(term) ?? 0) > limit;
     };
