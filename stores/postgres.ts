@@ -129,9 +129,13 @@ export class PgKeywordIndex implements KeywordIndex {
       // one creator at a time when several servers start together
       const c = await this.#pool.connect();
       try {
-        await c.query("SELECT pg_advisory_lock(7243101)");
-        await c.query(SCHEMA);
-        await c.query("SELECT pg_advisory_unlock(7243101)");
+        // a streaming replica is read-only: its primary made the tables
+        const standby = (await c.query("SELECT pg_is_in_recovery() AS r")).rows[0].r;
+        if (!standby) {
+          await c.query("SELECT pg_advisory_lock(7243101)");
+          await c.query(SCHEMA);
+          await c.query("SELECT pg_advisory_unlock(7243101)");
+        }
       } finally {
         c.release();
       }

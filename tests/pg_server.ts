@@ -63,6 +63,13 @@ export class PgServer {
     return this.url.replace(/\/shelfmark$/, `/${name}`);
   }
 
+  /** A streaming replica of this cluster (`pg_basebackup -R`), started in a folder of its own. */
+  async replica(): Promise<PgServer> {
+    const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-replica-" });
+    const port = 40000 + Math.floor(Math.random() * 20000);
+    return new PgServer(dir, await script("replica", this.dir, dir, String(port)));
+  }
+
   /** Stop the cluster and remove its folder. */
   async stop(): Promise<void> {
     await script("stop", this.dir);
