@@ -7,7 +7,8 @@
  *   document gets a new one, as an FTS5 row gets a new rowid), `doc_id`, library, and its
  *   tokens per column (`lens`) and in all (`tokens`, BM25's document length).
  * - `kw_postings`: one row per term, document and column: the term's frequency `tf` and
- *   positions `pos` (for phrases). A passage index adds its own unit the same way (a
+ *   positions `pos` (for phrases). The key carries `tf`, so ranking reads the index only
+ *   (never the rows with their positions). A passage index adds its own unit the same way (a
  *   `kw_passages` table and postings keyed by passage).
  * - `kw_terms`: documents per term (`df`), kept up to date in the writes' transaction.
  * - `kw_totals`: documents and tokens per library, summed for BM25's row count and
@@ -32,7 +33,7 @@ CREATE TABLE IF NOT EXISTS kw_postings (
   col smallint NOT NULL,
   tf int NOT NULL,
   pos int[] NOT NULL,
-  PRIMARY KEY (term, doc, col)
+  PRIMARY KEY (term, doc, col) INCLUDE (tf)
 );
 CREATE INDEX IF NOT EXISTS kw_postings_doc ON kw_postings (doc);
 CREATE TABLE IF NOT EXISTS kw_terms (term text PRIMARY KEY, df int NOT NULL);
