@@ -80,16 +80,21 @@ export function phraseRows(tokens: string[], p: Params, scope: Scope = {}): stri
       where("p0")
     }`;
   }
-  const joins = tokens.slice(1).map((t, i) =>
-    `JOIN kw_postings p${i + 1} ON p${i + 1}.term = ${p.add(t)} ` +
-    `AND p${i + 1}.doc = p0.doc AND p${i + 1}.col = p0.col`
+  // Each term's postings read once (OFFSET 0 keeps them apart, so they are hashed and
+  // joined, not looked up once per row of the other), then the start positions where
+  // every term follows: a set intersection, never a scan of one list per position of the
+  // other (quadratic in a long document).
+  const lists = tokens.map((t, i) =>
+    `(SELECT doc, col, pos FROM kw_postings WHERE term = ${p.add(t)}${where("kw_postings")} ` +
+    `OFFSET 0) p${i}`
   );
-  const next = tokens.slice(1).map((_, i) => `x + ${i + 1} = ANY(p${i + 1}.pos)`).join(" AND ");
-  const first = p.add(tokens[0]);
-  return `SELECT doc, col, tf FROM (
-    SELECT p0.doc, p0.col, (SELECT count(*) FROM unnest(p0.pos) x WHERE ${next})::int AS tf
-    FROM kw_postings p0 ${joins.join(" ")} WHERE p0.term = ${first}${where("p0")}
-  ) q WHERE tf > 0`;
+  const joins = lists.slice(1).map((l, i) =>
+    `JOIN ${l} ON p${i + 1}.doc = p0.doc AND p${i + 1}.col = p0.col`
+  );
+  const starts = tokens.map((_, i) => `SELECT x - ${i} FROM unnest(p${i}.pos) x`)
+    .join(" INTERSECT ");
+  return `SELECT p0.doc, p0.col, c.tf FROM ${lists[0]} ${joins.join(" ")}
+    CROSS JOIN LATERAL (SELECT count(*)::int AS tf FROM (${starts}) s) c WHERE c.tf > 0`;
 }
 
 /**
