@@ -41,6 +41,12 @@ export interface Config {
   embedder?: string | EmbedderConfig;
   /** OCR settings. */
   ocr?: OcrConfig;
+  /**
+   * A PostgreSQL database for the keyword index (`postgres://user@host:5432/db`; the
+   * password from `PGPASSWORD` or `~/.pgpass`, never here). Default: SQLite FTS5 in the
+   * data folder; the catalog stays there either way.
+   */
+  store?: string;
 }
 
 /** An embedder named with its endpoint. */
@@ -193,6 +199,10 @@ const ConfigSchema = z.strictObject({
   embedder: EmbedderSchema.optional(),
   ocr: OcrSchema.optional(),
   git: GitSchema.optional(),
+  store: z.string(says("must be a string")).superRefine((url, ctx) => {
+    const problem = storeUrlProblem(url);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }).optional(),
 }, says("must be a JSON object"));
 
 /** A key's place from a zod issue path: `libraries[0].include`. */
@@ -260,6 +270,36 @@ export function dataDir(flag?: string): string {
     return join(home, "Library", "Application Support", "shelfmark");
   }
   return join(Deno.env.get("XDG_DATA_HOME") ?? join(home, ".local", "share"), "shelfmark");
+}
+
+/**
+ * Why a store URL (`"store"`, `--store`) is refused, or `undefined` when it is fine: a
+ * `postgres://` URL without a password (the password comes from `PGPASSWORD` or
+ * `~/.pgpass`, never from the file or the command line, where others may read it).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { storeUrlProblem } from "./config.ts";
+ * assert.equal(storeUrlProblem("postgres://ann@db:5432/shelf"), undefined);
+ * assert.match(storeUrlProblem("postgres://ann:pw@db/shelf") ?? "", /must not hold a password/);
+ * ```
+ */
+export function storeUrlProblem(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return "must be a URL like postgres://user@host:5432/db";
+  }
+  if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") {
+    return "must be a postgres:// URL (postgres://user@host:5432/db)";
+  }
+  if (u.password || u.searchParams.has("password")) {
+    return "must not hold a password: set PGPASSWORD or put it in ~/.pgpass";
+  }
+  if (!u.hostname && !u.searchParams.has("host")) return "must name a host";
+  return undefined;
 }
 
 /** An error in the configuration file, naming the bad key or value. */

@@ -45,6 +45,7 @@ const COMMON: Record<string, Flag> = {
   "full-paths": { type: "boolean" },
   extractor: { type: "string", multiple: true },
   embedder: { type: "string" },
+  store: { type: "string" },
   "no-vectors": { type: "boolean" },
   vectors: { type: "boolean" },
   "no-ocr": { type: "boolean" },
@@ -85,6 +86,7 @@ interface CommonFlags {
   "full-paths"?: boolean;
   extractor?: string[];
   embedder?: string;
+  store?: string;
   "no-vectors"?: boolean;
   vectors?: boolean;
   "no-ocr"?: boolean;
@@ -209,6 +211,7 @@ async function openShelf(f: CliFlags, folders: string[], searchWorkers = 0): Pro
     fullPaths: f["full-paths"],
     embedder: f.embedder ?? Deno.env.get("SHELFMARK_EMBEDDER"),
     saveEmbedder: f.embedder !== undefined,
+    store: f.store,
     write: f.write,
   });
 }

@@ -72,6 +72,8 @@ const COMMON: [string, string][] = [
   ["--extractor FILE", "load an extractor plugin (repeatable)"],
   ["--embedder NAME", "default (offline, built in), none, ollama:<model>, openai:<model> or"],
   ["", "onnx:<folder>; saved to shelfmark.json (also $SHELFMARK_EMBEDDER)"],
+  ["--store URL", "keyword index in PostgreSQL: postgres://user@host:5432/db (no password:"],
+  ["", "PGPASSWORD or ~/.pgpass); saved to shelfmark.json"],
   ["-h, --help", "help for a command"],
 ];
 

@@ -92,6 +92,7 @@ export function isEnvironmentError(e: unknown): boolean {
   const err = e as { code?: unknown; errcode?: unknown; message?: unknown } | null;
   if (!err || typeof err !== "object") return false;
   if (err.code === "EMFILE" || err.code === "ENFILE" || err.code === "ENOSPC") return true;
+  if (err.code === "INDEX_UNAVAILABLE") return true; // the keyword index's server (PostgreSQL)
   if (typeof err.errcode === "number" && STORAGE_CODES.has(err.errcode & 0xff)) return true;
   return /database or disk is full|disk I\/O error|no space left|too many open files/i.test(
     String(err.message ?? ""),

@@ -13,15 +13,18 @@ import { join, resolve } from "node:path";
 import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
 import { Fts5Index } from "../stores/fts5.ts";
+import { PgKeywordIndex } from "../stores/postgres.ts";
 import { LanceIndex } from "../stores/lancedb.ts";
 import { SearchPool } from "../stores/fts5_pool.ts";
 import { Catalog } from "../core/catalog.ts";
 import {
   addFolders,
   type Config,
+  ConfigError,
   configLibraries,
   loadConfig,
   saveConfig,
+  storeUrlProblem,
 } from "../core/config.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { expectedGrowthMb } from "./load.ts";
@@ -152,6 +155,11 @@ export interface ShelfOptions {
   embedder?: string | Embedder;
   /** Save a named `embedder` to the configuration (given on the command line). */
   saveEmbedder?: boolean;
+  /**
+   * The PostgreSQL store of the keyword index (`--store`; overrides the config's `store`).
+   * The catalog stays in the data folder.
+   */
+  store?: string;
   /** Worker threads for keyword searches (default 0: searches run on the caller's thread). */
   searchWorkers?: number;
   /**
@@ -261,12 +269,15 @@ export class Shelf {
     for (const e of extractors) registry.register(e);
     const limits = config.limits ?? {};
     const queryS = limits.query_timeout_s;
-    const searchPool = opts.searchWorkers
+    const store = opts.store ?? config.store;
+    const searchPool = opts.searchWorkers && !store
       ? new SearchPool(join(opts.data, "catalog.db"), opts.searchWorkers, {
         timeoutMs: opts.queryTimeoutMs ?? (queryS ? queryS * 1000 : undefined),
       })
       : undefined;
-    const keyword = new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
+    const keyword = store
+      ? new PgKeywordIndex(store, catalog)
+      : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
     let vectors: VectorSync | undefined;
     if (embedder) {
       makePrivateDir(join(opts.data, "vectors"));
@@ -320,6 +331,12 @@ export class Shelf {
   /** Open the shelf of a data directory, adding command-line folders to its configuration. */
   static async open(opts: ShelfOptions): Promise<Shelf> {
     const config = loadConfig(opts.data);
+    const storeProblem = opts.store === undefined ? undefined : storeUrlProblem(opts.store);
+    if (storeProblem) throw new ConfigError(`--store ${storeProblem}`);
+    if (opts.store !== undefined && config.store !== opts.store) {
+      config.store = opts.store; // the data folder's index is there from now on
+      saveConfig(opts.data, config);
+    }
     if (opts.folders?.length) {
       for (const f of opts.folders) {
         const st = await Deno.stat(f).catch(() => undefined);
@@ -1019,6 +1036,7 @@ export class Shelf {
     this.#parts.pool?.close();
     this.#grepRunner?.close();
     this.#grepRunner = undefined;
+    await this.#parts.keyword.close?.();
     this.#parts.catalog.close();
     this.#names = new WeakMap();
   }

@@ -97,7 +97,8 @@ export function matchExpression(q: Query, isCommon?: (word: string) => boolean):
   return match;
 }
 
-function headingTitles(nodes: OutlineNode[], out: string[] = []): string[] {
+/** The titles of an outline's headings, depth first (the `headings` column). */
+export function headingTitles(nodes: OutlineNode[], out: string[] = []): string[] {
   for (const n of nodes) {
     out.push(n.title);
     headingTitles(n.children, out);
@@ -106,7 +107,7 @@ function headingTitles(nodes: OutlineNode[], out: string[] = []): string[] {
 }
 
 /** The path as words: separators become spaces and the file extension is left out. */
-function pathWords(path: string): string {
+export function pathWords(path: string): string {
   return path.replace(/\.[A-Za-z0-9]{1,5}$/, "").replace(/[/_.\-\\]+/g, " ");
 }
 

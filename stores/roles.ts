@@ -63,6 +63,8 @@ export interface KeywordIndex {
   candidates(words: string[], filters: SearchFilters): Promise<string[]>;
   /** Current availability. */
   ready(): IndexState;
+  /** Release connections (a backend outside the catalog's file); not used after. */
+  close?(): Promise<void>;
 }
 
 /** A document's vector with the filter columns copied from its card. */

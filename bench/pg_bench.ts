@@ -1,0 +1,137 @@
+/**
+ * Keyword search latency of an index with concurrent clients: the dev questions asked of
+ * the keyword index (`KeywordIndex.search`, 10 hits with snippets) by `clients` clients at
+ * once, after one warm-up pass; p50/p95/max in ms and the CPU seconds spent by this process
+ * (and by a local PostgreSQL's server processes, given its folder). Run it on an index
+ * made with `shelfmark index --store URL` (PostgreSQL) and on one without (FTS5) to
+ * compare.
+ *
+ * `deno run -A bench/pg_bench.ts DATA_DIR [--clients 8] [--rounds 2] [--pg-dir DIR]`
+ * (`--pg-dir`: the folder of `scripts/pg_local.sh start DIR`, to count its CPU).
+ *
+ * @module
+ */
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { Shelf } from "../shelf/shelf.ts";
+import { partsOf } from "../shelf/_parts.ts";
+import { prepareQuery } from "../search/query.ts";
+import { devQuestions } from "./agent_cost.ts";
+import { pct } from "./stats.ts";
+
+/** The figures of a run. */
+export interface LatencyFigures {
+  /** Searches timed. */
+  searches: number;
+  /** Concurrent clients. */
+  clients: number;
+  p50: number;
+  p95: number;
+  max: number;
+  /** CPU seconds of this process over the timed searches. */
+  cpuS: number;
+  /** CPU seconds of the PostgreSQL server over them (with `pgDir`). */
+  serverCpuS?: number;
+}
+
+/** CPU seconds of a local PostgreSQL's postmaster and its ended children. */
+async function serverCpu(pgDir: string): Promise<number> {
+  const pid = (await Deno.readTextFile(`${pgDir}/data/postmaster.pid`)).split("\n")[0];
+  const stat = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1]!.split(" ");
+  // fields 14-17 of stat (utime, stime, cutime, cstime), counted from after "(comm) "
+  const ticks = [11, 12, 13, 14].reduce((s, i) => s + Number(stat[i]), 0);
+  // live backends: their own times
+  let live = 0;
+  for await (const e of Deno.readDir("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    const s = await Deno.readTextFile(`/proc/${e.name}/stat`).catch(() => "");
+    const f = s.split(") ")[1]?.split(" ");
+    if (f && f[1] === pid) live += Number(f[11]) + Number(f[12]);
+  }
+  return (ticks + live) / 100;
+}
+
+/**
+ * Time the dev questions against a shelf's keyword index with concurrent clients.
+ *
+ * @param shelf an open shelf
+ * @param questions the questions' texts
+ * @param clients concurrent clients
+ * @param rounds passes over the questions (after a warm-up pass)
+ * @param pgDir a local PostgreSQL's folder, to count its CPU
+ */
+export async function keywordLatency(
+  shelf: Shelf,
+  questions: string[],
+  clients: number,
+  rounds: number,
+  pgDir?: string,
+): Promise<LatencyFigures> {
+  const keyword = partsOf(shelf).keyword;
+  for (const q of questions) await keyword.search(prepareQuery(q, 10)).catch(() => []);
+  const work = Array.from({ length: rounds }, () => questions).flat();
+  const lat: number[] = [];
+  let next = 0;
+  const cpu0 = process.cpuUsage();
+  const server0 = pgDir ? await serverCpu(pgDir) : 0;
+  await Promise.all(Array.from({ length: clients }, async () => {
+    while (next < work.length) {
+      const q = work[next++]!;
+      const t = performance.now();
+      await keyword.search(prepareQuery(q, 10)).catch(() => []);
+      lat.push(performance.now() - t);
+    }
+  }));
+  const cpu = process.cpuUsage(cpu0);
+  const out: LatencyFigures = {
+    searches: lat.length,
+    clients,
+    p50: Math.round(pct(lat, 50)),
+    p95: Math.round(pct(lat, 95)),
+    max: Math.round(Math.max(...lat)),
+    cpuS: Math.round((cpu.user + cpu.system) / 1e4) / 100,
+  };
+  if (pgDir) out.serverCpuS = Math.round((await serverCpu(pgDir) - server0) * 100) / 100;
+  return out;
+}
+
+if (import.meta.main) {
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    options: {
+      clients: { type: "string", default: "8" },
+      rounds: { type: "string", default: "2" },
+      "pg-dir": { type: "string" },
+    },
+    allowPositionals: true,
+  });
+  const data = positionals[0];
+  if (!data) {
+    console.error("usage: deno run -A bench/pg_bench.ts DATA_DIR [--clients 8] [--rounds 2]");
+    Deno.exit(2);
+  }
+  const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const shared = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
+  const questions = (await devQuestions(shared)).map((q) => q.question);
+  const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
+  try {
+    const f = await keywordLatency(
+      shelf,
+      questions,
+      Number(values.clients),
+      Number(values.rounds),
+      values["pg-dir"],
+    );
+    console.log(
+      `| keyword ${partsOf(shelf).keyword.name}, ${f.clients} clients: p50 / p95 / max ms ` +
+        `(${f.searches} searches; CPU s client${
+          f.serverCpuS !== undefined ? " / server" : ""
+        }) | ${f.p50} / ${f.p95} / ${f.max} (${f.cpuS}${
+          f.serverCpuS !== undefined ? ` / ${f.serverCpuS}` : ""
+        }) |`,
+    );
+  } finally {
+    await shelf.close();
+  }
+}

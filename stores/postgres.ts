@@ -1,0 +1,469 @@
+/**
+ * The keyword index (see `roles.ts`) in PostgreSQL: BM25 computed by PostgreSQL from a
+ * postings table, for a store that several servers share (`"store"` in `shelfmark.json`).
+ *
+ * It ranks as the FTS5 index does (`fts5.ts`): the same columns and weights, the same
+ * tokens (cut by FTS5's own tokenizer, `postgres_tokens.ts`), the same MATCH expression
+ * (`toFtsMatch`, read back by `postgres_match.ts`), the same BM25 formula
+ * (`postgres_sql.ts`). Snippets are cut from the catalog's stored text as the FTS5
+ * index cuts them, and search filters are the catalog's: the catalog stays in the local
+ * SQLite data folder until it has an asynchronous interface.
+ *
+ * Client: `npm:pg` (node-postgres): a pool that replaces a dropped connection on the
+ * next query, and it reads the password from `PGPASSWORD` or `~/.pgpass` itself.
+ *
+ * @module
+ */
+// @ts-types="@types/pg"
+import pg from "pg";
+import type { Catalog } from "../core/catalog.ts";
+import { bareWord, segmentCJK, words } from "../core/tokenize.ts";
+import {
+  type Hit,
+  type IndexedDoc,
+  type ParsedQuery,
+  type SearchFilters,
+  type TermStats,
+  ToolError,
+} from "../core/types.ts";
+import { positiveTerms } from "../search/query.ts";
+import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
+import { bm25Score, headingTitles, matchExpression, pathWords } from "./fts5.ts";
+import { toFtsMatch } from "./fts5_match.ts";
+import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
+import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
+import { hitRows, Params, rankSql, SCHEMA } from "./postgres_sql.ts";
+import { COLUMNS, Tokenizer } from "./postgres_tokens.ts";
+import { redact } from "./postgres_url.ts";
+import type { IndexState, KeywordIndex, Query } from "./roles.ts";
+
+/** Options of {@link PgKeywordIndex}. */
+export interface PgOptions {
+  /** Column weights, merged over the FTS5 index's defaults. */
+  weights?: Partial<Fts5Weights>;
+  /** Connections at most (default 10). */
+  connections?: number;
+  /** Share of documents above which a word is common (default 0.25, as FTS5's). */
+  commonShare?: number;
+  /** Term statistics for telling common words (default: the catalog's). */
+  stats?: TermStats;
+}
+
+/** A parsed MATCH expression with its phrases' terms, repeated phrases merged. */
+interface Plan {
+  root: MatchNode;
+  /** The distinct phrases' terms. */
+  phrases: string[][];
+  /** Distinct phrase of each phrase of the expression. */
+  of: number[];
+  /** How many times each distinct phrase appears. */
+  mult: number[];
+}
+
+/** Documents the filters allow are looked for among this many ranked matches first. */
+const FILTER_FIRST = 200;
+
+/**
+ * The keyword index over PostgreSQL.
+ *
+ * Writes are one transaction per call: a document's row, postings, term counts and the
+ * library's totals are visible together or not at all.
+ */
+export class PgKeywordIndex implements KeywordIndex {
+  /** Backend name, used to tag hits. */
+  readonly name = "postgres";
+  #pool: pg.Pool;
+  #catalog: Catalog;
+  #stats: TermStats;
+  #weights: number[];
+  #share: number;
+  #tokens = new Tokenizer();
+  #snippets: StoredSnippets;
+  #schema?: Promise<void>;
+  #documents = 0;
+  #counted = 0;
+
+  /**
+   * Connect (lazily: on the first call) and create the tables if missing.
+   *
+   * @param url the store's URL (`postgres://user@host:5432/db`, no password)
+   * @param catalog the local catalog (term statistics, filters, stored texts)
+   * @param options weights, connections
+   */
+  constructor(url: string, catalog: Catalog, options: PgOptions = {}) {
+    this.#pool = new pg.Pool({
+      connectionString: url,
+      max: options.connections ?? 10,
+      // Searches are small and many at once: parallel workers and JIT only add start-up
+      // time to each (measured: 50-70 ms with 2 workers, 13-30 ms without, full corpus).
+      options: "-c max_parallel_workers_per_gather=0 -c jit=off",
+    });
+    // An idle connection that drops is discarded by the pool; the next query opens another.
+    this.#pool.on("error", () => {});
+    this.#catalog = catalog;
+    this.#stats = options.stats ?? catalog;
+    const w = { ...DEFAULT_WEIGHTS, ...options.weights };
+    this.#weights = COLUMNS.map((c) => w[c]);
+    this.#share = options.commonShare ?? 0.25;
+    this.#snippets = new StoredSnippets(catalog.db);
+  }
+
+  /** Run a query, its failures as `INDEX_UNAVAILABLE` without credentials. */
+  async #query<T extends pg.QueryResultRow>(
+    sql: string,
+    params: unknown[] = [],
+  ): Promise<T[]> {
+    await this.#ready();
+    return await this.#guard(async () => (await this.#pool.query<T>(sql, params)).rows);
+  }
+
+  async #guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (e) {
+      if (e instanceof ToolError) throw e;
+      throw new ToolError(
+        "INDEX_UNAVAILABLE",
+        `the keyword index in PostgreSQL failed: ${redact((e as Error)?.message ?? String(e))}`,
+        "Check that the PostgreSQL server of the store is running and reachable; the next call connects again.",
+      );
+    }
+  }
+
+  #ready(): Promise<void> {
+    this.#schema ??= this.#guard(async () => {
+      // one creator at a time when several servers start together
+      const c = await this.#pool.connect();
+      try {
+        // a streaming replica is read-only: its primary made the tables
+        const standby = (await c.query("SELECT pg_is_in_recovery() AS r")).rows[0].r;
+        if (!standby) {
+          await c.query("SELECT pg_advisory_lock(7243101)");
+          await c.query(SCHEMA);
+          await c.query("SELECT pg_advisory_unlock(7243101)");
+        }
+      } finally {
+        c.release();
+      }
+      await this.#count();
+    }).catch((e) => {
+      this.#schema = undefined;
+      throw e;
+    });
+    return this.#schema;
+  }
+
+  async #count(): Promise<void> {
+    const rows = await this.#pool.query("SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals");
+    this.#documents = rows.rows[0].n;
+    this.#counted = Date.now();
+  }
+
+  /** A transaction; rolled back on failure. */
+  async #transaction(fn: (c: pg.PoolClient) => Promise<void>): Promise<void> {
+    await this.#ready();
+    await this.#guard(async () => {
+      const c = await this.#pool.connect();
+      try {
+        await c.query("BEGIN");
+        await fn(c);
+        await c.query("COMMIT");
+      } catch (e) {
+        await c.query("ROLLBACK").catch(() => {});
+        throw e;
+      } finally {
+        c.release();
+      }
+    });
+    await this.#count();
+  }
+
+  /** Remove documents' rows, postings, term counts and totals (inside a transaction). */
+  async #delete(c: pg.PoolClient, ids: string[]): Promise<void> {
+    const old = await c.query(
+      "DELETE FROM kw_docs WHERE doc_id = ANY($1) RETURNING id, library, tokens",
+      [ids],
+    );
+    if (!old.rowCount) return;
+    const docIds = old.rows.map((r) => r.id);
+    await c.query(
+      `UPDATE kw_terms t SET df = t.df - g.n FROM (
+        SELECT term, count(DISTINCT doc)::int AS n FROM kw_postings WHERE doc = ANY($1)
+        GROUP BY term ORDER BY term) g WHERE t.term = g.term`,
+      [docIds],
+    );
+    await c.query("DELETE FROM kw_postings WHERE doc = ANY($1)", [docIds]);
+    const byLib = new Map<string, { docs: number; tokens: number }>();
+    for (const r of old.rows) {
+      const t = byLib.get(r.library) ?? { docs: 0, tokens: 0 };
+      t.docs++;
+      t.tokens += r.tokens;
+      byLib.set(r.library, t);
+    }
+    for (const [lib, t] of [...byLib].sort(([a], [b]) => a < b ? -1 : 1)) {
+      await c.query(
+        "UPDATE kw_totals SET docs = docs - $2, tokens = tokens - $3 WHERE library = $1",
+        [lib, t.docs, t.tokens],
+      );
+    }
+  }
+
+  /** Add or replace documents (by `doc_id`), in one transaction. */
+  upsert(docs: IndexedDoc[]): Promise<void> {
+    const prepared = docs.map(({ card, outline, lines }) => ({
+      card,
+      tokens: this.#tokens.document([
+        segmentCJK(card.title),
+        segmentCJK(pathWords(card.path)),
+        segmentCJK(card.keywords.join(" ")),
+        segmentCJK(headingTitles(outline).join("\n")),
+        segmentCJK(lines.join("\n")),
+      ]),
+    }));
+    return this.#transaction(async (c) => {
+      await this.#delete(c, docs.map((d) => d.card.doc_id));
+      for (const { card, tokens } of prepared) {
+        const total = tokens.lengths.reduce((a, b) => a + b, 0);
+        const row = await c.query(
+          "INSERT INTO kw_docs (doc_id, library, lens, tokens) VALUES ($1, $2, $3, $4) RETURNING id",
+          [card.doc_id, card.library, tokens.lengths, total],
+        );
+        const terms: string[] = [], cols: number[] = [], tfs: number[] = [], pos: string[] = [];
+        for (const [term, byCol] of tokens.terms) {
+          for (const [col, at] of byCol) {
+            terms.push(term);
+            cols.push(col);
+            tfs.push(at.length);
+            pos.push(at.join(","));
+          }
+        }
+        await c.query(
+          `INSERT INTO kw_postings (term, doc, col, tf, pos)
+           SELECT t, $1, c, f, string_to_array(p, ',')::int[]
+           FROM unnest($2::text[], $3::smallint[], $4::int[], $5::text[]) AS u(t, c, f, p)`,
+          [row.rows[0].id, terms, cols, tfs, pos],
+        );
+        // in term order, so two writers never wait on each other's rows in a cycle
+        await c.query(
+          `INSERT INTO kw_terms (term, df) SELECT t, 1 FROM unnest($1::text[]) t ORDER BY t
+           ON CONFLICT (term) DO UPDATE SET df = kw_terms.df + 1`,
+          [[...tokens.terms.keys()]],
+        );
+        await c.query(
+          `INSERT INTO kw_totals (library, docs, tokens) VALUES ($1, 1, $2)
+           ON CONFLICT (library) DO UPDATE SET docs = kw_totals.docs + 1,
+             tokens = kw_totals.tokens + excluded.tokens`,
+          [card.library, total],
+        );
+      }
+    });
+  }
+
+  /** Remove documents by id; unknown ids are ignored. */
+  remove(ids: string[]): Promise<void> {
+    return this.#transaction((c) => this.#delete(c, ids));
+  }
+
+  /** A MATCH expression's plan: its tree and its distinct phrases' terms. */
+  #plan(match: string): Plan {
+    const { root, phrases } = parseMatch(match);
+    const distinct = new Map<string, number>();
+    const out: Plan = { root, phrases: [], of: [], mult: [] };
+    for (const text of phrases) {
+      const tokens = this.#tokens.phrase(text);
+      const key = tokens.join(" ");
+      let i = distinct.get(key);
+      if (i === undefined) {
+        distinct.set(key, i = out.phrases.length);
+        out.phrases.push(tokens);
+        out.mult.push(0);
+      }
+      out.of.push(i);
+      out.mult[i]!++;
+    }
+    return out;
+  }
+
+  /** The plan's match condition in SQL over `s.phs` (an empty phrase matches nothing). */
+  #cond(plan: Plan, node: MatchNode = plan.root): string {
+    switch (node.op) {
+      case "phrase": {
+        const i = plan.of[node.index]!;
+        return plan.phrases[i]!.length ? `(${i} = ANY(s.phs))` : "false";
+      }
+      case "and":
+      case "or":
+        return `(${node.children.map((c) => this.#cond(plan, c)).join(` ${node.op} `)})`;
+      case "not":
+        return `(${this.#cond(plan, node.left)} AND NOT ${this.#cond(plan, node.right)})`;
+    }
+  }
+
+  /**
+   * Words too common to be worth matching, as the FTS5 index decides (see `WordDocs`):
+   * by the catalog's counts, else (numbers, single letters) by this index's.
+   */
+  async #isCommon(parsed: ParsedQuery): Promise<((word: string) => boolean) | undefined> {
+    const n = this.#stats.docCount();
+    if (n < 50) return undefined;
+    const limit = n * this.#share;
+    const uncounted = new Map<string, string>();
+    for (const u of parsed.optional) {
+      for (const a of u.alternatives) {
+        const token = bareWord(a.text);
+        if (words(a.text, true).length !== 1 && /^[\p{L}\p{N}]+$/u.test(token)) {
+          const term = this.#tokens.phrase(token)[0];
+          if (term) uncounted.set(token, term);
+        }
+      }
+    }
+    const df = new Map<string, number>();
+    if (uncounted.size) {
+      const rows = await this.#query<{ term: string; df: number }>(
+        "SELECT term, df FROM kw_terms WHERE term = ANY($1)",
+        [[...new Set(uncounted.values())]],
+      );
+      for (const r of rows) df.set(r.term, r.df);
+    }
+    return (word) => {
+      const ws = words(word, true);
+      if (ws.length === 1) return this.#stats.df(ws[0]!) > limit;
+      const term = uncounted.get(bareWord(word));
+      return term !== undefined && (df.get(term) ?? 0) > limit;
+    };
+  }
+
+  /**
+   * Ranked hits: BM25 as FTS5's, filters checked in the catalog in rank order, snippets
+   * from the catalog's text.
+   *
+   * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for;
+   *   `INDEX_UNAVAILABLE` when PostgreSQL cannot be reached
+   */
+  async search(q: Query): Promise<Hit[]> {
+    const isCommon = await this.#isCommon(q.parsed);
+    const plan = this.#plan(matchExpression(q, isCommon));
+    const limit = Math.max(0, Math.floor(q.limit));
+    if (limit === 0) return [];
+    const allowed = this.#catalog.idsMatching(q.filters);
+    let rows: { doc_id: string; raw: number }[] = [];
+    for (let want = allowed ? Math.max(FILTER_FIRST, limit * 4) : limit;; want *= 4) {
+      const p = new Params();
+      const ranked = await this.#query<{ doc_id: string; raw: number }>(
+        rankSql(hitRows(plan.phrases, p), this.#cond(plan), p, this.#weights, plan.mult, want),
+        p.values,
+      );
+      const allowedSet = allowed && new Set(allowed);
+      rows = allowedSet ? ranked.filter((r) => allowedSet.has(r.doc_id)) : ranked;
+      if (rows.length >= limit || ranked.length < want) break;
+    }
+    const re = snippetMatcher(positiveTerms(q.parsed));
+    const withSnippets = q.snippets ?? Infinity;
+    return rows.slice(0, limit).map((row, i) => {
+      const hit: Hit = {
+        doc_id: row.doc_id,
+        score: bm25Score(row.raw),
+        raw: row.raw,
+        retriever: this.name,
+      };
+      if (!re || i >= withSnippets) return hit;
+      const snippet = this.#snippets.of(row.doc_id, re);
+      if (snippet) hit.snippet = snippet;
+      return hit;
+    });
+  }
+
+  /** The `doc_id`s, among `ids`, of indexed documents; with their `kw_docs` ids. */
+  async #indexed(ids: string[]): Promise<Map<string, string>> {
+    const rows = await this.#query<{ id: string; doc_id: string }>(
+      "SELECT id, doc_id FROM kw_docs WHERE doc_id = ANY($1)",
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.doc_id, r.id]));
+  }
+
+  /** Snippets of documents for a query, by id (left out where none of its terms occur). */
+  async snippets(ids: string[], parsed: ParsedQuery): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const re = snippetMatcher(positiveTerms(parsed));
+    if (!re || !ids.length) return out;
+    const indexed = await this.#indexed(ids);
+    for (const id of ids) {
+      const snippet = indexed.has(id) ? this.#snippets.of(id, re) : "";
+      if (snippet) out.set(id, snippet);
+    }
+    return out;
+  }
+
+  /**
+   * The documents (`doc_id`s) matching a MATCH expression, among some documents or in
+   * one column.
+   */
+  async #matching(match: string, docs?: string[], col?: number): Promise<Set<string>> {
+    const plan = this.#plan(match);
+    const p = new Params();
+    const scope = { docs: docs ? `${p.add(docs)}::bigint[]` : undefined, col };
+    const live = plan.phrases.map((t, i) => ({ t, i })).filter((x) => x.t.length);
+    if (!live.length) return new Set();
+    const hits = hitRows(live.map((x) => x.t), p, scope);
+    const rows = await this.#query<{ doc_id: string; phs: number[] }>(
+      `SELECT d.doc_id, array_agg(DISTINCT h.ph) AS phs FROM (${hits}) h
+       JOIN kw_docs d ON d.id = h.doc GROUP BY d.doc_id`,
+      p.values,
+    );
+    const out = new Set<string>();
+    for (const r of rows) {
+      const held = new Set(r.phs.map((k) => live[k]!.i));
+      if (matches(plan.root, (index) => held.has(plan.of[index]!))) out.add(r.doc_id);
+    }
+    return out;
+  }
+
+  /**
+   * The ids, in order, of the documents that satisfy a query's hard constraints (quoted
+   * phrases and `+` units match, `-` units do not).
+   */
+  async constrain(ids: string[], parsed: ParsedQuery): Promise<string[]> {
+    if (!ids.length || (!parsed.required.length && !parsed.excluded.length)) return ids;
+    const indexed = await this.#indexed(ids);
+    const docs = [...indexed.values()];
+    const matching = async (units: typeof parsed.required, all: boolean) => {
+      const match = toFtsMatch(
+        all
+          ? { optional: [], required: units, excluded: [] }
+          : { optional: units, required: [], excluded: [] },
+      );
+      return match && docs.length ? await this.#matching(match, docs) : new Set<string>();
+    };
+    const ok = parsed.required.length ? await matching(parsed.required, true) : undefined;
+    const bad = parsed.excluded.length ? await matching(parsed.excluded, false) : new Set();
+    return ids.filter((id) => (!ok || ok.has(id)) && !bad.has(id));
+  }
+
+  /**
+   * Ids of the documents, among those the filters allow, whose body holds every one of
+   * `words` (matched as whole words, stemmed and folded like the index).
+   */
+  async candidates(words: string[], filters: SearchFilters): Promise<string[]> {
+    const match = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" AND ");
+    const found = await this.#matching(match, undefined, COLUMNS.indexOf("body"));
+    const allowed = this.#catalog.idsMatching(filters);
+    return allowed ? allowed.filter((id) => found.has(id)) : [...found];
+  }
+
+  /** `ready` with the document count (refreshed every few seconds), or `empty`. */
+  ready(): IndexState {
+    if (Date.now() - this.#counted > 2000) {
+      this.#counted = Date.now();
+      this.#ready().then(() => this.#count()).catch(() => {});
+    }
+    const documents = this.#documents;
+    return { state: documents > 0 ? "ready" : "empty", documents };
+  }
+
+  /** Close the connections. */
+  async close(): Promise<void> {
+    await this.#pool.end();
+    this.#tokens.close();
+  }
+}

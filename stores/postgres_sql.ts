@@ -1,0 +1,150 @@
+/**
+ * The PostgreSQL keyword index's tables and its BM25 query, as SQL text.
+ *
+ * Tables (all prefixed `kw_`, so the catalog's tables can join them in the same database
+ * later):
+ * - `kw_docs`: one row per indexed document: its `id` (the postings' key; a replaced
+ *   document gets a new one, as an FTS5 row gets a new rowid), `doc_id`, library, and its
+ *   tokens per column (`lens`) and in all (`tokens`, BM25's document length).
+ * - `kw_postings`: one row per term, document and column: the term's frequency `tf` and
+ *   positions `pos` (for phrases). The key carries `tf`, so ranking reads the index only
+ *   (never the rows with their positions). A passage index adds its own unit the same way (a
+ *   `kw_passages` table and postings keyed by passage).
+ * - `kw_terms`: documents per term (`df`), kept up to date in the writes' transaction.
+ * - `kw_totals`: documents and tokens per library, summed for BM25's row count and
+ *   average length (one row per library, so indexers of different libraries do not wait
+ *   on one row).
+ *
+ * @module
+ */
+
+/** The tables, created if missing. */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS kw_docs (
+  id bigserial PRIMARY KEY,
+  doc_id text NOT NULL UNIQUE,
+  library text NOT NULL,
+  lens int[] NOT NULL,
+  tokens int NOT NULL
+);
+CREATE TABLE IF NOT EXISTS kw_postings (
+  term text NOT NULL,
+  doc bigint NOT NULL,
+  col smallint NOT NULL,
+  tf int NOT NULL,
+  pos int[] NOT NULL,
+  PRIMARY KEY (term, doc, col) INCLUDE (tf)
+);
+CREATE INDEX IF NOT EXISTS kw_postings_doc ON kw_postings (doc);
+CREATE TABLE IF NOT EXISTS kw_terms (term text PRIMARY KEY, df int NOT NULL);
+CREATE TABLE IF NOT EXISTS kw_totals (
+  library text PRIMARY KEY,
+  docs bigint NOT NULL,
+  tokens bigint NOT NULL
+);
+`;
+
+/** A query's parameters, numbered `$1`, `$2`, ... in the order they are added. */
+export class Params {
+  /** The values. */
+  readonly values: unknown[] = [];
+  /** Add a value; its placeholder. */
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+/** Where a phrase is looked for: some documents only, the body only. */
+export interface Scope {
+  /** Only these documents (`kw_docs.id`). */
+  docs?: string;
+  /** Only this column (4: the body). */
+  col?: number;
+}
+
+/**
+ * The rows `(doc, col, tf)` of a phrase: for one term its postings, for several the
+ * documents and columns where they follow one another, with how often.
+ *
+ * @param tokens the phrase's terms
+ * @param p the query's parameters
+ * @param scope documents and column to look in
+ */
+export function phraseRows(tokens: string[], p: Params, scope: Scope = {}): string {
+  const where = (a: string) =>
+    (scope.docs ? ` AND ${a}.doc = ANY(${scope.docs})` : "") +
+    (scope.col !== undefined ? ` AND ${a}.col = ${scope.col}` : "");
+  if (tokens.length === 1) {
+    return `SELECT doc, col, tf FROM kw_postings p0 WHERE p0.term = ${p.add(tokens[0])}${
+      where("p0")
+    }`;
+  }
+  // Each term's postings read once (OFFSET 0 keeps them apart, so they are hashed and
+  // joined, not looked up once per row of the other), then the start positions where
+  // every term follows: a set intersection, never a scan of one list per position of the
+  // other (quadratic in a long document).
+  const lists = tokens.map((t, i) =>
+    `(SELECT doc, col, pos FROM kw_postings WHERE term = ${p.add(t)}${where("kw_postings")} ` +
+    `OFFSET 0) p${i}`
+  );
+  const joins = lists.slice(1).map((l, i) =>
+    `JOIN ${l} ON p${i + 1}.doc = p0.doc AND p${i + 1}.col = p0.col`
+  );
+  const starts = tokens.map((_, i) => `SELECT x - ${i} FROM unnest(p${i}.pos) x`)
+    .join(" INTERSECT ");
+  return `SELECT p0.doc, p0.col, c.tf FROM ${lists[0]} ${joins.join(" ")}
+    CROSS JOIN LATERAL (SELECT count(*)::int AS tf FROM (${starts}) s) c WHERE c.tf > 0`;
+}
+
+/**
+ * Every phrase's rows, tagged with its number `ph` (0-based).
+ *
+ * @param phrases each phrase's terms
+ * @param p the query's parameters
+ * @param scope documents and column to look in
+ */
+export function hitRows(phrases: string[][], p: Params, scope: Scope = {}): string {
+  return phrases.map((tokens, ph) =>
+    `SELECT ${ph} AS ph, doc, col, tf FROM (${phraseRows(tokens, p, scope)}) r${ph}`
+  ).join("\nUNION ALL\n");
+}
+
+/**
+ * The BM25 ranking of documents, as SQLite FTS5's `bm25()` computes it: per phrase, the
+ * frequency weighted by column (`freq`), its IDF `ln((N - n + 0.5) / (n + 0.5))` (at least
+ * 1e-6) over the documents holding it anywhere, and the document's length against the
+ * average; summed over the phrases (a phrase listed twice counts twice: `mult`).
+ *
+ * @param hits the rows of {@link hitRows}
+ * @param cond the match condition over `s.phs` (the phrases a document holds)
+ * @param p the query's parameters (weights, multiplicities and limit are added)
+ * @param weights column weights
+ * @param mult how many times each phrase appears in the expression
+ * @param limit documents wanted
+ */
+export function rankSql(
+  hits: string,
+  cond: string,
+  p: Params,
+  weights: number[],
+  mult: number[],
+  limit: number,
+): string {
+  const w = p.add(weights);
+  const m = p.add(mult);
+  return `WITH hits AS MATERIALIZED (${hits}),
+  f AS (SELECT ph, doc, sum((${w}::float8[])[col + 1] * tf) AS freq FROM hits GROUP BY ph, doc),
+  n AS (SELECT ph, count(*)::float8 AS hit FROM f GROUP BY ph),
+  t AS (SELECT greatest(coalesce(sum(docs), 0), 1)::float8 AS rows,
+               greatest(coalesce(sum(tokens), 0), 1)::float8 AS toks FROM kw_totals),
+  i AS (SELECT n.ph, (${m}::float8[])[n.ph + 1] *
+          greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
+        FROM n CROSS JOIN t),
+  s AS (SELECT f.doc, array_agg(f.ph) AS phs,
+          sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows))))
+            AS score
+        FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t GROUP BY f.doc)
+  SELECT d.doc_id, s.doc, -s.score AS raw FROM s JOIN kw_docs d ON d.id = s.doc
+  WHERE ${cond} ORDER BY s.score DESC, s.doc LIMIT ${p.add(limit)}`;
+}

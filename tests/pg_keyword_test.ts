@@ -1,0 +1,166 @@
+/**
+ * The keyword index contract (`stores/_keyword_contract.ts`) against PostgreSQL, and what
+ * only the PostgreSQL store does: the same ranking as FTS5 on the same documents, a
+ * dropped connection, credentials kept out of errors.
+ */
+import {
+  deepStrictEqual as assertEquals,
+  ok as assert,
+  rejects as assertRejects,
+} from "node:assert/strict";
+// @ts-types="@types/pg"
+import pg from "pg";
+import { Catalog } from "../core/catalog.ts";
+import { ToolError } from "../core/types.ts";
+import { prepareQuery } from "../search/query.ts";
+import { Fts5Index } from "../stores/fts5.ts";
+import { PgKeywordIndex } from "../stores/postgres.ts";
+import {
+  KEYWORD_CONTRACT,
+  type KeywordBackend,
+  makeDoc,
+  put,
+} from "../stores/_keyword_contract.ts";
+import { noPostgres, PgServer } from "./pg_server.ts";
+
+function backend(server: PgServer): KeywordBackend {
+  return {
+    name: "postgres",
+    open: async (catalog, options) => new PgKeywordIndex(await server.database(), catalog, options),
+  };
+}
+
+Deno.test({
+  name: "PgKeywordIndex passes the keyword index contract",
+  ignore: noPostgres,
+  async fn(t) {
+    const server = await PgServer.start();
+    try {
+      for (const c of KEYWORD_CONTRACT) {
+        await t.step(`PgKeywordIndex ${c.name}`, () => c.fn(backend(server)));
+      }
+    } finally {
+      await server.stop();
+    }
+  },
+});
+
+/** A deterministic corpus of 120 documents: common and rare words, a CJK one, copies. */
+function corpus(): ReturnType<typeof makeDoc>[] {
+  const vocab = (
+    "cache proxy server module request header file path config virtual host log error " +
+    "compress archive stream buffer index query table column row page backup restore " +
+    "replica primary socket port thread worker memory disk latency queue"
+  ).split(" ");
+  let seed = 7;
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = (skew: number) => vocab[Math.floor(vocab.length * rand() ** skew)]!;
+  return Array.from({ length: 120 }, (_, i) => {
+    const lines = Array.from(
+      { length: 3 + Math.floor(rand() * 30) },
+      () => Array.from({ length: 4 + Math.floor(rand() * 10) }, () => pick(2)).join(" "),
+    );
+    if (i % 17 === 0) lines.push("全文検索エンジンの使い方");
+    return makeDoc({
+      id: `d${String(i).padStart(3, "0")}`,
+      path: `${i % 3 ? "Lib" : "Other"}/${pick(1)}/${pick(3)}-${i}.md`,
+      title: `${pick(1)} ${pick(3)}`,
+      body: lines.join("\n"),
+      headings: [pick(1), `${pick(2)} ${pick(2)}`],
+      keywords: [pick(3), pick(3)],
+    });
+  });
+}
+
+Deno.test({
+  name: "PgKeywordIndex ranks as Fts5Index on the same documents, scores and snippets alike",
+  ignore: noPostgres,
+  async fn() {
+    const server = await PgServer.start();
+    const catalog = new Catalog(":memory:");
+    const pgIndex = new PgKeywordIndex(await server.database(), catalog);
+    try {
+      const docs = corpus();
+      put(catalog, docs);
+      const fts = new Fts5Index(catalog.db, { stats: catalog });
+      await fts.upsert(docs);
+      // in batches (no document replaced: FTS5 keeps a replaced row's tokens in its average
+      // length, PostgreSQL does not, so scores would then differ a little)
+      for (let i = 0; i < docs.length; i += 25) await pgIndex.upsert(docs.slice(i, i + 25));
+      catalog.countTerms(["cache", "proxy", "server", "module", "request"]);
+      const queries = [
+        "cache proxy",
+        "how does the proxy cache compress a stream",
+        '"virtual host" config',
+        "+replica -primary socket",
+        "latency|memory disk",
+        "全文検索",
+        "backup restore table",
+        "server",
+      ];
+      let compared = 0;
+      for (const text of queries) {
+        for (const filters of [{}, { library: "Other" }]) {
+          const q = prepareQuery(text, 10, filters);
+          const [a, b] = [await fts.search(q), await pgIndex.search(q)];
+          assertEquals(b.map((h) => h.doc_id), a.map((h) => h.doc_id), text);
+          for (const [i, h] of b.entries()) {
+            assert(
+              Math.abs(h.raw - a[i]!.raw) < 1e-9 * Math.abs(a[i]!.raw) + 1e-12,
+              `${text}: ${h.raw} ${a[i]!.raw}`,
+            );
+            assertEquals(h.snippet, a[i]!.snippet);
+          }
+          compared += a.length;
+        }
+      }
+      assert(compared > 60, `${compared} hits compared`);
+    } finally {
+      await pgIndex.close();
+      catalog.close();
+      await server.stop();
+    }
+  },
+});
+
+Deno.test({
+  name: "PgKeywordIndex: a connection dropped during a search is a ToolError; the next call works",
+  ignore: noPostgres,
+  async fn() {
+    const server = await PgServer.start();
+    const catalog = new Catalog(":memory:");
+    const url = await server.database();
+    const index = new PgKeywordIndex(url, catalog);
+    const admin = new pg.Client({ connectionString: url });
+    try {
+      const docs = corpus().slice(0, 10);
+      put(catalog, docs);
+      await index.upsert(docs);
+      await admin.connect();
+      // the search waits on a lock; its connection is then terminated
+      await admin.query("BEGIN; LOCK TABLE kw_docs IN ACCESS EXCLUSIVE MODE");
+      const search = index.search(prepareQuery("cache proxy", 5));
+      let waiting = 0;
+      while (!waiting) {
+        await new Promise((r) => setTimeout(r, 50));
+        waiting = (await admin.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+           WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+        )).rowCount ?? 0;
+      }
+      await assertRejects(
+        () => search,
+        (e: unknown) =>
+          e instanceof ToolError && e.code === "INDEX_UNAVAILABLE" &&
+          /terminat/.test(e.message),
+      );
+      await admin.query("ROLLBACK");
+      assert((await index.search(prepareQuery("cache proxy", 5))).length > 0);
+    } finally {
+      await admin.end();
+      await index.close();
+      catalog.close();
+      await server.stop();
+    }
+  },
+});

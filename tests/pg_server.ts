@@ -1,0 +1,78 @@
+/**
+ * A real PostgreSQL 15 for tests, started with `scripts/pg_local.sh` in a temporary
+ * folder and stopped after; tests that need it are ignored (with the reason logged) where
+ * the binaries are missing (`apt-get install postgresql-15`; `.ci/run` installs it).
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+// @ts-types="@types/pg"
+import pg from "pg";
+import { noteMissing } from "./have.ts";
+
+const SCRIPT = fileURLToPath(new URL("../scripts/pg_local.sh", import.meta.url));
+
+/** True when PostgreSQL 15 cannot run here: the tests that need it are ignored. */
+export const noPostgres: boolean = noteMissing(
+  !existsSync("/usr/lib/postgresql/15/bin/initdb") && !existsSync(Deno.env.get("PG_BIN") ?? "/-"),
+  "PostgreSQL 15 is not installed (apt-get install postgresql-15): PostgreSQL store tests",
+);
+
+async function script(...args: string[]): Promise<string> {
+  const out = await new Deno.Command(SCRIPT, { args, stdin: "null" }).output();
+  const text = new TextDecoder().decode(out.stdout).trim();
+  if (!out.success) {
+    throw new Error(`pg_local.sh ${args[0]} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+  return text;
+}
+
+/** A PostgreSQL cluster of a test, with a database per use. */
+export class PgServer {
+  /** The cluster's folder. */
+  readonly dir: string;
+  /** The URL of its `shelfmark` database. */
+  readonly url: string;
+  #made = 0;
+
+  private constructor(dir: string, url: string) {
+    this.dir = dir;
+    this.url = url;
+  }
+
+  /** Start a new cluster in a temporary folder, on a free port. */
+  static async start(): Promise<PgServer> {
+    const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-" });
+    // a port of its own: test files start clusters in parallel
+    const port = 40000 + Math.floor(Math.random() * 20000);
+    const url = await script("start", dir, String(port));
+    return new PgServer(dir, url);
+  }
+
+  /** A new, empty database; its URL. */
+  async database(): Promise<string> {
+    const name = `t${++this.#made}`;
+    const c = new pg.Client({ connectionString: this.url });
+    await c.connect();
+    try {
+      await c.query(`CREATE DATABASE ${name}`);
+    } finally {
+      await c.end();
+    }
+    return this.url.replace(/\/shelfmark$/, `/${name}`);
+  }
+
+  /** A streaming replica of this cluster (`pg_basebackup -R`), started in a folder of its own. */
+  async replica(): Promise<PgServer> {
+    const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-replica-" });
+    const port = 40000 + Math.floor(Math.random() * 20000);
+    return new PgServer(dir, await script("replica", this.dir, dir, String(port)));
+  }
+
+  /** Stop the cluster and remove its folder. */
+  async stop(): Promise<void> {
+    await script("stop", this.dir);
+    await Deno.remove(this.dir, { recursive: true });
+  }
+}
