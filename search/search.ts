@@ -122,9 +122,9 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   // Copies are collapsed after ranking: ask for more hits than will be shown.
   const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);
   const depth = mode !== "hybrid" ? wanted : Math.max(wanted, FUSION_DEPTH);
-  // The keyword index gives its hits their best passages (from its passage rows); hits
-  // found otherwise get theirs after the cut.
-  const q: Query = prepareQuery(req.query, depth, req.filters);
+  // The keyword index gives its first hits their best passages (from its passage rows);
+  // hits found otherwise get theirs after the cut.
+  const q: Query = prepareQuery(req.query, depth, req.filters, wanted);
   q.passages = Math.max(1, req.passages ?? 1);
   const none = Promise.resolve<Hit[]>([]);
   const lists = await settleAll([
