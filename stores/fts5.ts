@@ -269,14 +269,16 @@ export class Fts5Index implements KeywordIndex {
     const withSnippets = q.snippets ?? Infinity;
     const inPassages = passageMatch(q.parsed, isCommon);
     const want = Math.max(1, Math.floor(q.passages ?? 1));
+    // the best passages of the hits with snippets, ranked by BM25 over all passages
+    const shown = re && inPassages ? rows.slice(0, withSnippets).map((r) => Number(r.rid)) : [];
+    const best = this.#passages.best(inPassages ?? "", shown, want);
     return rows.map((row, i) => {
       const docId = row.doc_id as string;
       const raw = row.raw as number;
       const hit: Hit = { doc_id: docId, score: bm25Score(raw), raw, retriever: this.name };
       if (!re || i >= withSnippets) return hit;
-      // its best passages, ranked by BM25 over all passages of the library
-      const best = inPassages ? this.#passages.best(inPassages, Number(row.rid), want) : [];
-      const passages = this.#passages.hits(docId, best, q.parsed, this.#stats);
+      const ranks = best.get(Number(row.rid)) ?? [];
+      const passages = this.#passages.hits(docId, ranks, q.parsed, this.#stats);
       if (passages.length) {
         hit.passages = passages;
         hit.snippet = passages[0]!.snippet;
@@ -317,7 +319,7 @@ export class Fts5Index implements KeywordIndex {
     parsed: ParsedQuery,
     re: RegExp,
   ): string {
-    const best = inPassages ? this.#passages.best(inPassages, rowid, 1) : [];
+    const best = inPassages ? this.#passages.best(inPassages, [rowid], 1).get(rowid) ?? [] : [];
     return this.#passages.hits(docId, best, parsed, this.#stats)[0]?.snippet ??
       this.#snippets.of(docId, re);
   }
@@ -392,5 +394,6 @@ export class Fts5Index implements KeywordIndex {
   /** Merge the FTS5 index segments (after a large indexing run). */
   optimize(): void {
     this.#db.exec("INSERT INTO docs_fts(docs_fts) VALUES('optimize')");
+    this.#db.exec("INSERT INTO passages_fts(passages_fts) VALUES('optimize')");
   }
 }

@@ -25,6 +25,7 @@ import { toFtsMatch } from "./fts5_match.ts";
 
 /** Passage rowids per document: a document's passages beyond it are not indexed. */
 export const PASSAGE_SPAN = 2 ** 20;
+const SPAN_BITS = 20;
 
 /** The passage table (created with the keyword index's tables). */
 export const PASSAGE_SCHEMA = `
@@ -112,19 +113,31 @@ export class PassageRows {
   }
 
   /**
-   * A document's best passages for a MATCH expression ({@link passageMatch}), best first.
+   * The best passages of some documents for a MATCH expression ({@link passageMatch}),
+   * best first, by document. One query for all of them: FTS5 counts each word's rows
+   * (its BM25 weight) over the whole table once per query, so a query per document
+   * would pay that count again for each.
    *
    * @param match the expression
-   * @param docRowid the document's `docs_fts` rowid
-   * @param limit passages wanted
+   * @param docRowids the documents' `docs_fts` rowids
+   * @param limit passages wanted per document
+   * @returns each document's passages, by rowid
    */
-  best(match: string, docRowid: number, limit: number): PassageRank[] {
-    const base = docRowid * PASSAGE_SPAN;
-    return this.#q(`
+  best(match: string, docRowids: number[], limit: number): Map<number, PassageRank[]> {
+    const out = new Map<number, PassageRank[]>();
+    if (!docRowids.length) return out;
+    const rows = this.#q(`
       SELECT rowid, bm25(passages_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT}) AS raw FROM passages_fts
-      WHERE passages_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY raw LIMIT ?`)
-      .all(match, base, base + PASSAGE_SPAN - 1, limit)
-      .map((r) => ({ seq: (r.rowid as number) - base, raw: r.raw as number }));
+      WHERE passages_fts MATCH ? AND (rowid >> ${SPAN_BITS}) IN (SELECT value FROM json_each(?))
+      ORDER BY raw`).all(match, JSON.stringify(docRowids));
+    for (const r of rows) {
+      const rowid = r.rowid as number;
+      const doc = Math.floor(rowid / PASSAGE_SPAN);
+      const list = out.get(doc) ?? [];
+      if (list.length < limit) list.push({ seq: rowid - doc * PASSAGE_SPAN, raw: r.raw as number });
+      out.set(doc, list);
+    }
+    return out;
   }
 
   /**
