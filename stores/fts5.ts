@@ -267,7 +267,7 @@ export class Fts5Index implements KeywordIndex {
     const rows = this.#ranking.rows(q.parsed, match, isCommon, f, limit);
     const re = snippetMatcher(positiveTerms(q.parsed));
     const withSnippets = q.snippets ?? Infinity;
-    const inPassages = passageMatch(q.parsed, isCommon);
+    const inPassages = passageMatch(q.parsed);
     const want = Math.max(1, Math.floor(q.passages ?? 1));
     // the best passages of the hits with snippets, ranked by BM25 over all passages
     const shown = re && inPassages ? rows.slice(0, withSnippets).map((r) => Number(r.rid)) : [];
@@ -301,7 +301,7 @@ export class Fts5Index implements KeywordIndex {
     const re = snippetMatcher(positiveTerms(parsed));
     if (!re) return out;
     const indexed = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
-    const inPassages = passageMatch(parsed, this.#words?.isCommon());
+    const inPassages = passageMatch(parsed);
     for (const id of docIds) {
       const row = indexed.get(id);
       if (!row) continue;
