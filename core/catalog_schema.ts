@@ -32,7 +32,15 @@ CREATE TABLE IF NOT EXISTS documents (
 DROP INDEX IF EXISTS documents_library;
 CREATE INDEX IF NOT EXISTS documents_states
   ON documents(library, path, doc_id, size, mtime_ms, hash);
-CREATE TABLE IF NOT EXISTS texts (doc_id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
+-- A document's text, stored once, as its passages (search/passages.ts: outline sections,
+-- pages, windows; in line order, covering every line once), each compressed on its own
+-- (core/text_codec.ts): a search hit reads its passage alone, read and grep join them.
+-- The keyword index's passage rows (stores/fts5.ts) point here by (doc_id, seq).
+CREATE TABLE IF NOT EXISTS passages (
+  doc_id TEXT NOT NULL, seq INTEGER NOT NULL, start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL, page INTEGER, node_id TEXT, title TEXT NOT NULL, text NOT NULL,
+  PRIMARY KEY (doc_id, seq)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS skipped (
   path TEXT PRIMARY KEY, library TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
   size INTEGER NOT NULL, mtime_ms REAL NOT NULL, at TEXT NOT NULL

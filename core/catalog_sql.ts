@@ -7,8 +7,8 @@
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { fieldFilterSql } from "./fields.ts";
-import { decodeText } from "./text_codec.ts";
-import type { OutlineNode, SearchFilters, TermStats } from "./types.ts";
+import { decodeText, joinTexts } from "./text_codec.ts";
+import type { OutlineNode, Passage, SearchFilters, TermStats } from "./types.ts";
 
 /**
  * A handle's prepared statements, each prepared on first use and kept (indexing and search
@@ -139,8 +139,61 @@ export function openReadOnly(file: string): { db: DatabaseSync; stats: TermStats
  * read-only connection, see {@link openReadOnly}): the text of an id, or undefined.
  */
 export function textReader(db: DatabaseSync): (docId: string) => string | undefined {
-  const q = db.prepare("SELECT text FROM texts WHERE doc_id = ?");
-  return (docId) => decodeText(q.get(docId)?.text);
+  const q = db.prepare(TEXT_SQL);
+  return (docId) => storedText(q, docId);
+}
+
+/** A document's stored text: its passages' texts in line order (see {@link storedText}). */
+export const TEXT_SQL = "SELECT text FROM passages WHERE doc_id = ? ORDER BY seq";
+
+/**
+ * A document's text, joined from its stored passages, or undefined when it has none.
+ *
+ * @param q the statement of {@link TEXT_SQL} on a catalog's database
+ * @param docId the document
+ */
+export function storedText(q: StatementSync, docId: string): string | undefined {
+  const rows = q.all(docId);
+  return rows.length ? joinTexts(rows.map((r) => r.text)) : undefined;
+}
+
+/** A stored passage: where it is in its document, and its text. */
+export interface StoredPassage extends Passage {
+  /** Its lines, joined by `\n`. */
+  text: string;
+  /** First line of each page of its document, for paged formats. */
+  pages?: number[];
+  /** Its document's type. */
+  docType: string;
+}
+
+/**
+ * A reader of single stored passages, by document and sequence number, through any handle
+ * on a catalog file: what a search hit's snippet is cut from (one passage decompressed,
+ * not the document).
+ */
+export function passageReader(
+  db: DatabaseSync,
+): (docId: string, seq: number) => StoredPassage | undefined {
+  const q = db.prepare(
+    `SELECT p.start_line, p.end_line, p.page, p.node_id, p.title, p.text, d.pages, d.doc_type
+     FROM passages p JOIN documents d USING (doc_id) WHERE p.doc_id = ? AND p.seq = ?`,
+  );
+  return (docId, seq) => {
+    const r = q.get(docId, seq);
+    if (!r) return undefined;
+    const p: StoredPassage = {
+      title: r.title as string,
+      start_line: r.start_line as number,
+      end_line: r.end_line as number,
+      text: decodeText(r.text) ?? "",
+      docType: r.doc_type as string,
+    };
+    if (r.node_id !== null) p.node_id = r.node_id as string;
+    if (r.page !== null) p.page = r.page as number;
+    if (r.pages !== null && r.page !== null) p.pages = JSON.parse(r.pages as string);
+    return p;
+  };
 }
 
 /**

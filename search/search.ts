@@ -62,6 +62,10 @@ const VECTOR_FUSION_DEPTH = 20;
 const MAX_CANDIDATES = 100;
 /** Rank constant of reciprocal-rank fusion. */
 const RRF_K = 60;
+/** Weight of a keyword hit's best passage beside the document's own score. */
+const PASSAGE_WEIGHT = 0.5;
+/** A passage's BM25 that maps to 0.5. */
+const PASSAGE_HALF_SCORE = 5;
 
 /**
  * The mode a search takes when none is asked for, and why: the embedder's measured best
@@ -118,14 +122,16 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   // Copies are collapsed after ranking: ask for more hits than will be shown.
   const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);
   const depth = mode !== "hybrid" ? wanted : Math.max(wanted, FUSION_DEPTH);
-  // Snippets are made for the final hits only, from their best passages.
-  const q: Query = prepareQuery(req.query, depth, req.filters, 0);
+  // The keyword index gives its first hits their best passages (from its passage rows);
+  // hits found otherwise get theirs after the cut.
+  const q: Query = prepareQuery(req.query, depth, req.filters, wanted);
+  q.passages = Math.max(1, req.passages ?? 1);
   const none = Promise.resolve<Hit[]>([]);
   const lists = await settleAll([
     mode === "semantic" ? none : partsOf(shelf).keyword.search(q),
     vectors ? vectorHits(vectors, q) : none,
   ]);
-  const keyword = lists[0]!;
+  const keyword = byBestPassage(lists[0]!);
   const near = lists[1]!;
   const semantic = vectors ? await heldToSyntax(shelf, near, q) : [];
   let fused = mode === "keyword" ? keyword : mode === "semantic" ? semantic : rrf(
@@ -138,6 +144,7 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   // can come back up.
   if (mode === "hybrid") fused = await heldToKeywords(shelf, fused, keyword, q);
   fused = fused.slice(0, wanted);
+  if (mode === "hybrid") withPassagesOf(fused, keyword);
   const { hits, cards } = collapseCopies(shelf, fused, q.filters, req.limit);
   await attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword");
   return { hits, mode, note, cards };
@@ -159,7 +166,35 @@ async function vectorHits(vectors: VectorSync, q: Query): Promise<Hit[]> {
 }
 
 /**
- * Give each hit its best passages and a snippet: the best passage's; else, for a hit found
+ * Keyword hits ranked by their own score (BM25 of the whole document, its title, path and
+ * headings weighing most) and their best passage's (BM25 among all passages of the
+ * library), mapped to 0..1 like the document's: of two documents that match alike, the one
+ * with a passage that holds the words together comes first.
+ */
+export function byBestPassage(hits: Hit[]): Hit[] {
+  const passage = (h: Hit) => {
+    const x = h.passages?.[0]?.score ?? 0;
+    return x / (x + PASSAGE_HALF_SCORE);
+  };
+  return hits.map((h, i) => ({ h, i, s: h.score + PASSAGE_WEIGHT * passage(h) }))
+    .sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.h);
+}
+
+/** Fused hits take the passages and snippets their keyword hits were given. */
+function withPassagesOf(fused: Hit[], keyword: Hit[]): void {
+  const byId = new Map(keyword.map((h) => [h.doc_id, h]));
+  for (const h of fused) {
+    const k = byId.get(h.doc_id);
+    if (!k?.passages) continue;
+    h.passages = k.passages;
+    h.snippet = k.snippet;
+  }
+}
+
+/**
+ * Give each hit its best passages and a snippet: the keyword index's (its passage rows);
+ * else, for a hit whose passages hold none of the words alone (a quoted phrase across two
+ * passages), the best passages of its text; else, for a hit found
  * by its vector alone (`semantic`), the passages nearest to the query, within one budget of
  * embedded passages per search ({@link SEMANTIC_PASSAGES}, spent in rank order); else (a
  * match only in the title, path or headings, or past the budget) the keyword index's
@@ -180,6 +215,12 @@ async function attachPassages(
   let queryVector: Promise<Float32Array | undefined> | undefined;
   let budget = SEMANTIC_PASSAGES;
   for (const h of hits) {
+    if (h.passages?.length) {
+      h.snippet = h.passages[0]!.snippet;
+      if (count > 0) h.passages = h.passages.slice(0, count);
+      else delete h.passages;
+      continue;
+    }
     const doc = catalog.sections(h.doc_id);
     if (!doc) continue;
     const text = docText(catalog, h.doc_id, doc.hash);

@@ -33,6 +33,7 @@ import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
 import { WordDocs } from "./fts5_words.ts";
 import { DEFAULT_WEIGHTS, Fts5Ranking, type Fts5Weights } from "./fts5_rank.ts";
 import type { SearchPool } from "./fts5_pool.ts";
+import { PASSAGE_SCHEMA, passageMatch, PassageRows } from "./fts5_passages.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 
 /** Options of {@link Fts5Index}. */
@@ -69,9 +70,11 @@ CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
   content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
-CREATE TABLE IF NOT EXISTS fts_map (doc_id TEXT PRIMARY KEY, rowid INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fts_map (
+  doc_id TEXT PRIMARY KEY, rowid INTEGER NOT NULL, passages INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS fts_map_rowid ON fts_map(rowid);
-`;
+${PASSAGE_SCHEMA}`;
 
 /** BM25 magnitude that maps to a score of 0.5. */
 const HALF_SCORE = 5;
@@ -158,6 +161,8 @@ export class Fts5Index implements KeywordIndex {
   #words?: WordDocs;
   #ranking: Fts5Ranking;
   #snippets: StoredSnippets;
+  #passages: PassageRows;
+  #stats?: TermStats;
 
   /**
    * Create the index and its tables (`docs_fts`, `fts_map`) if they do not exist.
@@ -180,6 +185,8 @@ export class Fts5Index implements KeywordIndex {
       rareDocs: options.rareDocs,
     });
     this.#snippets = new StoredSnippets(db);
+    this.#passages = new PassageRows(db, this.#q);
+    this.#stats = options.stats;
     if (!options.readOnly) db.exec(SCHEMA);
   }
 
@@ -195,13 +202,15 @@ export class Fts5Index implements KeywordIndex {
   }
 
   #delete(ids: string[]): void {
-    const find = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
+    const find = this.#q("SELECT rowid, passages FROM fts_map WHERE doc_id = ?");
     const delFts = this.#q("DELETE FROM docs_fts WHERE rowid = ?");
     const delMap = this.#q("DELETE FROM fts_map WHERE doc_id = ?");
     for (const id of ids) {
       const row = find.get(id);
       if (!row) continue;
-      delFts.run(BigInt(row.rowid as number));
+      const rowid = BigInt(row.rowid as number);
+      this.#passages.delete(rowid, row.passages as number);
+      delFts.run(rowid);
       delMap.run(id);
     }
   }
@@ -214,8 +223,9 @@ export class Fts5Index implements KeywordIndex {
         const ins = this.#q(
           "INSERT INTO docs_fts (doc_id, title, path, keywords, headings, body) VALUES (?, ?, ?, ?, ?, ?)",
         );
-        const map = this.#q("INSERT INTO fts_map (doc_id, rowid) VALUES (?, ?)");
-        for (const { card, outline, lines } of docs) {
+        const map = this.#q("INSERT INTO fts_map (doc_id, rowid, passages) VALUES (?, ?, ?)");
+        for (const doc of docs) {
+          const { card, outline, lines } = doc;
           const r = ins.run(
             card.doc_id,
             segmentCJK(card.title),
@@ -224,7 +234,8 @@ export class Fts5Index implements KeywordIndex {
             segmentCJK(headingTitles(outline).join("\n")),
             segmentCJK(lines.join("\n")),
           );
-          map.run(card.doc_id, r.lastInsertRowid);
+          const rowid = BigInt(r.lastInsertRowid);
+          map.run(card.doc_id, rowid, this.#passages.write(rowid, doc));
         }
       })
     );
@@ -256,16 +267,25 @@ export class Fts5Index implements KeywordIndex {
     const rows = this.#ranking.rows(q.parsed, match, isCommon, f, limit);
     const re = snippetMatcher(positiveTerms(q.parsed));
     const withSnippets = q.snippets ?? Infinity;
+    const inPassages = passageMatch(q.parsed);
+    const want = Math.max(1, Math.floor(q.passages ?? 1));
+    // the best passages of the hits with snippets, ranked by BM25 over all passages
+    const shown = re && inPassages ? rows.slice(0, withSnippets).map((r) => Number(r.rid)) : [];
+    const best = this.#passages.best(inPassages ?? "", shown, want);
     return rows.map((row, i) => {
+      const docId = row.doc_id as string;
       const raw = row.raw as number;
-      const hit: Hit = {
-        doc_id: row.doc_id as string,
-        score: bm25Score(raw),
-        raw,
-        retriever: this.name,
-      };
+      const hit: Hit = { doc_id: docId, score: bm25Score(raw), raw, retriever: this.name };
       if (!re || i >= withSnippets) return hit;
-      const snippet = this.#snippets.of(row.doc_id as string, re);
+      const ranks = best.get(Number(row.rid)) ?? [];
+      const passages = this.#passages.hits(docId, ranks, q.parsed, this.#stats);
+      if (passages.length) {
+        hit.passages = passages;
+        hit.snippet = passages[0]!.snippet;
+        return hit;
+      }
+      // no passage holds a word (a match in the title, path or headings only)
+      const snippet = this.#snippets.of(docId, re);
       if (snippet) hit.snippet = snippet;
       return hit;
     });
@@ -280,12 +300,28 @@ export class Fts5Index implements KeywordIndex {
     const out = new Map<string, string>();
     const re = snippetMatcher(positiveTerms(parsed));
     if (!re) return out;
-    const indexed = this.#q("SELECT 1 AS x FROM fts_map WHERE doc_id = ?");
+    const indexed = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
+    const inPassages = passageMatch(parsed);
     for (const id of docIds) {
-      const snippet = indexed.get(id) ? this.#snippets.of(id, re) : "";
+      const row = indexed.get(id);
+      if (!row) continue;
+      const snippet = this.#snippetOf(id, row.rowid as number, inPassages, parsed, re);
       if (snippet) out.set(id, snippet);
     }
     return out;
+  }
+
+  /** A document's snippet: its best passage's, else the stored text's, headings' or title's. */
+  #snippetOf(
+    docId: string,
+    rowid: number,
+    inPassages: string | undefined,
+    parsed: ParsedQuery,
+    re: RegExp,
+  ): string {
+    const best = inPassages ? this.#passages.best(inPassages, [rowid], 1).get(rowid) ?? [] : [];
+    return this.#passages.hits(docId, best, parsed, this.#stats)[0]?.snippet ??
+      this.#snippets.of(docId, re);
   }
 
   /**
@@ -358,5 +394,6 @@ export class Fts5Index implements KeywordIndex {
   /** Merge the FTS5 index segments (after a large indexing run). */
   optimize(): void {
     this.#db.exec("INSERT INTO docs_fts(docs_fts) VALUES('optimize')");
+    this.#db.exec("INSERT INTO passages_fts(passages_fts) VALUES('optimize')");
   }
 }
