@@ -49,10 +49,11 @@ export interface FileState {
  * The catalog's format: a catalog of another format is emptied and indexed again. 2: doc
  * ids as 15 decimal digits, text fingerprints. 3: lines without link targets, links kept apart.
  * 4: front-matter fields (the `fields` table). 5: text stored once (contentless FTS5),
- * compressed (`core/text_codec.ts`). 6: text stored as compressed passages, each a row of
- * the keyword index's passage table too.
+ * compressed (`core/text_codec.ts`). 6 (never on main): text stored as compressed
+ * passages. 7: text stored in compressed blocks of lines, passages apart (where each is),
+ * each passage a row of the keyword index's passage table too.
  */
-const FORMAT = "6";
+const FORMAT = "7";
 
 /**
  * A kind of cache of a view of the catalog (the document listing, the link graph, texts
@@ -346,7 +347,10 @@ export class Catalog {
   *iterTexts(): Generator<{ doc_id: string; text: string }> {
     let id: string | undefined;
     let parts: unknown[] = [];
-    for (const r of this.#q("SELECT doc_id, text FROM passages ORDER BY doc_id, seq").iterate()) {
+    for (
+      const r of this.#q("SELECT doc_id, text FROM text_blocks ORDER BY doc_id, first_line")
+        .iterate()
+    ) {
       if (r.doc_id !== id) {
         if (id !== undefined) yield { doc_id: id, text: joinTexts(parts) };
         id = r.doc_id as string;

@@ -7,7 +7,7 @@
  */
 import type { StatementSync } from "node:sqlite";
 import { writeFields } from "./fields.ts";
-import { encodeText } from "./text_codec.ts";
+import { encodeText, textBlocks } from "./text_codec.ts";
 import { docPassages } from "../search/passages.ts";
 import { setFingerprint } from "./catalog_copies.ts";
 import type { Card, OutlineNode, TermCounts } from "./types.ts";
@@ -75,7 +75,7 @@ export function storeDoc(
   // SQLite returns text only up to a NUL byte: never store one.
   const safe = text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text;
   setFingerprint(q, c.doc_id, safe, c.doc_type);
-  storePassages(q, doc, safe);
+  storeText(q, doc, safe);
   q("DELETE FROM skipped WHERE path = ?").run(c.path);
   q("DELETE FROM links WHERE doc_id = ?").run(c.doc_id);
   const link = q("INSERT INTO links (doc_id, line, target, text) VALUES (?, ?, ?, ?)");
@@ -88,36 +88,29 @@ export function storeDoc(
 }
 
 /**
- * Store a document's text as its passages (`passagesOf`, the rows the keyword index ranks),
- * each compressed on its own; a text without lines is one empty row.
+ * Store a document's text once, in compressed blocks of lines (`textBlocks`), and its
+ * passages (`docPassages`, the rows the keyword index ranks) as line ranges into it.
  */
-function storePassages(q: (sql: string) => StatementSync, doc: StoredDoc, text: string): void {
+function storeText(q: (sql: string) => StatementSync, doc: StoredDoc, text: string): void {
   const id = doc.card.doc_id;
   const lines = text === "" ? [] : text.split("\n");
+  q("DELETE FROM text_blocks WHERE doc_id = ?").run(id);
+  const block = q("INSERT INTO text_blocks (doc_id, first_line, text) VALUES (?, ?, ?)");
+  for (const b of textBlocks(lines)) block.run(id, b.first_line, encodeText(b.text));
   q("DELETE FROM passages WHERE doc_id = ?").run(id);
   const ins = q(
-    `INSERT INTO passages (doc_id, seq, start_line, end_line, page, node_id, title, text)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO passages (doc_id, seq, start_line, end_line, page, node_id, title)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
-  const passages = docPassages(doc.card, doc.outline, doc.pages, lines.length);
-  if (!passages.length) ins.run(id, 0, 1, 0, null, null, "", "");
-  passages.forEach((p, seq) =>
-    ins.run(
-      id,
-      seq,
-      p.start_line,
-      p.end_line,
-      p.page ?? null,
-      p.node_id ?? null,
-      p.title,
-      encodeText(lines.slice(p.start_line - 1, p.end_line).join("\n")),
-    )
+  docPassages(doc.card, doc.outline, doc.pages, lines.length).forEach((p, seq) =>
+    ins.run(id, seq, p.start_line, p.end_line, p.page ?? null, p.node_id ?? null, p.title)
   );
 }
 
 /** Remove a document with its text, links and fields. */
 export function removeDoc(q: (sql: string) => StatementSync, id: string): void {
   q("DELETE FROM documents WHERE doc_id = ?").run(id);
+  q("DELETE FROM text_blocks WHERE doc_id = ?").run(id);
   q("DELETE FROM passages WHERE doc_id = ?").run(id);
   q("DELETE FROM links WHERE doc_id = ?").run(id);
   writeFields(q, id);

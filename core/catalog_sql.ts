@@ -8,6 +8,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { fieldFilterSql } from "./fields.ts";
 import { decodeText, joinTexts } from "./text_codec.ts";
+import { pageOf } from "../search/passages.ts";
 import type { OutlineNode, Passage, SearchFilters, TermStats } from "./types.ts";
 
 /**
@@ -143,11 +144,11 @@ export function textReader(db: DatabaseSync): (docId: string) => string | undefi
   return (docId) => storedText(q, docId);
 }
 
-/** A document's stored text: its passages' texts in line order (see {@link storedText}). */
-export const TEXT_SQL = "SELECT text FROM passages WHERE doc_id = ? ORDER BY seq";
+/** A document's stored text: its blocks in line order (see {@link storedText}). */
+export const TEXT_SQL = "SELECT text FROM text_blocks WHERE doc_id = ? ORDER BY first_line";
 
 /**
- * A document's text, joined from its stored passages, or undefined when it has none.
+ * A document's text, joined from its stored blocks, or undefined when it has none.
  *
  * @param q the statement of {@link TEXT_SQL} on a catalog's database
  * @param docId the document
@@ -157,42 +158,79 @@ export function storedText(q: StatementSync, docId: string): string | undefined 
   return rows.length ? joinTexts(rows.map((r) => r.text)) : undefined;
 }
 
-/** A stored passage: where it is in its document, and its text. */
+/** A stored passage: where it is in its document, and its lines. */
 export interface StoredPassage extends Passage {
-  /** Its lines, joined by `\n`. */
-  text: string;
-  /** First line of each page of its document, for paged formats. */
+  /** Its sequence number among its document's passages. */
+  seq: number;
+  /** Its lines. */
+  lines: string[];
+}
+
+/** Some passages of a document, read together, with what cutting snippets needs. */
+export interface StoredPassages {
+  /** The passages found, in the order asked. */
+  passages: StoredPassage[];
+  /** First line of each page of the document, for paged formats. */
   pages?: number[];
-  /** Its document's type. */
+  /** The document's type. */
   docType: string;
 }
 
 /**
- * A reader of single stored passages, by document and sequence number, through any handle
- * on a catalog file: what a search hit's snippet is cut from (one passage decompressed,
- * not the document).
+ * A reader of some passages of a document, by sequence number, through any handle on a
+ * catalog file: what a search hit's passages and snippet are cut from. Only the text blocks
+ * holding their lines are decompressed, each once, not the document.
  */
 export function passageReader(
   db: DatabaseSync,
-): (docId: string, seq: number) => StoredPassage | undefined {
-  const q = db.prepare(
-    `SELECT p.start_line, p.end_line, p.page, p.node_id, p.title, p.text, d.pages, d.doc_type
-     FROM passages p JOIN documents d USING (doc_id) WHERE p.doc_id = ? AND p.seq = ?`,
+): (docId: string, seqs: number[]) => StoredPassages | undefined {
+  const doc = db.prepare("SELECT doc_type, pages FROM documents WHERE doc_id = ?");
+  const one = db.prepare(
+    `SELECT start_line, end_line, page, node_id, title FROM passages
+     WHERE doc_id = ? AND seq = ?`,
   );
-  return (docId, seq) => {
-    const r = q.get(docId, seq);
-    if (!r) return undefined;
-    const p: StoredPassage = {
-      title: r.title as string,
-      start_line: r.start_line as number,
-      end_line: r.end_line as number,
-      text: decodeText(r.text) ?? "",
-      docType: r.doc_type as string,
+  const starts = db.prepare(
+    "SELECT first_line FROM text_blocks WHERE doc_id = ? ORDER BY first_line",
+  );
+  const block = db.prepare("SELECT text FROM text_blocks WHERE doc_id = ? AND first_line = ?");
+  return (docId, seqs) => {
+    const d = doc.get(docId);
+    if (!d) return undefined;
+    const firsts = starts.all(docId).map((r) => r.first_line as number);
+    const blocks = new Map<number, string[]>();
+    const linesOf = (from: number, to: number): string[] => {
+      const out: string[] = [];
+      // (the block holding a line is found like the page holding it)
+      let i = (pageOf(firsts, from) ?? 1) - 1;
+      for (; i < firsts.length && firsts[i]! <= to; i++) {
+        const first = firsts[i]!;
+        let lines = blocks.get(first);
+        if (!lines) {
+          lines = (decodeText(block.get(docId, first)?.text) ?? "").split("\n");
+          blocks.set(first, lines);
+        }
+        out.push(...lines.slice(Math.max(0, from - first), Math.max(0, to - first + 1)));
+      }
+      return out;
     };
-    if (r.node_id !== null) p.node_id = r.node_id as string;
-    if (r.page !== null) p.page = r.page as number;
-    if (r.pages !== null && r.page !== null) p.pages = JSON.parse(r.pages as string);
-    return p;
+    const passages: StoredPassage[] = [];
+    for (const seq of seqs) {
+      const r = one.get(docId, seq);
+      if (!r) continue;
+      const p: StoredPassage = {
+        seq,
+        title: r.title as string,
+        start_line: r.start_line as number,
+        end_line: r.end_line as number,
+        lines: linesOf(r.start_line as number, r.end_line as number),
+      };
+      if (r.node_id !== null) p.node_id = r.node_id as string;
+      if (r.page !== null) p.page = r.page as number;
+      passages.push(p);
+    }
+    const out: StoredPassages = { passages, docType: d.doc_type as string };
+    if (d.pages !== null) out.pages = JSON.parse(d.pages as string);
+    return out;
   };
 }
 

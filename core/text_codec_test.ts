@@ -34,9 +34,9 @@ Deno.test("Catalog stores texts compressed and every reader gets them back", () 
   for (const [id, text] of Object.entries(docs)) {
     catalog.put({ card: card(id), outline: [], terms: {}, hash: id, mtime_ms: 0 }, text);
   }
-  // (stored passage by passage: each of the long text's passages is compressed)
+  // (stored in blocks of lines: each of the long text's blocks is compressed)
   const raw = catalog.db.prepare(
-    `SELECT doc_id, group_concat(DISTINCT typeof(text)) AS t, count(*) AS n FROM passages
+    `SELECT doc_id, group_concat(DISTINCT typeof(text)) AS t, count(*) AS n FROM text_blocks
      GROUP BY doc_id ORDER BY doc_id`,
   ).all()
     .map((r) => [r.doc_id, r.t, (r.n as number) > 1]);

@@ -277,7 +277,89 @@ export function bestPassages(
     if (w >= 0) counts[p]!.set(w, (counts[p]!.get(w) ?? 0) + 1);
     seen++;
   }
-  // BM25 inside the document: passages are the collection.
+  return scoredHits(
+    passages,
+    counts,
+    terms,
+    limit,
+    (ps) => linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount)),
+    {
+      terms,
+      snippetChars,
+      pages,
+      markup,
+    },
+  );
+}
+
+/**
+ * The best of some passages of a document for a query, best first, scored like
+ * {@link bestPassages} with these passages as the collection: what a search hit shows, when
+ * the keyword index gave its passages that match best across the library as candidates (a
+ * word found in all of them, such as the document's subject, then tells little).
+ *
+ * @param candidates passages with their lines
+ * @param terms the query's positive terms (`positiveTerms`)
+ * @param limit how many passages to return
+ * @param o how to cut snippets (length, pages, markup)
+ * @returns the candidates that hold at least one query word, with snippets
+ * @example
+ * ```ts
+ * import { chosenPassages } from "./passages.ts";
+ * import assert from "node:assert/strict";
+ * const at = (start_line: number, lines: string[]) => ({
+ *   passage: { title: "Lines", start_line, end_line: start_line + lines.length - 1 },
+ *   lines,
+ * });
+ * const best = chosenPassages([
+ *   at(1, ["the zebra manual", "zebra zebra zebra"]),
+ *   at(40, ["zebra stripes are counted by the driver"]),
+ *   at(90, ["zebra zebra"]),
+ * ], ["zebra", "stripes"], 1);
+ * assert.equal(best[0]?.start_line, 40);
+ * ```
+ */
+export function chosenPassages(
+  candidates: { passage: Passage; lines: string[] }[],
+  terms: string[],
+  limit = 1,
+  o: Omit<SnippetOptions, "terms" | "idf"> = {},
+): PassageHit[] {
+  const scan = wordScanner(terms);
+  if (!scan || !candidates.length || limit <= 0) return [];
+  const words = matchWords(terms);
+  const counts = candidates.map(({ lines }) => {
+    const c = new Map<number, number>();
+    const text = lines.join("\n");
+    scan.lastIndex = 0;
+    let seen = 0;
+    for (let m = scan.exec(text); m && seen < MAX_MATCHES; m = scan.exec(text)) {
+      if (!atWordStart(text, m.index, m[0])) continue;
+      const w = wordOf(m[0], words);
+      if (w >= 0) c.set(w, (c.get(w) ?? 0) + 1);
+      seen++;
+    }
+    return c;
+  });
+  const passages = candidates.map((c) => c.passage);
+  const lines = new Map(candidates.map((c) => [c.passage, c.lines]));
+  return scoredHits(passages, counts, terms, limit, (ps) => lines.get(ps)!, { ...o, terms });
+}
+
+/**
+ * Passages scored by BM25 with the passages as the collection (each word's matches counted
+ * per passage), words in a passage's title weighing more; the best `limit` as hits.
+ */
+function scoredHits(
+  passages: Passage[],
+  counts: Map<number, number>[],
+  terms: string[],
+  limit: number,
+  own: (ps: Passage) => string[],
+  o: SnippetOptions,
+): PassageHit[] {
+  const re = snippetMatcher(terms)!;
+  const words = matchWords(terms);
   const df = new Map<number, number>();
   for (const c of counts) for (const w of c.keys()) df.set(w, (df.get(w) ?? 0) + 1);
   const N = passages.length;
@@ -305,8 +387,7 @@ export function bestPassages(
   const wordIdf = (word: string) => idf(words.indexOf(word));
   return scored.slice(0, limit).map(({ i, score }) => {
     const ps = passages[i]!;
-    const own = linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount));
-    return passageHit(ps, own, score, { terms, idf: wordIdf, snippetChars, pages, markup });
+    return passageHit(ps, own(ps), score, { ...o, idf: wordIdf });
   });
 }
 

@@ -173,7 +173,7 @@ async function vectorHits(vectors: VectorSync, q: Query): Promise<Hit[]> {
  */
 export function byBestPassage(hits: Hit[]): Hit[] {
   const passage = (h: Hit) => {
-    const x = h.passages?.[0]?.score ?? 0;
+    const x = h.passage_raw ?? 0;
     return x / (x + PASSAGE_HALF_SCORE);
   };
   return hits.map((h, i) => ({ h, i, s: h.score + PASSAGE_WEIGHT * passage(h) }))

@@ -10,7 +10,7 @@
  *
  * The table is contentless (`content=''`, with `contentless_delete=1` so rows can be
  * replaced): it holds the index and the column sizes BM25 needs, never a copy of the text.
- * Snippets are cut from the catalog's one stored copy (`texts`), and from the card's title
+ * Snippets are cut from the catalog's one stored copy (`text_blocks`), and from the card's title
  * and the outline's headings when the body does not hold the query's words.
  *
  * @module
@@ -33,7 +33,7 @@ import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
 import { WordDocs } from "./fts5_words.ts";
 import { DEFAULT_WEIGHTS, Fts5Ranking, type Fts5Weights } from "./fts5_rank.ts";
 import type { SearchPool } from "./fts5_pool.ts";
-import { PASSAGE_SCHEMA, passageMatch, PassageRows } from "./fts5_passages.ts";
+import { CANDIDATES, PASSAGE_SCHEMA, passageMatch, PassageRows } from "./fts5_passages.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 
 /** Options of {@link Fts5Index}. */
@@ -162,7 +162,6 @@ export class Fts5Index implements KeywordIndex {
   #ranking: Fts5Ranking;
   #snippets: StoredSnippets;
   #passages: PassageRows;
-  #stats?: TermStats;
 
   /**
    * Create the index and its tables (`docs_fts`, `fts_map`) if they do not exist.
@@ -186,7 +185,6 @@ export class Fts5Index implements KeywordIndex {
     });
     this.#snippets = new StoredSnippets(db);
     this.#passages = new PassageRows(db, this.#q);
-    this.#stats = options.stats;
     if (!options.readOnly) db.exec(SCHEMA);
   }
 
@@ -271,14 +269,15 @@ export class Fts5Index implements KeywordIndex {
     const want = Math.max(1, Math.floor(q.passages ?? 1));
     // the best passages of the hits with snippets, ranked by BM25 over all passages
     const shown = re && inPassages ? rows.slice(0, withSnippets).map((r) => Number(r.rid)) : [];
-    const best = this.#passages.best(inPassages ?? "", shown, want);
+    const best = this.#passages.best(inPassages ?? "", shown, Math.max(want, CANDIDATES));
     return rows.map((row, i) => {
       const docId = row.doc_id as string;
       const raw = row.raw as number;
       const hit: Hit = { doc_id: docId, score: bm25Score(raw), raw, retriever: this.name };
       if (!re || i >= withSnippets) return hit;
       const ranks = best.get(Number(row.rid)) ?? [];
-      const passages = this.#passages.hits(docId, ranks, q.parsed, this.#stats);
+      if (ranks.length) hit.passage_raw = Math.abs(ranks[0]!.raw);
+      const passages = this.#passages.hits(docId, ranks, q.parsed, want);
       if (passages.length) {
         hit.passages = passages;
         hit.snippet = passages[0]!.snippet;
@@ -319,8 +318,10 @@ export class Fts5Index implements KeywordIndex {
     parsed: ParsedQuery,
     re: RegExp,
   ): string {
-    const best = inPassages ? this.#passages.best(inPassages, [rowid], 1).get(rowid) ?? [] : [];
-    return this.#passages.hits(docId, best, parsed, this.#stats)[0]?.snippet ??
+    const best = inPassages
+      ? this.#passages.best(inPassages, [rowid], CANDIDATES).get(rowid) ?? []
+      : [];
+    return this.#passages.hits(docId, best, parsed, 1)[0]?.snippet ??
       this.#snippets.of(docId, re);
   }
 

@@ -14,12 +14,11 @@
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { IndexedDoc, ParsedQuery, PassageHit, TermStats } from "../core/types.ts";
-import { passageReader, type StoredPassage } from "../core/catalog_sql.ts";
+import type { IndexedDoc, ParsedQuery, PassageHit } from "../core/types.ts";
+import { passageReader, type StoredPassages } from "../core/catalog_sql.ts";
 import { segmentCJK } from "../core/tokenize.ts";
 import { MARKUP_TYPES } from "../core/readable.ts";
-import { docPassages, passageHit } from "../search/passages.ts";
-import { matchWords } from "../search/snippet.ts";
+import { chosenPassages, docPassages } from "../search/passages.ts";
 import { positiveTerms } from "../search/query.ts";
 import { toFtsMatch } from "./fts5_match.ts";
 
@@ -34,6 +33,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
   content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );`;
+
+/**
+ * Passages of a hit ranked best across the library that are read to choose the ones it
+ * shows (`PassageRows.hits`).
+ */
+export const CANDIDATES = 8;
 
 /** BM25 weights of a passage's columns: its section title, its text. */
 const TITLE_WEIGHT = 2;
@@ -68,7 +73,7 @@ export function passageMatch(
 export class PassageRows {
   readonly #q: (sql: string) => StatementSync;
   readonly #db: DatabaseSync;
-  #read?: (docId: string, seq: number) => StoredPassage | undefined;
+  #read?: (docId: string, seqs: number[]) => StoredPassages | undefined;
 
   /**
    * @param db the catalog's database (with the `passages` table and `passages_fts`)
@@ -141,46 +146,25 @@ export class PassageRows {
   }
 
   /**
-   * Passages as hits show them, snippets cut from each passage's stored text alone.
+   * The passages a hit shows: its candidates (the document's passages that match best across
+   * the library, {@link best}) read from the stored text (only the blocks holding them) and
+   * the best `limit` of them chosen with the document's own word statistics
+   * (`chosenPassages`), each with its snippet.
    *
    * @param docId the document
-   * @param ranks its passages found for the query ({@link best})
+   * @param ranks its candidate passages, best first ({@link best})
    * @param parsed the query
-   * @param stats corpus statistics: rarer words weigh more in choosing the sentence
+   * @param limit passages wanted
    */
-  hits(
-    docId: string,
-    ranks: PassageRank[],
-    parsed: ParsedQuery,
-    stats?: TermStats,
-  ): PassageHit[] {
+  hits(docId: string, ranks: PassageRank[], parsed: ParsedQuery, limit: number): PassageHit[] {
+    if (!ranks.length) return [];
     this.#read ??= passageReader(this.#db);
-    const terms = positiveTerms(parsed);
-    const idf = stats ? wordWeights(terms, stats) : undefined;
-    const out: PassageHit[] = [];
-    for (const r of ranks) {
-      const stored = this.#read(docId, r.seq);
-      if (!stored) continue;
-      const { text, pages, docType, ...ps } = stored;
-      const markup = MARKUP_TYPES.has(docType);
-      const hit = passageHit(ps, text.split("\n"), Math.abs(r.raw), { terms, idf, markup, pages });
-      if (hit.snippet) out.push(hit);
-    }
-    return out;
+    const stored = this.#read(docId, ranks.map((r) => r.seq));
+    if (!stored) return [];
+    const candidates = stored.passages.map(({ seq: _, lines, ...passage }) => ({ passage, lines }));
+    return chosenPassages(candidates, positiveTerms(parsed), limit, {
+      pages: stored.pages,
+      markup: MARKUP_TYPES.has(stored.docType),
+    }).filter((h) => h.snippet);
   }
-}
-
-/** Inverse document frequency of each query word (by its search prefix, `matchWords`). */
-function wordWeights(terms: string[], stats: TermStats): (word: string) => number {
-  const n = Math.max(1, stats.docCount());
-  const out = new Map<string, number>();
-  for (const t of terms) {
-    for (const w of t.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? []) {
-      const key = matchWords([w])[0];
-      if (key === undefined) continue;
-      const df = stats.df(w);
-      out.set(key, Math.max(out.get(key) ?? 0, Math.log(1 + (n - df + 0.5) / (df + 0.5))));
-    }
-  }
-  return (word) => out.get(word) ?? 1;
 }

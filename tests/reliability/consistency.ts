@@ -39,11 +39,11 @@ export const integrity: ConsistencyCheck = {
 export const texts: ConsistencyCheck = {
   name: "texts",
   run: (db) => [
-    ...all(db, "SELECT doc_id FROM documents WHERE doc_id NOT IN (SELECT doc_id FROM passages)")
+    ...all(db, "SELECT doc_id FROM documents WHERE doc_id NOT IN (SELECT doc_id FROM text_blocks)")
       .map((r) => `document without text: ${r.doc_id}`),
     ...all(
       db,
-      "SELECT DISTINCT doc_id FROM passages WHERE doc_id NOT IN (SELECT doc_id FROM documents)",
+      "SELECT DISTINCT doc_id FROM text_blocks WHERE doc_id NOT IN (SELECT doc_id FROM documents)",
     ).map((r) => `orphan text: ${r.doc_id}`),
   ],
 };
@@ -54,7 +54,7 @@ export const cards: ConsistencyCheck = {
   run: (db) => {
     const out: string[] = [];
     const rows = db.prepare(
-      "SELECT doc_id, path, card, outline FROM documents WHERE doc_id IN (SELECT doc_id FROM passages)",
+      "SELECT doc_id, path, card, outline FROM documents WHERE doc_id IN (SELECT doc_id FROM text_blocks)",
     ).iterate();
     const stored = db.prepare(TEXT_SQL);
     for (const r of rows) {
