@@ -1,8 +1,10 @@
 /**
- * The passage index on real documents of the small corpus: passage rows are written,
- * replaced and removed with their document; a question about a long PDF gets its page from
- * the keyword index's passage rows alone; a quoted phrase that spans two passages still
- * finds its document, in order only.
+ * The passage index on real documents of the small corpus: passage rows and text blocks are
+ * written, replaced and removed with their document; a question about a long PDF gets its
+ * page from the keyword index's passage rows alone; a sentence planted in the middle of a
+ * 10,000-line document is the answer of its hit; a quoted phrase that spans two passages
+ * still finds its document, in order only; a scanned page's text read by OCR becomes
+ * passage rows.
  */
 import { join } from "node:path";
 import { assert, assertEquals } from "./assert.ts";
@@ -11,6 +13,9 @@ import { openTestShelf, type TestShelf } from "./shelf_helper.ts";
 import { partsOf } from "../shelf/_parts.ts";
 import { prepareQuery } from "../search/query.ts";
 import { pageOf } from "../search/passages.ts";
+import { BLOCK_CHARS } from "../core/text_codec.ts";
+import { callTool } from "../server/dispatch.ts";
+import { closeImageWorkers } from "../extractors/image.ts";
 
 /** A shelf over copies of small-corpus files (`[source, name]`) in one library `Lib`. */
 async function shelfOf(files: [string, string][]): Promise<{ t: TestShelf; lib: string }> {
@@ -33,7 +38,9 @@ function rows(t: TestShelf, word: string, docId: string) {
     .n as number;
   const mapped = db.prepare("SELECT passages FROM fts_map WHERE doc_id = ?").get(docId)
     ?.passages as number | undefined;
-  return { fts, stored, mapped };
+  const blocks = db.prepare("SELECT count(*) AS n FROM text_blocks WHERE doc_id = ?").get(docId)!
+    .n as number;
+  return { fts, stored, mapped, blocks };
 }
 
 Deno.test({
@@ -49,6 +56,7 @@ Deno.test({
     assertEquals(before.fts, 0);
     assert(before.stored > 3, `${before.stored} passages`);
     assertEquals(before.mapped, before.stored);
+    assertEquals(before.blocks, 1);
 
     // plant a word in the middle of the document: one passage holds it
     const lines = (await Deno.readTextFile(file)).split("\n");
@@ -77,7 +85,12 @@ Deno.test({
     // deleted: none left
     await Deno.remove(file);
     await t.shelf.index();
-    assertEquals(rows(t, "quillfeather", id), { fts: 0, stored: 0, mapped: undefined });
+    assertEquals(rows(t, "quillfeather", id), {
+      fts: 0,
+      stored: 0,
+      mapped: undefined,
+      blocks: 0,
+    });
     assertEquals(
       partsOf(t.shelf).catalog.db.prepare("SELECT count(*) AS n FROM passages_fts").get()!.n,
       0,
@@ -154,5 +167,71 @@ Deno.test({
     assertEquals(found.map((h) => h.doc_id), [id]);
     assert(found[0]!.snippet, "a snippet");
     assertEquals(await search(`"${phrase[1]} ${phrase[0]}"`), []);
+  },
+});
+
+Deno.test({
+  name: "a sentence planted in the middle of a 10,000-line document is its hit's answer",
+  sanitizeResources: false,
+  async fn() {
+    const { t, lib } = await shelfOf([["text/sphinx-text/debian-policy/policy.txt", "p.txt"]]);
+    await using _ = t;
+    const file = join(lib, "p.txt");
+    const lines = (await Deno.readTextFile(file)).split("\n").slice(0, 10_000);
+    assertEquals(lines.length, 10_000);
+    const planted = "The quartermaster's ledger says the brass telescope was sold in Lisbon " +
+      "for forty guilders.";
+    lines[5000] = planted;
+    await Deno.writeTextFile(file, lines.join("\n"));
+    await t.shelf.index();
+    const { catalog } = partsOf(t.shelf);
+    const id = catalog.idByPath("Lib/p.txt")!;
+    assertEquals(catalog.text(id), lines.join("\n"));
+    const blocks = rows(t, "telescope", id).blocks;
+    assert(blocks >= Math.floor(lines.join("\n").length / BLOCK_CHARS), `${blocks} blocks`);
+    const r = await callTool(t.shelf, "search", {
+      query: "where was the brass telescope sold",
+      output_format: "json",
+    });
+    const [hit] = r.json.results as {
+      path: string;
+      answer?: { text: string; line: number };
+      passages?: { start_line: number; end_line: number }[];
+    }[];
+    assertEquals(hit?.path, "Lib/p.txt");
+    assert(hit!.answer?.text.includes("brass telescope was sold in Lisbon"), hit!.answer?.text);
+    assertEquals(hit!.answer!.line, 5001);
+    const p = hit!.passages![0]!;
+    assert(p.start_line <= 5001 && 5001 <= p.end_line, JSON.stringify(p));
+  },
+});
+
+Deno.test({
+  name: "a scanned page's text read by OCR becomes passage rows",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const scan = new URL("../extractors/testdata/scans/r-faq-p6-scan.pdf", import.meta.url);
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-passages-" });
+    const lib = join(base, "Scans");
+    await Deno.mkdir(lib);
+    await Deno.copyFile(scan.pathname, join(lib, "faq.pdf"));
+    await using t = await openTestShelf({ base, folders: [lib] });
+    try {
+      await t.shelf.index();
+      const id = partsOf(t.shelf).catalog.idByPath("Scans/faq.pdf")!;
+      assertEquals(rows(t, "macos", id).fts, 0);
+      await t.shelf.ocrDone();
+      // the page's words are in the passage rows, and a hit's passage is cut from its text
+      assertEquals(rows(t, "macos", id).fts, 1);
+      const [hit] = await partsOf(t.shelf).keyword.search(
+        prepareQuery("Windows macOS ports described", 3),
+      );
+      assertEquals(hit?.doc_id, id);
+      assertEquals(hit!.passages![0]!.page, 1);
+      assert(/\*\*macOS[^*]*\*\*/.test(hit!.passages![0]!.snippet), hit!.passages![0]!.snippet);
+    } finally {
+      await closeImageWorkers();
+    }
   },
 });
