@@ -176,6 +176,79 @@ export interface StoredPassages {
   docType: string;
 }
 
+/** Reads a document's stored text block by block (blocks of whole lines, `textBlocks`). */
+export interface BlockReader {
+  /** The first line of each of a document's blocks, in order (empty when it has no text). */
+  firsts(docId: string): number[];
+  /** The lines of a document's block that starts at `first`. */
+  lines(docId: string, first: number): string[];
+}
+
+/**
+ * A reader of documents' text blocks through any handle on a catalog file.
+ *
+ * @example
+ * ```ts
+ * import { openCatalogDb } from "./catalog_schema.ts";
+ * import { blockReader } from "./catalog_sql.ts";
+ * import { encodeText, textBlocks } from "./text_codec.ts";
+ * import assert from "node:assert/strict";
+ * const db = openCatalogDb(":memory:", "1");
+ * const lines = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} of a long text`);
+ * const ins = db.prepare("INSERT INTO text_blocks (doc_id, first_line, text) VALUES (?, ?, ?)");
+ * for (const b of textBlocks(lines)) ins.run("d", b.first_line, encodeText(b.text));
+ * const blocks = blockReader(db);
+ * const firsts = blocks.firsts("d");
+ * assert.ok(firsts.length > 1);
+ * assert.equal(blocks.lines("d", firsts[1]!)[0], `line ${firsts[1]} of a long text`);
+ * assert.deepEqual(blocks.firsts("missing"), []);
+ * ```
+ */
+export function blockReader(db: DatabaseSync): BlockReader {
+  const starts = db.prepare(
+    "SELECT first_line FROM text_blocks WHERE doc_id = ? ORDER BY first_line",
+  );
+  const block = db.prepare("SELECT text FROM text_blocks WHERE doc_id = ? AND first_line = ?");
+  return {
+    firsts: (docId) => starts.all(docId).map((r) => r.first_line as number),
+    lines: (docId, first) => (decodeText(block.get(docId, first)?.text) ?? "").split("\n"),
+  };
+}
+
+/**
+ * Lines `from`..`to` (1-based, inclusive) of a document from its blocks, each block read at
+ * most once through `cache` (the blocks' lines by first line).
+ *
+ * @param read the blocks' reader
+ * @param docId the document
+ * @param firsts the first line of each of its blocks (`BlockReader.firsts`)
+ * @param cache blocks already read
+ * @param from first line
+ * @param to last line
+ * @returns the lines that exist in that range
+ */
+export function blockLines(
+  read: BlockReader,
+  docId: string,
+  firsts: number[],
+  cache: Map<number, string[]>,
+  from: number,
+  to: number,
+): string[] {
+  const out: string[] = [];
+  // (the block holding a line is found like the page holding it)
+  for (let i = (pageOf(firsts, from) ?? 1) - 1; i < firsts.length && firsts[i]! <= to; i++) {
+    const first = firsts[i]!;
+    let lines = cache.get(first);
+    if (!lines) {
+      lines = read.lines(docId, first);
+      cache.set(first, lines);
+    }
+    out.push(...lines.slice(Math.max(0, from - first), Math.max(0, to - first + 1)));
+  }
+  return out;
+}
+
 /**
  * A reader of some passages of a document, by sequence number, through any handle on a
  * catalog file: what a search hit's passages and snippet are cut from. Only the text blocks
@@ -189,40 +262,23 @@ export function passageReader(
     `SELECT start_line, end_line, page, node_id, title FROM passages
      WHERE doc_id = ? AND seq = ?`,
   );
-  const starts = db.prepare(
-    "SELECT first_line FROM text_blocks WHERE doc_id = ? ORDER BY first_line",
-  );
-  const block = db.prepare("SELECT text FROM text_blocks WHERE doc_id = ? AND first_line = ?");
+  const blocks = blockReader(db);
   return (docId, seqs) => {
     const d = doc.get(docId);
     if (!d) return undefined;
-    const firsts = starts.all(docId).map((r) => r.first_line as number);
-    const blocks = new Map<number, string[]>();
-    const linesOf = (from: number, to: number): string[] => {
-      const out: string[] = [];
-      // (the block holding a line is found like the page holding it)
-      let i = (pageOf(firsts, from) ?? 1) - 1;
-      for (; i < firsts.length && firsts[i]! <= to; i++) {
-        const first = firsts[i]!;
-        let lines = blocks.get(first);
-        if (!lines) {
-          lines = (decodeText(block.get(docId, first)?.text) ?? "").split("\n");
-          blocks.set(first, lines);
-        }
-        out.push(...lines.slice(Math.max(0, from - first), Math.max(0, to - first + 1)));
-      }
-      return out;
-    };
+    const firsts = blocks.firsts(docId);
+    const cache = new Map<number, string[]>();
     const passages: StoredPassage[] = [];
     for (const seq of seqs) {
       const r = one.get(docId, seq);
       if (!r) continue;
+      const [from, to] = [r.start_line as number, r.end_line as number];
       const p: StoredPassage = {
         seq,
         title: r.title as string,
-        start_line: r.start_line as number,
-        end_line: r.end_line as number,
-        lines: linesOf(r.start_line as number, r.end_line as number),
+        start_line: from,
+        end_line: to,
+        lines: blockLines(blocks, docId, firsts, cache, from, to),
       };
       if (r.node_id !== null) p.node_id = r.node_id as string;
       if (r.page !== null) p.page = r.page as number;
