@@ -185,8 +185,6 @@ export interface Hit {
   snippet?: string;
   /** The document's best passages for the query (added by the search path). */
   passages?: PassageHit[];
-  /** BM25 magnitude of its best passage among all passages of the library (keyword index). */
-  passage_raw?: number;
   /** Other documents with the same text, collapsed into this hit (added by the search path). */
   copies?: { doc_id: string; path: string }[];
 }

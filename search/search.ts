@@ -62,10 +62,11 @@ const VECTOR_FUSION_DEPTH = 20;
 const MAX_CANDIDATES = 100;
 /** Rank constant of reciprocal-rank fusion. */
 const RRF_K = 60;
-/** Weight of a keyword hit's best passage beside the document's own score. */
-const PASSAGE_WEIGHT = 0.5;
-/** A passage's BM25 that maps to 0.5. */
-const PASSAGE_HALF_SCORE = 5;
+/**
+ * Keyword hits past the limit that get their passages from the keyword index too: copies
+ * collapsed into one hit bring the next hits up (others get theirs from their text).
+ */
+const SPARE_PASSAGES = 2;
 
 /**
  * The mode a search takes when none is asked for, and why: the embedder's measured best
@@ -122,16 +123,18 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   // Copies are collapsed after ranking: ask for more hits than will be shown.
   const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);
   const depth = mode !== "hybrid" ? wanted : Math.max(wanted, FUSION_DEPTH);
-  // The keyword index gives its first hits their best passages (from its passage rows);
+  // The keyword index gives the hits that will be shown their best passages (from its
+  // passage rows; in hybrid mode, its first hits, as the vectors may bring any of them up);
   // hits found otherwise get theirs after the cut.
-  const q: Query = prepareQuery(req.query, depth, req.filters, wanted);
+  const shown = mode === "keyword" ? Math.min(wanted, req.limit + SPARE_PASSAGES) : wanted;
+  const q: Query = prepareQuery(req.query, depth, req.filters, shown);
   q.passages = Math.max(1, req.passages ?? 1);
   const none = Promise.resolve<Hit[]>([]);
   const lists = await settleAll([
     mode === "semantic" ? none : partsOf(shelf).keyword.search(q),
     vectors ? vectorHits(vectors, q) : none,
   ]);
-  const keyword = byBestPassage(lists[0]!);
+  const keyword = lists[0]!;
   const near = lists[1]!;
   const semantic = vectors ? await heldToSyntax(shelf, near, q) : [];
   let fused = mode === "keyword" ? keyword : mode === "semantic" ? semantic : rrf(
@@ -163,21 +166,6 @@ async function vectorHits(vectors: VectorSync, q: Query): Promise<Hit[]> {
   // Scores are `1 - d / 2` for a cosine distance `d` (the vector index's contract).
   const floor = Math.max(0, Math.min(1, 1 - (1 - (vectors.embedder.minSimilarity ?? 0)) / 2));
   return (await vectors.index.nearest(vector, q.limit, q.filters)).filter((h) => h.score >= floor);
-}
-
-/**
- * Keyword hits ranked by their own score (BM25 of the whole document, its title, path and
- * headings weighing most) and their best passage's (BM25 among all passages of the
- * library), mapped to 0..1 like the document's: of two documents that match alike, the one
- * with a passage that holds the words together comes first.
- */
-export function byBestPassage(hits: Hit[]): Hit[] {
-  const passage = (h: Hit) => {
-    const x = h.passage_raw ?? 0;
-    return x / (x + PASSAGE_HALF_SCORE);
-  };
-  return hits.map((h, i) => ({ h, i, s: h.score + PASSAGE_WEIGHT * passage(h) }))
-    .sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.h);
 }
 
 /** Fused hits take the passages and snippets their keyword hits were given. */

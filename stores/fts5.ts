@@ -1,6 +1,7 @@
 /**
  * The keyword index (see `roles.ts`): SQLite FTS5 with BM25 over five weighted columns (title, path,
- * keywords, headings, body), in the catalog's database.
+ * keywords, headings, body), in the catalog's database; documents re-ranked by their best
+ * passage among all passages of the library (`fts5_passages.ts`).
  *
  * Tokenizer: `porter unicode61 remove_diacritics 2`. unicode61 folds case and diacritics
  * (`café` finds `cafe`) and splits on punctuation; porter adds English stemming
@@ -33,7 +34,14 @@ import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
 import { WordDocs } from "./fts5_words.ts";
 import { DEFAULT_WEIGHTS, Fts5Ranking, type Fts5Weights } from "./fts5_rank.ts";
 import type { SearchPool } from "./fts5_pool.ts";
-import { CANDIDATES, PASSAGE_SCHEMA, passageMatch, PassageRows } from "./fts5_passages.ts";
+import {
+  byBestPassage,
+  CANDIDATES,
+  PASSAGE_SCHEMA,
+  passageMatch,
+  type PassageRank,
+  PassageRows,
+} from "./fts5_passages.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 
 /** Options of {@link Fts5Index}. */
@@ -265,26 +273,34 @@ export class Fts5Index implements KeywordIndex {
     const rows = this.#ranking.rows(q.parsed, match, isCommon, f, limit);
     const re = snippetMatcher(positiveTerms(q.parsed));
     const withSnippets = q.snippets ?? Infinity;
-    const inPassages = passageMatch(q.parsed);
+    // A search that wants snippets is ranked by best passage too (the same query finds both).
+    const inPassages = re && withSnippets > 0 ? passageMatch(q.parsed) : undefined;
     const want = Math.max(1, Math.floor(q.passages ?? 1));
-    // the best passages of the hits with snippets, ranked by BM25 over all passages
-    const shown = re && inPassages ? rows.slice(0, withSnippets).map((r) => Number(r.rid)) : [];
-    const best = this.#passages.best(inPassages ?? "", shown, Math.max(want, CANDIDATES));
-    return rows.map((row, i) => {
-      const docId = row.doc_id as string;
+    // each document's passages ranked by BM25 among all passages of the library (one query)
+    const best = inPassages
+      ? this.#passages.best(inPassages, rows.map((r) => Number(r.rid)), Math.max(want, CANDIDATES))
+      : new Map<number, PassageRank[]>();
+    const ranked = byBestPassage(rows.map((row) => {
       const raw = row.raw as number;
-      const hit: Hit = { doc_id: docId, score: bm25Score(raw), raw, retriever: this.name };
+      const hit: Hit = {
+        doc_id: row.doc_id as string,
+        score: bm25Score(raw),
+        raw,
+        retriever: this.name,
+      };
+      return { hit, ranks: best.get(Number(row.rid)) ?? [] };
+    }));
+    // passages are read and chosen for the hits that get snippets only
+    return ranked.map(({ hit, ranks }, i) => {
       if (!re || i >= withSnippets) return hit;
-      const ranks = best.get(Number(row.rid)) ?? [];
-      if (ranks.length) hit.passage_raw = Math.abs(ranks[0]!.raw);
-      const passages = this.#passages.hits(docId, ranks, q.parsed, want);
+      const passages = this.#passages.hits(hit.doc_id, ranks, q.parsed, want);
       if (passages.length) {
         hit.passages = passages;
         hit.snippet = passages[0]!.snippet;
         return hit;
       }
       // no passage holds a word (a match in the title, path or headings only)
-      const snippet = this.#snippets.of(docId, re);
+      const snippet = this.#snippets.of(hit.doc_id, re);
       if (snippet) hit.snippet = snippet;
       return hit;
     });
