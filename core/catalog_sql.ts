@@ -8,7 +8,6 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { fieldFilterSql } from "./fields.ts";
 import { decodeText, joinTexts } from "./text_codec.ts";
-import { pageOf } from "../search/passages.ts";
 import type { OutlineNode, Passage, SearchFilters, TermStats } from "./types.ts";
 
 /**
@@ -178,8 +177,10 @@ export interface StoredPassages {
 
 /** Reads a document's stored text block by block (blocks of whole lines, `textBlocks`). */
 export interface BlockReader {
-  /** The first line of each of a document's blocks, in order (empty when it has no text). */
-  firsts(docId: string): number[];
+  /** The first line of each block holding a line of `from`..`to`, in order. */
+  holding(docId: string, from: number, to: number): number[];
+  /** The first line of a document's last block (undefined when it has no text). */
+  last(docId: string): number | undefined;
   /** The lines of a document's block that starts at `first`. */
   lines(docId: string, first: number): string[];
 }
@@ -198,19 +199,26 @@ export interface BlockReader {
  * const ins = db.prepare("INSERT INTO text_blocks (doc_id, first_line, text) VALUES (?, ?, ?)");
  * for (const b of textBlocks(lines)) ins.run("d", b.first_line, encodeText(b.text));
  * const blocks = blockReader(db);
- * const firsts = blocks.firsts("d");
- * assert.ok(firsts.length > 1);
- * assert.equal(blocks.lines("d", firsts[1]!)[0], `line ${firsts[1]} of a long text`);
- * assert.deepEqual(blocks.firsts("missing"), []);
+ * const [first, second] = blocks.holding("d", 1, 3000);
+ * assert.equal(first, 1);
+ * assert.deepEqual(blocks.holding("d", second! + 1, second! + 2), [second]);
+ * assert.equal(blocks.lines("d", second!)[0], `line ${second} of a long text`);
+ * assert.deepEqual(blocks.holding("missing", 1, 10), []);
  * ```
  */
 export function blockReader(db: DatabaseSync): BlockReader {
-  const starts = db.prepare(
-    "SELECT first_line FROM text_blocks WHERE doc_id = ? ORDER BY first_line",
+  // the block holding `from` is the last one starting at or before it
+  const holding = db.prepare(
+    `SELECT first_line FROM text_blocks WHERE doc_id = ? AND first_line <= ? AND first_line >=
+       coalesce((SELECT max(first_line) FROM text_blocks WHERE doc_id = ? AND first_line <= ?), 1)
+     ORDER BY first_line`,
   );
+  const last = db.prepare("SELECT max(first_line) AS n FROM text_blocks WHERE doc_id = ?");
   const block = db.prepare("SELECT text FROM text_blocks WHERE doc_id = ? AND first_line = ?");
   return {
-    firsts: (docId) => starts.all(docId).map((r) => r.first_line as number),
+    holding: (docId, from, to) =>
+      holding.all(docId, to, docId, from).map((r) => r.first_line as number),
+    last: (docId) => (last.get(docId)?.n as number | null) ?? undefined,
     lines: (docId, first) => (decodeText(block.get(docId, first)?.text) ?? "").split("\n"),
   };
 }
@@ -221,7 +229,6 @@ export function blockReader(db: DatabaseSync): BlockReader {
  *
  * @param read the blocks' reader
  * @param docId the document
- * @param firsts the first line of each of its blocks (`BlockReader.firsts`)
  * @param cache blocks already read
  * @param from first line
  * @param to last line
@@ -230,15 +237,12 @@ export function blockReader(db: DatabaseSync): BlockReader {
 export function blockLines(
   read: BlockReader,
   docId: string,
-  firsts: number[],
   cache: Map<number, string[]>,
   from: number,
   to: number,
 ): string[] {
   const out: string[] = [];
-  // (the block holding a line is found like the page holding it)
-  for (let i = (pageOf(firsts, from) ?? 1) - 1; i < firsts.length && firsts[i]! <= to; i++) {
-    const first = firsts[i]!;
+  for (const first of read.holding(docId, from, to)) {
     let lines = cache.get(first);
     if (!lines) {
       lines = read.lines(docId, first);
@@ -266,7 +270,6 @@ export function passageReader(
   return (docId, seqs) => {
     const d = doc.get(docId);
     if (!d) return undefined;
-    const firsts = blocks.firsts(docId);
     const cache = new Map<number, string[]>();
     const passages: StoredPassage[] = [];
     for (const seq of seqs) {
@@ -278,7 +281,7 @@ export function passageReader(
         title: r.title as string,
         start_line: from,
         end_line: to,
-        lines: blockLines(blocks, docId, firsts, cache, from, to),
+        lines: blockLines(blocks, docId, cache, from, to),
       };
       if (r.node_id !== null) p.node_id = r.node_id as string;
       if (r.page !== null) p.page = r.page as number;

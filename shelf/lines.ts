@@ -25,8 +25,6 @@ export interface DocLines {
 }
 
 interface Entry {
-  /** First line of each text block. */
-  firsts: number[];
   /** The blocks read, by first line. */
   blocks: Map<number, string[]>;
   /** Characters held (blocks and whole text). */
@@ -60,7 +58,7 @@ class TextCache {
       this.#entries.set(key, hit);
       return hit;
     }
-    const e: Entry = { firsts: this.#read.firsts(docId), blocks: new Map(), chars: 0 };
+    const e: Entry = { blocks: new Map(), chars: 0 };
     this.#entries.set(key, e);
     this.#trim();
     return e;
@@ -69,13 +67,18 @@ class TextCache {
   /** Lines `from`..`to` of a document, through its entry's blocks. */
   lines(docId: string, e: Entry, from: number, to: number): string[] {
     const before = new Set(e.blocks.keys());
-    const out = blockLines(this.#read, docId, e.firsts, e.blocks, from, to);
+    const out = blockLines(this.#read, docId, e.blocks, from, to);
     let added = 0;
     for (const [first, lines] of e.blocks) {
       if (!before.has(first)) { for (const l of lines) added += l.length + 1; }
     }
     if (added) this.#account(e, added);
     return out;
+  }
+
+  /** The first line of a document's last text block (undefined without text). */
+  last(docId: string): number | undefined {
+    return this.#read.last(docId);
   }
 
   /** The whole text of a document with its line offsets. */
@@ -131,8 +134,8 @@ export function docLines(catalog: Catalog, docId: string, hash: string): DocLine
   const cache = catalog.cache(TEXTS);
   const e = cache.entry(docId, hash);
   if (e.total === undefined) {
-    const last = e.firsts.at(-1);
-    const tail = last === undefined ? [] : cache.lines(docId, e, last, Infinity);
+    const last = cache.last(docId);
+    const tail = last === undefined ? [] : cache.lines(docId, e, last, Number.MAX_SAFE_INTEGER);
     // a text without lines is stored as one empty block
     e.total = last === undefined || (last === 1 && tail.length === 1 && tail[0] === "")
       ? 0
