@@ -8,6 +8,7 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { fieldFilterSql } from "./fields.ts";
 import { decodeText, joinTexts } from "./text_codec.ts";
+import { pageOf } from "../search/passages.ts";
 import type { OutlineNode, Passage, SearchFilters, TermStats } from "./types.ts";
 
 /**
@@ -177,10 +178,8 @@ export interface StoredPassages {
 
 /** Reads a document's stored text block by block (blocks of whole lines, `textBlocks`). */
 export interface BlockReader {
-  /** The first line of each block holding a line of `from`..`to`, in order. */
-  holding(docId: string, from: number, to: number): number[];
-  /** The first line of a document's last block (undefined when it has no text). */
-  last(docId: string): number | undefined;
+  /** The first line of each of a document's blocks, in order (empty when it has no text). */
+  firsts(docId: string): number[];
   /** The lines of a document's block that starts at `first`. */
   lines(docId: string, first: number): string[];
 }
@@ -199,37 +198,38 @@ export interface BlockReader {
  * const ins = db.prepare("INSERT INTO text_blocks (doc_id, first_line, text) VALUES (?, ?, ?)");
  * for (const b of textBlocks(lines)) ins.run("d", b.first_line, encodeText(b.text));
  * const blocks = blockReader(db);
- * const [first, second] = blocks.holding("d", 1, 3000);
- * assert.equal(first, 1);
- * assert.deepEqual(blocks.holding("d", second! + 1, second! + 2), [second]);
- * assert.equal(blocks.lines("d", second!)[0], `line ${second} of a long text`);
- * assert.deepEqual(blocks.holding("missing", 1, 10), []);
+ * const firsts = blocks.firsts("d");
+ * assert.ok(firsts.length > 1);
+ * assert.equal(blocks.lines("d", firsts[1]!)[0], `line ${firsts[1]} of a long text`);
+ * assert.deepEqual(blocks.firsts("missing"), []);
  * ```
  */
 export function blockReader(db: DatabaseSync): BlockReader {
-  // the block holding `from` is the last one starting at or before it
-  const holding = db.prepare(
-    `SELECT first_line FROM text_blocks WHERE doc_id = ? AND first_line <= ? AND first_line >=
-       coalesce((SELECT max(first_line) FROM text_blocks WHERE doc_id = ? AND first_line <= ?), 1)
-     ORDER BY first_line`,
+  const starts = db.prepare(
+    "SELECT first_line FROM text_blocks WHERE doc_id = ? ORDER BY first_line",
   );
-  const last = db.prepare("SELECT max(first_line) AS n FROM text_blocks WHERE doc_id = ?");
   const block = db.prepare("SELECT text FROM text_blocks WHERE doc_id = ? AND first_line = ?");
   return {
-    holding: (docId, from, to) =>
-      holding.all(docId, to, docId, from).map((r) => r.first_line as number),
-    last: (docId) => (last.get(docId)?.n as number | null) ?? undefined,
+    firsts: (docId) => starts.all(docId).map((r) => r.first_line as number),
     lines: (docId, first) => (decodeText(block.get(docId, first)?.text) ?? "").split("\n"),
   };
 }
 
+/** The blocks of one document version read so far: where each starts, and those decoded. */
+export interface DocBlocks {
+  /** The first line of each block (`BlockReader.firsts`). */
+  firsts: number[];
+  /** The blocks decoded, by first line. */
+  lines: Map<number, string[]>;
+}
+
 /**
- * Lines `from`..`to` (1-based, inclusive) of a document from its blocks, each block read at
- * most once through `cache` (the blocks' lines by first line).
+ * Lines `from`..`to` (1-based, inclusive) of a document from its blocks, each block decoded
+ * at most once (kept in `doc.lines`).
  *
  * @param read the blocks' reader
  * @param docId the document
- * @param cache blocks already read
+ * @param doc its blocks read so far
  * @param from first line
  * @param to last line
  * @returns the lines that exist in that range
@@ -237,40 +237,57 @@ export function blockReader(db: DatabaseSync): BlockReader {
 export function blockLines(
   read: BlockReader,
   docId: string,
-  cache: Map<number, string[]>,
+  doc: DocBlocks,
   from: number,
   to: number,
 ): string[] {
   const out: string[] = [];
-  for (const first of read.holding(docId, from, to)) {
-    let lines = cache.get(first);
+  const { firsts } = doc;
+  // (the block holding a line is found like the page holding it)
+  for (let i = (pageOf(firsts, from) ?? 1) - 1; i < firsts.length && firsts[i]! <= to; i++) {
+    const first = firsts[i]!;
+    let lines = doc.lines.get(first);
     if (!lines) {
       lines = read.lines(docId, first);
-      cache.set(first, lines);
+      doc.lines.set(first, lines);
     }
     out.push(...lines.slice(Math.max(0, from - first), Math.max(0, to - first + 1)));
   }
   return out;
 }
 
+/** Characters of decoded text blocks a passage reader keeps for the next searches. */
+const READER_CACHE_CHARS = 16 * 1024 * 1024;
+
 /**
  * A reader of some passages of a document, by sequence number, through any handle on a
  * catalog file: what a search hit's passages and snippet are cut from. Only the text blocks
- * holding their lines are decompressed, each once, not the document.
+ * holding their lines are decompressed, not the document; the blocks read last are kept
+ * (by document version: a changed document is read afresh) for the next searches.
  */
 export function passageReader(
   db: DatabaseSync,
 ): (docId: string, seqs: number[]) => StoredPassages | undefined {
-  const doc = db.prepare("SELECT doc_type, pages FROM documents WHERE doc_id = ?");
+  const doc = db.prepare("SELECT doc_type, pages, hash FROM documents WHERE doc_id = ?");
   const one = db.prepare(
     `SELECT start_line, end_line, page, node_id, title FROM passages
      WHERE doc_id = ? AND seq = ?`,
   );
   const blocks = blockReader(db);
+  /** Blocks read, by document version, least recently used first, and their characters. */
+  const kept = new Map<string, { blocks: DocBlocks; chars: number }>();
+  let chars = 0;
   return (docId, seqs) => {
     const d = doc.get(docId);
     if (!d) return undefined;
-    const cache = new Map<number, string[]>();
+    const key = `${docId}:${d.hash}`;
+    const entry = kept.get(key) ?? {
+      blocks: { firsts: blocks.firsts(docId), lines: new Map<number, string[]>() },
+      chars: 0,
+    };
+    kept.delete(key);
+    kept.set(key, entry);
+    const before = entry.blocks.lines.size;
     const passages: StoredPassage[] = [];
     for (const seq of seqs) {
       const r = one.get(docId, seq);
@@ -281,11 +298,22 @@ export function passageReader(
         title: r.title as string,
         start_line: from,
         end_line: to,
-        lines: blockLines(blocks, docId, cache, from, to),
+        lines: blockLines(blocks, docId, entry.blocks, from, to),
       };
       if (r.node_id !== null) p.node_id = r.node_id as string;
       if (r.page !== null) p.page = r.page as number;
       passages.push(p);
+    }
+    if (entry.blocks.lines.size !== before) {
+      let n = 0;
+      for (const lines of entry.blocks.lines.values()) for (const l of lines) n += l.length + 1;
+      chars += n - entry.chars;
+      entry.chars = n;
+      while (kept.size > 1 && chars > READER_CACHE_CHARS) {
+        const [oldest, old] = kept.entries().next().value!;
+        kept.delete(oldest);
+        chars -= old.chars;
+      }
     }
     const out: StoredPassages = { passages, docType: d.doc_type as string };
     if (d.pages !== null) out.pages = JSON.parse(d.pages as string);

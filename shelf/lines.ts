@@ -8,7 +8,7 @@
  * @module
  */
 import { type Catalog, CatalogCache } from "../core/catalog.ts";
-import { blockLines, type BlockReader, blockReader } from "../core/catalog_sql.ts";
+import { blockLines, type BlockReader, blockReader, type DocBlocks } from "../core/catalog_sql.ts";
 import { type LinedText, linedText } from "../search/passages.ts";
 
 /** A document's lines, read block by block as they are asked for. */
@@ -25,8 +25,8 @@ export interface DocLines {
 }
 
 interface Entry {
-  /** The blocks read, by first line. */
-  blocks: Map<number, string[]>;
+  /** Its text blocks: where each starts, those read. */
+  blocks: DocBlocks;
   /** Characters held (blocks and whole text). */
   chars: number;
   /** The whole text with line offsets, once asked for. */
@@ -58,7 +58,7 @@ class TextCache {
       this.#entries.set(key, hit);
       return hit;
     }
-    const e: Entry = { blocks: new Map(), chars: 0 };
+    const e: Entry = { blocks: { firsts: this.#read.firsts(docId), lines: new Map() }, chars: 0 };
     this.#entries.set(key, e);
     this.#trim();
     return e;
@@ -66,19 +66,14 @@ class TextCache {
 
   /** Lines `from`..`to` of a document, through its entry's blocks. */
   lines(docId: string, e: Entry, from: number, to: number): string[] {
-    const before = new Set(e.blocks.keys());
+    const before = new Set(e.blocks.lines.keys());
     const out = blockLines(this.#read, docId, e.blocks, from, to);
     let added = 0;
-    for (const [first, lines] of e.blocks) {
+    for (const [first, lines] of e.blocks.lines) {
       if (!before.has(first)) { for (const l of lines) added += l.length + 1; }
     }
     if (added) this.#account(e, added);
     return out;
-  }
-
-  /** The first line of a document's last text block (undefined without text). */
-  last(docId: string): number | undefined {
-    return this.#read.last(docId);
   }
 
   /** The whole text of a document with its line offsets. */
@@ -134,7 +129,7 @@ export function docLines(catalog: Catalog, docId: string, hash: string): DocLine
   const cache = catalog.cache(TEXTS);
   const e = cache.entry(docId, hash);
   if (e.total === undefined) {
-    const last = cache.last(docId);
+    const last = e.blocks.firsts.at(-1);
     const tail = last === undefined ? [] : cache.lines(docId, e, last, Number.MAX_SAFE_INTEGER);
     // a text without lines is stored as one empty block
     e.total = last === undefined || (last === 1 && tail.length === 1 && tail[0] === "")
