@@ -14,8 +14,8 @@
  */
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { Fingerprint } from "./fingerprint.ts";
-import { decodeText } from "./text_codec.ts";
-import { escapeLike, filterSql, statements } from "./catalog_sql.ts";
+import { joinTexts } from "./text_codec.ts";
+import { escapeLike, filterSql, statements, storedText, TEXT_SQL } from "./catalog_sql.ts";
 import { openCatalogDb } from "./catalog_schema.ts";
 import { fingerprints, refingerprint, sameText } from "./catalog_copies.ts";
 import {
@@ -49,9 +49,11 @@ export interface FileState {
  * The catalog's format: a catalog of another format is emptied and indexed again. 2: doc
  * ids as 15 decimal digits, text fingerprints. 3: lines without link targets, links kept apart.
  * 4: front-matter fields (the `fields` table). 5: text stored once (contentless FTS5),
- * compressed (`core/text_codec.ts`).
+ * compressed (`core/text_codec.ts`). 6 (never on main): text stored as compressed
+ * passages. 7: text stored in compressed blocks of lines, passages apart (where each is),
+ * each passage a row of the keyword index's passage table too.
  */
-const FORMAT = "5";
+const FORMAT = "7";
 
 /**
  * A kind of cache of a view of the catalog (the document listing, the link graph, texts
@@ -275,7 +277,7 @@ export class Catalog {
 
   /** The text of a document. */
   text(docId: string): string | undefined {
-    return decodeText(this.#q("SELECT text FROM texts WHERE doc_id = ?").get(docId)?.text);
+    return storedText(this.#q(TEXT_SQL), docId);
   }
 
   /** Number of documents (all libraries, or one). */
@@ -343,9 +345,20 @@ export class Catalog {
 
   /** Every document's id and text, one at a time (for benchmarks and exports). */
   *iterTexts(): Generator<{ doc_id: string; text: string }> {
-    for (const r of this.#q("SELECT doc_id, text FROM texts").iterate()) {
-      yield { doc_id: r.doc_id as string, text: decodeText(r.text)! };
+    let id: string | undefined;
+    let parts: unknown[] = [];
+    for (
+      const r of this.#q("SELECT doc_id, text FROM text_blocks ORDER BY doc_id, first_line")
+        .iterate()
+    ) {
+      if (r.doc_id !== id) {
+        if (id !== undefined) yield { doc_id: id, text: joinTexts(parts) };
+        id = r.doc_id as string;
+        parts = [];
+      }
+      parts.push(r.text);
     }
+    if (id !== undefined) yield { doc_id: id, text: joinTexts(parts) };
   }
 
   /** Every document id. */

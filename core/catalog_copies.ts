@@ -8,8 +8,7 @@
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { type Fingerprint, fingerprint } from "./fingerprint.ts";
 import { MARKUP_TYPES } from "./readable.ts";
-import { decodeText } from "./text_codec.ts";
-import { filterSql } from "./catalog_sql.ts";
+import { filterSql, storedText, TEXT_SQL } from "./catalog_sql.ts";
 import type { SearchFilters } from "./types.ts";
 
 /** Store the fingerprints of a document's text. */
@@ -29,12 +28,11 @@ export function setFingerprint(
 
 /** Compute documents' fingerprints again from their stored text (see `Catalog.refingerprint`). */
 export function refingerprint(q: (sql: string) => StatementSync, ids: string[]): void {
-  const get = q(
-    "SELECT d.doc_type, t.text FROM documents d JOIN texts t USING (doc_id) WHERE d.doc_id = ?",
-  );
+  const get = q("SELECT doc_type FROM documents WHERE doc_id = ?");
+  const texts = q(TEXT_SQL);
   for (const id of ids) {
     const r = get.get(id);
-    const text = r ? decodeText(r.text) : undefined;
+    const text = r ? storedText(texts, id) : undefined;
     if (r && text !== undefined) setFingerprint(q, id, text, r.doc_type as string);
   }
 }

@@ -7,7 +7,8 @@
  */
 import type { StatementSync } from "node:sqlite";
 import { writeFields } from "./fields.ts";
-import { encodeText } from "./text_codec.ts";
+import { encodeText, textBlocks } from "./text_codec.ts";
+import { docPassages } from "../search/passages.ts";
 import { setFingerprint } from "./catalog_copies.ts";
 import type { Card, OutlineNode, TermCounts } from "./types.ts";
 import type { Link } from "./extractor.ts";
@@ -74,7 +75,7 @@ export function storeDoc(
   // SQLite returns text only up to a NUL byte: never store one.
   const safe = text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text;
   setFingerprint(q, c.doc_id, safe, c.doc_type);
-  q("INSERT OR REPLACE INTO texts (doc_id, text) VALUES (?, ?)").run(c.doc_id, encodeText(safe));
+  storeText(q, doc, safe);
   q("DELETE FROM skipped WHERE path = ?").run(c.path);
   q("DELETE FROM links WHERE doc_id = ?").run(c.doc_id);
   const link = q("INSERT INTO links (doc_id, line, target, text) VALUES (?, ?, ?, ?)");
@@ -86,10 +87,31 @@ export function storeDoc(
   writeFields(q, c.doc_id, doc.fields);
 }
 
+/**
+ * Store a document's text once, in compressed blocks of lines (`textBlocks`), and its
+ * passages (`docPassages`, the rows the keyword index ranks) as line ranges into it.
+ */
+function storeText(q: (sql: string) => StatementSync, doc: StoredDoc, text: string): void {
+  const id = doc.card.doc_id;
+  const lines = text === "" ? [] : text.split("\n");
+  q("DELETE FROM text_blocks WHERE doc_id = ?").run(id);
+  const block = q("INSERT INTO text_blocks (doc_id, first_line, text) VALUES (?, ?, ?)");
+  for (const b of textBlocks(lines)) block.run(id, b.first_line, encodeText(b.text));
+  q("DELETE FROM passages WHERE doc_id = ?").run(id);
+  const ins = q(
+    `INSERT INTO passages (doc_id, seq, start_line, end_line, page, node_id, title)
+     VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  );
+  docPassages(doc.card, doc.outline, doc.pages, lines.length).forEach((p, seq) =>
+    ins.run(id, seq, p.start_line, p.end_line, p.page ?? null, p.node_id ?? null, p.title)
+  );
+}
+
 /** Remove a document with its text, links and fields. */
 export function removeDoc(q: (sql: string) => StatementSync, id: string): void {
   q("DELETE FROM documents WHERE doc_id = ?").run(id);
-  q("DELETE FROM texts WHERE doc_id = ?").run(id);
+  q("DELETE FROM text_blocks WHERE doc_id = ?").run(id);
+  q("DELETE FROM passages WHERE doc_id = ?").run(id);
   q("DELETE FROM links WHERE doc_id = ?").run(id);
   writeFields(q, id);
 }

@@ -32,7 +32,21 @@ CREATE TABLE IF NOT EXISTS documents (
 DROP INDEX IF EXISTS documents_library;
 CREATE INDEX IF NOT EXISTS documents_states
   ON documents(library, path, doc_id, size, mtime_ms, hash);
-CREATE TABLE IF NOT EXISTS texts (doc_id TEXT PRIMARY KEY, text TEXT NOT NULL) WITHOUT ROWID;
+-- A document's text, stored once, in blocks of whole lines (core/text_codec.ts
+-- textBlocks), each compressed on its own: a search hit decompresses only the blocks
+-- holding its passages' lines, read and grep join them.
+CREATE TABLE IF NOT EXISTS text_blocks (
+  doc_id TEXT NOT NULL, first_line INTEGER NOT NULL, text NOT NULL,
+  PRIMARY KEY (doc_id, first_line)
+) WITHOUT ROWID;
+-- A document's passages (search/passages.ts: outline sections, pages, windows; in line
+-- order, covering every line once): where each is, not its text. The keyword index's
+-- passage rows (stores/fts5_passages.ts) point here by (doc_id, seq).
+CREATE TABLE IF NOT EXISTS passages (
+  doc_id TEXT NOT NULL, seq INTEGER NOT NULL, start_line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL, page INTEGER, node_id TEXT, title TEXT NOT NULL,
+  PRIMARY KEY (doc_id, seq)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS skipped (
   path TEXT PRIMARY KEY, library TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
   size INTEGER NOT NULL, mtime_ms REAL NOT NULL, at TEXT NOT NULL

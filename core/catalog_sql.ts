@@ -7,8 +7,9 @@
  */
 import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import { fieldFilterSql } from "./fields.ts";
-import { decodeText } from "./text_codec.ts";
-import type { OutlineNode, SearchFilters, TermStats } from "./types.ts";
+import { decodeText, joinTexts } from "./text_codec.ts";
+import { pageOf } from "../search/passages.ts";
+import type { OutlineNode, Passage, SearchFilters, TermStats } from "./types.ts";
 
 /**
  * A handle's prepared statements, each prepared on first use and kept (indexing and search
@@ -139,8 +140,185 @@ export function openReadOnly(file: string): { db: DatabaseSync; stats: TermStats
  * read-only connection, see {@link openReadOnly}): the text of an id, or undefined.
  */
 export function textReader(db: DatabaseSync): (docId: string) => string | undefined {
-  const q = db.prepare("SELECT text FROM texts WHERE doc_id = ?");
-  return (docId) => decodeText(q.get(docId)?.text);
+  const q = db.prepare(TEXT_SQL);
+  return (docId) => storedText(q, docId);
+}
+
+/** A document's stored text: its blocks in line order (see {@link storedText}). */
+export const TEXT_SQL = "SELECT text FROM text_blocks WHERE doc_id = ? ORDER BY first_line";
+
+/**
+ * A document's text, joined from its stored blocks, or undefined when it has none.
+ *
+ * @param q the statement of {@link TEXT_SQL} on a catalog's database
+ * @param docId the document
+ */
+export function storedText(q: StatementSync, docId: string): string | undefined {
+  const rows = q.all(docId);
+  return rows.length ? joinTexts(rows.map((r) => r.text)) : undefined;
+}
+
+/** A stored passage: where it is in its document, and its lines. */
+export interface StoredPassage extends Passage {
+  /** Its sequence number among its document's passages. */
+  seq: number;
+  /** Its lines. */
+  lines: string[];
+}
+
+/** Some passages of a document, read together, with what cutting snippets needs. */
+export interface StoredPassages {
+  /** The passages found, in the order asked. */
+  passages: StoredPassage[];
+  /** First line of each page of the document, for paged formats. */
+  pages?: number[];
+  /** The document's type. */
+  docType: string;
+}
+
+/** Reads a document's stored text block by block (blocks of whole lines, `textBlocks`). */
+export interface BlockReader {
+  /** The first line of each of a document's blocks, in order (empty when it has no text). */
+  firsts(docId: string): number[];
+  /** The lines of a document's block that starts at `first`. */
+  lines(docId: string, first: number): string[];
+}
+
+/**
+ * A reader of documents' text blocks through any handle on a catalog file.
+ *
+ * @example
+ * ```ts
+ * import { openCatalogDb } from "./catalog_schema.ts";
+ * import { blockReader } from "./catalog_sql.ts";
+ * import { encodeText, textBlocks } from "./text_codec.ts";
+ * import assert from "node:assert/strict";
+ * const db = openCatalogDb(":memory:", "1");
+ * const lines = Array.from({ length: 3000 }, (_, i) => `line ${i + 1} of a long text`);
+ * const ins = db.prepare("INSERT INTO text_blocks (doc_id, first_line, text) VALUES (?, ?, ?)");
+ * for (const b of textBlocks(lines)) ins.run("d", b.first_line, encodeText(b.text));
+ * const blocks = blockReader(db);
+ * const firsts = blocks.firsts("d");
+ * assert.ok(firsts.length > 1);
+ * assert.equal(blocks.lines("d", firsts[1]!)[0], `line ${firsts[1]} of a long text`);
+ * assert.deepEqual(blocks.firsts("missing"), []);
+ * ```
+ */
+export function blockReader(db: DatabaseSync): BlockReader {
+  const starts = db.prepare(
+    "SELECT first_line FROM text_blocks WHERE doc_id = ? ORDER BY first_line",
+  );
+  const block = db.prepare("SELECT text FROM text_blocks WHERE doc_id = ? AND first_line = ?");
+  return {
+    firsts: (docId) => starts.all(docId).map((r) => r.first_line as number),
+    lines: (docId, first) => (decodeText(block.get(docId, first)?.text) ?? "").split("\n"),
+  };
+}
+
+/** The blocks of one document version read so far: where each starts, and those decoded. */
+export interface DocBlocks {
+  /** The first line of each block (`BlockReader.firsts`). */
+  firsts: number[];
+  /** The blocks decoded, by first line. */
+  lines: Map<number, string[]>;
+}
+
+/**
+ * Lines `from`..`to` (1-based, inclusive) of a document from its blocks, each block decoded
+ * at most once (kept in `doc.lines`).
+ *
+ * @param read the blocks' reader
+ * @param docId the document
+ * @param doc its blocks read so far
+ * @param from first line
+ * @param to last line
+ * @returns the lines that exist in that range
+ */
+export function blockLines(
+  read: BlockReader,
+  docId: string,
+  doc: DocBlocks,
+  from: number,
+  to: number,
+): string[] {
+  const out: string[] = [];
+  const { firsts } = doc;
+  // (the block holding a line is found like the page holding it)
+  for (let i = (pageOf(firsts, from) ?? 1) - 1; i < firsts.length && firsts[i]! <= to; i++) {
+    const first = firsts[i]!;
+    let lines = doc.lines.get(first);
+    if (!lines) {
+      lines = read.lines(docId, first);
+      doc.lines.set(first, lines);
+    }
+    out.push(...lines.slice(Math.max(0, from - first), Math.max(0, to - first + 1)));
+  }
+  return out;
+}
+
+/** Characters of decoded text blocks a passage reader keeps for the next searches. */
+const READER_CACHE_CHARS = 16 * 1024 * 1024;
+
+/**
+ * A reader of some passages of a document, by sequence number, through any handle on a
+ * catalog file: what a search hit's passages and snippet are cut from. Only the text blocks
+ * holding their lines are decompressed, not the document; the blocks read last are kept
+ * (by document version: a changed document is read afresh) for the next searches.
+ */
+export function passageReader(
+  db: DatabaseSync,
+): (docId: string, seqs: number[]) => StoredPassages | undefined {
+  const doc = db.prepare("SELECT doc_type, pages, hash FROM documents WHERE doc_id = ?");
+  const one = db.prepare(
+    `SELECT start_line, end_line, page, node_id, title FROM passages
+     WHERE doc_id = ? AND seq = ?`,
+  );
+  const blocks = blockReader(db);
+  /** Blocks read, by document version, least recently used first, and their characters. */
+  const kept = new Map<string, { blocks: DocBlocks; chars: number }>();
+  let chars = 0;
+  return (docId, seqs) => {
+    const d = doc.get(docId);
+    if (!d) return undefined;
+    const key = `${docId}:${d.hash}`;
+    const entry = kept.get(key) ?? {
+      blocks: { firsts: blocks.firsts(docId), lines: new Map<number, string[]>() },
+      chars: 0,
+    };
+    kept.delete(key);
+    kept.set(key, entry);
+    const before = entry.blocks.lines.size;
+    const passages: StoredPassage[] = [];
+    for (const seq of seqs) {
+      const r = one.get(docId, seq);
+      if (!r) continue;
+      const [from, to] = [r.start_line as number, r.end_line as number];
+      const p: StoredPassage = {
+        seq,
+        title: r.title as string,
+        start_line: from,
+        end_line: to,
+        lines: blockLines(blocks, docId, entry.blocks, from, to),
+      };
+      if (r.node_id !== null) p.node_id = r.node_id as string;
+      if (r.page !== null) p.page = r.page as number;
+      passages.push(p);
+    }
+    if (entry.blocks.lines.size !== before) {
+      let n = 0;
+      for (const lines of entry.blocks.lines.values()) for (const l of lines) n += l.length + 1;
+      chars += n - entry.chars;
+      entry.chars = n;
+      while (kept.size > 1 && chars > READER_CACHE_CHARS) {
+        const [oldest, old] = kept.entries().next().value!;
+        kept.delete(oldest);
+        chars -= old.chars;
+      }
+    }
+    const out: StoredPassages = { passages, docType: d.doc_type as string };
+    if (d.pages !== null) out.pages = JSON.parse(d.pages as string);
+    return out;
+  };
 }
 
 /**

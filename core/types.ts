@@ -97,6 +97,8 @@ export interface IndexedDoc {
   outline: OutlineNode[];
   /** All lines of the document. */
   lines: string[];
+  /** First line of each page (1-based), for paged formats: where its passages are cut. */
+  pages?: number[];
 }
 
 /**

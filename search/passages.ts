@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { OutlineNode, Passage, PassageHit } from "../core/types.ts";
+import type { Card, OutlineNode, Passage, PassageHit } from "../core/types.ts";
 import type { OutlineQuality } from "../core/extractor.ts";
 import { hasCJK } from "../core/tokenize.ts";
 import { readableLine } from "../core/readable.ts";
@@ -155,9 +155,59 @@ export function passagesOf(src: PassageSource): Passage[] {
     out.push(...windows(1, total, { title: "Lines" }));
   }
   out.sort((a, b) => a.start_line - b.start_line);
-  return out.map((p) =>
+  return contiguous(out, total).map((p) =>
     withPage(p.title === "Lines" ? { ...p, title: `Lines ${p.start_line}-${p.end_line}` } : p)
   );
+}
+
+/**
+ * Passages (sorted by first line) made to cover lines 1..`total` exactly once: overlaps of
+ * an outline that cannot be trusted are cut off, gaps become windows. The catalog stores a
+ * document's text as its passages, so every line must belong to one.
+ */
+function contiguous(sorted: Passage[], total: number): Passage[] {
+  const out: Passage[] = [];
+  let next = 1;
+  const gap = (to: number) => {
+    if (to >= next) out.push(...windows(next, to, { title: "Lines" }));
+  };
+  for (const p of sorted) {
+    const start = Math.max(p.start_line, next);
+    const end = Math.min(p.end_line, total);
+    if (end < start) continue;
+    gap(start - 1);
+    out.push(
+      start === p.start_line && end === p.end_line ? p : { ...p, start_line: start, end_line: end },
+    );
+    next = end + 1;
+  }
+  gap(total);
+  return out;
+}
+
+/**
+ * The passages of a stored document: what the catalog stores its text as and the keyword
+ * index ranks, one row each (`seq` is the index in this list).
+ *
+ * @param card its card (outline quality, type)
+ * @param outline its outline
+ * @param pages first line of each page, for paged formats
+ * @param totalLines its number of lines (0 for an empty text)
+ * @returns its passages ({@link passagesOf})
+ */
+export function docPassages(
+  card: Pick<Card, "outline_quality" | "doc_type">,
+  outline: OutlineNode[],
+  pages: number[] | undefined,
+  totalLines: number,
+): Passage[] {
+  return passagesOf({
+    outline,
+    quality: card.outline_quality,
+    docType: card.doc_type,
+    pages,
+    totalLines,
+  });
 }
 
 /** The query word a match belongs to: the longest word whose prefix it starts with. */
@@ -227,7 +277,89 @@ export function bestPassages(
     if (w >= 0) counts[p]!.set(w, (counts[p]!.get(w) ?? 0) + 1);
     seen++;
   }
-  // BM25 inside the document: passages are the collection.
+  return scoredHits(
+    passages,
+    counts,
+    terms,
+    limit,
+    (ps) => linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount)),
+    {
+      terms,
+      snippetChars,
+      pages,
+      markup,
+    },
+  );
+}
+
+/**
+ * The best of some passages of a document for a query, best first, scored like
+ * {@link bestPassages} with these passages as the collection: what a search hit shows, when
+ * the keyword index gave its passages that match best across the library as candidates (a
+ * word found in all of them, such as the document's subject, then tells little).
+ *
+ * @param candidates passages with their lines
+ * @param terms the query's positive terms (`positiveTerms`)
+ * @param limit how many passages to return
+ * @param o how to cut snippets (length, pages, markup)
+ * @returns the candidates that hold at least one query word, with snippets
+ * @example
+ * ```ts
+ * import { chosenPassages } from "./passages.ts";
+ * import assert from "node:assert/strict";
+ * const at = (start_line: number, lines: string[]) => ({
+ *   passage: { title: "Lines", start_line, end_line: start_line + lines.length - 1 },
+ *   lines,
+ * });
+ * const best = chosenPassages([
+ *   at(1, ["the zebra manual", "zebra zebra zebra"]),
+ *   at(40, ["zebra stripes are counted by the driver"]),
+ *   at(90, ["zebra zebra"]),
+ * ], ["zebra", "stripes"], 1);
+ * assert.equal(best[0]?.start_line, 40);
+ * ```
+ */
+export function chosenPassages(
+  candidates: { passage: Passage; lines: string[] }[],
+  terms: string[],
+  limit = 1,
+  o: Omit<SnippetOptions, "terms" | "idf"> = {},
+): PassageHit[] {
+  const scan = wordScanner(terms);
+  if (!scan || !candidates.length || limit <= 0) return [];
+  const words = matchWords(terms);
+  const counts = candidates.map(({ lines }) => {
+    const c = new Map<number, number>();
+    const text = lines.join("\n");
+    scan.lastIndex = 0;
+    let seen = 0;
+    for (let m = scan.exec(text); m && seen < MAX_MATCHES; m = scan.exec(text)) {
+      if (!atWordStart(text, m.index, m[0])) continue;
+      const w = wordOf(m[0], words);
+      if (w >= 0) c.set(w, (c.get(w) ?? 0) + 1);
+      seen++;
+    }
+    return c;
+  });
+  const passages = candidates.map((c) => c.passage);
+  const lines = new Map(candidates.map((c) => [c.passage, c.lines]));
+  return scoredHits(passages, counts, terms, limit, (ps) => lines.get(ps)!, { ...o, terms });
+}
+
+/**
+ * Passages scored by BM25 with the passages as the collection (each word's matches counted
+ * per passage), words in a passage's title weighing more; the best `limit` as hits.
+ */
+function scoredHits(
+  passages: Passage[],
+  counts: Map<number, number>[],
+  terms: string[],
+  limit: number,
+  own: (ps: Passage) => string[],
+  o: SnippetOptions,
+): PassageHit[] {
+  const re = snippetMatcher(terms)!;
+  const words = matchWords(terms);
   const df = new Map<number, number>();
   for (const c of counts) for (const w of c.keys()) df.set(w, (df.get(w) ?? 0) + 1);
   const N = passages.length;
@@ -252,25 +384,72 @@ export function bestPassages(
     scored.push({ i, score });
   });
   scored.sort((a, b) => b.score - a.score || a.i - b.i);
+  const wordIdf = (word: string) => idf(words.indexOf(word));
   return scored.slice(0, limit).map(({ i, score }) => {
     const ps = passages[i]!;
-    const own = linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount)).map((l) =>
-      readableLine(l, markup)
-    );
-    const found = bestSentence(own, re, words, idf, snippetChars);
-    const hit: PassageHit = {
-      ...ps,
-      snippet: found?.snippet || makeSnippet(own.join("\n"), re, snippetChars),
-      score: Math.round(score * 1000) / 1000,
-    };
-    if (found) {
-      hit.line = ps.start_line + found.line;
-      // The page an agent should read: the snippet's, when the passage spans pages.
-      const page = pageOf(pages, hit.line);
-      if (page !== undefined) hit.page = page;
-    }
-    return hit;
+    return passageHit(ps, own(ps), score, { ...o, idf: wordIdf });
   });
+}
+
+/** How {@link passageHit} cuts a snippet. */
+export interface SnippetOptions {
+  /** The query's positive terms (`positiveTerms`). */
+  terms: string[];
+  /** Weight of a query word (one of `matchWords(terms)`): rarer words weigh more. */
+  idf?: (word: string) => number;
+  /** Length of the snippet (default 160). */
+  snippetChars?: number;
+  /** First line of each page (paged documents): the hit's page is its snippet's. */
+  pages?: number[];
+  /** Whether the lines are Markdown (`MARKUP_TYPES`). */
+  markup?: boolean;
+}
+
+/**
+ * A passage as a search hit shows it: its snippet, the sentence holding the rarest query
+ * words (cut from the passage's own lines only), the snippet's line and page.
+ *
+ * @param ps the passage
+ * @param own its lines (`ps.start_line`..`ps.end_line`)
+ * @param score its score for the query
+ * @param o the query's terms and how to cut
+ * @returns the passage with its snippet
+ * @example
+ * ```ts
+ * import { passageHit } from "./passages.ts";
+ * import assert from "node:assert/strict";
+ * const ps = { title: "Lines 10-11", start_line: 10, end_line: 11 };
+ * const hit = passageHit(ps, ["nothing here.", "The zebra sleeps."], 1, { terms: ["zebra"] });
+ * assert.equal(hit.line, 11);
+ * assert.equal(hit.snippet, "The **zebra** sleeps.");
+ * ```
+ */
+export function passageHit(
+  ps: Passage,
+  own: string[],
+  score: number,
+  o: SnippetOptions,
+): PassageHit {
+  const re = snippetMatcher(o.terms);
+  const words = matchWords(o.terms);
+  const chars = o.snippetChars ?? 160;
+  const lines = own.map((l) => readableLine(l, o.markup ?? false));
+  const idf = o.idf;
+  const found = re
+    ? bestSentence(lines, re, words, idf ? (w) => idf(words[w]!) : () => 1, chars)
+    : undefined;
+  const hit: PassageHit = {
+    ...ps,
+    snippet: found?.snippet || (re ? makeSnippet(lines.join("\n"), re, chars) : ""),
+    score: Math.round(score * 1000) / 1000,
+  };
+  if (found) {
+    hit.line = ps.start_line + found.line;
+    // The page an agent should read: the snippet's, when the passage spans pages.
+    const page = pageOf(o.pages, hit.line);
+    if (page !== undefined) hit.page = page;
+  }
+  return hit;
 }
 
 /** Sentence ends inside a line: `.`, `!` or `?` before white space and a likely sentence start. */

@@ -62,6 +62,11 @@ const VECTOR_FUSION_DEPTH = 20;
 const MAX_CANDIDATES = 100;
 /** Rank constant of reciprocal-rank fusion. */
 const RRF_K = 60;
+/**
+ * Keyword hits past the limit that get their passages from the keyword index too: copies
+ * collapsed into one hit bring the next hits up (others get theirs from their text).
+ */
+const SPARE_PASSAGES = 2;
 
 /**
  * The mode a search takes when none is asked for, and why: the embedder's measured best
@@ -118,8 +123,12 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   // Copies are collapsed after ranking: ask for more hits than will be shown.
   const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);
   const depth = mode !== "hybrid" ? wanted : Math.max(wanted, FUSION_DEPTH);
-  // Snippets are made for the final hits only, from their best passages.
-  const q: Query = prepareQuery(req.query, depth, req.filters, 0);
+  // The keyword index gives the hits that will be shown their best passages (from its
+  // passage rows; in hybrid mode, its first hits, as the vectors may bring any of them up);
+  // hits found otherwise get theirs after the cut.
+  const shown = mode === "keyword" ? Math.min(wanted, req.limit + SPARE_PASSAGES) : wanted;
+  const q: Query = prepareQuery(req.query, depth, req.filters, shown);
+  q.passages = Math.max(1, req.passages ?? 1);
   const none = Promise.resolve<Hit[]>([]);
   const lists = await settleAll([
     mode === "semantic" ? none : partsOf(shelf).keyword.search(q),
@@ -138,6 +147,7 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   // can come back up.
   if (mode === "hybrid") fused = await heldToKeywords(shelf, fused, keyword, q);
   fused = fused.slice(0, wanted);
+  if (mode === "hybrid") withPassagesOf(fused, keyword);
   const { hits, cards } = collapseCopies(shelf, fused, q.filters, req.limit);
   await attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword");
   return { hits, mode, note, cards };
@@ -158,8 +168,21 @@ async function vectorHits(vectors: VectorSync, q: Query): Promise<Hit[]> {
   return (await vectors.index.nearest(vector, q.limit, q.filters)).filter((h) => h.score >= floor);
 }
 
+/** Fused hits take the passages and snippets their keyword hits were given. */
+function withPassagesOf(fused: Hit[], keyword: Hit[]): void {
+  const byId = new Map(keyword.map((h) => [h.doc_id, h]));
+  for (const h of fused) {
+    const k = byId.get(h.doc_id);
+    if (!k?.passages) continue;
+    h.passages = k.passages;
+    h.snippet = k.snippet;
+  }
+}
+
 /**
- * Give each hit its best passages and a snippet: the best passage's; else, for a hit found
+ * Give each hit its best passages and a snippet: the keyword index's (its passage rows);
+ * else, for a hit whose passages hold none of the words alone (a quoted phrase across two
+ * passages), the best passages of its text; else, for a hit found
  * by its vector alone (`semantic`), the passages nearest to the query, within one budget of
  * embedded passages per search ({@link SEMANTIC_PASSAGES}, spent in rank order); else (a
  * match only in the title, path or headings, or past the budget) the keyword index's
@@ -180,6 +203,12 @@ async function attachPassages(
   let queryVector: Promise<Float32Array | undefined> | undefined;
   let budget = SEMANTIC_PASSAGES;
   for (const h of hits) {
+    if (h.passages?.length) {
+      h.snippet = h.passages[0]!.snippet;
+      if (count > 0) h.passages = h.passages.slice(0, count);
+      else delete h.passages;
+      continue;
+    }
     const doc = catalog.sections(h.doc_id);
     if (!doc) continue;
     const text = docText(catalog, h.doc_id, doc.hash);

@@ -137,9 +137,9 @@ export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
     offset = node.start_line;
     last = node.end_line;
   } else if (r.page !== undefined || r.pages !== undefined) {
-    [offset, last] = pageLines(id, doc.pages, r, lines.length);
+    [offset, last] = pageLines(id, doc.pages, r, lines.total);
   }
-  const total = lines.length;
+  const total = lines.total;
   if (offset > Math.max(total, 1)) {
     throw new ToolError(
       "INVALID_ARGUMENT",
@@ -151,8 +151,9 @@ export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
   const end = Math.min(total, last ?? total, offset + Math.min(limit, MAX_READ_LINES) - 1);
   const out: ReadLines["lines"] = [];
   const pages = doc.pages?.length ? doc.pages : undefined;
+  const read = lines.range(offset, end);
   for (let n = offset; n <= end; n++) {
-    const t = lines[n - 1]!;
+    const t = read[n - offset]!;
     const line: ReadLines["lines"][number] = {
       n,
       text: t.length > MAX_LINE_CHARS

@@ -470,7 +470,7 @@ export class Indexer {
       if (OCR_TYPES.includes(result.extractor) && extracted.pages) {
         this.#catalog.ocr.noteBlank(docId, hash, blankPages(lines, extracted.pages));
       }
-      const doc: IndexedDoc = { card, outline, lines };
+      const doc: IndexedDoc = { card, outline, lines, pages: extracted.pages };
       await this.#indexes.keyword?.upsert([doc]);
       return "indexed";
     } catch (e) {

@@ -1,6 +1,7 @@
 /**
  * The keyword index (see `roles.ts`): SQLite FTS5 with BM25 over five weighted columns (title, path,
- * keywords, headings, body), in the catalog's database.
+ * keywords, headings, body), in the catalog's database; documents re-ranked by their best
+ * passage among all passages of the library (`fts5_passages.ts`).
  *
  * Tokenizer: `porter unicode61 remove_diacritics 2`. unicode61 folds case and diacritics
  * (`café` finds `cafe`) and splits on punctuation; porter adds English stemming
@@ -10,7 +11,7 @@
  *
  * The table is contentless (`content=''`, with `contentless_delete=1` so rows can be
  * replaced): it holds the index and the column sizes BM25 needs, never a copy of the text.
- * Snippets are cut from the catalog's one stored copy (`texts`), and from the card's title
+ * Snippets are cut from the catalog's one stored copy (`text_blocks`), and from the card's title
  * and the outline's headings when the body does not hold the query's words.
  *
  * @module
@@ -33,6 +34,14 @@ import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
 import { WordDocs } from "./fts5_words.ts";
 import { DEFAULT_WEIGHTS, Fts5Ranking, type Fts5Weights } from "./fts5_rank.ts";
 import type { SearchPool } from "./fts5_pool.ts";
+import {
+  byBestPassage,
+  CANDIDATES,
+  PASSAGE_SCHEMA,
+  passageMatch,
+  type PassageRank,
+  PassageRows,
+} from "./fts5_passages.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 
 /** Options of {@link Fts5Index}. */
@@ -69,9 +78,11 @@ CREATE VIRTUAL TABLE IF NOT EXISTS docs_fts USING fts5(
   content = '', contentless_delete = 1,
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
-CREATE TABLE IF NOT EXISTS fts_map (doc_id TEXT PRIMARY KEY, rowid INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS fts_map (
+  doc_id TEXT PRIMARY KEY, rowid INTEGER NOT NULL, passages INTEGER NOT NULL DEFAULT 0
+) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS fts_map_rowid ON fts_map(rowid);
-`;
+${PASSAGE_SCHEMA}`;
 
 /** BM25 magnitude that maps to a score of 0.5. */
 const HALF_SCORE = 5;
@@ -159,6 +170,7 @@ export class Fts5Index implements KeywordIndex {
   #words?: WordDocs;
   #ranking: Fts5Ranking;
   #snippets: StoredSnippets;
+  #passages: PassageRows;
 
   /**
    * Create the index and its tables (`docs_fts`, `fts_map`) if they do not exist.
@@ -181,6 +193,7 @@ export class Fts5Index implements KeywordIndex {
       rareDocs: options.rareDocs,
     });
     this.#snippets = new StoredSnippets(db);
+    this.#passages = new PassageRows(db, this.#q);
     if (!options.readOnly) db.exec(SCHEMA);
   }
 
@@ -196,13 +209,15 @@ export class Fts5Index implements KeywordIndex {
   }
 
   #delete(ids: string[]): void {
-    const find = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
+    const find = this.#q("SELECT rowid, passages FROM fts_map WHERE doc_id = ?");
     const delFts = this.#q("DELETE FROM docs_fts WHERE rowid = ?");
     const delMap = this.#q("DELETE FROM fts_map WHERE doc_id = ?");
     for (const id of ids) {
       const row = find.get(id);
       if (!row) continue;
-      delFts.run(BigInt(row.rowid as number));
+      const rowid = BigInt(row.rowid as number);
+      this.#passages.delete(rowid, row.passages as number);
+      delFts.run(rowid);
       delMap.run(id);
     }
   }
@@ -215,8 +230,9 @@ export class Fts5Index implements KeywordIndex {
         const ins = this.#q(
           "INSERT INTO docs_fts (doc_id, title, path, keywords, headings, body) VALUES (?, ?, ?, ?, ?, ?)",
         );
-        const map = this.#q("INSERT INTO fts_map (doc_id, rowid) VALUES (?, ?)");
-        for (const { card, outline, lines } of docs) {
+        const map = this.#q("INSERT INTO fts_map (doc_id, rowid, passages) VALUES (?, ?, ?)");
+        for (const doc of docs) {
+          const { card, outline, lines } = doc;
           const r = ins.run(
             card.doc_id,
             segmentCJK(card.title),
@@ -225,7 +241,8 @@ export class Fts5Index implements KeywordIndex {
             segmentCJK(headingTitles(outline).join("\n")),
             segmentCJK(lines.join("\n")),
           );
-          map.run(card.doc_id, r.lastInsertRowid);
+          const rowid = BigInt(r.lastInsertRowid);
+          map.run(card.doc_id, rowid, this.#passages.write(rowid, doc));
         }
       })
     );
@@ -257,7 +274,14 @@ export class Fts5Index implements KeywordIndex {
     const rows = this.#ranking.rows(q.parsed, match, isCommon, f, limit);
     const re = snippetMatcher(positiveTerms(q.parsed));
     const withSnippets = q.snippets ?? Infinity;
-    return rows.map((row, i) => {
+    // A search that wants snippets is ranked by best passage too (the same query finds both).
+    const inPassages = re && withSnippets > 0 ? passageMatch(q.parsed) : undefined;
+    const want = Math.max(1, Math.floor(q.passages ?? 1));
+    // each document's passages ranked by BM25 among all passages of the library (one query)
+    const best = inPassages
+      ? this.#passages.best(inPassages, rows.map((r) => Number(r.rid)), Math.max(want, CANDIDATES))
+      : new Map<number, PassageRank[]>();
+    const ranked = byBestPassage(rows.map((row) => {
       const raw = row.raw as number;
       const hit: Hit = {
         doc_id: row.doc_id as string,
@@ -265,8 +289,19 @@ export class Fts5Index implements KeywordIndex {
         raw,
         retriever: this.name,
       };
+      return { hit, ranks: best.get(Number(row.rid)) ?? [] };
+    }));
+    // passages are read and chosen for the hits that get snippets only
+    return ranked.map(({ hit, ranks }, i) => {
       if (!re || i >= withSnippets) return hit;
-      const snippet = this.#snippets.of(row.doc_id as string, re);
+      const passages = this.#passages.hits(hit.doc_id, ranks, q.parsed, want);
+      if (passages.length) {
+        hit.passages = passages;
+        hit.snippet = passages[0]!.snippet;
+        return hit;
+      }
+      // no passage holds a word (a match in the title, path or headings only)
+      const snippet = this.#snippets.of(hit.doc_id, re);
       if (snippet) hit.snippet = snippet;
       return hit;
     });
@@ -281,12 +316,30 @@ export class Fts5Index implements KeywordIndex {
     const out = new Map<string, string>();
     const re = snippetMatcher(positiveTerms(parsed));
     if (!re) return out;
-    const indexed = this.#q("SELECT 1 AS x FROM fts_map WHERE doc_id = ?");
+    const indexed = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
+    const inPassages = passageMatch(parsed);
     for (const id of docIds) {
-      const snippet = indexed.get(id) ? this.#snippets.of(id, re) : "";
+      const row = indexed.get(id);
+      if (!row) continue;
+      const snippet = this.#snippetOf(id, row.rowid as number, inPassages, parsed, re);
       if (snippet) out.set(id, snippet);
     }
     return out;
+  }
+
+  /** A document's snippet: its best passage's, else the stored text's, headings' or title's. */
+  #snippetOf(
+    docId: string,
+    rowid: number,
+    inPassages: string | undefined,
+    parsed: ParsedQuery,
+    re: RegExp,
+  ): string {
+    const best = inPassages
+      ? this.#passages.best(inPassages, [rowid], CANDIDATES).get(rowid) ?? []
+      : [];
+    return this.#passages.hits(docId, best, parsed, 1)[0]?.snippet ??
+      this.#snippets.of(docId, re);
   }
 
   /**
@@ -359,5 +412,6 @@ export class Fts5Index implements KeywordIndex {
   /** Merge the FTS5 index segments (after a large indexing run). */
   optimize(): void {
     this.#db.exec("INSERT INTO docs_fts(docs_fts) VALUES('optimize')");
+    this.#db.exec("INSERT INTO passages_fts(passages_fts) VALUES('optimize')");
   }
 }

@@ -90,13 +90,21 @@ Deno.test("Fts5Index keeps no copy of the text: contentless table, snippets from
   ]);
   const sql = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'docs_fts'").get()!.sql;
   assert(/content = ''/.test(sql as string) && /contentless_delete = 1/.test(sql as string));
-  // The index holds no column value; the body is stored once, in `texts`, compressed.
+  // The index holds no column value; the body is stored once, in `text_blocks`, compressed.
   assertEquals({ ...db.prepare("SELECT body, title FROM docs_fts").get() }, {
     body: null,
     title: null,
   });
-  const stored = db.prepare("SELECT text FROM texts WHERE doc_id = 'w'").get()!.text;
-  assert(stored instanceof Uint8Array && stored.length < body.length / 4);
+  assertEquals({ ...db.prepare("SELECT body, title FROM passages_fts").get() }, {
+    body: null,
+    title: null,
+  });
+  const stored = db.prepare("SELECT text FROM text_blocks WHERE doc_id = 'w'").all()
+    .map((r) => r.text);
+  // (one block of lines: the body is shorter than a block)
+  assertEquals(stored.length, 1);
+  assert(stored[0] instanceof Uint8Array, "compressed");
+  assert(stored[0].length < body.length / 4, `${stored[0].length} bytes of ${body.length}`);
   // Snippets still come from the body, the headings and the title.
   const [hit] = await fts.search(prepareQuery("wombat", 1));
   assert(hit?.snippet?.endsWith("**wombat** digs here"), hit?.snippet);

@@ -21,6 +21,8 @@ export interface Query {
   filters: SearchFilters;
   /** How many of the top hits get a snippet (default: all). */
   snippets?: number;
+  /** Best passages each hit with a snippet carries (default 1). */
+  passages?: number;
 }
 
 /** Availability of an index while the library is indexed. */

@@ -117,8 +117,8 @@ Deno.test({
           "lib/sub/link-rel.txt",
         ]);
         const db = new DatabaseSync(join(data, "catalog.db"), { readOnly: true });
-        // Texts are stored compressed: read each back.
-        const leaked = db.prepare("SELECT doc_id, text FROM texts").all()
+        // Texts are stored compressed, block by block: read each back.
+        const leaked = db.prepare("SELECT doc_id, text FROM text_blocks").all()
           .filter((r) => decodeText(r.text)!.includes(TOKEN)).map((r) => r.doc_id);
         db.close();
         assertEquals(leaked, []);

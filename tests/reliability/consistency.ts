@@ -11,7 +11,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { distinctTerms } from "../../core/card.ts";
-import { decodeText } from "../../core/text_codec.ts";
+import { storedText, TEXT_SQL } from "../../core/catalog_sql.ts";
 
 /** One named check; returns a line per problem found (empty when consistent). */
 export interface ConsistencyCheck {
@@ -39,10 +39,12 @@ export const integrity: ConsistencyCheck = {
 export const texts: ConsistencyCheck = {
   name: "texts",
   run: (db) => [
-    ...all(db, "SELECT doc_id FROM documents WHERE doc_id NOT IN (SELECT doc_id FROM texts)")
+    ...all(db, "SELECT doc_id FROM documents WHERE doc_id NOT IN (SELECT doc_id FROM text_blocks)")
       .map((r) => `document without text: ${r.doc_id}`),
-    ...all(db, "SELECT doc_id FROM texts WHERE doc_id NOT IN (SELECT doc_id FROM documents)")
-      .map((r) => `orphan text: ${r.doc_id}`),
+    ...all(
+      db,
+      "SELECT DISTINCT doc_id FROM text_blocks WHERE doc_id NOT IN (SELECT doc_id FROM documents)",
+    ).map((r) => `orphan text: ${r.doc_id}`),
   ],
 };
 
@@ -52,15 +54,16 @@ export const cards: ConsistencyCheck = {
   run: (db) => {
     const out: string[] = [];
     const rows = db.prepare(
-      "SELECT d.doc_id, d.path, d.card, d.outline, t.text FROM documents d JOIN texts t USING (doc_id)",
+      "SELECT doc_id, path, card, outline FROM documents WHERE doc_id IN (SELECT doc_id FROM text_blocks)",
     ).iterate();
+    const stored = db.prepare(TEXT_SQL);
     for (const r of rows) {
       try {
         const card = JSON.parse(r.card as string);
         JSON.parse(r.outline as string);
         if (card.doc_id !== r.doc_id) out.push(`card of ${r.doc_id} names ${card.doc_id}`);
         if (card.path !== r.path) out.push(`card of ${r.doc_id} has path ${card.path}`);
-        const text = decodeText(r.text)!;
+        const text = storedText(stored, r.doc_id as string)!;
         const lines = text === "" ? 0 : text.split("\n").length;
         if (card.total_lines !== lines) {
           out.push(`${r.path}: card says ${card.total_lines} lines, text has ${lines}`);
@@ -135,8 +138,9 @@ export const dfExact: ConsistencyCheck = {
   name: "df-exact",
   run: (db) => {
     const want = new Map<string, number>();
-    for (const r of db.prepare("SELECT text FROM texts").iterate()) {
-      for (const t of distinctTerms(decodeText(r.text)!.split("\n"))) {
+    const text = db.prepare(TEXT_SQL);
+    for (const r of db.prepare("SELECT doc_id FROM documents").iterate()) {
+      for (const t of distinctTerms((storedText(text, r.doc_id as string) ?? "").split("\n"))) {
         want.set(t, (want.get(t) ?? 0) + 1);
       }
     }

@@ -1,0 +1,205 @@
+/**
+ * The keyword index's passage rows: every passage of every document (`docPassages` in
+ * `search/passages.ts`: outline sections, pages, windows, the ones hits show) is a row of
+ * its own in a contentless FTS5 table, written with its document. A query ranks a
+ * document's passages by BM25 with the statistics of all passages of the library (a word
+ * found in every section of every manual tells little), and a hit's snippet is cut from
+ * its passage's stored text alone.
+ *
+ * A passage row's rowid is its document's `docs_fts` rowid times {@link PASSAGE_SPAN} plus
+ * its sequence number, so a document's passages are one rowid range (FTS5 reads a range
+ * of a doclist without walking the rest) and point into the catalog's `passages` table by
+ * `(doc_id, seq)`: the text is stored once, there.
+ *
+ * @module
+ */
+import type { DatabaseSync, StatementSync } from "node:sqlite";
+import type { Hit, IndexedDoc, ParsedQuery, PassageHit } from "../core/types.ts";
+import { passageReader, type StoredPassages } from "../core/catalog_sql.ts";
+import { segmentCJK } from "../core/tokenize.ts";
+import { MARKUP_TYPES } from "../core/readable.ts";
+import { chosenPassages, docPassages } from "../search/passages.ts";
+import { positiveTerms } from "../search/query.ts";
+import { toFtsMatch } from "./fts5_match.ts";
+
+/** Passage rowids per document: a document's passages beyond it are not indexed. */
+export const PASSAGE_SPAN = 2 ** 20;
+const SPAN_BITS = 20;
+
+/** The passage table (created with the keyword index's tables). */
+export const PASSAGE_SCHEMA = `
+CREATE VIRTUAL TABLE IF NOT EXISTS passages_fts USING fts5(
+  title, body,
+  content = '', contentless_delete = 1,
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);`;
+
+/**
+ * Passages of a hit ranked best across the library that are read to choose the ones it
+ * shows (`PassageRows.hits`).
+ */
+export const CANDIDATES = 8;
+
+/** Weight of a document's best passage beside the document's own score. */
+const PASSAGE_WEIGHT = 0.5;
+/** A passage's BM25 magnitude that maps to 0.5. */
+const PASSAGE_HALF_SCORE = 5;
+
+/** BM25 weights of a passage's columns: its section title, its text. */
+const TITLE_WEIGHT = 2;
+const BODY_WEIGHT = 1;
+
+/** A document's passage found for a query: its sequence number and BM25 value. */
+export interface PassageRank {
+  seq: number;
+  raw: number;
+}
+
+/**
+ * The MATCH expression passages are ranked by: every positive unit of the query, any of
+ * them (a quoted phrase is enforced on the document, across passage boundaries, by the
+ * document's row; a passage need only hold some of the words). Undefined when nothing
+ * remains to match.
+ *
+ * @param parsed the query
+ * @param isCommon words too common to be worth matching, when rarer ones remain
+ */
+export function passageMatch(
+  parsed: ParsedQuery,
+  isCommon?: (word: string) => boolean,
+): string | undefined {
+  return toFtsMatch(
+    { optional: [...parsed.required, ...parsed.optional], required: [], excluded: [] },
+    isCommon,
+  );
+}
+
+/**
+ * Documents ranked by their own score (BM25 of the whole document, its title, path and
+ * headings weighing most) and their best passage's (BM25 among all passages of the
+ * library), mapped to 0..1 like the document's: of two documents that match alike, the one
+ * with a passage that holds the words together comes first. Measured on the 80 dev
+ * questions (full corpus, keyword): Recall@1 0.60 -> 0.66, MRR 0.72 -> 0.76.
+ *
+ * @param docs hits with their passages found ({@link PassageRows.best}), best first
+ * @returns them re-ranked (ties keep their order)
+ * @example
+ * ```ts
+ * import { byBestPassage } from "./fts5_passages.ts";
+ * import assert from "node:assert/strict";
+ * const hit = (doc_id: string, score: number) => ({ doc_id, score, raw: 0, retriever: "fts5" });
+ * const ranked = byBestPassage([
+ *   { hit: hit("spread", 0.6), ranks: [{ seq: 0, raw: -2 }] },
+ *   { hit: hit("together", 0.55), ranks: [{ seq: 3, raw: -12 }] },
+ * ]);
+ * assert.deepEqual(ranked.map((d) => d.hit.doc_id), ["together", "spread"]);
+ * ```
+ */
+export function byBestPassage<T extends { hit: Hit; ranks: PassageRank[] }>(docs: T[]): T[] {
+  const passage = (ranks: PassageRank[]) => {
+    const x = Math.abs(ranks[0]?.raw ?? 0);
+    return x / (x + PASSAGE_HALF_SCORE);
+  };
+  return docs.map((d, i) => ({ d, i, s: d.hit.score + PASSAGE_WEIGHT * passage(d.ranks) }))
+    .sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.d);
+}
+
+/** The passage rows of a keyword index's database. */
+export class PassageRows {
+  readonly #q: (sql: string) => StatementSync;
+  readonly #db: DatabaseSync;
+  #read?: (docId: string, seqs: number[]) => StoredPassages | undefined;
+
+  /**
+   * @param db the catalog's database (with the `passages` table and `passages_fts`)
+   * @param q its prepared statements
+   */
+  constructor(db: DatabaseSync, q: (sql: string) => StatementSync) {
+    this.#db = db;
+    this.#q = q;
+  }
+
+  /**
+   * Write a document's passage rows under its document row; returns how many were written.
+   *
+   * @param docRowid the document's `docs_fts` rowid
+   * @param doc the document
+   */
+  write(docRowid: bigint, doc: IndexedDoc): number {
+    const { card, outline, lines, pages } = doc;
+    const total = lines.length === 1 && lines[0] === "" ? 0 : lines.length;
+    const passages = docPassages(card, outline, pages, total).slice(0, PASSAGE_SPAN);
+    const ins = this.#q("INSERT INTO passages_fts (rowid, title, body) VALUES (?, ?, ?)");
+    const base = docRowid * BigInt(PASSAGE_SPAN);
+    passages.forEach((p, seq) => {
+      // A window's or a page's title ("Lines 1-40", "Page 3") is not the author's words.
+      const title = p.node_id === undefined ? "" : segmentCJK(p.title);
+      const body = segmentCJK(lines.slice(p.start_line - 1, p.end_line).join("\n"));
+      ins.run(base + BigInt(seq), title, body);
+    });
+    return passages.length;
+  }
+
+  /**
+   * Delete a document's passage rows.
+   *
+   * @param docRowid the document's `docs_fts` rowid
+   * @param count how many it has
+   */
+  delete(docRowid: bigint, count: number): void {
+    const del = this.#q("DELETE FROM passages_fts WHERE rowid = ?");
+    const base = docRowid * BigInt(PASSAGE_SPAN);
+    for (let seq = 0; seq < count; seq++) del.run(base + BigInt(seq));
+  }
+
+  /**
+   * The best passages of some documents for a MATCH expression ({@link passageMatch}),
+   * best first, by document. One query for all of them: FTS5 counts each word's rows
+   * (its BM25 weight) over the whole table once per query, so a query per document
+   * would pay that count again for each.
+   *
+   * @param match the expression
+   * @param docRowids the documents' `docs_fts` rowids
+   * @param limit passages wanted per document
+   * @returns each document's passages, by rowid
+   */
+  best(match: string, docRowids: number[], limit: number): Map<number, PassageRank[]> {
+    const out = new Map<number, PassageRank[]>();
+    if (!docRowids.length) return out;
+    const rows = this.#q(`
+      SELECT rowid, bm25(passages_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT}) AS raw FROM passages_fts
+      WHERE passages_fts MATCH ? AND (rowid >> ${SPAN_BITS}) IN (SELECT value FROM json_each(?))
+      ORDER BY raw`).all(match, JSON.stringify(docRowids));
+    for (const r of rows) {
+      const rowid = r.rowid as number;
+      const doc = Math.floor(rowid / PASSAGE_SPAN);
+      const list = out.get(doc) ?? [];
+      if (list.length < limit) list.push({ seq: rowid - doc * PASSAGE_SPAN, raw: r.raw as number });
+      out.set(doc, list);
+    }
+    return out;
+  }
+
+  /**
+   * The passages a hit shows: its candidates (the document's passages that match best across
+   * the library, {@link best}) read from the stored text (only the blocks holding them) and
+   * the best `limit` of them chosen with the document's own word statistics
+   * (`chosenPassages`), each with its snippet.
+   *
+   * @param docId the document
+   * @param ranks its candidate passages, best first ({@link best})
+   * @param parsed the query
+   * @param limit passages wanted
+   */
+  hits(docId: string, ranks: PassageRank[], parsed: ParsedQuery, limit: number): PassageHit[] {
+    if (!ranks.length) return [];
+    this.#read ??= passageReader(this.#db);
+    const stored = this.#read(docId, ranks.map((r) => r.seq));
+    if (!stored) return [];
+    const candidates = stored.passages.map(({ seq: _, lines, ...passage }) => ({ passage, lines }));
+    return chosenPassages(candidates, positiveTerms(parsed), limit, {
+      pages: stored.pages,
+      markup: MARKUP_TYPES.has(stored.docType),
+    }).filter((h) => h.snippet);
+  }
+}
