@@ -84,6 +84,11 @@ export function estimateTokens(text: string): number {
   return Math.ceil(rawTokens(text));
 }
 
+/** `1 line`, `2 lines`. */
+function plural(x: number, noun: string): string {
+  return `${x} ${noun}${x === 1 ? "" : "s"}`;
+}
+
 /** The compact card header: title, then one line of facts, then keywords. */
 function header(card: Card, withKeywords: boolean): string[] {
   const facts = [
@@ -92,9 +97,9 @@ function header(card: Card, withKeywords: boolean): string[] {
     card.doc_type,
     card.language,
     `${card.word_count} words`,
-    `${card.total_lines} lines`,
+    plural(card.total_lines, "line"),
   ];
-  if (card.page_count) facts.push(`${card.page_count} pages`);
+  if (card.page_count) facts.push(plural(card.page_count, "page"));
   facts.push(`outline ${card.outline_quality}`);
   if (card.author) facts.splice(1, 0, `by ${card.author}`);
   const out = [`# ${card.title}`, facts.join(" | ")];
@@ -114,7 +119,9 @@ function nodeLines(n: OutlineNode, depth: number, details: boolean, full: boolea
   const indent = "  ".repeat(depth - 1);
   const page = n.page !== undefined ? `, p. ${n.page}` : "";
   const out = [
-    `${indent}[${n.id}] ${n.title} [L${n.start_line}-${n.end_line}, ${n.line_count} lines${page}]`,
+    `${indent}[${n.id}] ${n.title} [L${n.start_line}-${n.end_line}, ${
+      plural(n.line_count, "line")
+    }${page}]`,
   ];
   if (details && n.summary) out.push(`${indent}  > ${full ? n.summary : clipSummary(n.summary)}`);
   return out;

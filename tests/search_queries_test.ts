@@ -79,5 +79,9 @@ Deno.test("search: a one-line document says 1 line", async () => {
   await using t = await openTestShelf({ base, folders: [lib] });
   await t.shelf.index();
   const md = await callTool(t.shelf, "search", { query: "beta" });
-  assert(/notes\/b\.md · 1 line\n/.test(md.text), md.text);
+  assert(!/\b1 lines\b/.test(md.text), md.text);
+  const id = /\[(\w+)\] notes\/b\.md/.exec(md.text)?.[1];
+  assert(id, md.text);
+  const outline = await callTool(t.shelf, "outline", { doc_ids: [id] });
+  assert(/\b1 line\b/.test(outline.text) && !/\b1 lines\b/.test(outline.text), outline.text);
 });
