@@ -296,9 +296,9 @@ export class Shelf {
           ((load, large) => pool.roomFor(INDEX_MEMORY_MB - (large ? expectedGrowthMb(load) : 0))),
         // A large file (a page to OCR, a large PDF) does not sit beside idle extraction
         // processes when the tree has no room for what it is expected to add: this process's
-        // garbage goes first (a collection costs tens of milliseconds), then, if that is not
-        // enough, all idle processes but one (a process started again for the next file costs
-        // 0.5-0.9 s of CPU: loading the extractors and warming up their code).
+        // garbage goes first (a collection of a 100-200 MiB heap costs about 0.1 s), then, if
+        // that is not enough, all idle processes but one (a process started again for the next
+        // file costs 0.5-0.9 s of CPU: loading the extractors and warming up their code).
         beforeLarge: pool && ((load) => {
           const budget = INDEX_MEMORY_MB - expectedGrowthMb(load);
           if (pool.roomFor(budget)) return;
