@@ -119,8 +119,8 @@ export interface IndexerOptions {
    * page images (OCR, see {@link runsAlone}) still run alone.
    */
   admit?: (load: number, large: boolean) => boolean;
-  /** Called before a large file starts. */
-  beforeLarge?: () => void;
+  /** Called before a large file starts, with its weighted load. */
+  beforeLarge?: (load: number) => void;
   /** Heap growth, in MB, after which the garbage is collected between files (default 96). */
   heapGrowthMb?: number;
 }
@@ -133,7 +133,7 @@ export class Indexer {
   #concurrency: number;
   #maxBytesInFlight: number;
   #admit?: (load: number, large: boolean) => boolean;
-  #beforeLarge?: () => void;
+  #beforeLarge?: (load: number) => void;
   /**
    * Extractor output versions by `doc_type` (`extractors/versions.ts`): a type whose version
    * differs from the one the catalog was built with is extracted again.
@@ -239,7 +239,7 @@ export class Indexer {
         const room = new Room(this.#concurrency, this.#maxBytesInFlight, this.#admit);
         let aside: { f: FoundFile; file: Weighed } | undefined;
         const start = (f: FoundFile, file: Weighed) => {
-          if (file.large) this.#beforeLarge?.();
+          if (file.large) this.#beforeLarge?.(file.load);
           room.add(file);
           const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes, full).then(
             (outcome) => {

@@ -208,6 +208,45 @@ Deno.test("Indexer sets a large file aside while memory has no room for it; smal
   }
 });
 
+Deno.test("Indexer calls beforeLarge with a large file's weighted load before the file starts", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-before-large-" });
+  try {
+    const root = join(base, "Lib");
+    await Deno.mkdir(root);
+    await Deno.writeTextFile(join(root, "a.txt"), "small quokkas\n");
+    const big = "big narwhals\n".repeat(60_000);
+    await Deno.writeTextFile(join(root, "b-big.pdf"), big);
+    await Deno.writeTextFile(join(root, "c.txt"), "more quokkas\n");
+    const events: string[] = [];
+    const extract: ExtractFn = (input) => {
+      events.push(`extract ${input.path}`);
+      return Promise.resolve({
+        extractor: "text",
+        extracted: { lines: [`file ${input.path} about quokkas`] },
+      });
+    };
+    const catalog = new Catalog(join(base, "catalog.db"));
+    try {
+      const indexer = new Indexer(catalog, extract, {}, {
+        concurrency: 2,
+        admit: () => true,
+        beforeLarge: (load) => events.push(`beforeLarge ${load}`),
+      });
+      const p = await indexer.run([{ name: "Lib", root }]);
+      assertEquals([p.indexed, p.skipped], [3, 0]);
+      const load = expectedLoad("b-big.pdf", big.length);
+      assert(load > 4 * MB, "the PDF is large");
+      assertEquals(events.filter((e) => e.startsWith("beforeLarge")), [`beforeLarge ${load}`]);
+      const at = events.indexOf(`beforeLarge ${load}`);
+      assert(at < events.indexOf("extract Lib/b-big.pdf"), events.join(", "));
+    } finally {
+      catalog.close();
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
 Deno.test("expectedLoad weighs a file by its type", () => {
   assertEquals(expectedLoad("a/b.txt", 1000), 1000);
   assertEquals(expectedLoad("a/b.PNG", 1000), 1000, "OCR is not in the text pass");

@@ -29,6 +29,7 @@ import {
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { expectedGrowthMb } from "./load.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
+import { fullCollection } from "../core/heap.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
 import { type VectorStatus, VectorSync } from "./vectors.ts";
 import { PARTS, type ShelfParts } from "./_parts.ts";
@@ -305,9 +306,15 @@ export class Shelf {
         admit: pool &&
           ((load, large) => pool.roomFor(INDEX_MEMORY_MB - (large ? expectedGrowthMb(load) : 0))),
         // A large file (a page to OCR, a large PDF) does not sit beside idle extraction
-        // processes when memory is short: all but one leave (their memory goes back).
-        beforeLarge: pool && (() => {
-          if (!pool.roomFor(INDEX_MEMORY_MB - ALONE_HEADROOM_MB)) pool.stopIdle(1);
+        // processes when the tree has no room for what it is expected to add: this process's
+        // garbage goes first (a collection of a 100-200 MiB heap costs about 0.1 s), then, if
+        // that is not enough, all idle processes but one (a process started again for the next
+        // file costs 0.5-0.9 s of CPU: loading the extractors and warming up their code).
+        beforeLarge: pool && ((load) => {
+          const budget = INDEX_MEMORY_MB - expectedGrowthMb(load);
+          if (pool.roomFor(budget)) return;
+          fullCollection()?.();
+          if (!pool.roomFor(budget)) pool.stopIdle(1);
         }),
       },
     );
@@ -1050,7 +1057,5 @@ export class Shelf {
  * alone); at 460, 499 MiB: under the 600 MiB goal with room for the pages.
  */
 const INDEX_MEMORY_MB = 460;
-/** What a large file may add: with less room, idle extraction processes leave before it. */
-const ALONE_HEADROOM_MB = 200;
 /** How long a change the vault made is not taken for an outside change by the watcher. */
 const OWN_CHANGE_MS = 3000;
