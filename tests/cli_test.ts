@@ -233,7 +233,10 @@ for (const c of OCR_CASES) {
         const quick = await run(["index", lib, "--data", data, "--no-ocr"]);
         assertEquals(quick.code, 0, quick.stderr);
         const waiting = await run(["status", "--data", data]);
-        assertMatch(waiting.stdout, /OCR of scanned pages and images: waiting, 0 pages read, 1 waiting/);
+        assertMatch(
+          waiting.stdout,
+          /OCR of scanned pages and images: waiting, 0 pages read, 1 waiting/,
+        );
         const g0 = await run(["grep", c.phrase, "--data", data, "--json"]);
         assertEquals(JSON.parse(g0.stdout).documents.length, 0);
 
