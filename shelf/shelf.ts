@@ -13,7 +13,7 @@ import { join, resolve } from "node:path";
 import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
 import { Fts5Index } from "../stores/fts5.ts";
-import { PgKeywordIndex } from "../stores/postgres.ts";
+import type { PgKeywordIndex } from "../stores/postgres.ts";
 import { LanceIndex } from "../stores/lancedb.ts";
 import { SearchPool } from "../stores/fts5_pool.ts";
 import { Catalog } from "../core/catalog.ts";
@@ -254,6 +254,7 @@ export class Shelf {
     extractors: Extractor[],
     plugins: string[],
     embedder: Embedder | undefined,
+    pgIndex: typeof PgKeywordIndex | undefined,
   ) {
     this.data = opts.data;
     this.fullPaths = opts.fullPaths ?? false;
@@ -276,8 +277,8 @@ export class Shelf {
         timeoutMs: opts.queryTimeoutMs ?? (queryS ? queryS * 1000 : undefined),
       })
       : undefined;
-    const keyword = store
-      ? new PgKeywordIndex(store, catalog)
+    const keyword = store && pgIndex
+      ? new pgIndex(store, catalog)
       : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
     let vectors: VectorSync | undefined;
     if (embedder) {
@@ -380,7 +381,22 @@ export class Shelf {
     // needs them only when it extracts itself.
     const extractsHere = (opts.workers ?? config.limits?.workers ?? 1) === 0;
     const extractors = extractsHere ? await extractorsFrom(plugins, log) : [];
-    return new Shelf(opts, config, extractors, plugins, embedder);
+    // the PostgreSQL client loads only for a store that uses it (about 70 ms of start-up)
+    const pgIndex = (opts.store ?? config.store)
+      ? (await import("../stores/postgres.ts")).PgKeywordIndex
+      : undefined;
+    return new Shelf(opts, config, extractors, plugins, embedder, pgIndex);
+  }
+
+  /**
+   * Where the keyword index lives: SQLite FTS5 in the data folder, or PostgreSQL named by
+   * host, port and database only (never a user name or password).
+   */
+  keywordStore(): string {
+    const store = this.#config.store;
+    if (!store) return "SQLite FTS5 in the data folder";
+    const url = URL.parse(store);
+    return url ? `PostgreSQL at ${url.host}${url.pathname}` : "PostgreSQL";
   }
 
   /** The configured libraries. */

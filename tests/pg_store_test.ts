@@ -3,7 +3,7 @@
  * `--store`), credentials never appear in answers or errors, and `index --store` then
  * `search` go through PostgreSQL.
  */
-import { ok as assert, throws as assertThrows } from "node:assert/strict";
+import { equal as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
 import { join } from "node:path";
 import { loadConfig } from "../core/config.ts";
 import { runCli } from "./cli_helper.ts";
@@ -111,6 +111,11 @@ Deno.test({
       // the documents are in PostgreSQL, not in the data folder's FTS5 table
       const rows = await runCli(["search", "llamas", "--data", data, "--json"]);
       assert(JSON.parse(rows.stdout).results.length === 1, rows.stdout);
+      // status says where the keyword index is: host, port and database, no user name
+      const st = await runCli(["status", "--data", data, "--json"]);
+      const url = new URL(store);
+      assertEquals(JSON.parse(st.stdout).keyword_index, `PostgreSQL at ${url.host}${url.pathname}`);
+      assert(url.username && !st.stdout.includes(url.username + "@"), st.stdout);
     } finally {
       await Deno.remove(base, { recursive: true });
       await server.stop();

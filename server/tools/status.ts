@@ -28,6 +28,7 @@ export const status = defineTool({
     documents_indexed: z.number().int(),
     documents_total: z.number().int(),
     search_mode: obj({ default: z.string(), why: z.string() }),
+    keyword_index: z.string(),
     vectors: obj({ state: z.string(), model: z.string().nullable().optional() }),
     ocr: obj({ state: z.string() }),
     libraries: z.array(obj({ name: z.string(), documents: z.number().int() })),
@@ -47,6 +48,7 @@ export const status = defineTool({
         ? { done: s.progress.done, total: s.progress.total, current: s.progress.current }
         : undefined,
       search_mode: (({ mode, why }) => ({ default: mode, why }))(shelf.defaultSearchMode()),
+      keyword_index: shelf.keywordStore(),
       vectors: shelf.vectorStatus() ??
         { state: "unavailable" as const, model: null, note: "no embedder configured" },
       ocr: shelf.ocrStatus() ??
@@ -99,6 +101,7 @@ export const status = defineTool({
           (o.error && (o.pages_failed || o.pages_waiting) ? `; last error: ${o.error}` : ""),
     );
     out.push(`Search: ${r.search_mode.default} by default (${r.search_mode.why})`);
+    out.push(`Keyword index: ${r.keyword_index}`);
     for (const l of r.libraries) out.push(`- ${l.name}: ${count(l.documents, "document")}`);
     if (r.skipped_count) {
       out.push(`Skipped ${count(r.skipped_count, "file")}:`);
