@@ -8,7 +8,7 @@ import type { Card, Hit, PassageHit } from "../../core/types.ts";
 import type { LineRange, Sentence } from "../../search/sentence.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, type Render, shownPath } from "../tool.ts";
-import { plural } from "./links.ts";
+import { count } from "./_listing.ts";
 
 /** A search result, as the tool contract names its fields. */
 export type SearchResult =
@@ -324,7 +324,7 @@ function verboseMd(results: SearchResult[]): string[] {
       escapeControl(h.path),
       h.doc_type,
       `${n(h.word_count)} words`,
-      plural(h.total_lines, "line"),
+      count(h.total_lines, "line"),
       h.has_outline ? `outline ${h.outline_quality}` : "no outline",
       `rel ${h.relevance.toFixed(2)}`,
       h.modified_at.slice(0, 10),

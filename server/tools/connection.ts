@@ -7,7 +7,8 @@
 import { z } from "zod";
 import type { ChainDoc, Connection } from "../../shelf/links.ts";
 import { defineTool, docIdArg, escapeControl, needArgs, resolveDoc, shownPaths } from "../tool.ts";
-import { plural, quote } from "./links.ts";
+import { quote } from "./links.ts";
+import { count } from "./_listing.ts";
 import { docRef, obj, optInt, optString } from "./_output.ts";
 
 /** Steps a chain may take, at most (and by default). */
@@ -46,11 +47,11 @@ export const connection = defineTool({
     const name = (d: ChainDoc) => `${escapeControl(d.path)} (${d.doc_id})`;
     if (!r.found) {
       return `No connection between ${name(r.from)} and ${name(r.to)} within ${
-        plural(r.max_depth, "hop")
+        count(r.max_depth, "hop")
       }.`;
     }
     if (!r.hops) return `${name(r.from)} is the document itself (0 hops).`;
-    const lines = [`${plural(r.hops, "hop")} from ${name(r.from)} to ${name(r.to)}:`];
+    const lines = [`${count(r.hops, "hop")} from ${name(r.from)} to ${name(r.to)}:`];
     r.chain!.forEach((d, k) => {
       lines.push(`${k + 1}. ${name(d)} — ${escapeControl(d.title)}`);
       const l = r.links![k];

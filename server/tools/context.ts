@@ -20,7 +20,8 @@ import {
   shownPath,
   shownPaths,
 } from "../tool.ts";
-import { inLine, kindSummary, outLine, plural } from "./links.ts";
+import { inLine, kindSummary, outLine } from "./links.ts";
+import { count } from "./_listing.ts";
 import { docRef, linkPage, obj, optString } from "./_output.ts";
 
 const USAGE = `shelfmark context ID [--limit 5] [--json]
@@ -69,8 +70,8 @@ export const context = defineTool({
     const doc = (d: ContextEntry) => `- ${e(d.path)} (${d.doc_id}) ${e(d.title)}`;
     const lines = [
       `# ${e(c.title)}`,
-      `${e(c.path)} (${c.doc_id}) · ${c.doc_type} · ${plural(c.total_lines, "line")}${
-        c.page_count ? ` · ${plural(c.page_count, "page")}` : ""
+      `${e(c.path)} (${c.doc_id}) · ${c.doc_type} · ${count(c.total_lines, "line")}${
+        c.page_count ? ` · ${count(c.page_count, "page")}` : ""
       } · modified ${c.modified_at.slice(0, 10)}${c.author ? ` · by ${e(c.author)}` : ""}`,
     ];
     if (r.tags.length) lines.push(`Tags: ${r.tags.map(e).join(", ")}`);
@@ -78,7 +79,7 @@ export const context = defineTool({
     if (other.length) {
       lines.push(other.map(([k, v]) => `${e(k)}: ${v.map(e).join(", ")}`).join("; "));
     }
-    lines.push(`Backlinks: ${r.backlinks.total ? plural(r.backlinks.total, "document") : "none"}`);
+    lines.push(`Backlinks: ${r.backlinks.total ? count(r.backlinks.total, "document") : "none"}`);
     lines.push(
       ...r.backlinks.items.map(inLine),
       ...more(r.backlinks.items.length, r.backlinks.total),
@@ -92,7 +93,7 @@ export const context = defineTool({
     lines.push(...r.similar.map(doc));
     lines.push(
       `Folder ${e(r.folder.path)}/: ${
-        r.folder.total ? `${plural(r.folder.total, "other document")}` : "no other documents"
+        r.folder.total ? `${count(r.folder.total, "other document")}` : "no other documents"
       }`,
     );
     lines.push(...r.folder.items.map(doc), ...more(r.folder.items.length, r.folder.total));

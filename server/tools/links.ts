@@ -32,16 +32,13 @@ import {
   UsageError,
 } from "../tool.ts";
 import { linkItem, linkPage, nextOffset, optInt, optString } from "./_output.ts";
+import { count } from "./_listing.ts";
 
 /** A link's text for one markdown line: control characters escaped, long texts cut. */
 export function quote(text: string): string {
   const t = escapeControl(text.trim());
   return JSON.stringify(t.length > 80 ? `${t.slice(0, 79)}…` : t);
 }
-
-/** `1 document`, `3 documents`. */
-export const plural = (count: number, word: string): string =>
-  `${n(count)} ${word}${count === 1 ? "" : "s"}`;
 
 const times = (count: number) => (count > 1 ? ` ×${count}` : "");
 
@@ -69,9 +66,8 @@ export function kindSummary(counts: KindCounts): string {
     ["external", "URL", "URLs"],
     ["outside", "outside", "outside"],
   ];
-  return names.filter(([k]) => counts[k]).map(([k, one, many]) =>
-    `${n(counts[k]!)} ${counts[k] === 1 ? one : many}`
-  ).join(", ") || "none";
+  return names.filter(([k]) => counts[k]).map(([k, one, many]) => count(counts[k]!, one, many))
+    .join(", ") || "none";
 }
 
 const USAGE = `shelfmark links ID [--direction both|out|in] [--limit 20] [--offset 0] [--json]
@@ -139,10 +135,10 @@ export const links = defineTool({
       const where = r.library ?? "all libraries";
       if (!r.total) return `No ${r.kind.replace("_", " ")} in ${where}.`;
       const head = r.kind === "broken"
-        ? `${plural(r.total, "broken link target")} in ${where}:`
+        ? `${count(r.total, "broken link target")} in ${where}:`
         : r.kind === "orphans"
-        ? `${plural(r.total, "document")} in ${where} with no backlinks:`
-        : `${plural(r.total, "linked document")} in ${where}, most linked first:`;
+        ? `${count(r.total, "document")} in ${where} with no backlinks:`
+        : `${count(r.total, "linked document")} in ${where}, most linked first:`;
       return [head, ...r.items.map(kindLine), ...more(r.next_offset)].join("\n");
     }
     const lines = [`Links of ${escapeControl(r.path)} (${r.doc_id}) — ${escapeControl(r.title)}`];
@@ -154,7 +150,7 @@ export const links = defineTool({
     }
     if (r.incoming) {
       const i = r.incoming;
-      lines.push(`In: ${i.total ? plural(i.total, "document") : "none"}`);
+      lines.push(`In: ${i.total ? count(i.total, "document") : "none"}`);
       lines.push(...i.items.map(inLine), ...more(i.next_offset));
     }
     return lines.join("\n");
@@ -182,7 +178,7 @@ function kindLine(e: BrokenItem | LinkedItem): string {
     }`;
   }
   const counts = e.sources !== undefined
-    ? ` ← ${plural(e.sources, "document")}, ${plural(e.links ?? 0, "link")}`
+    ? ` ← ${count(e.sources, "document")}, ${count(e.links ?? 0, "link")}`
     : "";
   return `- ${s(e.path)} (${e.doc_id}) ${s(e.title)}${counts}`;
 }
