@@ -47,6 +47,12 @@ export interface Config {
    * data folder; the catalog stays there either way.
    */
   store?: string;
+  /**
+   * Where searches read the keyword index: a read-only streaming replica of `store`
+   * (`postgres://user@replica:5432/db`, no password), while writes go to `store`.
+   * Default: `store`.
+   */
+  store_read?: string;
 }
 
 /** An embedder named with its endpoint. */
@@ -190,6 +196,11 @@ const OcrSchema = z.strictObject({
   max_pages: limit(0, 1_000_000),
 }, says("must be an object"));
 
+const StoreUrlSchema = z.string(says("must be a string")).superRefine((url, ctx) => {
+  const problem = storeUrlProblem(url);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
 const MODULES = says("must be an array of module paths");
 const ConfigSchema = z.strictObject({
   $schema: z.unknown().optional(),
@@ -199,11 +210,12 @@ const ConfigSchema = z.strictObject({
   embedder: EmbedderSchema.optional(),
   ocr: OcrSchema.optional(),
   git: GitSchema.optional(),
-  store: z.string(says("must be a string")).superRefine((url, ctx) => {
-    const problem = storeUrlProblem(url);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  }).optional(),
-}, says("must be a JSON object"));
+  store: StoreUrlSchema.optional(),
+  store_read: StoreUrlSchema.optional(),
+}, says("must be a JSON object")).refine((c) => !c.store_read || c.store, {
+  message: '"store_read" needs "store" (the primary that writes go to)',
+  path: [],
+});
 
 /** A key's place from a zod issue path: `libraries[0].include`. */
 function dotted(path: readonly PropertyKey[]): string {

@@ -161,6 +161,11 @@ export interface ShelfOptions {
    * The catalog stays in the data folder.
    */
   store?: string;
+  /**
+   * Where searches read the PostgreSQL store (`--store-read`; overrides the config's
+   * `store_read`): a read-only streaming replica of `store`.
+   */
+  storeRead?: string;
   /** Worker threads for keyword searches (default 0: searches run on the caller's thread). */
   searchWorkers?: number;
   /**
@@ -278,7 +283,7 @@ export class Shelf {
       })
       : undefined;
     const keyword = store && pgIndex
-      ? new pgIndex(store, catalog)
+      ? new pgIndex(store, catalog, { readUrl: opts.storeRead ?? config.store_read })
       : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
     let vectors: VectorSync | undefined;
     if (embedder) {
@@ -339,10 +344,20 @@ export class Shelf {
   /** Open the shelf of a data directory, adding command-line folders to its configuration. */
   static async open(opts: ShelfOptions): Promise<Shelf> {
     const config = loadConfig(opts.data);
-    const storeProblem = opts.store === undefined ? undefined : storeUrlProblem(opts.store);
-    if (storeProblem) throw new ConfigError(`--store ${storeProblem}`);
-    if (opts.store !== undefined && config.store !== opts.store) {
-      config.store = opts.store; // the data folder's index is there from now on
+    for (const [flag, url] of [["--store", opts.store], ["--store-read", opts.storeRead]]) {
+      const problem = url === undefined ? undefined : storeUrlProblem(url);
+      if (problem) throw new ConfigError(`${flag} ${problem}`);
+    }
+    if ((opts.storeRead ?? config.store_read) && !(opts.store ?? config.store)) {
+      throw new ConfigError("--store-read needs --store (the primary that writes go to)");
+    }
+    if (
+      (opts.store !== undefined && config.store !== opts.store) ||
+      (opts.storeRead !== undefined && config.store_read !== opts.storeRead)
+    ) {
+      // the data folder's index is there from now on
+      config.store = opts.store ?? config.store;
+      config.store_read = opts.storeRead ?? config.store_read;
       saveConfig(opts.data, config);
     }
     if (opts.folders?.length) {
@@ -390,13 +405,17 @@ export class Shelf {
 
   /**
    * Where the keyword index lives: SQLite FTS5 in the data folder, or PostgreSQL named by
-   * host, port and database only (never a user name or password).
+   * host, port and database only (never a user name or password), with the replica that
+   * searches read when there is one.
    */
   keywordStore(): string {
-    const store = this.#config.store;
+    const { store, store_read: read } = this.#config;
     if (!store) return "SQLite FTS5 in the data folder";
-    const url = URL.parse(store);
-    return url ? `PostgreSQL at ${url.host}${url.pathname}` : "PostgreSQL";
+    const at = (u: string) => {
+      const url = URL.parse(u);
+      return url ? ` at ${url.host}${url.pathname}` : "";
+    };
+    return `PostgreSQL${at(store)}${read ? `; searches read the replica${at(read)}` : ""}`;
   }
 
   /** The configured libraries. */
