@@ -53,6 +53,12 @@ export interface Config {
    * Default: `store`.
    */
   store_read?: string;
+  /**
+   * This data folder's name in a shared PostgreSQL store (`laptop`): its libraries are
+   * `laptop:Papers` there, kept apart from other machines' (a schema of their own).
+   * Default: the host name (see {@link machineName}).
+   */
+  machine?: string;
 }
 
 /** An embedder named with its endpoint. */
@@ -201,6 +207,9 @@ const StoreUrlSchema = z.string(says("must be a string")).superRefine((url, ctx)
   if (problem) ctx.addIssue({ code: "custom", message: problem });
 });
 
+const MACHINE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const MACHINE = says("must be a name of lowercase letters, digits, _ and - (up to 63)");
+
 const MODULES = says("must be an array of module paths");
 const ConfigSchema = z.strictObject({
   $schema: z.unknown().optional(),
@@ -212,6 +221,7 @@ const ConfigSchema = z.strictObject({
   git: GitSchema.optional(),
   store: StoreUrlSchema.optional(),
   store_read: StoreUrlSchema.optional(),
+  machine: z.string(MACHINE).regex(MACHINE_NAME, MACHINE).optional(),
 }, says("must be a JSON object")).refine((c) => !c.store_read || c.store, {
   message: '"store_read" needs "store" (the primary that writes go to)',
   path: [],
@@ -312,6 +322,28 @@ export function storeUrlProblem(url: string): string | undefined {
   }
   if (!u.hostname && !u.searchParams.has("host")) return "must name a host";
   return undefined;
+}
+
+/**
+ * This data folder's name in a shared store: the config's `machine`, else the host name
+ * (lowercased, other characters than letters, digits, `_` and `-` as `-`).
+ *
+ * @param config the configuration
+ * @param hostname the host name (default: this machine's)
+ * @returns a name `"machine"` accepts
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { machineName } from "./config.ts";
+ * assert.equal(machineName({ libraries: [], machine: "nas" }), "nas");
+ * assert.equal(machineName({ libraries: [] }, "Anns-MacBook.local"), "anns-macbook-local");
+ * ```
+ */
+export function machineName(config: Config, hostname: string = Deno.hostname()): string {
+  if (config.machine) return config.machine;
+  const name = hostname.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+/, "")
+    .slice(0, 63);
+  return name || "machine";
 }
 
 /** An error in the configuration file, naming the bad key or value. */

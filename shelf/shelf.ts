@@ -13,7 +13,6 @@ import { join, resolve } from "node:path";
 import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
 import { Fts5Index } from "../stores/fts5.ts";
-import type { PgKeywordIndex } from "../stores/postgres.ts";
 import { LanceIndex } from "../stores/lancedb.ts";
 import { SearchPool } from "../stores/fts5_pool.ts";
 import { Catalog } from "../core/catalog.ts";
@@ -23,6 +22,7 @@ import {
   ConfigError,
   configLibraries,
   loadConfig,
+  machineName,
   saveConfig,
   storeUrlProblem,
 } from "../core/config.ts";
@@ -192,6 +192,11 @@ export interface ShelfOptions {
   fetchTestAllow?: readonly string[];
 }
 
+/** The PostgreSQL store's modules, loaded only for a store that uses them. */
+type PgModules =
+  & typeof import("../stores/postgres.ts")
+  & typeof import("../stores/postgres_pool.ts");
+
 /** State of the index as answers report it. */
 export interface IndexStatus {
   /** `building` while a run is in progress. */
@@ -259,7 +264,7 @@ export class Shelf {
     extractors: Extractor[],
     plugins: string[],
     embedder: Embedder | undefined,
-    pgIndex: typeof PgKeywordIndex | undefined,
+    pg: PgModules | undefined,
   ) {
     this.data = opts.data;
     this.fullPaths = opts.fullPaths ?? false;
@@ -282,8 +287,11 @@ export class Shelf {
         timeoutMs: opts.queryTimeoutMs ?? (queryS ? queryS * 1000 : undefined),
       })
       : undefined;
-    const keyword = store && pgIndex
-      ? new pgIndex(store, catalog, { readUrl: opts.storeRead ?? config.store_read })
+    const keyword = store && pg
+      ? new pg.PgKeywordIndex(store, catalog, {
+        readUrl: opts.storeRead ?? config.store_read,
+        machine: { name: machineName(config), owner: pg.dataFolderId(opts.data) },
+      })
       : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
     let vectors: VectorSync | undefined;
     if (embedder) {
@@ -397,10 +405,13 @@ export class Shelf {
     const extractsHere = (opts.workers ?? config.limits?.workers ?? 1) === 0;
     const extractors = extractsHere ? await extractorsFrom(plugins, log) : [];
     // the PostgreSQL client loads only for a store that uses it (about 70 ms of start-up)
-    const pgIndex = (opts.store ?? config.store)
-      ? (await import("../stores/postgres.ts")).PgKeywordIndex
+    const pg = (opts.store ?? config.store)
+      ? {
+        ...await import("../stores/postgres.ts"),
+        ...await import("../stores/postgres_pool.ts"),
+      }
       : undefined;
-    return new Shelf(opts, config, extractors, plugins, embedder, pgIndex);
+    return new Shelf(opts, config, extractors, plugins, embedder, pg);
   }
 
   /**

@@ -34,7 +34,7 @@ import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
 import { hitRows, Params, rankSql, SCHEMA } from "./postgres_sql.ts";
 import { COLUMNS, Tokenizer } from "./postgres_tokens.ts";
-import { openPool } from "./postgres_pool.ts";
+import { claimMachine, type Machine, openPool } from "./postgres_pool.ts";
 import { redact } from "./postgres_url.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 
@@ -49,6 +49,11 @@ export interface PgOptions {
    * primary. Default: the store's URL. Writes always go to the store's URL.
    */
   readUrl?: string;
+  /**
+   * The data folder's machine in a shared store: its tables are in a schema of that name,
+   * claimed for the data folder (see `postgres_pool.ts`). Default: the `public` schema.
+   */
+  machine?: Machine;
   /** Share of documents above which a word is common (default 0.25, as FTS5's). */
   commonShare?: number;
   /** Term statistics for telling common words (default: the catalog's). */
@@ -82,6 +87,7 @@ export class PgKeywordIndex implements KeywordIndex {
   #pool: pg.Pool;
   /** Searches: the replica of `readUrl`, else the primary's pool. */
   #read: pg.Pool;
+  #machine?: Machine;
   #catalog: Catalog;
   #stats: TermStats;
   #weights: number[];
@@ -100,10 +106,10 @@ export class PgKeywordIndex implements KeywordIndex {
    * @param options weights, connections, the URL searches read
    */
   constructor(url: string, catalog: Catalog, options: PgOptions = {}) {
-    this.#pool = openPool(url, options.connections ?? 10);
-    this.#read = options.readUrl
-      ? openPool(options.readUrl, options.connections ?? 10)
-      : this.#pool;
+    const [max, machine] = [options.connections ?? 10, options.machine];
+    this.#pool = openPool(url, max, machine?.name);
+    this.#read = options.readUrl ? openPool(options.readUrl, max, machine?.name) : this.#pool;
+    this.#machine = machine;
     this.#catalog = catalog;
     this.#stats = options.stats ?? catalog;
     const w = { ...DEFAULT_WEIGHTS, ...options.weights };
@@ -143,6 +149,7 @@ export class PgKeywordIndex implements KeywordIndex {
         const standby = (await c.query("SELECT pg_is_in_recovery() AS r")).rows[0].r;
         if (!standby) {
           await c.query("SELECT pg_advisory_lock(7243101)");
+          if (this.#machine) await claimMachine(c, this.#machine);
           await c.query(SCHEMA);
           await c.query("SELECT pg_advisory_unlock(7243101)");
         }
