@@ -339,9 +339,15 @@ export function storeUrlProblem(url: string): string | undefined {
  * assert.equal(machineName({ libraries: [] }, "Anns-MacBook.local"), "anns-macbook-local");
  * ```
  */
-export function machineName(config: Config, hostname: string = Deno.hostname()): string {
+export function machineName(config: Config, hostname?: string): string {
   if (config.machine) return config.machine;
-  const name = hostname.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+/, "")
+  let host = hostname;
+  try {
+    host ??= Deno.hostname();
+  } catch {
+    host = ""; // no permission to read it: the fallback name below
+  }
+  const name = host.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+/, "")
     .slice(0, 63);
   return name || "machine";
 }
