@@ -47,6 +47,18 @@ export interface Config {
    * data folder; the catalog stays there either way.
    */
   store?: string;
+  /**
+   * Where searches read the keyword index: a read-only streaming replica of `store`
+   * (`postgres://user@replica:5432/db`, no password), while writes go to `store`.
+   * Default: `store`.
+   */
+  store_read?: string;
+  /**
+   * This data folder's name in a shared PostgreSQL store (`laptop`): its libraries are
+   * `laptop:Papers` there, kept apart from other machines' (a schema of their own).
+   * Default: the host name (see {@link machineName}).
+   */
+  machine?: string;
 }
 
 /** An embedder named with its endpoint. */
@@ -190,6 +202,14 @@ const OcrSchema = z.strictObject({
   max_pages: limit(0, 1_000_000),
 }, says("must be an object"));
 
+const StoreUrlSchema = z.string(says("must be a string")).superRefine((url, ctx) => {
+  const problem = storeUrlProblem(url);
+  if (problem) ctx.addIssue({ code: "custom", message: problem });
+});
+
+const MACHINE_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const MACHINE = says("must be a name of lowercase letters, digits, _ and - (up to 63)");
+
 const MODULES = says("must be an array of module paths");
 const ConfigSchema = z.strictObject({
   $schema: z.unknown().optional(),
@@ -199,11 +219,13 @@ const ConfigSchema = z.strictObject({
   embedder: EmbedderSchema.optional(),
   ocr: OcrSchema.optional(),
   git: GitSchema.optional(),
-  store: z.string(says("must be a string")).superRefine((url, ctx) => {
-    const problem = storeUrlProblem(url);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  }).optional(),
-}, says("must be a JSON object"));
+  store: StoreUrlSchema.optional(),
+  store_read: StoreUrlSchema.optional(),
+  machine: z.string(MACHINE).regex(MACHINE_NAME, MACHINE).optional(),
+}, says("must be a JSON object")).refine((c) => !c.store_read || c.store, {
+  message: '"store_read" needs "store" (the primary that writes go to)',
+  path: [],
+});
 
 /** A key's place from a zod issue path: `libraries[0].include`. */
 function dotted(path: readonly PropertyKey[]): string {
@@ -300,6 +322,34 @@ export function storeUrlProblem(url: string): string | undefined {
   }
   if (!u.hostname && !u.searchParams.has("host")) return "must name a host";
   return undefined;
+}
+
+/**
+ * This data folder's name in a shared store: the config's `machine`, else the host name
+ * (lowercased, other characters than letters, digits, `_` and `-` as `-`).
+ *
+ * @param config the configuration
+ * @param hostname the host name (default: this machine's)
+ * @returns a name `"machine"` accepts
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { machineName } from "./config.ts";
+ * assert.equal(machineName({ libraries: [], machine: "nas" }), "nas");
+ * assert.equal(machineName({ libraries: [] }, "Anns-MacBook.local"), "anns-macbook-local");
+ * ```
+ */
+export function machineName(config: Config, hostname?: string): string {
+  if (config.machine) return config.machine;
+  let host = hostname;
+  try {
+    host ??= Deno.hostname();
+  } catch {
+    host = ""; // no permission to read it: the fallback name below
+  }
+  const name = host.toLowerCase().replace(/[^a-z0-9_-]+/g, "-").replace(/^[-_]+/, "")
+    .slice(0, 63);
+  return name || "machine";
 }
 
 /** An error in the configuration file, naming the bad key or value. */

@@ -106,9 +106,10 @@ replica)
   dir=$(prepare_dir "$3")
   if [ ! -f "$dir/data/PG_VERSION" ]; then
     port=$(free_port "${4:-$((primary + 1))}")
-    # -R: standby.signal and primary_conninfo; -X stream: the WAL of the copy streams too
+    # -R: standby.signal and primary_conninfo; -X stream: the WAL of the copy streams too;
+    # -c fast: checkpoint at once (the default spreads it over minutes of checkpoint_timeout)
     as_user "$BIN/pg_basebackup" -h 127.0.0.1 -p "$primary" -U shelfmark -D "$dir/data" \
-      -R -X stream >"$dir/basebackup.log" 2>&1 || die "pg_basebackup failed; see $dir/basebackup.log"
+      -R -X stream -c fast >"$dir/basebackup.log" 2>&1 || die "pg_basebackup failed; see $dir/basebackup.log"
     settings "$dir" "$port"
   else
     port=$(port_of "$dir")

@@ -46,6 +46,7 @@ const COMMON: Record<string, Flag> = {
   extractor: { type: "string", multiple: true },
   embedder: { type: "string" },
   store: { type: "string" },
+  "store-read": { type: "string" },
   "no-vectors": { type: "boolean" },
   vectors: { type: "boolean" },
   "no-ocr": { type: "boolean" },
@@ -87,6 +88,7 @@ interface CommonFlags {
   extractor?: string[];
   embedder?: string;
   store?: string;
+  "store-read"?: string;
   "no-vectors"?: boolean;
   vectors?: boolean;
   "no-ocr"?: boolean;
@@ -212,6 +214,7 @@ async function openShelf(f: CliFlags, folders: string[], searchWorkers = 0): Pro
     embedder: f.embedder ?? Deno.env.get("SHELFMARK_EMBEDDER"),
     saveEmbedder: f.embedder !== undefined,
     store: f.store,
+    storeRead: f["store-read"],
     write: f.write,
   });
 }

@@ -74,6 +74,7 @@ const COMMON: [string, string][] = [
   ["", "onnx:<folder>; saved to shelfmark.json (also $SHELFMARK_EMBEDDER)"],
   ["--store URL", "keyword index in PostgreSQL: postgres://user@host:5432/db (no password:"],
   ["", "PGPASSWORD or ~/.pgpass); saved to shelfmark.json"],
+  ["--store-read URL", "searches read this streaming replica of --store; saved to shelfmark.json"],
   ["-h, --help", "help for a command"],
 ];
 

@@ -134,6 +134,8 @@ export class Indexer {
   #maxBytesInFlight: number;
   #admit?: (load: number, large: boolean) => boolean;
   #beforeLarge?: (load: number) => void;
+  /** Documents written to the catalog whose keyword index write has not finished. */
+  #writing = 0;
   /**
    * Extractor output versions by `doc_type` (`extractors/versions.ts`): a type whose version
    * differs from the one the catalog was built with is extracted again.
@@ -293,6 +295,10 @@ export class Indexer {
             }
           }
           if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
+            // Never a commit between a document's catalog rows and its keyword write (a
+            // store of its own, PostgreSQL): killed then, the catalog would hold a document
+            // the keyword index lacks, and the next run would take its file as unchanged.
+            while (this.#writing && inflight.size) await Promise.race(inflight);
             // Document frequencies go in the same transaction as the documents they
             // count, and the next batch opens before yielding: files that finish during
             // the yield must not write outside a transaction, or a crash would leave
@@ -458,20 +464,25 @@ export class Indexer {
         size: f.size,
         stats: this.#catalog,
       });
-      this.#catalog.countTerms(counts.keys());
-      const fields = documentFields(extracted.meta, libraryFields(lib));
-      this.#catalog.put(
-        { card, outline, pages: extracted.pages, terms, hash, mtime_ms: f.mtime_ms, fields },
-        text,
-        extracted.links,
-      );
-      // Blank pages of a PDF, and an image file's page, wait for OCR in the background
-      // (shelf/ocr.ts).
-      if (OCR_TYPES.includes(result.extractor) && extracted.pages) {
-        this.#catalog.ocr.noteBlank(docId, hash, blankPages(lines, extracted.pages));
+      this.#writing++;
+      try {
+        this.#catalog.countTerms(counts.keys());
+        const fields = documentFields(extracted.meta, libraryFields(lib));
+        this.#catalog.put(
+          { card, outline, pages: extracted.pages, terms, hash, mtime_ms: f.mtime_ms, fields },
+          text,
+          extracted.links,
+        );
+        // Blank pages of a PDF, and an image file's page, wait for OCR in the background
+        // (shelf/ocr.ts).
+        if (OCR_TYPES.includes(result.extractor) && extracted.pages) {
+          this.#catalog.ocr.noteBlank(docId, hash, blankPages(lines, extracted.pages));
+        }
+        const doc: IndexedDoc = { card, outline, lines, pages: extracted.pages };
+        await this.#indexes.keyword?.upsert([doc]);
+      } finally {
+        this.#writing--;
       }
-      const doc: IndexedDoc = { card, outline, lines, pages: extracted.pages };
-      await this.#indexes.keyword?.upsert([doc]);
       return "indexed";
     } catch (e) {
       if (isEnvironmentError(e)) throw e; // not the file's fault: retried next run

@@ -13,7 +13,6 @@ import { join, resolve } from "node:path";
 import { extractorsFrom } from "../extraction/plugins.ts";
 import { createEmbedder } from "../embedders/mod.ts";
 import { Fts5Index } from "../stores/fts5.ts";
-import type { PgKeywordIndex } from "../stores/postgres.ts";
 import { LanceIndex } from "../stores/lancedb.ts";
 import { SearchPool } from "../stores/fts5_pool.ts";
 import { Catalog } from "../core/catalog.ts";
@@ -23,6 +22,7 @@ import {
   ConfigError,
   configLibraries,
   loadConfig,
+  machineName,
   saveConfig,
   storeUrlProblem,
 } from "../core/config.ts";
@@ -161,6 +161,11 @@ export interface ShelfOptions {
    * The catalog stays in the data folder.
    */
   store?: string;
+  /**
+   * Where searches read the PostgreSQL store (`--store-read`; overrides the config's
+   * `store_read`): a read-only streaming replica of `store`.
+   */
+  storeRead?: string;
   /** Worker threads for keyword searches (default 0: searches run on the caller's thread). */
   searchWorkers?: number;
   /**
@@ -186,6 +191,11 @@ export interface ShelfOptions {
    */
   fetchTestAllow?: readonly string[];
 }
+
+/** The PostgreSQL store's modules, loaded only for a store that uses them. */
+type PgModules =
+  & typeof import("../stores/postgres.ts")
+  & typeof import("../stores/postgres_pool.ts");
 
 /** State of the index as answers report it. */
 export interface IndexStatus {
@@ -254,7 +264,7 @@ export class Shelf {
     extractors: Extractor[],
     plugins: string[],
     embedder: Embedder | undefined,
-    pgIndex: typeof PgKeywordIndex | undefined,
+    pg: PgModules | undefined,
   ) {
     this.data = opts.data;
     this.fullPaths = opts.fullPaths ?? false;
@@ -277,8 +287,11 @@ export class Shelf {
         timeoutMs: opts.queryTimeoutMs ?? (queryS ? queryS * 1000 : undefined),
       })
       : undefined;
-    const keyword = store && pgIndex
-      ? new pgIndex(store, catalog)
+    const keyword = store && pg
+      ? new pg.PgKeywordIndex(store, catalog, {
+        readUrl: opts.storeRead ?? config.store_read,
+        machine: { name: machineName(config), owner: pg.dataFolderId(opts.data) },
+      })
       : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
     let vectors: VectorSync | undefined;
     if (embedder) {
@@ -339,10 +352,20 @@ export class Shelf {
   /** Open the shelf of a data directory, adding command-line folders to its configuration. */
   static async open(opts: ShelfOptions): Promise<Shelf> {
     const config = loadConfig(opts.data);
-    const storeProblem = opts.store === undefined ? undefined : storeUrlProblem(opts.store);
-    if (storeProblem) throw new ConfigError(`--store ${storeProblem}`);
-    if (opts.store !== undefined && config.store !== opts.store) {
-      config.store = opts.store; // the data folder's index is there from now on
+    for (const [flag, url] of [["--store", opts.store], ["--store-read", opts.storeRead]]) {
+      const problem = url === undefined ? undefined : storeUrlProblem(url);
+      if (problem) throw new ConfigError(`${flag} ${problem}`);
+    }
+    if ((opts.storeRead ?? config.store_read) && !(opts.store ?? config.store)) {
+      throw new ConfigError("--store-read needs --store (the primary that writes go to)");
+    }
+    if (
+      (opts.store !== undefined && config.store !== opts.store) ||
+      (opts.storeRead !== undefined && config.store_read !== opts.storeRead)
+    ) {
+      // the data folder's index is there from now on
+      config.store = opts.store ?? config.store;
+      config.store_read = opts.storeRead ?? config.store_read;
       saveConfig(opts.data, config);
     }
     if (opts.folders?.length) {
@@ -382,21 +405,28 @@ export class Shelf {
     const extractsHere = (opts.workers ?? config.limits?.workers ?? 1) === 0;
     const extractors = extractsHere ? await extractorsFrom(plugins, log) : [];
     // the PostgreSQL client loads only for a store that uses it (about 70 ms of start-up)
-    const pgIndex = (opts.store ?? config.store)
-      ? (await import("../stores/postgres.ts")).PgKeywordIndex
+    const pg = (opts.store ?? config.store)
+      ? {
+        ...await import("../stores/postgres.ts"),
+        ...await import("../stores/postgres_pool.ts"),
+      }
       : undefined;
-    return new Shelf(opts, config, extractors, plugins, embedder, pgIndex);
+    return new Shelf(opts, config, extractors, plugins, embedder, pg);
   }
 
   /**
    * Where the keyword index lives: SQLite FTS5 in the data folder, or PostgreSQL named by
-   * host, port and database only (never a user name or password).
+   * host, port and database only (never a user name or password), with the replica that
+   * searches read when there is one.
    */
   keywordStore(): string {
-    const store = this.#config.store;
+    const { store, store_read: read } = this.#config;
     if (!store) return "SQLite FTS5 in the data folder";
-    const url = URL.parse(store);
-    return url ? `PostgreSQL at ${url.host}${url.pathname}` : "PostgreSQL";
+    const at = (u: string) => {
+      const url = URL.parse(u);
+      return url ? ` at ${url.host}${url.pathname}` : "";
+    };
+    return `PostgreSQL${at(store)}${read ? `; searches read the replica${at(read)}` : ""}`;
   }
 
   /** The configured libraries. */

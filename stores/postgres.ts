@@ -15,7 +15,7 @@
  * @module
  */
 // @ts-types="@types/pg"
-import pg from "pg";
+import type pg from "pg";
 import type { Catalog } from "../core/catalog.ts";
 import { bareWord, segmentCJK, words } from "../core/tokenize.ts";
 import {
@@ -34,6 +34,7 @@ import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
 import { hitRows, Params, rankSql, SCHEMA } from "./postgres_sql.ts";
 import { COLUMNS, Tokenizer } from "./postgres_tokens.ts";
+import { claimMachine, type Machine, openPool } from "./postgres_pool.ts";
 import { redact } from "./postgres_url.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 
@@ -41,8 +42,18 @@ import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 export interface PgOptions {
   /** Column weights, merged over the FTS5 index's defaults. */
   weights?: Partial<Fts5Weights>;
-  /** Connections at most (default 10). */
+  /** Connections at most, per server (default 10). */
   connections?: number;
+  /**
+   * Where searches read (`"store_read"`): a read-only streaming replica of the store's
+   * primary. Default: the store's URL. Writes always go to the store's URL.
+   */
+  readUrl?: string;
+  /**
+   * The data folder's machine in a shared store: its tables are in a schema of that name,
+   * claimed for the data folder (see `postgres_pool.ts`). Default: the `public` schema.
+   */
+  machine?: Machine;
   /** Share of documents above which a word is common (default 0.25, as FTS5's). */
   commonShare?: number;
   /** Term statistics for telling common words (default: the catalog's). */
@@ -72,7 +83,11 @@ const FILTER_FIRST = 200;
 export class PgKeywordIndex implements KeywordIndex {
   /** Backend name, used to tag hits. */
   readonly name = "postgres";
+  /** The primary: writes, and the tables made there. */
   #pool: pg.Pool;
+  /** Searches: the replica of `readUrl`, else the primary's pool. */
+  #read: pg.Pool;
+  #machine?: Machine;
   #catalog: Catalog;
   #stats: TermStats;
   #weights: number[];
@@ -88,18 +103,13 @@ export class PgKeywordIndex implements KeywordIndex {
    *
    * @param url the store's URL (`postgres://user@host:5432/db`, no password)
    * @param catalog the local catalog (term statistics, filters, stored texts)
-   * @param options weights, connections
+   * @param options weights, connections, the URL searches read
    */
   constructor(url: string, catalog: Catalog, options: PgOptions = {}) {
-    this.#pool = new pg.Pool({
-      connectionString: url,
-      max: options.connections ?? 10,
-      // Searches are small and many at once: parallel workers and JIT only add start-up
-      // time to each (measured: 50-70 ms with 2 workers, 13-30 ms without, full corpus).
-      options: "-c max_parallel_workers_per_gather=0 -c jit=off",
-    });
-    // An idle connection that drops is discarded by the pool; the next query opens another.
-    this.#pool.on("error", () => {});
+    const [max, machine] = [options.connections ?? 10, options.machine];
+    this.#pool = openPool(url, max, machine?.name);
+    this.#read = options.readUrl ? openPool(options.readUrl, max, machine?.name) : this.#pool;
+    this.#machine = machine;
     this.#catalog = catalog;
     this.#stats = options.stats ?? catalog;
     const w = { ...DEFAULT_WEIGHTS, ...options.weights };
@@ -114,7 +124,7 @@ export class PgKeywordIndex implements KeywordIndex {
     params: unknown[] = [],
   ): Promise<T[]> {
     await this.#ready();
-    return await this.#guard(async () => (await this.#pool.query<T>(sql, params)).rows);
+    return await this.#guard(async () => (await this.#read.query<T>(sql, params)).rows);
   }
 
   async #guard<T>(fn: () => Promise<T>): Promise<T> {
@@ -139,6 +149,7 @@ export class PgKeywordIndex implements KeywordIndex {
         const standby = (await c.query("SELECT pg_is_in_recovery() AS r")).rows[0].r;
         if (!standby) {
           await c.query("SELECT pg_advisory_lock(7243101)");
+          if (this.#machine) await claimMachine(c, this.#machine);
           await c.query(SCHEMA);
           await c.query("SELECT pg_advisory_unlock(7243101)");
         }
@@ -154,7 +165,7 @@ export class PgKeywordIndex implements KeywordIndex {
   }
 
   async #count(): Promise<void> {
-    const rows = await this.#pool.query("SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals");
+    const rows = await this.#read.query("SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals");
     this.#documents = rows.rows[0].n;
     this.#counted = Date.now();
   }
@@ -464,6 +475,7 @@ export class PgKeywordIndex implements KeywordIndex {
   /** Close the connections. */
   async close(): Promise<void> {
     await this.#pool.end();
+    if (this.#read !== this.#pool) await this.#read.end();
     this.#tokens.close();
   }
 }

@@ -123,44 +123,58 @@ Deno.test({
 Deno.test({
   name: "PgKeywordIndex: a connection dropped during a search is a ToolError; the next call works",
   ignore: noPostgres,
-  async fn() {
+  async fn(t) {
     const server = await PgServer.start();
-    const catalog = new Catalog(":memory:");
-    const url = await server.database();
-    const index = new PgKeywordIndex(url, catalog);
-    const admin = new pg.Client({ connectionString: url });
     try {
-      const docs = corpus().slice(0, 10);
-      put(catalog, docs);
-      await index.upsert(docs);
-      await admin.connect();
-      // the search waits on a lock; its connection is then terminated
-      await admin.query("BEGIN; LOCK TABLE kw_docs IN ACCESS EXCLUSIVE MODE");
-      // the outcome is taken at once: the search may fail while the loop below still polls
-      const search = index.search(prepareQuery("cache proxy", 5)).then(
-        () => undefined,
-        (e: unknown) => e,
-      );
-      let waiting = 0;
-      while (!waiting) {
-        await new Promise((r) => setTimeout(r, 50));
-        waiting = (await admin.query(
-          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-           WHERE wait_event_type = 'Lock' AND datname = current_database()`,
-        )).rowCount ?? 0;
+      // searches on the store's one pool, then on a pool of their own (`store_read`): here a
+      // second URL of the same database, told apart by its application name
+      for (const reader of [undefined, "shelfmark-read"]) {
+        await t.step(reader ? "read URL" : "store URL", () => droppedDuringSearch(server, reader));
       }
-      const e = await search;
-      assert(
-        e instanceof ToolError && e.code === "INDEX_UNAVAILABLE" && /terminat/.test(e.message),
-        `the search gave ${e}`,
-      );
-      await admin.query("ROLLBACK");
-      assert((await index.search(prepareQuery("cache proxy", 5))).length > 0);
     } finally {
-      await admin.end();
-      await index.close();
-      catalog.close();
       await server.stop();
     }
   },
 });
+
+async function droppedDuringSearch(server: PgServer, reader?: string): Promise<void> {
+  const catalog = new Catalog(":memory:");
+  const url = await server.database();
+  const readUrl = reader && `${url}?application_name=${reader}`;
+  const index = new PgKeywordIndex(url, catalog, { readUrl });
+  const admin = new pg.Client({ connectionString: url });
+  try {
+    const docs = corpus().slice(0, 10);
+    put(catalog, docs);
+    await index.upsert(docs);
+    await admin.connect();
+    // the search waits on a lock; its connection is then terminated
+    await admin.query("BEGIN; LOCK TABLE kw_docs IN ACCESS EXCLUSIVE MODE");
+    // the outcome is taken at once: the search may fail while the loop below still polls
+    const search = index.search(prepareQuery("cache proxy", 5)).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    let waiting = 0;
+    while (!waiting) {
+      await new Promise((r) => setTimeout(r, 50));
+      waiting = (await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+         WHERE wait_event_type = 'Lock' AND datname = current_database()
+           AND ($1::text IS NULL OR application_name = $1)`,
+        [reader ?? null],
+      )).rowCount ?? 0;
+    }
+    const e = await search;
+    assert(
+      e instanceof ToolError && e.code === "INDEX_UNAVAILABLE" && /terminat/.test(e.message),
+      `the search gave ${e}`,
+    );
+    await admin.query("ROLLBACK");
+    assert((await index.search(prepareQuery("cache proxy", 5))).length > 0);
+  } finally {
+    await admin.end();
+    await index.close();
+    catalog.close();
+  }
+}

@@ -8,20 +8,7 @@ import { Catalog } from "../core/catalog.ts";
 import { prepareQuery } from "../search/query.ts";
 import { PgKeywordIndex } from "../stores/postgres.ts";
 import { makeDoc, put } from "../stores/_keyword_contract.ts";
-import { noPostgres, PgServer } from "./pg_server.ts";
-// @ts-types="@types/pg"
-import pg from "pg";
-
-/** One value of a query on a database. */
-async function sql(url: string, text: string): Promise<unknown> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(text)).rows[0].v;
-  } finally {
-    await c.end();
-  }
-}
+import { noPostgres, PgServer, replayed } from "./pg_server.ts";
 
 Deno.test({
   name: "PgKeywordIndex on a streaming replica finds what the primary wrote",
@@ -36,12 +23,8 @@ Deno.test({
       const doc = makeDoc({ id: "w", path: "L/wombat.md", body: "The wombat digs a burrow." });
       put(catalog, [doc]);
       await writer.upsert([doc]);
-      // wait until the replica has replayed the primary's WAL up to the write (no time
-      // limit of its own: the test runner's is the bound)
-      const lsn = await sql(primary.url, "SELECT pg_current_wal_lsn()::text AS v");
-      while (
-        await sql(replica.url, `SELECT pg_last_wal_replay_lsn() < '${lsn}'::pg_lsn AS v`)
-      ) await new Promise((r) => setTimeout(r, 100));
+      // wait until the replica has replayed the primary's WAL up to the write
+      await replayed(primary.url, replica.url);
       const found = (await reader.search(prepareQuery("wombat", 5))).map((h) => h.doc_id);
       assertEquals(found, ["w"]);
     } finally {

@@ -76,3 +76,44 @@ export class PgServer {
     await Deno.remove(this.dir, { recursive: true });
   }
 }
+
+/**
+ * The rows of one query on a database (a connection of its own, closed after).
+ *
+ * @param url the database's URL
+ * @param text the SQL
+ * @param params its `$1`, `$2`, ... values
+ */
+export async function pgRows<T extends pg.QueryResultRow = pg.QueryResultRow>(
+  url: string,
+  text: string,
+  params: unknown[] = [],
+): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(text, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * Wait until a streaming replica has replayed its primary's WAL up to now: polled every
+ * 100 ms, no time limit of its own (the test runner's is the bound).
+ *
+ * @param primary a database's URL on the primary
+ * @param replica a database's URL on the replica
+ */
+export async function replayed(primary: string, replica: string): Promise<void> {
+  const lsn = (await pgRows(primary, "SELECT pg_current_wal_lsn()::text AS lsn"))[0]!.lsn;
+  for (;;) {
+    const behind = (await pgRows(
+      replica,
+      "SELECT coalesce(pg_last_wal_replay_lsn() < $1::pg_lsn, true) AS behind",
+      [lsn],
+    ))[0]!.behind;
+    if (!behind) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
