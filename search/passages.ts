@@ -16,6 +16,7 @@
 import type { Card, OutlineNode, Passage, PassageHit } from "../core/types.ts";
 import type { OutlineQuality } from "../core/extractor.ts";
 import { hasCJK } from "../core/tokenize.ts";
+import { sentencesOf } from "./sentence.ts";
 import { readableLine } from "../core/readable.ts";
 import { atWordStart, makeSnippet, matchWords, snippetMatcher, wordScanner } from "./snippet.ts";
 
@@ -348,7 +349,8 @@ export function chosenPassages(
 
 /**
  * Passages scored by BM25 with the passages as the collection (each word's matches counted
- * per passage), words in a passage's title weighing more; the best `limit` as hits.
+ * per passage), plus the weight of the query words its best sentence holds together
+ * ({@link closestWords}), words in a passage's title weighing more; the best `limit` as hits.
  */
 function scoredHits(
   passages: Passage[],
@@ -377,6 +379,7 @@ function scoredHits(
     for (const [w, tf] of c) {
       score += idf(w) * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * len / avg));
     }
+    if (c.size > 1) score += closestWords(own(ps), re, words, idf);
     re.lastIndex = 0;
     const inTitle = new Set<number>();
     for (const m of ps.title.matchAll(re)) inTitle.add(wordOf(m[0], words));
@@ -389,6 +392,34 @@ function scoredHits(
     const ps = passages[i]!;
     return passageHit(ps, own(ps), score, { ...o, idf: wordIdf });
   });
+}
+
+/**
+ * How close a passage's query words stand: the idf of the distinct query words its best
+ * sentence holds, when it holds two at least (0 otherwise). A passage that answers a
+ * question tends to say it in one sentence that uses several of its words; one that only
+ * repeats them in different places (a long section, an index, an example) does not.
+ */
+function closestWords(
+  lines: string[],
+  re: RegExp,
+  words: string[],
+  idf: (w: number) => number,
+): number {
+  let best = 0;
+  for (const s of sentencesOf(lines.map((text, n) => ({ n, text })))) {
+    const found = new Set<number>();
+    re.lastIndex = 0;
+    for (const m of s.text.matchAll(re)) {
+      const w = wordOf(m[0], words);
+      if (w >= 0) found.add(w);
+    }
+    if (found.size < 2) continue;
+    let sum = 0;
+    for (const w of found) sum += idf(w);
+    best = Math.max(best, sum);
+  }
+  return best;
 }
 
 /** How {@link passageHit} cuts a snippet. */

@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../tests/assert.ts";
 import type { OutlineNode } from "../core/types.ts";
-import { bestPassages, linedText, pageOf, passagesOf } from "./passages.ts";
+import { bestPassages, chosenPassages, linedText, pageOf, passagesOf } from "./passages.ts";
 
 function node(id: string, title: string, start: number, end: number, children: OutlineNode[] = []) {
   return {
@@ -101,4 +101,31 @@ Deno.test("bestPassages() prefers the section where the rare words are dense, no
 Deno.test("linedText() finds where each line starts", () => {
   assertEquals([...linedText("a\nbc\n").starts], [0, 2, 5, 6]);
   assertEquals([...linedText("").starts], [0, 1]);
+});
+
+Deno.test("chosenPassages() prefers the passage that says the query's words in one sentence", () => {
+  const at = (start_line: number, lines: string[]) => ({
+    passage: { title: "Lines", start_line, end_line: start_line + lines.length - 1 },
+    lines,
+  });
+  // The first passage repeats the words apart (an example, a list); the second says them
+  // together once.
+  const apart = at(1, [
+    "The kiln is loaded from the front.",
+    "Glaze recipes are listed in the appendix.",
+    "Clean the kiln shelves each week.",
+    "Glaze buckets are stirred before use.",
+    "Check the kiln door seal monthly.",
+    "Glaze dust is harmful to breathe.",
+  ]);
+  const together = at(20, [
+    "Every piece is dried for a day first.",
+    "A glaze crawls in the kiln when the bisque is dusty.",
+    "Wipe pieces with a damp sponge.",
+    "Store the pieces on open racks.",
+    "Label every rack with the date.",
+    "Keep the racks away from the door.",
+  ]);
+  const best = chosenPassages([apart, together], ["glaze", "kiln"], 1);
+  assertEquals(best[0]?.start_line, 20);
 });

@@ -220,6 +220,11 @@ function wordIndex(word: string, words: string[]): number {
   return words.findIndex((w) => word.startsWith(w));
 }
 
+/** Whether a text holds one of the query's words ({@link queryWords}). */
+function holdsWord(text: string, words: string[]): boolean {
+  return (text.toLowerCase().match(WORD) ?? []).some((w) => wordIndex(w, words) >= 0);
+}
+
 const K1 = 1.2;
 const B = 0.5;
 
@@ -312,12 +317,15 @@ export function cosineScores(query: Float32Array, vectors: Float32Array[]): numb
  * The best-scored sentence, with the next one of its paragraph when both fit in `maxChars`
  * (the sentence or two that answer: a statement is often explained by the next sentence);
  * a sentence longer than `maxChars` is cut to the window holding the most distinct query
- * words. Undefined when no candidate scores above 0.
+ * words. When no candidate scores above 0 but the title of the passage they start with
+ * holds a query word, the first candidate: that passage was chosen by its title, and its
+ * first sentence says what the section is about. Else undefined.
  *
  * @param sentences the candidates, in document order
  * @param scores one score per candidate
  * @param terms the query's positive terms (for cutting a long sentence)
  * @param maxChars the longest answer
+ * @param title the title of the passage the candidates start with
  * @example
  * ```ts
  * import { chooseSentence } from "./sentence.ts";
@@ -338,11 +346,14 @@ export function chooseSentence(
   scores: number[],
   terms: string[],
   maxChars: number,
+  title = "",
 ): Answer | undefined {
   let best = -1;
   scores.forEach((s, i) => {
     if (s > 0 && (best < 0 || s > scores[best]!)) best = i;
   });
+  const words = queryWords(terms);
+  if (best < 0 && sentences.length && holdsWord(title, words)) best = 0;
   if (best < 0) return undefined;
   const s = sentences[best]!;
   let text = s.text;
@@ -353,9 +364,9 @@ export function chooseSentence(
     text = `${text} ${next.text}`;
   }
   const answer: Answer = {
-    text: cutAround(text, queryWords(terms), maxChars),
+    text: cutAround(text, words, maxChars),
     line: s.line,
-    score: scores[best]!,
+    score: scores[best] ?? 0,
   };
   if (s.page !== undefined) answer.page = s.page;
   return answer;

@@ -113,3 +113,18 @@ Deno.test("sentencesOf() leaves out a PDF's numbered headings, not numbered list
     [3, "First item of a numbered list"],
   ]);
 });
+
+Deno.test("chooseSentence() takes a section's first sentence when only its title holds the query's words", () => {
+  const s = sentencesOf(numbered([
+    "An error returned when a stream ends before it has finished.",
+    "It carries no further details.",
+  ]));
+  const terms = ["what does ERR_STREAM_PREMATURE_CLOSE mean"];
+  const scores = lexicalScores(s, terms);
+  assertEquals(scores, [0, 0]);
+  assertEquals(chooseSentence(s, scores, terms, 240, "Lines 1-2"), undefined);
+  assertEquals(
+    chooseSentence(s, scores, terms, 240, "ERR_STREAM_PREMATURE_CLOSE")?.text,
+    "An error returned when a stream ends before it has finished. It carries no further details.",
+  );
+});

@@ -277,7 +277,7 @@ function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitP
       // more sentences, so more chances of one scoring high by words alone, and the passage
       // ranking already weighed its length.
       const scores = lexicalScores(candidates, terms).map((x, j) => x / (1 + from[j]! / 2));
-      const answer = chooseSentence(candidates, scores, terms, max);
+      const answer = chooseSentence(candidates, scores, terms, max, passages[0]!.title);
       if (answer) {
         const k = from[candidates.findIndex((c) => c.line === answer.line)] ?? 0;
         const lines = readWindow(read[k] ?? [], answer.line, WINDOW_CHARS, WINDOW_LINES);
