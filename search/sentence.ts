@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { plainText } from "../core/prose.ts";
+import { plainText, ProseScanner } from "../core/prose.ts";
 import { STOP_WORDS } from "../core/tokenize.ts";
 import { matchWords } from "./snippet.ts";
 
@@ -71,7 +71,8 @@ function tableRow(line: string): string {
  * The sentences of some lines: paragraphs (runs of prose lines) joined, a word hyphenated
  * across a line break mended, then split with `Intl.Segmenter`; a table row is one sentence;
  * a list item starts a paragraph; headings (Markdown, underlined, or numbered like
- * `4.3.3 Title`), blank lines and fenced code blocks end one and are not sentences.
+ * `4.3.3 Title`), blank lines, fenced code blocks and HTML comments end one and are not
+ * sentences (read with `ProseScanner`, as the outline and card builders read them).
  *
  * @param lines consecutive lines of a document
  * @returns the sentences, in order, each with the line and page it starts on
@@ -100,26 +101,24 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
     para = "";
     starts = [];
   };
-  let fence = "";
+  const scan = new ProseScanner();
   let prev = "";
   for (const l of lines) {
     const above = prev;
     prev = l.text;
     // A heading underlined (setext, AsciiDoc: `Title` then `~~~~~`) is a heading, not text.
-    if (!fence && isUnderline(l.text, above) && starts.at(-1)?.line.text === above) {
+    if (!scan.skipping && isUnderline(l.text, above) && starts.at(-1)?.line.text === above) {
       para = para.slice(0, starts.pop()!.at).trimEnd();
       flush();
       continue;
     }
-    // A fenced code block is code, not sentences: it ends a paragraph and is left out.
-    const mark = /^\s*(`{3,}|~{3,})/.exec(l.text)?.[1];
-    if (mark && (!fence || mark.startsWith(fence))) {
+    // Fenced code and HTML comments are not sentences: they end a paragraph, left out.
+    const text = scan.visible(l.text);
+    if (text === undefined) {
       flush();
-      fence = fence ? "" : mark;
       continue;
     }
-    if (fence) continue;
-    const row = tableRow(l.text);
+    const row = tableRow(text);
     if (row) {
       flush();
       out.push({
@@ -131,13 +130,13 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
       continue;
     }
     // A numbered heading of a PDF's text ("4.3.3 Ways of Improving Speed") ends a paragraph.
-    if (NUMBERED_HEADING.test(l.text.trim())) {
+    if (NUMBERED_HEADING.test(text.trim())) {
       flush();
       continue;
     }
     // Markdown escapes left by the extractors (`flag\='c'`) are not text.
-    const t = plainText(l.text).replace(/\\([^\p{L}\p{N}\s])/gu, "$1");
-    if (!t || LIST_ITEM.test(l.text)) flush();
+    const t = plainText(text).replace(/\\([^\p{L}\p{N}\s])/gu, "$1");
+    if (!t || LIST_ITEM.test(text)) flush();
     if (!t) continue;
     if (para && /\p{Ll}[-\u2010\u00ad]$/u.test(para) && /^\p{Ll}/u.test(t)) {
       para = para.slice(0, -1);

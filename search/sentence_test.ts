@@ -128,3 +128,21 @@ Deno.test("chooseSentence() takes a section's first sentence when only its title
     "An error returned when a stream ends before it has finished. It carries no further details.",
   );
 });
+
+Deno.test("sentencesOf() leaves HTML comments out and keeps a long fence open past a short one", () => {
+  const s = sentencesOf(numbered([
+    "The guide starts here with a sentence.",
+    "<!-- TODO: rewrite this section",
+    "before the next release. -->",
+    "````markdown",
+    "```sh",
+    "Not a sentence of the guide at all.",
+    "```",
+    "````",
+    "The guide ends here with a sentence.",
+  ]));
+  assertEquals(s.map((x) => [x.line, x.text]), [
+    [1, "The guide starts here with a sentence."],
+    [9, "The guide ends here with a sentence."],
+  ]);
+});
