@@ -314,7 +314,8 @@ export function cosineScores(query: Float32Array, vectors: Float32Array[]): numb
 
 /**
  * The best-scored sentence, with the next one of its paragraph when both fit in `maxChars`
- * (the sentence or two that answer: a statement is often explained by the next sentence);
+ * (the sentence or two that answer: a statement is often explained by the next sentence),
+ * or with the previous one instead when that scores higher than the next;
  * a sentence longer than `maxChars` is cut to the window holding the most distinct query
  * words. When no candidate scores above 0 but the title of the passage they start with
  * holds a query word, the first candidate: that passage was chosen by its title, and its
@@ -354,14 +355,19 @@ export function chooseSentence(
   const words = queryWords(terms);
   if (best < 0 && sentences.length && holdsWord(title, words)) best = 0;
   if (best < 0) return undefined;
-  const s = sentences[best]!;
-  let text = s.text;
+  const first = sentences[best]!;
+  // The neighbour of its paragraph that fits, the previous one when it scores higher than
+  // the next (it holds more of the query: the chosen sentence may go on from it).
+  const fits = (o: Candidate | undefined): o is Candidate =>
+    !!o && o.paragraph === first.paragraph && first.text.length + 1 + o.text.length <= maxChars;
+  const prev = sentences[best - 1];
   const next = sentences[best + 1];
-  if (
-    next && next.paragraph === s.paragraph && text.length + 1 + next.text.length <= maxChars
-  ) {
-    text = `${text} ${next.text}`;
-  }
+  const before = fits(prev) && scores[best - 1]! > 0 &&
+    scores[best - 1]! > (fits(next) ? scores[best + 1]! : 0);
+  const s = before ? prev! : first;
+  let text = first.text;
+  if (before) text = `${prev!.text} ${text}`;
+  else if (fits(next)) text = `${text} ${next.text}`;
   const answer: Answer = {
     text: cutAround(text, words, maxChars),
     line: s.line,

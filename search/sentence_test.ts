@@ -146,3 +146,23 @@ Deno.test("sentencesOf() leaves HTML comments out and keeps a long fence open pa
     [9, "The guide ends here with a sentence."],
   ]);
 });
+
+Deno.test("chooseSentence() joins the previous sentence when it scores higher than the next", () => {
+  const s = [
+    { text: "Dates are written with the four-digit year first.", line: 1, paragraph: 0 },
+    { text: "Native packages with dates follow these rules.", line: 2, paragraph: 0 },
+    { text: "Nothing else is said here at all.", line: 3, paragraph: 0 },
+  ];
+  assertEquals(chooseSentence(s, [1, 2, 0], ["dates"], 240), {
+    text:
+      "Dates are written with the four-digit year first. Native packages with dates follow these rules.",
+    line: 1,
+    score: 2,
+  });
+  // The next one on ties, and when the previous one is of another paragraph.
+  assertEquals(chooseSentence(s, [0, 2, 0], ["dates"], 240)?.line, 2);
+  assertEquals(
+    chooseSentence(s.map((x, i) => ({ ...x, paragraph: i })), [1, 2, 0], ["dates"], 240)?.text,
+    "Native packages with dates follow these rules.",
+  );
+});
