@@ -103,29 +103,29 @@ Deno.test("linedText() finds where each line starts", () => {
   assertEquals([...linedText("").starts], [0, 1]);
 });
 
-Deno.test("chosenPassages() prefers the passage that says the query's words in one sentence", () => {
+Deno.test("chosenPassages() prefers the passage that says the query's words close together", () => {
   const at = (start_line: number, lines: string[]) => ({
     passage: { title: "Lines", start_line, end_line: start_line + lines.length - 1 },
     lines,
   });
+  const filler = "Pieces are dried on open racks for a day before anything else is done to them.";
   // The first passage repeats the words apart (an example, a list); the second says them
   // together once.
   const apart = at(1, [
     "The kiln is loaded from the front.",
+    ...Array(5).fill(filler),
     "Glaze recipes are listed in the appendix.",
+    ...Array(5).fill(filler),
     "Clean the kiln shelves each week.",
+    ...Array(5).fill(filler),
     "Glaze buckets are stirred before use.",
-    "Check the kiln door seal monthly.",
-    "Glaze dust is harmful to breathe.",
   ]);
-  const together = at(20, [
-    "Every piece is dried for a day first.",
+  // As long as the first, so that BM25 alone prefers it (each word twice).
+  const together = at(40, [
+    ...Array(10).fill(filler),
     "A glaze crawls in the kiln when the bisque is dusty.",
-    "Wipe pieces with a damp sponge.",
-    "Store the pieces on open racks.",
-    "Label every rack with the date.",
-    "Keep the racks away from the door.",
+    ...Array(10).fill(filler),
   ]);
   const best = chosenPassages([apart, together], ["glaze", "kiln"], 1);
-  assertEquals(best[0]?.start_line, 20);
+  assertEquals(best[0]?.start_line, 40);
 });
