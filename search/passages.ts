@@ -346,8 +346,9 @@ export function chosenPassages(
 
 /**
  * Passages scored by BM25 with the passages as the collection (`found`: each passage's
- * matches of the query words, in text order), plus the weight of the query words it holds close together
- * ({@link closestWords}), words in a passage's title weighing more; the best `limit` as hits.
+ * matches of the query words, in text order), plus the weight of the query words it holds
+ * close together ({@link closestWords}), words in a passage's title weighing more; the best
+ * `limit` as hits.
  */
 function scoredHits(
   passages: Passage[],

@@ -114,7 +114,7 @@ Deno.test("sentencesOf() leaves out a PDF's numbered headings, not numbered list
   ]);
 });
 
-Deno.test("chooseSentence() takes a section's first sentence when only its title holds the query's words", () => {
+Deno.test("chooseSentence() takes the first sentence when only the title holds query words", () => {
   const s = sentencesOf(numbered([
     "An error returned when a stream ends before it has finished.",
     "It carries no further details.",
@@ -129,7 +129,7 @@ Deno.test("chooseSentence() takes a section's first sentence when only its title
   );
 });
 
-Deno.test("sentencesOf() leaves HTML comments out and keeps a long fence open past a short one", () => {
+Deno.test("sentencesOf() leaves comments out and keeps a long fence open past a short one", () => {
   const s = sentencesOf(numbered([
     "The guide starts here with a sentence.",
     "<!-- TODO: rewrite this section",
@@ -147,15 +147,15 @@ Deno.test("sentencesOf() leaves HTML comments out and keeps a long fence open pa
   ]);
 });
 
-Deno.test("chooseSentence() joins the previous sentence when it scores higher than the next", () => {
+Deno.test("chooseSentence() joins the previous sentence when it scores above the next", () => {
   const s = [
     { text: "Dates are written with the four-digit year first.", line: 1, paragraph: 0 },
     { text: "Native packages with dates follow these rules.", line: 2, paragraph: 0 },
     { text: "Nothing else is said here at all.", line: 3, paragraph: 0 },
   ];
   assertEquals(chooseSentence(s, [1, 2, 0], ["dates"], 240), {
-    text:
-      "Dates are written with the four-digit year first. Native packages with dates follow these rules.",
+    text: "Dates are written with the four-digit year first. " +
+      "Native packages with dates follow these rules.",
     line: 1,
     score: 2,
   });

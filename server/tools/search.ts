@@ -235,7 +235,7 @@ export const search = defineTool({
 const FULL_ANSWERS = 3;
 /** Characters of the answer of the first hits. */
 const ANSWER_CHARS = 240;
-/** Characters of the answer of the hits after them: one line of 120 columns with its `L… §…:` lead. */
+/** Characters of the answer of the hits after them: one line of 120 columns with its lead. */
 const ANSWER_LINE = 90;
 /** Lines of a passage read for its sentences (a long section is read from its start). */
 const PASSAGE_LINES = 300;
