@@ -5,7 +5,8 @@
  *
  * @module
  */
-const FENCE = /^\s{0,3}(```|~~~)/;
+/** A code fence: three backticks or tildes at least (indented: inside a list item). */
+const FENCE = /^\s*(`{3,}|~{3,})/;
 const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
 const RULE = /^\s*([-=*_])(\s*\1){2,}\s*$/;
 const ATX = /^\s{0,3}#{1,6}(\s|$)/;
@@ -14,7 +15,9 @@ const INLINE = /[[<`*_\\!]/;
 
 /**
  * Reads lines in order and gives the prose of each: `""` inside fenced code
- * blocks and multi-line HTML comments, else {@link plainText}.
+ * blocks and multi-line HTML comments, else {@link plainText}. A fence is closed by
+ * a fence of the same character at least as long as the one that opened it (so a
+ * block fenced with four backticks can show a three-backtick fence).
  *
  * @example
  * ```ts
@@ -24,7 +27,8 @@ const INLINE = /[[<`*_\\!]/;
  * ```
  */
 export class ProseScanner {
-  #code = false;
+  /** The fence that opened the code block the scanner is in, or "". */
+  #fence = "";
   #comment = false;
   #headings: boolean;
 
@@ -33,29 +37,63 @@ export class ProseScanner {
     this.#headings = opts.headings ?? false;
   }
 
+  /** Whether the lines read so far end inside a fenced code block or an HTML comment. */
+  get skipping(): boolean {
+    return this.#fence !== "" || this.#comment;
+  }
+
+  /**
+   * The part of the next line outside code and comments: the line itself, the text before
+   * an HTML comment it opens, or undefined for a fence line and a line inside a code block
+   * or a comment.
+   *
+   * @param line the next line of the document
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * const scan = new ProseScanner();
+   * assert.deepEqual(["Text <!-- a", "b -->", "More."].map((l) => scan.visible(l)), [
+   *   "Text ",
+   *   undefined,
+   *   "More.",
+   * ]);
+   * ```
+   */
+  visible(line: string): string | undefined {
+    if (this.#comment) {
+      if (line.includes("-->")) this.#comment = false;
+      return undefined;
+    }
+    const mark = FENCE.exec(line)?.[1];
+    if (mark && !this.#fence) {
+      this.#fence = mark;
+      return undefined;
+    }
+    if (this.#fence) {
+      if (mark?.startsWith(this.#fence) && !line.slice(line.indexOf(mark) + mark.length).trim()) {
+        this.#fence = "";
+      }
+      return undefined;
+    }
+    const open = line.indexOf("<!--");
+    if (open >= 0 && line.indexOf("-->", open + 4) < 0) {
+      this.#comment = true;
+      return line.slice(0, open);
+    }
+    return line;
+  }
+
   /**
    * @param line the next line of the document
    * @returns its plain prose, or `""`
    */
   next(line: string): string {
-    if (this.#comment) {
-      if (line.includes("-->")) this.#comment = false;
-      return "";
+    const v = this.visible(line);
+    if (v === undefined) return "";
+    if (this.#headings && ATX.test(v)) {
+      return plainText(v.replace(/^\s*#+\s*/, "").replace(/\s+#+\s*$/, ""));
     }
-    if (FENCE.test(line)) {
-      this.#code = !this.#code;
-      return "";
-    }
-    if (this.#code) return "";
-    const open = line.indexOf("<!--");
-    if (open >= 0 && line.indexOf("-->", open + 4) < 0) {
-      this.#comment = true;
-      return plainText(line.slice(0, open));
-    }
-    if (this.#headings && ATX.test(line)) {
-      return plainText(line.replace(/^\s*#+\s*/, "").replace(/\s+#+\s*$/, ""));
-    }
-    return plainText(line);
+    return plainText(v);
   }
 }
 

@@ -262,7 +262,7 @@ export function bestPassages(
   const words = matchWords(terms);
   // Count each word's matches per passage, in one regex pass over the whole text (one
   // call per match, not one per line: a long manual has tens of thousands of lines).
-  const counts = passages.map(() => new Map<number, number>());
+  const found = passages.map((): Match[] => []);
   const { text, starts } = doc;
   const lineCount = starts.length - 1;
   let line = 1;
@@ -274,12 +274,12 @@ export function bestPassages(
     while (line < lineCount && starts[line]! <= m.index) line++;
     while (p < passages.length - 1 && line > passages[p]!.end_line) p++;
     const w = wordOf(m[0], words);
-    if (w >= 0) counts[p]!.set(w, (counts[p]!.get(w) ?? 0) + 1);
+    if (w >= 0) found[p]!.push({ at: m.index, w });
     seen++;
   }
   return scoredHits(
     passages,
-    counts,
+    found,
     terms,
     limit,
     (ps) => linesOf(doc, ps.start_line, Math.min(ps.end_line, lineCount)),
@@ -328,31 +328,31 @@ export function chosenPassages(
   const scan = wordScanner(terms);
   if (!scan || !candidates.length || limit <= 0) return [];
   const words = matchWords(terms);
-  const counts = candidates.map(({ lines }) => {
-    const c = new Map<number, number>();
+  const found = candidates.map(({ lines }) => {
+    const f: Match[] = [];
     const text = lines.join("\n");
     scan.lastIndex = 0;
-    let seen = 0;
-    for (let m = scan.exec(text); m && seen < MAX_MATCHES; m = scan.exec(text)) {
+    for (let m = scan.exec(text); m && f.length < MAX_MATCHES; m = scan.exec(text)) {
       if (!atWordStart(text, m.index, m[0])) continue;
       const w = wordOf(m[0], words);
-      if (w >= 0) c.set(w, (c.get(w) ?? 0) + 1);
-      seen++;
+      if (w >= 0) f.push({ at: m.index, w });
     }
-    return c;
+    return f;
   });
   const passages = candidates.map((c) => c.passage);
   const lines = new Map(candidates.map((c) => [c.passage, c.lines]));
-  return scoredHits(passages, counts, terms, limit, (ps) => lines.get(ps)!, { ...o, terms });
+  return scoredHits(passages, found, terms, limit, (ps) => lines.get(ps)!, { ...o, terms });
 }
 
 /**
- * Passages scored by BM25 with the passages as the collection (each word's matches counted
- * per passage), words in a passage's title weighing more; the best `limit` as hits.
+ * Passages scored by BM25 with the passages as the collection (`found`: each passage's
+ * matches of the query words, in text order), plus the weight of the query words it holds
+ * close together ({@link closestWords}), words in a passage's title weighing more; the best
+ * `limit` as hits.
  */
 function scoredHits(
   passages: Passage[],
-  counts: Map<number, number>[],
+  found: Match[][],
   terms: string[],
   limit: number,
   own: (ps: Passage) => string[],
@@ -360,6 +360,11 @@ function scoredHits(
 ): PassageHit[] {
   const re = snippetMatcher(terms)!;
   const words = matchWords(terms);
+  const counts = found.map((f) => {
+    const c = new Map<number, number>();
+    for (const { w } of f) c.set(w, (c.get(w) ?? 0) + 1);
+    return c;
+  });
   const df = new Map<number, number>();
   for (const c of counts) for (const w of c.keys()) df.set(w, (df.get(w) ?? 0) + 1);
   const N = passages.length;
@@ -377,6 +382,7 @@ function scoredHits(
     for (const [w, tf] of c) {
       score += idf(w) * (tf * (K1 + 1)) / (tf + K1 * (1 - B + B * len / avg));
     }
+    if (c.size > 1) score += closestWords(found[i]!, idf);
     re.lastIndex = 0;
     const inTitle = new Set<number>();
     for (const m of ps.title.matchAll(re)) inTitle.add(wordOf(m[0], words));
@@ -389,6 +395,52 @@ function scoredHits(
     const ps = passages[i]!;
     return passageHit(ps, own(ps), score, { ...o, idf: wordIdf });
   });
+}
+
+/** A query word found in a text: where, and which one (its index in `matchWords`). */
+interface Match {
+  at: number;
+  w: number;
+}
+
+/**
+ * Characters of text that {@link closestWords} looks at together: about the sentence or two
+ * a search answer shows.
+ */
+const SPAN_CHARS = 300;
+
+/**
+ * How close a passage's query words stand: the idf of the distinct query words found
+ * within {@link SPAN_CHARS} of each other at best, when they are two at least (0
+ * otherwise). A passage that answers a question tends to say it in a sentence or two that
+ * use several of its words; one that only repeats them in different places (a long
+ * section, an index, an example) does not. Counted on the matches the scoring found, so
+ * it costs no second pass over the text.
+ *
+ * @param found the passage's query words, in text order
+ * @param idf the weight of each query word
+ */
+function closestWords(found: Match[], idf: (w: number) => number): number {
+  let best = 0;
+  const inside = new Map<number, number>();
+  let sum = 0;
+  let j = 0;
+  for (let i = 0; i < found.length; i++) {
+    while (j < found.length && found[j]!.at - found[i]!.at < SPAN_CHARS) {
+      const w = found[j++]!.w;
+      const n = inside.get(w) ?? 0;
+      if (!n) sum += idf(w);
+      inside.set(w, n + 1);
+    }
+    if (inside.size > 1) best = Math.max(best, sum);
+    const w = found[i]!.w;
+    const n = inside.get(w)!;
+    if (n === 1) {
+      inside.delete(w);
+      sum -= idf(w);
+    } else inside.set(w, n - 1);
+  }
+  return best;
 }
 
 /** How {@link passageHit} cuts a snippet. */
@@ -469,11 +521,42 @@ function bestSentence(
   idf: (w: number) => number,
   maxChars: number,
 ): { snippet: string; line: number } | undefined {
+  const { sentences, lineOf } = sentencesIn(lines);
+  let best = -1;
+  let bestScore = 0;
+  sentences.forEach((sentence, i) => {
+    const found = new Set<number>();
+    let count = 0;
+    re.lastIndex = 0;
+    for (const m of sentence.matchAll(re)) {
+      const w = wordOf(m[0], words);
+      if (w >= 0) found.add(w);
+      count++;
+    }
+    let score = 0.05 * Math.min(count, 10);
+    for (const w of found) score += idf(w);
+    if (found.size && score > bestScore) {
+      bestScore = score;
+      best = i;
+    }
+  });
+  if (best < 0) return undefined;
+  let text = sentences[best]!.trim();
+  for (let j = best + 1; j < sentences.length && text.length < maxChars * 0.6; j++) {
+    text += " " + sentences[j]!.trim();
+  }
+  return { snippet: makeSnippet(text, re, maxChars, true), line: lineOf[best]! };
+}
+
+/**
+ * The sentences of some lines, with the index of each one's first line: lines wrapped inside
+ * a paragraph (PDF, plain text) are joined first, so a sentence is whole; headings, list
+ * items, quotes and table rows start blocks of their own.
+ */
+function sentencesIn(lines: string[]): { sentences: string[]; lineOf: number[] } {
   const sentences: string[] = [];
   /** The index in `lines` of each sentence's first line. */
   const lineOf: number[] = [];
-  // Lines wrapped inside a paragraph (PDF, plain text) are joined first, so a sentence is
-  // whole; headings, list items, quotes and table rows start blocks of their own.
   let para = "";
   let paraLines: { at: number; n: number }[] = [];
   const flush = () => {
@@ -500,28 +583,5 @@ function bestSentence(
     if (block) flush();
   });
   if (para) flush();
-  let best = -1;
-  let bestScore = 0;
-  sentences.forEach((sentence, i) => {
-    const found = new Set<number>();
-    let count = 0;
-    re.lastIndex = 0;
-    for (const m of sentence.matchAll(re)) {
-      const w = wordOf(m[0], words);
-      if (w >= 0) found.add(w);
-      count++;
-    }
-    let score = 0.05 * Math.min(count, 10);
-    for (const w of found) score += idf(w);
-    if (found.size && score > bestScore) {
-      bestScore = score;
-      best = i;
-    }
-  });
-  if (best < 0) return undefined;
-  let text = sentences[best]!.trim();
-  for (let j = best + 1; j < sentences.length && text.length < maxChars * 0.6; j++) {
-    text += " " + sentences[j]!.trim();
-  }
-  return { snippet: makeSnippet(text, re, maxChars, true), line: lineOf[best]! };
+  return { sentences, lineOf };
 }

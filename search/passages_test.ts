@@ -1,6 +1,6 @@
 import { assert, assertEquals } from "../tests/assert.ts";
 import type { OutlineNode } from "../core/types.ts";
-import { bestPassages, linedText, pageOf, passagesOf } from "./passages.ts";
+import { bestPassages, chosenPassages, linedText, pageOf, passagesOf } from "./passages.ts";
 
 function node(id: string, title: string, start: number, end: number, children: OutlineNode[] = []) {
   return {
@@ -101,4 +101,31 @@ Deno.test("bestPassages() prefers the section where the rare words are dense, no
 Deno.test("linedText() finds where each line starts", () => {
   assertEquals([...linedText("a\nbc\n").starts], [0, 2, 5, 6]);
   assertEquals([...linedText("").starts], [0, 1]);
+});
+
+Deno.test("chosenPassages() prefers the passage that says the query's words close together", () => {
+  const at = (start_line: number, lines: string[]) => ({
+    passage: { title: "Lines", start_line, end_line: start_line + lines.length - 1 },
+    lines,
+  });
+  const filler = "Pieces are dried on open racks for a day before anything else is done to them.";
+  // The first passage repeats the words apart (an example, a list); the second says them
+  // together once.
+  const apart = at(1, [
+    "The kiln is loaded from the front.",
+    ...Array(5).fill(filler),
+    "Glaze recipes are listed in the appendix.",
+    ...Array(5).fill(filler),
+    "Clean the kiln shelves each week.",
+    ...Array(5).fill(filler),
+    "Glaze buckets are stirred before use.",
+  ]);
+  // As long as the first, so that BM25 alone prefers it (each word twice).
+  const together = at(40, [
+    ...Array(10).fill(filler),
+    "A glaze crawls in the kiln when the bisque is dusty.",
+    ...Array(10).fill(filler),
+  ]);
+  const best = chosenPassages([apart, together], ["glaze", "kiln"], 1);
+  assertEquals(best[0]?.start_line, 40);
 });

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { plainText } from "../core/prose.ts";
+import { plainText, ProseScanner } from "../core/prose.ts";
 import { STOP_WORDS } from "../core/tokenize.ts";
 import { matchWords } from "./snippet.ts";
 
@@ -71,7 +71,8 @@ function tableRow(line: string): string {
  * The sentences of some lines: paragraphs (runs of prose lines) joined, a word hyphenated
  * across a line break mended, then split with `Intl.Segmenter`; a table row is one sentence;
  * a list item starts a paragraph; headings (Markdown, underlined, or numbered like
- * `4.3.3 Title`), blank lines and fenced code blocks end one and are not sentences.
+ * `4.3.3 Title`), blank lines, fenced code blocks and HTML comments end one and are not
+ * sentences (read with `ProseScanner`, as the outline and card builders read them).
  *
  * @param lines consecutive lines of a document
  * @returns the sentences, in order, each with the line and page it starts on
@@ -100,26 +101,24 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
     para = "";
     starts = [];
   };
-  let fence = "";
+  const scan = new ProseScanner();
   let prev = "";
   for (const l of lines) {
     const above = prev;
     prev = l.text;
     // A heading underlined (setext, AsciiDoc: `Title` then `~~~~~`) is a heading, not text.
-    if (!fence && isUnderline(l.text, above) && starts.at(-1)?.line.text === above) {
+    if (!scan.skipping && isUnderline(l.text, above) && starts.at(-1)?.line.text === above) {
       para = para.slice(0, starts.pop()!.at).trimEnd();
       flush();
       continue;
     }
-    // A fenced code block is code, not sentences: it ends a paragraph and is left out.
-    const mark = /^\s*(`{3,}|~{3,})/.exec(l.text)?.[1];
-    if (mark && (!fence || mark.startsWith(fence))) {
+    // Fenced code and HTML comments are not sentences: they end a paragraph, left out.
+    const text = scan.visible(l.text);
+    if (text === undefined) {
       flush();
-      fence = fence ? "" : mark;
       continue;
     }
-    if (fence) continue;
-    const row = tableRow(l.text);
+    const row = tableRow(text);
     if (row) {
       flush();
       out.push({
@@ -131,13 +130,13 @@ export function sentencesOf(lines: NumberedLine[]): Candidate[] {
       continue;
     }
     // A numbered heading of a PDF's text ("4.3.3 Ways of Improving Speed") ends a paragraph.
-    if (NUMBERED_HEADING.test(l.text.trim())) {
+    if (NUMBERED_HEADING.test(text.trim())) {
       flush();
       continue;
     }
     // Markdown escapes left by the extractors (`flag\='c'`) are not text.
-    const t = plainText(l.text).replace(/\\([^\p{L}\p{N}\s])/gu, "$1");
-    if (!t || LIST_ITEM.test(l.text)) flush();
+    const t = plainText(text).replace(/\\([^\p{L}\p{N}\s])/gu, "$1");
+    if (!t || LIST_ITEM.test(text)) flush();
     if (!t) continue;
     if (para && /\p{Ll}[-\u2010\u00ad]$/u.test(para) && /^\p{Ll}/u.test(t)) {
       para = para.slice(0, -1);
@@ -218,6 +217,11 @@ const WORD = /[\p{L}\p{N}_]+/gu;
 /** Index of the query word a text word starts with (longest first), or -1. */
 function wordIndex(word: string, words: string[]): number {
   return words.findIndex((w) => word.startsWith(w));
+}
+
+/** Whether a text holds one of the query's words ({@link queryWords}). */
+function holdsWord(text: string, words: string[]): boolean {
+  return (text.toLowerCase().match(WORD) ?? []).some((w) => wordIndex(w, words) >= 0);
 }
 
 const K1 = 1.2;
@@ -310,14 +314,18 @@ export function cosineScores(query: Float32Array, vectors: Float32Array[]): numb
 
 /**
  * The best-scored sentence, with the next one of its paragraph when both fit in `maxChars`
- * (the sentence or two that answer: a statement is often explained by the next sentence);
+ * (the sentence or two that answer: a statement is often explained by the next sentence),
+ * or with the previous one instead when that scores higher than the next;
  * a sentence longer than `maxChars` is cut to the window holding the most distinct query
- * words. Undefined when no candidate scores above 0.
+ * words. When no candidate scores above 0 but the title of the passage they start with
+ * holds a query word, the first candidate: that passage was chosen by its title, and its
+ * first sentence says what the section is about. Else undefined.
  *
  * @param sentences the candidates, in document order
  * @param scores one score per candidate
  * @param terms the query's positive terms (for cutting a long sentence)
  * @param maxChars the longest answer
+ * @param title the title of the passage the candidates start with
  * @example
  * ```ts
  * import { chooseSentence } from "./sentence.ts";
@@ -338,24 +346,32 @@ export function chooseSentence(
   scores: number[],
   terms: string[],
   maxChars: number,
+  title = "",
 ): Answer | undefined {
   let best = -1;
   scores.forEach((s, i) => {
     if (s > 0 && (best < 0 || s > scores[best]!)) best = i;
   });
+  const words = queryWords(terms);
+  if (best < 0 && sentences.length && holdsWord(title, words)) best = 0;
   if (best < 0) return undefined;
-  const s = sentences[best]!;
-  let text = s.text;
+  const first = sentences[best]!;
+  // The neighbour of its paragraph that fits, the previous one when it scores higher than
+  // the next (it holds more of the query: the chosen sentence may go on from it).
+  const fits = (o: Candidate | undefined): o is Candidate =>
+    !!o && o.paragraph === first.paragraph && first.text.length + 1 + o.text.length <= maxChars;
+  const prev = sentences[best - 1];
   const next = sentences[best + 1];
-  if (
-    next && next.paragraph === s.paragraph && text.length + 1 + next.text.length <= maxChars
-  ) {
-    text = `${text} ${next.text}`;
-  }
+  const before = fits(prev) && scores[best - 1]! > 0 &&
+    scores[best - 1]! > (fits(next) ? scores[best + 1]! : 0);
+  const s = before ? prev! : first;
+  let text = first.text;
+  if (before) text = `${prev!.text} ${text}`;
+  else if (fits(next)) text = `${text} ${next.text}`;
   const answer: Answer = {
-    text: cutAround(text, queryWords(terms), maxChars),
+    text: cutAround(text, words, maxChars),
     line: s.line,
-    score: scores[best]!,
+    score: scores[best] ?? 0,
   };
   if (s.page !== undefined) answer.page = s.page;
   return answer;

@@ -113,3 +113,56 @@ Deno.test("sentencesOf() leaves out a PDF's numbered headings, not numbered list
     [3, "First item of a numbered list"],
   ]);
 });
+
+Deno.test("chooseSentence() takes the first sentence when only the title holds query words", () => {
+  const s = sentencesOf(numbered([
+    "An error returned when a stream ends before it has finished.",
+    "It carries no further details.",
+  ]));
+  const terms = ["what does ERR_STREAM_PREMATURE_CLOSE mean"];
+  const scores = lexicalScores(s, terms);
+  assertEquals(scores, [0, 0]);
+  assertEquals(chooseSentence(s, scores, terms, 240, "Lines 1-2"), undefined);
+  assertEquals(
+    chooseSentence(s, scores, terms, 240, "ERR_STREAM_PREMATURE_CLOSE")?.text,
+    "An error returned when a stream ends before it has finished. It carries no further details.",
+  );
+});
+
+Deno.test("sentencesOf() leaves comments out and keeps a long fence open past a short one", () => {
+  const s = sentencesOf(numbered([
+    "The guide starts here with a sentence.",
+    "<!-- TODO: rewrite this section",
+    "before the next release. -->",
+    "````markdown",
+    "```sh",
+    "Not a sentence of the guide at all.",
+    "```",
+    "````",
+    "The guide ends here with a sentence.",
+  ]));
+  assertEquals(s.map((x) => [x.line, x.text]), [
+    [1, "The guide starts here with a sentence."],
+    [9, "The guide ends here with a sentence."],
+  ]);
+});
+
+Deno.test("chooseSentence() joins the previous sentence when it scores above the next", () => {
+  const s = [
+    { text: "Dates are written with the four-digit year first.", line: 1, paragraph: 0 },
+    { text: "Native packages with dates follow these rules.", line: 2, paragraph: 0 },
+    { text: "Nothing else is said here at all.", line: 3, paragraph: 0 },
+  ];
+  assertEquals(chooseSentence(s, [1, 2, 0], ["dates"], 240), {
+    text: "Dates are written with the four-digit year first. " +
+      "Native packages with dates follow these rules.",
+    line: 1,
+    score: 2,
+  });
+  // The next one on ties, and when the previous one is of another paragraph.
+  assertEquals(chooseSentence(s, [0, 2, 0], ["dates"], 240)?.line, 2);
+  assertEquals(
+    chooseSentence(s.map((x, i) => ({ ...x, paragraph: i })), [1, 2, 0], ["dates"], 240)?.text,
+    "Native packages with dates follow these rules.",
+  );
+});

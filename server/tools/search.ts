@@ -235,8 +235,8 @@ export const search = defineTool({
 const FULL_ANSWERS = 3;
 /** Characters of the answer of the first hits. */
 const ANSWER_CHARS = 240;
-/** Characters of the answer of the hits after them (one line). */
-const ANSWER_LINE = 100;
+/** Characters of the answer of the hits after them: one line of 120 columns with its lead. */
+const ANSWER_LINE = 90;
 /** Lines of a passage read for its sentences (a long section is read from its start). */
 const PASSAGE_LINES = 300;
 /** Characters after the answer's line that its read window takes at most (`readWindow`). */
@@ -277,7 +277,7 @@ function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitP
       // more sentences, so more chances of one scoring high by words alone, and the passage
       // ranking already weighed its length.
       const scores = lexicalScores(candidates, terms).map((x, j) => x / (1 + from[j]! / 2));
-      const answer = chooseSentence(candidates, scores, terms, max);
+      const answer = chooseSentence(candidates, scores, terms, max, passages[0]!.title);
       if (answer) {
         const k = from[candidates.findIndex((c) => c.line === answer.line)] ?? 0;
         const lines = readWindow(read[k] ?? [], answer.line, WINDOW_CHARS, WINDOW_LINES);
