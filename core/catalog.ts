@@ -19,8 +19,10 @@ import { escapeLike, filterSql, statements, storedText, TEXT_SQL } from "./catal
 import { openCatalogDb } from "./catalog_schema.ts";
 import { fingerprints, refingerprint, sameText } from "./catalog_copies.ts";
 import {
+  type DocHead,
   type DocSections,
   readDoc,
+  readHead,
   readSections,
   removeDoc,
   type StoredDoc,
@@ -243,6 +245,14 @@ export class Catalog {
   /** A document by id, or undefined. */
   get(docId: string): StoredDoc | undefined {
     return readDoc(this.#q, docId);
+  }
+
+  /**
+   * A document's card, pages and content hash, without parsing its outline (up to a few
+   * hundred KB for a manual) or its term counts: what reading its lines needs.
+   */
+  head(docId: string): DocHead | undefined {
+    return readHead(this.#q, docId);
   }
 
   /**

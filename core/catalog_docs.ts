@@ -132,6 +132,20 @@ export function readDoc(q: (sql: string) => StatementSync, docId: string): Store
   };
 }
 
+/** What reading a document's lines needs (see `Catalog.head`). */
+export type DocHead = Pick<StoredDoc, "card" | "pages" | "hash">;
+
+/** A stored document's card, pages and hash, without parsing its outline or term counts. */
+export function readHead(q: (sql: string) => StatementSync, docId: string): DocHead | undefined {
+  const r = q("SELECT card, pages, hash FROM documents WHERE doc_id = ?").get(docId);
+  if (!r) return undefined;
+  return {
+    card: JSON.parse(r.card as string),
+    pages: r.pages ? JSON.parse(r.pages as string) : undefined,
+    hash: r.hash as string,
+  };
+}
+
 /** What a document's sections are cut from, without parsing its card or term counts. */
 export function readSections(
   q: (sql: string) => StatementSync,

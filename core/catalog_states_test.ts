@@ -32,3 +32,25 @@ Deno.test("Catalog.fileStates: a library's files with size, mtime and hash, from
     c.close();
   }
 });
+
+Deno.test("Catalog.head: a document's card, pages and hash, as get() reads them", () => {
+  const c = new Catalog(":memory:");
+  try {
+    const card = testCard({ doc_id: "d1", library: "a", path: "a/m.pdf", size: 10 });
+    const outline = [{
+      id: "1",
+      title: "Intro",
+      level: 1,
+      start_line: 1,
+      end_line: 2,
+      line_count: 2,
+      children: [],
+    }];
+    c.put({ card, outline, pages: [1, 2], terms: { note: 1 }, hash: "h1", mtime_ms: 1 }, "a\nb");
+    const full = c.get("d1")!;
+    assertEquals(c.head("d1"), { card: full.card, pages: [1, 2], hash: "h1" });
+    assertEquals(c.head("missing"), undefined);
+  } finally {
+    c.close();
+  }
+});

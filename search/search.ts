@@ -180,9 +180,9 @@ function withPassagesOf(fused: Hit[], keyword: Hit[]): void {
 }
 
 /**
- * Give each hit its best passages and a snippet: the keyword index's (its passage rows);
- * else, for a hit whose passages hold none of the words alone (a quoted phrase across two
- * passages), the best passages of its text; else, for a hit found
+ * Give each hit its best passages and a snippet: the keyword index's, when it looked (its
+ * passage rows: a hit it gave none has its snippet, and its text is not scanned again);
+ * else, for a hit the index did not look at, the best passages of its text; else, for a hit found
  * by its vector alone (`semantic`), the passages nearest to the query, within one budget of
  * embedded passages per search ({@link SEMANTIC_PASSAGES}, spent in rank order); else (a
  * match only in the title, path or headings, or past the budget) the keyword index's
@@ -203,9 +203,10 @@ async function attachPassages(
   let queryVector: Promise<Float32Array | undefined> | undefined;
   let budget = SEMANTIC_PASSAGES;
   for (const h of hits) {
-    if (h.passages?.length) {
-      h.snippet = h.passages[0]!.snippet;
-      if (count > 0) h.passages = h.passages.slice(0, count);
+    if (h.passages) {
+      // the keyword index looked (empty: no passage holds a word; its snippet stays)
+      if (h.passages.length) h.snippet = h.passages[0]!.snippet;
+      if (count > 0 && h.passages.length) h.passages = h.passages.slice(0, count);
       else delete h.passages;
       continue;
     }

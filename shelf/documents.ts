@@ -119,19 +119,21 @@ function headingList(outline: OutlineNode[]): string {
  * `INVALID_ARGUMENT` naming what it has.
  */
 export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
-  const doc = partsOf(shelf).catalog.get(id);
+  // (the outline is parsed only when a section is asked for)
+  const doc = partsOf(shelf).catalog.head(id);
   if (!doc) throw new ToolError("DOCUMENT_NOT_FOUND", `No document ${JSON.stringify(id)}`);
   const lines = docLines(partsOf(shelf).catalog, id, doc.hash);
   let offset = r.offset;
   /** The last line the section or page asked for. */
   let last: number | undefined;
   if (r.section !== undefined) {
-    const node = findSection(doc.outline, r.section);
+    const outline = partsOf(shelf).catalog.sections(id)?.outline ?? [];
+    const node = findSection(outline, r.section);
     if (!node) {
       throw new ToolError(
         "INVALID_ARGUMENT",
         `No section ${JSON.stringify(r.section)} in ${id}`,
-        headingList(doc.outline),
+        headingList(outline),
       );
     }
     offset = node.start_line;

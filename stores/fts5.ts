@@ -41,6 +41,7 @@ import {
   passageMatch,
   type PassageRank,
   PassageRows,
+  wordsMatch,
 } from "./fts5_passages.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 
@@ -289,22 +290,35 @@ export class Fts5Index implements KeywordIndex {
         raw,
         retriever: this.name,
       };
-      return { hit, ranks: best.get(Number(row.rid)) ?? [] };
+      return { hit, rid: Number(row.rid), ranks: best.get(Number(row.rid)) ?? [] };
     }));
-    // passages are read and chosen for the hits that get snippets only
-    return ranked.map(({ hit, ranks }, i) => {
-      if (!re || i >= withSnippets) return hit;
-      const passages = this.#passages.hits(hit.doc_id, ranks, q.parsed, want);
+    const shown = re ? ranked.slice(0, withSnippets) : [];
+    // A document none of whose passages holds a whole phrase of the query (it runs across
+    // two of them) is given the passages that hold its words (ranked as it was).
+    const words = inPassages && wordsMatch(q.parsed);
+    const across = shown.filter((d) => !d.ranks.length).map((d) => d.rid);
+    const loose = words && across.length
+      ? this.#passages.best(words, across, Math.max(want, CANDIDATES))
+      : undefined;
+    // passages are read and chosen for the hits that get snippets only; each of them gets
+    // `passages` (empty when no passage holds a word: the search path does not look again)
+    for (const { hit, rid, ranks } of shown) {
+      const passages = this.#passages.hits(
+        hit.doc_id,
+        ranks.length ? ranks : loose?.get(rid) ?? [],
+        q.parsed,
+        want,
+      );
+      hit.passages = passages;
       if (passages.length) {
-        hit.passages = passages;
         hit.snippet = passages[0]!.snippet;
-        return hit;
+        continue;
       }
       // no passage holds a word (a match in the title, path or headings only)
-      const snippet = this.#snippets.of(hit.doc_id, re);
+      const snippet = this.#snippets.of(hit.doc_id, re!);
       if (snippet) hit.snippet = snippet;
-      return hit;
-    });
+    }
+    return ranked.map((d) => d.hit);
   }
 
   /** Snippets of documents for a query, by id (left out where none of its terms occur). */

@@ -14,7 +14,7 @@
  * @module
  */
 import type { DatabaseSync, StatementSync } from "node:sqlite";
-import type { Hit, IndexedDoc, ParsedQuery, PassageHit } from "../core/types.ts";
+import type { Hit, IndexedDoc, ParsedQuery, PassageHit, QueryItem } from "../core/types.ts";
 import { passageReader, type StoredPassages } from "../core/catalog_sql.ts";
 import { segmentCJK } from "../core/tokenize.ts";
 import { MARKUP_TYPES } from "../core/readable.ts";
@@ -72,6 +72,35 @@ export function passageMatch(
     { optional: [...parsed.required, ...parsed.optional], required: [], excluded: [] },
     isCommon,
   );
+}
+
+/**
+ * The MATCH expression of a query's positive units with its quoted phrases taken word by
+ * word: what a document's passages are ranked by when none of them holds a whole phrase of
+ * the query (the phrase runs across two passages). Undefined when the query has no quoted
+ * phrase of several words.
+ *
+ * @param parsed the query
+ * @example
+ * ```ts
+ * import { parseQuery } from "../search/query.ts";
+ * import { wordsMatch } from "./fts5_passages.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(wordsMatch(parseQuery('"apache license" grant')), '"apache" OR "license" OR "grant"');
+ * assert.equal(wordsMatch(parseQuery("apache license")), undefined);
+ * ```
+ */
+export function wordsMatch(parsed: ParsedQuery): string | undefined {
+  const units = [...parsed.required, ...parsed.optional];
+  const split = (item: QueryItem): QueryItem[] =>
+    item.kind === "phrase"
+      ? item.text.split(/\s+/).filter(Boolean).map((text) => ({ kind: "term", text }))
+      : [item];
+  if (!units.some((u) => u.alternatives.some((a) => split(a).length > 1))) return undefined;
+  const words = units.flatMap((u) => u.alternatives.flatMap(split)).map((a) => ({
+    alternatives: [a],
+  }));
+  return toFtsMatch({ optional: words, required: [], excluded: [] });
 }
 
 /**

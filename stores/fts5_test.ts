@@ -45,6 +45,26 @@ Deno.test("Fts5Index.count() follows upserts and removes; optimize() keeps the i
   db.close();
 });
 
+Deno.test("Fts5Index.search() marks the hits it looked for passages in", async () => {
+  const { db, fts } = await setup([
+    { id: "t", path: "L/t.md", title: "Zebra handbook", body: "Nothing about the animal." },
+    { id: "z", path: "L/z.md", title: "Plains", body: "Grass.\nThe zebra runs fast." },
+  ]);
+  const hits = async (snippets: number) =>
+    new Map(
+      (await fts.search({ ...prepareQuery("zebra", 5), snippets })).map((h) => [h.doc_id, h]),
+    );
+  const all = await hits(5);
+  // a title match alone: no passage holds the word, the snippet is the title's
+  assertEquals(all.get("t")?.passages, []);
+  assertEquals(all.get("t")?.snippet, "**Zebra** handbook");
+  assertEquals(all.get("z")?.passages?.map((p) => p.snippet), ["The **zebra** runs fast."]);
+  // a hit past the snippets is not looked at: its passages are left to the search path
+  const first = await hits(1);
+  assertEquals([...first.values()].filter((h) => h.passages === undefined).length, 1);
+  db.close();
+});
+
 Deno.test("Fts5Index.upsert() joins the caller's transaction", async () => {
   const { db, fts } = await setup([]);
   db.exec("BEGIN IMMEDIATE");

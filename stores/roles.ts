@@ -45,7 +45,8 @@ export interface KeywordIndex {
   remove(ids: string[]): Promise<void>;
   /**
    * Ranked hits for a query, filters applied, scores in 0-1; the top `q.snippets` hits
-   * carry a snippet.
+   * carry a snippet, and `passages` when the backend has passage rows (their best passages,
+   * empty when none holds a query word: the search path then does not look for any).
    *
    * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for;
    *   `QUERY_TIMEOUT` when it runs past the time limit (search workers only)

@@ -158,7 +158,9 @@ Deno.test({
       const last = lines[ps[i]![1] - 1]!.match(/(\p{L}{3,})\W*$/u)?.[1];
       const first = lines[ps[i + 1]![0] - 1]!.match(/^\W*(\p{L}{3,})/u)?.[1];
       const reversed = new RegExp(`\\b${first}\\W+${last}\\b`, "i");
-      if (last && first && !reversed.test(text)) phrase = [last, first];
+      // found once: across the two passages only, so no passage holds the whole phrase
+      const once = text.match(new RegExp(`\\b${last}\\W+${first}\\b`, "gi"))?.length === 1;
+      if (last && first && !reversed.test(text) && once) phrase = [last, first];
     }
     assert(phrase, "two passages that meet between two words");
     const search = async (q: string) =>
@@ -166,6 +168,8 @@ Deno.test({
     const found = await search(`"${phrase[0]} ${phrase[1]}"`);
     assertEquals(found.map((h) => h.doc_id), [id]);
     assert(found[0]!.snippet, "a snippet");
+    // its passages hold the phrase's words (the passage rows of its words)
+    assert(found[0]!.passages?.length, "passages");
     assertEquals(await search(`"${phrase[1]} ${phrase[0]}"`), []);
   },
 });

@@ -1,0 +1,144 @@
+/**
+ * CPU per keyword search, warm, on an existing index: the dev questions asked in turn
+ * (`limit` 10, JSON, as `bench/bench.ts` asks them) after one unmeasured pass, `--rounds`
+ * times; p50/p95 of the CPU time of each call (`process.cpuUsage`, user + system: on a
+ * loaded machine the wall time measures the other processes too) beside the wall time.
+ * In process by default (on this thread, no search workers); `--mcp` asks a real
+ * `serve` process over stdio instead, and measures the CPU of that process per call (read
+ * from `/proc`, Linux only) beside the wall time of the round trip.
+ *
+ * `deno run -A bench/search_cpu.ts DATA_DIR [--rounds 3] [--mcp] [--mode keyword]`
+ *
+ * @module
+ */
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { callTool } from "../server/dispatch.ts";
+import { Shelf } from "../shelf/shelf.ts";
+import { stdioTransport, testClient } from "../tests/mcp_client.ts";
+import { devQuestions } from "./agent_cost.ts";
+import { pct } from "./stats.ts";
+
+const CLI = new URL("../server/cli.ts", import.meta.url).pathname;
+
+/** CPU and wall time of each measured call, in ms. */
+export interface Timings {
+  cpu: number[];
+  wall: number[];
+}
+
+/** CPU ms of this process so far (user + system). */
+function ownCpu(): number {
+  const c = process.cpuUsage();
+  return (c.user + c.system) / 1000;
+}
+
+/**
+ * CPU ms of another process so far, all its threads (search workers are threads): the
+ * time on CPU of each task in `/proc/PID/task/TID/schedstat`, in ns (Linux only).
+ */
+function procCpu(pid: number): number {
+  let ns = 0;
+  for (const t of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(Deno.readTextFileSync(`/proc/${pid}/task/${t.name}/schedstat`).split(" ")[0]);
+    } catch { /* the thread ended */ }
+  }
+  return ns / 1e6;
+}
+
+/** Ask each query `rounds` times after one unmeasured pass, timing each call. */
+async function measure(
+  queries: string[],
+  rounds: number,
+  ask: (query: string) => Promise<void>,
+  cpu: () => number,
+): Promise<Timings> {
+  for (const q of queries) await ask(q);
+  const out: Timings = { cpu: [], wall: [] };
+  for (let r = 0; r < rounds; r++) {
+    for (const q of queries) {
+      const c0 = cpu();
+      const w0 = performance.now();
+      await ask(q);
+      out.wall.push(performance.now() - w0);
+      out.cpu.push(cpu() - c0);
+    }
+  }
+  return out;
+}
+
+/** In process: `callTool` on a shelf opened without search workers. */
+export async function inProcess(
+  data: string,
+  queries: string[],
+  rounds: number,
+  mode: string,
+): Promise<Timings> {
+  const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
+  try {
+    return await measure(queries, rounds, async (query) => {
+      await callTool(shelf, "search", { query, limit: 10, output_format: "json", mode });
+    }, ownCpu);
+  } finally {
+    await shelf.close();
+  }
+}
+
+/** Over MCP: a `serve` process over stdio (no watching, no embedder). */
+export async function overMcp(
+  data: string,
+  queries: string[],
+  rounds: number,
+  mode: string,
+): Promise<Timings> {
+  const transport = stdioTransport({
+    command: Deno.execPath(),
+    args: ["run", "-A", CLI, "serve", "--no-watch", "--data", data],
+    env: { SHELFMARK_EMBEDDER: "none" },
+    stderr: "ignore",
+  });
+  const client = testClient("bench");
+  await client.connect(transport);
+  try {
+    const pid = transport.pid;
+    if (pid === null) throw new Error("the server process has no pid");
+    return await measure(queries, rounds, async (query) => {
+      const r = await client.callTool({ name: "search", arguments: { query, limit: 10, mode } });
+      if (r.isError) throw new Error(`search failed: ${JSON.stringify(r.content)}`);
+    }, () => procCpu(pid));
+  } finally {
+    await client.close();
+  }
+}
+
+if (import.meta.main) {
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    options: {
+      rounds: { type: "string", default: "3" },
+      mode: { type: "string", default: "keyword" },
+      mcp: { type: "boolean", default: false },
+    },
+    allowPositionals: true,
+  });
+  const data = positionals[0];
+  if (!data) {
+    console.error("usage: deno run -A bench/search_cpu.ts DATA_DIR [--rounds N] [--mcp]");
+    Deno.exit(2);
+  }
+  const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+  const shared = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
+  const queries = (await devQuestions(shared)).map((q) => q.question);
+  const rounds = Number(values.rounds);
+  const t = values.mcp
+    ? await overMcp(data, queries, rounds, values.mode!)
+    : await inProcess(data, queries, rounds, values.mode!);
+  const f = (x: number) => x.toFixed(1);
+  const where = values.mcp ? "over MCP (server CPU)" : "in process";
+  console.log(`| search (${values.mode}, ${where}), ${t.cpu.length} calls | p50 | p95 |`);
+  console.log("| --- | --- | --- |");
+  console.log(`| CPU ms | ${f(pct(t.cpu, 50))} | ${f(pct(t.cpu, 95))} |`);
+  console.log(`| wall ms | ${f(pct(t.wall, 50))} | ${f(pct(t.wall, 95))} |`);
+}
