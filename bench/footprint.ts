@@ -284,12 +284,22 @@ export async function measureCommand(
   };
 }
 
-/** Proportional set size of one process split into anonymous memory and file pages, bytes. */
-export function pssParts(pid: number): { anon: number; file: number } | undefined {
+/**
+ * Proportional set size of one process split into anonymous memory and file pages, and
+ * the resident file pages whole (`fileRss`: on a quiet machine no other process shares the
+ * `deno` executable's pages and PSS counts them all), bytes.
+ */
+export function pssParts(
+  pid: number,
+): { anon: number; file: number; fileRss: number } | undefined {
   try {
     const t = Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`);
     const kb = (k: string) => Number(new RegExp(`\\n${k}:\\s+(\\d+) kB`).exec(t)?.[1] ?? 0) * 1024;
-    return { anon: kb("Pss_Anon"), file: kb("Pss_File") };
+    return {
+      anon: kb("Pss_Anon"),
+      file: kb("Pss_File"),
+      fileRss: kb("Rss") - kb("Anonymous"),
+    };
   } catch {
     return undefined;
   }
@@ -302,7 +312,7 @@ export interface ServerPhase {
   /** The tree, sampled. */
   tree: Footprint;
   /** The server process's own PSS at the last sample, anonymous and file pages, bytes. */
-  root: { anon: number; file: number };
+  root: { anon: number; file: number; fileRss: number };
   /** The server's threads at the last sample (the main thread, workers, runtime threads). */
   threads: number;
 }
@@ -346,7 +356,12 @@ async function phase(name: string, pid: number, ms: number): Promise<ServerPhase
   const sampler = new TreeSampler(pid, 200);
   await sleep(ms);
   const tree = sampler.stop();
-  return { name, tree, root: pssParts(pid) ?? { anon: 0, file: 0 }, threads: threadsOf(pid) };
+  return {
+    name,
+    tree,
+    root: pssParts(pid) ?? { anon: 0, file: 0, fileRss: 0 },
+    threads: threadsOf(pid),
+  };
 }
 
 /**
@@ -491,7 +506,9 @@ if (import.meta.main) {
         console.log(
           `${p.name}: tree PSS ${mib(p.tree.lastTreePss)} (server ${mib(p.root.anon)} anon + ${
             mib(p.root.file)
-          } file, ${p.threads} threads; ${p.tree.lastProcesses} processes: ${p.tree.atLastPss})`,
+          } file of ${
+            mib(p.root.fileRss)
+          } resident, ${p.threads} threads; ${p.tree.lastProcesses} processes: ${p.tree.atLastPss})`,
         );
       }
     }
