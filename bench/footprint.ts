@@ -10,12 +10,15 @@
  * ```
  * deno run -A bench/footprint.ts [--interval 200] [--json] -- CMD ARGS...   # run and measure
  * deno run -A bench/footprint.ts --pid PID [--seconds 10] [--json]         # watch a process
- * deno run -A bench/footprint.ts --idle-server DATA [--settle 15] [--json]  # an idle server
+ * deno run -A bench/footprint.ts --idle-server DATA [--questions 80] [--idle 90]
+ *     [--embedder none] [--mode keyword] [--no-read] [--release-after S] [--json]
  * ```
  *
- * `--idle-server` starts `serve --http --no-watch` on an indexed data directory, waits until
- * it is ready, asks it the dev questions (keyword search and a `read` of the top hit), lets
- * it settle (its extraction processes and idle workers leave) and samples it for 5 s.
+ * `--idle-server` measures a server as a user runs it (see {@link idleServer}): `serve --http
+ * --no-watch` on an indexed data directory, fresh once its background work (vectors, OCR) is
+ * done, after `--questions` dev questions (search, then `read` of the top hit), and after
+ * `--idle` seconds without a question; it prints the settings the server reported. The
+ * embedder and OCR are the data directory's configuration unless `--embedder` names one.
  *
  * `bench/recoll.ts` measures Recoll and shelfmark with {@link measureCommand}. Not a test:
  * numbers, not assertions.
@@ -121,6 +124,10 @@ export interface Footprint {
   atPeakPss: string;
   /** Tree resident size at the last sample, bytes. */
   lastTree: number;
+  /** Tree PSS at the last sample, bytes. */
+  lastTreePss: number;
+  /** The processes at the last sample, `name@depth MiB` (of PSS) each. */
+  atLastPss: string;
   /** Processes at the last sample. */
   lastProcesses: number;
   /** Samples taken. */
@@ -144,6 +151,8 @@ export class TreeSampler {
     atPeak: "",
     atPeakPss: "",
     lastTree: 0,
+    lastTreePss: 0,
+    atLastPss: "",
     lastProcesses: 0,
     samples: 0,
   };
@@ -190,6 +199,8 @@ export class TreeSampler {
     fp.peakTreePss = Math.max(fp.peakTreePss, treePss);
     fp.peakProcesses = Math.max(fp.peakProcesses, procs.length);
     fp.lastTree = tree;
+    fp.lastTreePss = treePss;
+    fp.atLastPss = partsPss.join(", ");
     fp.lastProcesses = procs.length;
     fp.samples++;
   }
@@ -273,50 +284,155 @@ export async function measureCommand(
   };
 }
 
-/** What an idle server holds: its tree after it answered questions and settled. */
+/**
+ * Proportional set size of one process split into anonymous memory and file pages, and
+ * the resident file pages whole (`fileRss`: on a quiet machine no other process shares the
+ * `deno` executable's pages and PSS counts them all), bytes.
+ */
+export function pssParts(
+  pid: number,
+): { anon: number; file: number; fileRss: number } | undefined {
+  try {
+    const t = Deno.readTextFileSync(`/proc/${pid}/smaps_rollup`);
+    const kb = (k: string) => Number(new RegExp(`\\n${k}:\\s+(\\d+) kB`).exec(t)?.[1] ?? 0) * 1024;
+    return {
+      anon: kb("Pss_Anon"),
+      file: kb("Pss_File"),
+      fileRss: kb("Rss") - kb("Anonymous"),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** One moment of a server's life: its tree sampled for a few seconds. */
+export interface ServerPhase {
+  /** What the server had done before (`fresh`, `after 80 searches`, `idle 90 s`). */
+  name: string;
+  /** The tree, sampled. */
+  tree: Footprint;
+  /** The server process's own PSS at the last sample, anonymous and file pages, bytes. */
+  root: { anon: number; file: number; fileRss: number };
+  /** The server's threads at the last sample (the main thread, workers, runtime threads). */
+  threads: number;
+}
+
+/** How an idle server was measured and what it held. */
 export interface IdleServer {
-  /** Tree resident size right after the questions, bytes. */
-  busyTree: number;
-  /** Processes right after the questions. */
-  busyProcesses: number;
-  /** The tree sampled for 5 s after settling. */
-  idle: Footprint;
+  /** The settings it ran with, as its `status` tool reported them, and the bench's. */
+  settings: Record<string, unknown>;
+  /** Fresh, after the questions, after the idle period. */
+  phases: ServerPhase[];
+}
+
+/** Options of {@link idleServer}. */
+export interface IdleServerOptions {
+  /** Search queries to ask (each followed by a `read` of the top hit). */
+  questions: string[];
+  /** Time without questions before the last sample, ms (longer than the server's release). */
+  idleMs: number;
+  /** Environment of the server (`SHELFMARK_EMBEDDER`, `SHELFMARK_IDLE_S`, ...). */
+  env?: Record<string, string>;
+  /** Search mode of the questions (default: the server's default). */
+  mode?: string;
+  /** Also `read` the top hit of each question (default true). */
+  read?: boolean;
+  /** Progress lines (stderr by default). */
+  log?: (line: string) => void;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function threadsOf(pid: number): number {
+  try {
+    return Number(/Threads:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${pid}/status`))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Sample a tree for `ms` and read the root's PSS parts at the end. */
+async function phase(name: string, pid: number, ms: number): Promise<ServerPhase> {
+  const sampler = new TreeSampler(pid, 200);
+  await sleep(ms);
+  const tree = sampler.stop();
+  return {
+    name,
+    tree,
+    root: pssParts(pid) ?? { anon: 0, file: 0, fileRss: 0 },
+    threads: threadsOf(pid),
+  };
 }
 
 /**
- * Start a server on an indexed data directory, ask it questions, let it settle, and sample
- * its process tree.
+ * Measure a server as a user runs it: `serve --http --no-watch` on an indexed data
+ * directory. It is sampled three times: *fresh* (its first index run over and its background
+ * work done: vectors embedded, scanned pages read, so nothing but the server is measured),
+ * right *after* it answered the questions (keyword or default search, then `read` of the
+ * top hit, over MCP as an agent asks), and *idle* after `idleMs` without a question (past
+ * the server's idle release, `SHELFMARK_IDLE_S`, 60 s by default).
  *
  * @param data the data directory (already indexed)
- * @param questions search queries to ask first
- * @param settleMs time left to settle before sampling
+ * @param opts questions, idle time, environment
  */
-export async function idleServer(
-  data: string,
-  questions: string[],
-  settleMs = 15_000,
-): Promise<IdleServer> {
-  const { child, url } = await startHttpServer(["--no-watch", "--data", data]);
+export async function idleServer(data: string, opts: IdleServerOptions): Promise<IdleServer> {
+  const log = opts.log ?? ((l: string) => console.error(l));
+  const { child, url } = await startHttpServer(["--no-watch", "--data", data], opts.env);
   try {
     const client = testClient("footprint");
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     await waitReady(client);
-    for (const q of questions) {
+    // Background work a fresh index starts (vectors, OCR) is not an idle server: wait for it.
+    let status: Record<string, unknown> = {};
+    for (let i = 0;; i++) {
+      const r = await callTool(client, "status", { output_format: "json" });
+      status = r.structuredContent as Record<string, unknown>;
+      const v = status.vectors as { state?: string; pending?: number } | undefined;
+      const o = status.ocr as { state?: string; pages_waiting?: number } | undefined;
+      const vectorsDone = !v || v.state === "unavailable" || v.state === "failed" ||
+        (v.pending ?? 0) === 0;
+      const ocrDone = !o || o.state === "off" || o.state === "idle";
+      if (vectorsDone && ocrDone) break;
+      if (i % 30 === 0) {
+        log(`waiting for background work: vectors ${JSON.stringify(v)}, OCR ${o?.state}`);
+      }
+      await sleep(2000);
+    }
+    const v = status.vectors as { state?: string; model?: string; embedded?: number };
+    const settings = {
+      data,
+      documents: status.documents_indexed,
+      search_mode: (status.search_mode as { default?: string } | undefined)?.default,
+      embedder: opts.env?.SHELFMARK_EMBEDDER ?? Deno.env.get("SHELFMARK_EMBEDDER") ??
+        "(configuration's, else default)",
+      vectors: `${v?.state}${v?.model ? ` (${v.model}, ${v.embedded} embedded)` : ""}`,
+      ocr: (status.ocr as { state?: string } | undefined)?.state,
+      idle_release_s: opts.env?.SHELFMARK_IDLE_S ?? Deno.env.get("SHELFMARK_IDLE_S") ?? "default",
+      questions: opts.questions.length,
+      mode: opts.mode ?? "default",
+      read_top_hit: opts.read ?? true,
+      idle_wait_s: opts.idleMs / 1000,
+      deno: Deno.version.deno,
+    };
+    log(`settings: ${JSON.stringify(settings)}`);
+    const phases = [await phase("fresh", child.pid, 5000)];
+    for (const q of opts.questions) {
       const r = await callTool(client, "search", {
         query: q,
         limit: 5,
-        mode: "keyword",
+        ...(opts.mode ? { mode: opts.mode } : {}),
         output_format: "json",
       });
       const top = (r.structuredContent as { results?: { doc_id: string }[] })?.results?.[0];
-      if (top) await callTool(client, "read", { doc_id: top.doc_id, offset: 1, limit: 100 });
+      if (top && opts.read !== false) {
+        await callTool(client, "read", { doc_id: top.doc_id, offset: 1, limit: 100 });
+      }
     }
-    const busy = new TreeSampler(child.pid, 200).stop();
+    phases.push(await phase(`after ${opts.questions.length} searches`, child.pid, 2000));
     await client.close();
-    await new Promise((r) => setTimeout(r, settleMs));
-    const sampler = new TreeSampler(child.pid, 200);
-    await new Promise((r) => setTimeout(r, 5000));
-    return { busyTree: busy.peakTree, busyProcesses: busy.peakProcesses, idle: sampler.stop() };
+    await sleep(Math.max(0, opts.idleMs - 5000));
+    phases.push(await phase(`idle ${opts.idleMs / 1000} s`, child.pid, 5000));
+    return { settings, phases };
   } finally {
     child.kill("SIGTERM");
     await child.status;
@@ -360,25 +476,42 @@ if (import.meta.main) {
       pid: { type: "string" },
       seconds: { type: "string", default: "10" },
       "idle-server": { type: "string" },
-      settle: { type: "string", default: "15" },
+      questions: { type: "string", default: "80" },
+      idle: { type: "string", default: "90" },
+      embedder: { type: "string" },
+      mode: { type: "string" },
+      "no-read": { type: "boolean" },
+      "release-after": { type: "string" },
       json: { type: "boolean" },
     },
   });
   const intervalMs = Number(values.interval);
   let fp: Footprint & Partial<CommandFootprint>;
   if (values["idle-server"]) {
-    const r = await idleServer(
-      values["idle-server"],
-      await devQuestionTexts(),
-      Number(values.settle) * 1000,
-    );
-    console.log(
-      values.json
-        ? JSON.stringify(r, null, 2)
-        : `after the questions: ${mib(r.busyTree)} in ${r.busyProcesses} processes\nidle:\n${
-          describe(r.idle)
-        }`,
-    );
+    const env: Record<string, string> = {};
+    if (values.embedder) env.SHELFMARK_EMBEDDER = values.embedder;
+    if (values["release-after"]) env.SHELFMARK_IDLE_S = values["release-after"];
+    const all = await devQuestionTexts();
+    const r = await idleServer(values["idle-server"], {
+      questions: Array.from({ length: Number(values.questions) }, (_, i) => all[i % all.length]!),
+      idleMs: Number(values.idle) * 1000,
+      env,
+      mode: values.mode,
+      read: !values["no-read"],
+    });
+    if (values.json) console.log(JSON.stringify(r, null, 2));
+    else {
+      console.log(`settings: ${JSON.stringify(r.settings)}`);
+      for (const p of r.phases) {
+        console.log(
+          `${p.name}: tree PSS ${mib(p.tree.lastTreePss)} (server ${mib(p.root.anon)} anon + ${
+            mib(p.root.file)
+          } file of ${
+            mib(p.root.fileRss)
+          } resident, ${p.threads} threads; ${p.tree.lastProcesses} processes: ${p.tree.atLastPss})`,
+        );
+      }
+    }
     Deno.exit(0);
   } else if (values.pid) {
     const sampler = new TreeSampler(Number(values.pid), intervalMs);

@@ -456,6 +456,15 @@ export class Catalog {
   }
 
   /**
+   * Give memory back (an idle server): drop this catalog's caches and the page cache of its
+   * connection (SQLite's `shrink_memory`); both fill again on demand.
+   */
+  releaseMemory(): void {
+    this.#caches.clear();
+    this.db.exec("PRAGMA shrink_memory");
+  }
+
+  /**
    * A token that changes whenever the database changes: SQLite's `PRAGMA data_version` (a
    * commit by another connection) and `total_changes()` (a row written through this one).
    */

@@ -42,6 +42,31 @@ export function fullCollection(): (() => void) | undefined {
   return collector ?? undefined;
 }
 
+/**
+ * V8's last-resort full collection, the one it runs under memory pressure: besides the
+ * garbage it hands back the pages V8 pooled for reuse (an isolate's heap, a stopped
+ * worker's), which a regular collection keeps until V8's memory reducer runs, and that
+ * runs only while a process is allocating. Falls back to the regular collection.
+ *
+ * @returns whether a collection ran
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(typeof lastResortCollection(), "boolean");
+ * ```
+ */
+export function lastResortCollection(): boolean {
+  const gc = fullCollection() as ((opts?: Record<string, string>) => void) | undefined;
+  if (!gc) return false;
+  try {
+    gc({ type: "major", execution: "sync", flavor: "last-resort" });
+  } catch {
+    gc();
+  }
+  return true;
+}
+
 /** When a {@link HeapTrimmer} collects. */
 export interface HeapTrimmerOptions {
   /** Collect once the heap holds this many MiB more than after the last collection (64). */

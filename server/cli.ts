@@ -38,6 +38,7 @@ import { progressBar } from "./progress.ts";
 import { type Flag, type Flags, type Terminal, UsageError } from "./tool.ts";
 import { count } from "./tools/_listing.ts";
 import { schemas, type ToolName, TOOLS } from "./tools/mod.ts";
+import { idleReleaseMs } from "../shelf/idle.ts";
 
 /** Flags of every command, and of the commands that are not tools. */
 const COMMON: Record<string, Flag> = {
@@ -207,6 +208,7 @@ function clean(args: Record<string, unknown>): Record<string, unknown> {
 async function openShelf(f: CliFlags, folders: string[], searchWorkers = 0): Promise<Shelf> {
   return await Shelf.open({
     searchWorkers,
+    idleReleaseMs: idleReleaseMs(Deno.env.get("SHELFMARK_IDLE_S")),
     data: dataDir(f.data),
     folders,
     extractors: f.extractor,

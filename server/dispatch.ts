@@ -114,7 +114,8 @@ export async function runTool(
     else await shelf.waitForFirstIndex();
   }
   const run = () => Promise.resolve(tool.run(shelf, a));
-  const answer = HEAVY_TOOLS.has(name) ? await shelf.heavyCalls(run) : await run();
+  // an idle shelf gives memory back; a call holds it off
+  const answer = await shelf.during(() => HEAVY_TOOLS.has(name) ? shelf.heavyCalls(run) : run());
   let text: string | undefined;
   let json: Record<string, unknown> | undefined;
   return {

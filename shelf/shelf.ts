@@ -29,9 +29,10 @@ import {
 import { Indexer, type IndexProgress } from "./indexer.ts";
 import { expectedGrowthMb } from "./load.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
-import { fullCollection } from "../core/heap.ts";
+import { fullCollection, lastResortCollection } from "../core/heap.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
 import { type VectorStatus, VectorSync } from "./vectors.ts";
+import { IDLE_RELEASE_MS, IdleRelease } from "./idle.ts";
 import { PARTS, type ShelfParts } from "./_parts.ts";
 import {
   type Card,
@@ -186,6 +187,11 @@ export interface ShelfOptions {
   /** Makes a commit after each write (libraries that are repositories); default none. */
   committer?: VaultCommitter;
   /**
+   * Time without a tool call after which the shelf gives memory back (see
+   * {@linkcode Shelf.releaseMemory}), in ms; 0 never (default 60 s).
+   */
+  idleReleaseMs?: number;
+  /**
    * TESTS ONLY: `address:port` pairs that `fetch` may reach although they are not public
    * (a test's loopback server). No tool call, flag or `shelfmark.json` sets it.
    */
@@ -257,6 +263,8 @@ export class Shelf {
   #writeFor: ReadonlySet<string>;
   /** The commit hook of writes. */
   readonly #committer?: VaultCommitter;
+  /** Gives memory back after a while without tool calls. */
+  readonly #idle: IdleRelease;
 
   private constructor(
     opts: ShelfOptions,
@@ -274,6 +282,11 @@ export class Shelf {
     this.#libraries = configLibraries(config);
     this.#writeFor = new Set(opts.write ?? []);
     this.#committer = opts.committer;
+    this.#idle = new IdleRelease(
+      opts.idleReleaseMs ?? IDLE_RELEASE_MS,
+      () => this.releaseMemory(),
+      () => this.#busy() !== undefined,
+    );
     makePrivateDir(opts.data);
     makePrivateFile(join(opts.data, "catalog.db"));
     const catalog = new Catalog(join(opts.data, "catalog.db"));
@@ -282,9 +295,13 @@ export class Shelf {
     const limits = config.limits ?? {};
     const queryS = limits.query_timeout_s;
     const store = opts.store ?? config.store;
+    const releaseMs = opts.idleReleaseMs ?? IDLE_RELEASE_MS;
     const searchPool = opts.searchWorkers && !store
       ? new SearchPool(join(opts.data, "catalog.db"), opts.searchWorkers, {
         timeoutMs: opts.queryTimeoutMs ?? (queryS ? queryS * 1000 : undefined),
+        // The idle release stops them (then collects, which gives their isolates' memory
+        // back; workers that left on their own before it kept 40 MiB resident, measured).
+        idleMs: releaseMs > 0 ? releaseMs + 30_000 : undefined,
       })
       : undefined;
     const keyword = store && pg
@@ -503,6 +520,7 @@ export class Shelf {
         throw e;
       } finally {
         this.#running = undefined;
+        this.#idle.touch(); // a run leaves garbage and caches behind
         if (this.#pending) {
           this.#pending = false;
           this.index().catch(() => {});
@@ -1075,6 +1093,38 @@ export class Shelf {
   }
 
   /**
+   * Run a tool call: memory is given back once no call has run for the idle time.
+   *
+   * @ignore internal: the tool dispatcher wraps every call in it
+   */
+  during<T>(call: () => Promise<T>): Promise<T> {
+    return this.#idle.during(call);
+  }
+
+  /**
+   * Give memory back, as an idle server does once no tool call has run for
+   * `idleReleaseMs`: the catalog's caches (texts, listing, link graph) and SQLite's page
+   * cache are dropped, idle search, grep and extraction workers stop (their isolates go),
+   * remembered query vectors are forgotten and V8 collects its garbage. Everything comes
+   * back on demand: the next call answers as before, a little slower.
+   */
+  releaseMemory(): void {
+    if (this.#closed) return;
+    this.#parts.catalog.releaseMemory();
+    this.#names = new WeakMap();
+    this.#parts.searchPool?.stopIdle();
+    this.#parts.pool?.stopIdle();
+    this.#grepRunner?.close();
+    this.#grepRunner = undefined;
+    this.#parts.vectors?.releaseMemory();
+    lastResortCollection();
+    // A worker's isolate goes when its Worker object is collected, after the thread ended:
+    // a second collection a moment later lets V8 give those pages back too.
+    const again = setTimeout(() => lastResortCollection(), 1000);
+    Deno.unrefTimer(again);
+  }
+
+  /**
    * Close every part, after the run in progress and the embedding batch in progress: the
    * vector index and the embedder, the search and extraction workers, the grep worker, the
    * OCR worker, the catalog (with the keyword index on it) and the caches.
@@ -1082,6 +1132,7 @@ export class Shelf {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#idle.stop();
     await this.idle();
     await this.#parts.vectors?.close();
     await this.#ocr?.close();

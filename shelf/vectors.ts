@@ -200,6 +200,11 @@ export class VectorSync {
     return v;
   }
 
+  /** Forget the remembered query vectors (an idle server gives memory back). */
+  releaseMemory(): void {
+    this.#queries.clear();
+  }
+
   /** Embed what is pending, in the background (joins the run in progress). */
   kick(): void {
     if (this.#stopped) return;

@@ -60,6 +60,21 @@ export class SearchPool {
     return this.#pool.request(query);
   }
 
+  /** Workers running now (started or starting). */
+  get workers(): number {
+    return this.#pool.workers;
+  }
+
+  /**
+   * Stop the workers without a query in flight (an idle server gives their memory back);
+   * the next query starts them again.
+   *
+   * @returns how many stopped
+   */
+  stopIdle(): number {
+    return this.#pool.stopIdle();
+  }
+
   /** Stop the workers (queries in flight fail). */
   close(): void {
     this.#pool.close();
