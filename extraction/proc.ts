@@ -3,7 +3,7 @@
  * bytes travel after each request's JSON), extracts with `host.ts`, and writes framed
  * answers on stdout. Anything a library prints goes to stderr so stdout carries frames only.
  *
- * Run by `ProcChannel` as `deno run --v8-flags=--max-old-space-size=N extraction/proc.ts`
+ * Run by `ProcChannel` as `deno run --v8-flags=--max-old-space-size=N,... extraction/proc.ts`
  * (`... proc.ts ocr` for the OCR worker of `ocr_pool.ts`).
  *
  * @module
