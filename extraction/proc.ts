@@ -3,7 +3,7 @@
  * bytes travel after each request's JSON), extracts with `host.ts`, and writes framed
  * answers on stdout. Anything a library prints goes to stderr so stdout carries frames only.
  *
- * Run by `ProcChannel` as `deno run --v8-flags=--max-old-space-size=N extraction/proc.ts`
+ * Run by `ProcChannel` as `deno run --v8-flags=--max-old-space-size=N,... extraction/proc.ts`
  * (`... proc.ts ocr` for the OCR worker of `ocr_pool.ts`).
  *
  * @module
@@ -33,13 +33,16 @@ const body =
 
 const out = Deno.stdout.writable.getWriter();
 let writing: Promise<void> = Promise.resolve();
+// A large file's garbage is given back before its answer leaves, not kept while idle: the
+// pool reads this process's resident size when the answer comes, to replace a process that
+// has grown too large, and then sees what the process keeps rather than what it threw away.
+const heap = new HeapTrimmer({ growthMb: 96, floorMb: 128 });
 const post = (a: WorkerAnswer) => {
   const frame = encodeFrame(a);
+  heap.trim();
   writing = writing.then(() => out.write(frame)).catch(() => Deno.exit(1));
 };
 const handle = answer(body, post);
-// A large file's garbage is given back once its answer is written, not kept while idle.
-const heap = new HeapTrimmer({ growthMb: 96, floorMb: 128 });
 
 const frames = new FrameReader();
 for await (const chunk of Deno.stdin.readable) {
@@ -47,7 +50,7 @@ for await (const chunk of Deno.stdin.readable) {
     const m = msg as WorkerMessage<Record<string, unknown>>;
     if (m.id !== 0) m.data = { ...m.data, bytes: bin };
     // Extractions are sent one at a time; do not wait here so the reader keeps draining.
-    handle(m).then(() => writing).then(() => heap.trim());
+    handle(m);
   }
 }
 // The pool closed our stdin: finish what is being written and leave.

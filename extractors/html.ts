@@ -27,6 +27,8 @@ import { LinkSink } from "./_links.ts";
 import { REOPENED_LINE, splitBlocks } from "./_html_split.ts";
 import { unwrapLayoutTables } from "./_html_layout.ts";
 import { attr, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
+// node-html-markdown without its quadratic append (same Markdown).
+import "./_markdown_append.ts";
 
 /** Between the pieces of a long page (see {@link splitBlocks}). */
 const heap = new HeapTrimmer(PIECE_TRIM);
