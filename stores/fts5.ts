@@ -35,7 +35,6 @@ import { WordDocs } from "./fts5_words.ts";
 import { DEFAULT_WEIGHTS, Fts5Ranking, type Fts5Weights } from "./fts5_rank.ts";
 import type { SearchPool } from "./fts5_pool.ts";
 import {
-  byBestPassage,
   CANDIDATES,
   PASSAGE_SCHEMA,
   passageMatch,
@@ -281,7 +280,7 @@ export class Fts5Index implements KeywordIndex {
     const best = inPassages
       ? this.#passages.best(inPassages, rows.map((r) => Number(r.rid)), Math.max(want, CANDIDATES))
       : new Map<number, PassageRank[]>();
-    const ranked = byBestPassage(rows.map((row) => {
+    const docs = rows.map((row) => {
       const raw = row.raw as number;
       const hit: Hit = {
         doc_id: row.doc_id as string,
@@ -290,20 +289,11 @@ export class Fts5Index implements KeywordIndex {
         retriever: this.name,
       };
       return { hit, ranks: best.get(Number(row.rid)) ?? [] };
-    }));
-    // passages are read and chosen for the hits that get snippets only
-    return ranked.map(({ hit, ranks }, i) => {
-      if (!re || i >= withSnippets) return hit;
-      const passages = this.#passages.hits(hit.doc_id, ranks, q.parsed, want);
-      if (passages.length) {
-        hit.passages = passages;
-        hit.snippet = passages[0]!.snippet;
-        return hit;
-      }
-      // no passage holds a word (a match in the title, path or headings only)
-      const snippet = this.#snippets.of(hit.doc_id, re);
-      if (snippet) hit.snippet = snippet;
-      return hit;
+    });
+    return this.#passages.ranked(docs, q.parsed, {
+      passages: want,
+      snippets: re ? withSnippets : 0,
+      otherwise: (id) => re ? this.#snippets.of(id, re) : "",
     });
   }
 

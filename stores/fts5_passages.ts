@@ -48,6 +48,24 @@ const PASSAGE_HALF_SCORE = 5;
 /** BM25 weights of a passage's columns: its section title, its text. */
 const TITLE_WEIGHT = 2;
 const BODY_WEIGHT = 1;
+/** The passage columns' weights, title then text (for another backend's BM25). */
+export const PASSAGE_WEIGHTS: readonly number[] = [TITLE_WEIGHT, BODY_WEIGHT];
+
+/**
+ * A document's passages as the passage index receives them, by sequence number: the
+ * section's title (none for a window or a page: "Lines 1-40", "Page 3" are not the
+ * author's words) and the text, CJK segmented.
+ *
+ * @param doc the document
+ */
+export function passageTexts(doc: IndexedDoc): { title: string; body: string }[] {
+  const { card, outline, lines, pages } = doc;
+  const total = lines.length === 1 && lines[0] === "" ? 0 : lines.length;
+  return docPassages(card, outline, pages, total).slice(0, PASSAGE_SPAN).map((p) => ({
+    title: p.node_id === undefined ? "" : segmentCJK(p.title),
+    body: segmentCJK(lines.slice(p.start_line - 1, p.end_line).join("\n")),
+  }));
+}
 
 /** A document's passage found for a query: its sequence number and BM25 value. */
 export interface PassageRank {
@@ -126,17 +144,10 @@ export class PassageRows {
    * @param doc the document
    */
   write(docRowid: bigint, doc: IndexedDoc): number {
-    const { card, outline, lines, pages } = doc;
-    const total = lines.length === 1 && lines[0] === "" ? 0 : lines.length;
-    const passages = docPassages(card, outline, pages, total).slice(0, PASSAGE_SPAN);
+    const passages = passageTexts(doc);
     const ins = this.#q("INSERT INTO passages_fts (rowid, title, body) VALUES (?, ?, ?)");
     const base = docRowid * BigInt(PASSAGE_SPAN);
-    passages.forEach((p, seq) => {
-      // A window's or a page's title ("Lines 1-40", "Page 3") is not the author's words.
-      const title = p.node_id === undefined ? "" : segmentCJK(p.title);
-      const body = segmentCJK(lines.slice(p.start_line - 1, p.end_line).join("\n"));
-      ins.run(base + BigInt(seq), title, body);
-    });
+    passages.forEach(({ title, body }, seq) => ins.run(base + BigInt(seq), title, body));
     return passages.length;
   }
 
@@ -178,6 +189,35 @@ export class PassageRows {
       out.set(doc, list);
     }
     return out;
+  }
+
+  /**
+   * Hits re-ranked by their best passage ({@link byBestPassage}); the first `snippets` of
+   * them get their passages ({@link hits}) and the first one's snippet, or, when no passage
+   * holds a word of the query (a match in the title, path or headings only), the snippet
+   * `otherwise` gives. Passages are read for those hits only.
+   *
+   * @param docs the hits with their candidate passages ({@link best})
+   * @param parsed the query
+   * @param show passages wanted per hit, hits that get them, the snippet without passages
+   */
+  ranked(
+    docs: { hit: Hit; ranks: PassageRank[] }[],
+    parsed: ParsedQuery,
+    show: { passages: number; snippets: number; otherwise: (docId: string) => string },
+  ): Hit[] {
+    return byBestPassage(docs).map(({ hit, ranks }, i) => {
+      if (i >= show.snippets) return hit;
+      const passages = this.hits(hit.doc_id, ranks, parsed, show.passages);
+      if (passages.length) {
+        hit.passages = passages;
+        hit.snippet = passages[0]!.snippet;
+        return hit;
+      }
+      const snippet = show.otherwise(hit.doc_id);
+      if (snippet) hit.snippet = snippet;
+      return hit;
+    });
   }
 
   /**

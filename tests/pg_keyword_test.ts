@@ -69,7 +69,7 @@ function corpus(): ReturnType<typeof makeDoc>[] {
 }
 
 Deno.test({
-  name: "PgKeywordIndex ranks documents as Fts5Index does before its passage re-rank, scores alike",
+  name: "PgKeywordIndex ranks documents as Fts5Index does, scores, passages and snippets alike",
   ignore: noPostgres,
   async fn() {
     const server = await PgServer.start();
@@ -94,24 +94,29 @@ Deno.test({
         "backup restore table",
         "server",
       ];
-      let compared = 0;
+      let compared = 0, withPassages = 0;
       for (const text of queries) {
         for (const filters of [{}, { library: "Other" }]) {
-          // without snippets: FTS5 then ranks by document BM25 alone; the passage index (re-rank
-          // by best passage, passage snippets) is not in the PostgreSQL store yet
-          const q = { ...prepareQuery(text, 10, filters), snippets: 0 };
-          const [a, b] = [await fts.search(q), await pgIndex.search(q)];
-          assertEquals(b.map((h) => h.doc_id), a.map((h) => h.doc_id), text);
-          for (const [i, h] of b.entries()) {
-            assert(
-              Math.abs(h.raw - a[i]!.raw) < 1e-9 * Math.abs(a[i]!.raw) + 1e-12,
-              `${text}: ${h.raw} ${a[i]!.raw}`,
-            );
+          // with snippets (documents re-ranked by best passage) and without (BM25 alone)
+          for (const snippets of [undefined, 0]) {
+            const q = { ...prepareQuery(text, 10, filters), snippets, passages: 3 };
+            const [a, b] = [await fts.search(q), await pgIndex.search(q)];
+            assertEquals(b.map((h) => h.doc_id), a.map((h) => h.doc_id), text);
+            for (const [i, h] of b.entries()) {
+              assert(
+                Math.abs(h.raw - a[i]!.raw) < 1e-9 * Math.abs(a[i]!.raw) + 1e-12,
+                `${text}: ${h.raw} ${a[i]!.raw}`,
+              );
+              assertEquals(h.snippet, a[i]!.snippet, `${text}: ${h.doc_id}`);
+              assertEquals(h.passages, a[i]!.passages, `${text}: ${h.doc_id}`);
+            }
+            compared += a.length;
+            withPassages += a.filter((h) => h.passages?.length).length;
           }
-          compared += a.length;
         }
       }
-      assert(compared > 60, `${compared} hits compared`);
+      assert(compared > 120, `${compared} hits compared`);
+      assert(withPassages > 60, `${withPassages} hits with passages compared`);
     } finally {
       await pgIndex.close();
       catalog.close();
