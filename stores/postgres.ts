@@ -291,9 +291,10 @@ export class PgKeywordIndex implements KeywordIndex {
           ],
         );
         // in term order, so two writers never wait on each other's rows in a cycle
-        const all = [...new Set([...tokens.terms.keys(), ...pTerms])].sort();
+        const all = [...new Set([...tokens.terms.keys(), ...pTerms])];
         await c.query(
-          `INSERT INTO kw_terms (term, df, pdf) SELECT * FROM unnest($1::text[], $2::int[], $3::int[])
+          `INSERT INTO kw_terms (term, df, pdf)
+           SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS u(t, d, p) ORDER BY t
            ON CONFLICT (term) DO UPDATE SET df = kw_terms.df + excluded.df,
              pdf = kw_terms.pdf + excluded.pdf`,
           [

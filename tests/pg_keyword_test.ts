@@ -74,7 +74,8 @@ Deno.test({
   async fn() {
     const server = await PgServer.start();
     const catalog = new Catalog(":memory:");
-    const pgIndex = new PgKeywordIndex(await server.database(), catalog);
+    const url = await server.database();
+    const pgIndex = new PgKeywordIndex(url, catalog);
     try {
       const docs = corpus();
       put(catalog, docs);
@@ -117,6 +118,20 @@ Deno.test({
       }
       assert(compared > 120, `${compared} hits compared`);
       assert(withPassages > 60, `${withPassages} hits with passages compared`);
+      // replaced then removed: the passage index's counts and totals come back to nothing
+      await pgIndex.upsert(docs.slice(0, 30));
+      await pgIndex.remove(docs.map((d) => d.card.doc_id));
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        const left = await admin.query(`SELECT
+          (SELECT count(*) FROM kw_ppostings)::int AS postings,
+          (SELECT coalesce(sum(abs(pdf)), 0) + coalesce(sum(abs(df)), 0) FROM kw_terms)::int AS df,
+          (SELECT sum(abs(passages)) + sum(abs(ptokens)) FROM kw_totals)::int AS totals`);
+        assertEquals(left.rows[0], { postings: 0, df: 0, totals: 0 });
+      } finally {
+        await admin.end();
+      }
     } finally {
       await pgIndex.close();
       catalog.close();
