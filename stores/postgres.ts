@@ -47,6 +47,7 @@ import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
 import {
   hitRows,
+  holdsSql,
   Params,
   PASSAGE_OFFSETS,
   passagePosition,
@@ -380,7 +381,7 @@ export class PgKeywordIndex implements KeywordIndex {
     switch (node.op) {
       case "phrase": {
         const i = plan.of[node.index]!;
-        return plan.phrases[i]!.length ? `(${i} = ANY(s.phs))` : "false";
+        return plan.phrases[i]!.length ? holdsSql(i, plan.phrases.length) : "false";
       }
       case "and":
       case "or":

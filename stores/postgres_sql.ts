@@ -186,6 +186,38 @@ export function hitRows(phrases: string[][], p: Params, scope: Scope = {}): stri
     : "SELECT 0 AS ph, 0::bigint AS doc, 0::smallint AS col, 0 AS tf LIMIT 0";
 }
 
+/** Phrases of a question up to which the ones a row holds are bits of one `int8`. */
+const MASK_PHRASES = 63;
+
+/**
+ * The aggregate of the phrases a row holds, `s.phs`, over `f.ph`: a bit mask (a small
+ * state per row: an `array_agg` per row of thousands made the server spill its hash
+ * table to disk) unless the question has more phrases than bits.
+ *
+ * @param phrases the question's distinct phrases
+ */
+function heldSql(phrases: number): string {
+  return phrases <= MASK_PHRASES ? "bit_or(1::int8 << f.ph)" : "array_agg(f.ph)";
+}
+
+/**
+ * The condition that a row holds a phrase, over `s.phs` ({@link rankSql},
+ * {@link passageRankSql}).
+ *
+ * @param ph the phrase's number
+ * @param phrases the question's distinct phrases
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { holdsSql } from "./postgres_sql.ts";
+ * assert.equal(holdsSql(3, 5), "((s.phs >> 3) & 1) = 1");
+ * assert.equal(holdsSql(3, 70), "(3 = ANY(s.phs))");
+ * ```
+ */
+export function holdsSql(ph: number, phrases: number): string {
+  return phrases <= MASK_PHRASES ? `((s.phs >> ${ph}) & 1) = 1` : `(${ph} = ANY(s.phs))`;
+}
+
 /**
  * The BM25 ranking of documents, as SQLite FTS5's `bm25()` computes it: per phrase, the
  * frequency weighted by column (`freq`), its IDF `ln((N - n + 0.5) / (n + 0.5))` (at least
@@ -217,7 +249,7 @@ export function rankSql(
   i AS (SELECT n.ph, (${m}::float8[])[n.ph + 1] *
           greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
         FROM n CROSS JOIN t),
-  s AS (SELECT f.doc, array_agg(f.ph) AS phs,
+  s AS (SELECT f.doc, ${heldSql(mult.length)} AS phs,
           sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows))))
             AS score
         FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t GROUP BY f.doc)
@@ -307,7 +339,7 @@ export function passageRankSql(
   i AS (SELECT n.ph, (${m}::float8[])[n.ph + 1] *
           greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
         FROM n CROSS JOIN t),
-  s AS (SELECT f.doc, f.seq, array_agg(f.ph) AS phs,
+  s AS (SELECT f.doc, f.seq, ${heldSql(mult.length)} AS phs,
           sum(i.idf * f.freq * 2.2 /
             (f.freq + 1.2 * (0.25 + 0.75 * d.plens[f.seq + 1] / (t.toks / t.rows)))) AS score
         FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t
