@@ -15,7 +15,7 @@ let want = false;
 (pg.Pool.prototype as any).query = async function (this: any, sql: any, params: any) {
   const key = typeof sql === "string" ? (sql.includes("plens") && sql.includes("ppostings") ? "passages" : sql.includes("kw_totals") && sql.includes("hits") ? "rank" : "") : "";
   if (want && key === which) {
-    const r = await orig.call(this, "EXPLAIN (ANALYZE, BUFFERS) " + sql, params);
+    await orig.call(this, sql, params); await orig.call(this, sql, params); const r = await orig.call(this, "EXPLAIN (ANALYZE, BUFFERS) " + sql, params);
     console.log(r.rows.map((x: any) => x["QUERY PLAN"]).join("\n"));
   }
   return await orig.call(this, sql, params);

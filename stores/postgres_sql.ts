@@ -253,8 +253,10 @@ export function rankSql(
           sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows))))
             AS score
         FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t GROUP BY f.doc)
-  SELECT d.doc_id, s.doc, -s.score AS raw FROM s JOIN kw_docs d ON d.id = s.doc
-  WHERE ${cond} ORDER BY s.score DESC, s.doc LIMIT ${p.add(limit)}`;
+  SELECT d.doc_id, s.doc, -s.score AS raw
+  FROM (SELECT s.doc, s.score FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc
+        LIMIT ${p.add(limit)}) s
+  JOIN kw_docs d ON d.id = s.doc ORDER BY s.score DESC, s.doc`;
 }
 
 /**
