@@ -52,17 +52,29 @@ CREATE TABLE IF NOT EXISTS kw_ppostings (
   PRIMARY KEY (term, doc)
 );
 CREATE INDEX IF NOT EXISTS kw_ppostings_doc ON kw_ppostings (doc);
-CREATE TABLE IF NOT EXISTS kw_terms (term text PRIMARY KEY, df int NOT NULL);
+CREATE TABLE IF NOT EXISTS kw_terms (
+  term text PRIMARY KEY,
+  df int NOT NULL,
+  pdf int NOT NULL DEFAULT 0
+);
 CREATE TABLE IF NOT EXISTS kw_totals (
   library text PRIMARY KEY,
   docs bigint NOT NULL,
-  tokens bigint NOT NULL
+  tokens bigint NOT NULL,
+  passages bigint NOT NULL DEFAULT 0,
+  ptokens bigint NOT NULL DEFAULT 0
 );
 -- an index made before the passage index: its documents have no passages until rewritten
-ALTER TABLE kw_docs ADD COLUMN IF NOT EXISTS plens int[] NOT NULL DEFAULT '{}';
-ALTER TABLE kw_terms ADD COLUMN IF NOT EXISTS pdf int NOT NULL DEFAULT 0;
-ALTER TABLE kw_totals ADD COLUMN IF NOT EXISTS passages bigint NOT NULL DEFAULT 0;
-ALTER TABLE kw_totals ADD COLUMN IF NOT EXISTS ptokens bigint NOT NULL DEFAULT 0;
+-- (ALTER only when a column is missing: it would lock the tables at every start)
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'kw_docs'::regclass
+                 AND attname = 'plens') THEN
+    ALTER TABLE kw_docs ADD COLUMN plens int[] NOT NULL DEFAULT '{}';
+    ALTER TABLE kw_terms ADD COLUMN pdf int NOT NULL DEFAULT 0;
+    ALTER TABLE kw_totals ADD COLUMN passages bigint NOT NULL DEFAULT 0;
+    ALTER TABLE kw_totals ADD COLUMN ptokens bigint NOT NULL DEFAULT 0;
+  END IF;
+END $$;
 `;
 
 /** Bits of a passage position below its passage's number: the column, then the offset. */
