@@ -399,6 +399,41 @@ export const KEYWORD_CONTRACT: ContractCase[] = [
     },
   },
   {
+    name: "search() ranks by best passage and shows it; replaced and removed passages are gone",
+    async fn(b) {
+      // two documents alike for the document's BM25 (the same words, as often, as long):
+      // in one the words meet in one 40-line window, in the other they are 60 lines apart
+      const lines = (at: Record<number, string>) =>
+        Array.from({ length: 90 }, (_, i) => at[i + 1] ?? `filler line number ${i + 1}`)
+          .join("\n");
+      const spread = lines({ 5: "the quokka sleeps", 70: "the wombat digs" });
+      const together = lines({ 50: "the quokka sleeps", 51: "the wombat digs" });
+      const { catalog, fts, close } = await setup(b, [
+        { id: "spread", path: "lib/spread.md", title: "Notes", body: spread },
+        { id: "together", path: "lib/together.md", title: "Notes", body: together },
+      ]);
+      const q = { ...prepareQuery("quokka wombat", 10), passages: 2 };
+      const bare = await fts.search({ ...q, snippets: 0 });
+      assertEquals(bare.map((h) => h.doc_id), ["spread", "together"]);
+      assertEquals(bare[0]!.raw, bare[1]!.raw);
+      const hits = await fts.search(q);
+      assertEquals(hits.map((h) => h.doc_id), ["together", "spread"]);
+      const [first] = hits[0]!.passages ?? [];
+      assert(first && first.start_line <= 50 && first.end_line >= 51, JSON.stringify(first));
+      assert(hits[0]!.snippet?.includes("**quokka**"), hits[0]!.snippet);
+      assertEquals(hits[1]!.passages?.length, 2);
+      // the passages go with their document
+      const moved = makeDoc({ id: "together", path: "lib/together.md", body: lines({}) });
+      put(catalog, [moved]);
+      await fts.upsert([moved]);
+      assertEquals(await ids(fts, "quokka"), ["spread"]);
+      await fts.remove(["spread"]);
+      assertEquals(await ids(fts, "quokka wombat"), []);
+      assertEquals((await fts.search(prepareQuery("filler", 10))).length, 1);
+      await close();
+    },
+  },
+  {
     name: "leaves common words out of the match, punctuation around them or not",
     async fn(b) {
       const stats = { docCount: () => 100, df: (t: string) => (t === "widget" ? 80 : 1) };

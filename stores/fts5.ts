@@ -35,13 +35,12 @@ import { WordDocs } from "./fts5_words.ts";
 import { DEFAULT_WEIGHTS, Fts5Ranking, type Fts5Weights } from "./fts5_rank.ts";
 import type { SearchPool } from "./fts5_pool.ts";
 import {
-  byBestPassage,
   CANDIDATES,
   PASSAGE_SCHEMA,
   passageMatch,
+  passageOrder,
   type PassageRank,
   PassageRows,
-  wordsMatch,
 } from "./fts5_passages.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 
@@ -282,7 +281,7 @@ export class Fts5Index implements KeywordIndex {
     const best = inPassages
       ? this.#passages.best(inPassages, rows.map((r) => Number(r.rid)), Math.max(want, CANDIDATES))
       : new Map<number, PassageRank[]>();
-    const ranked = byBestPassage(rows.map((row) => {
+    const docs = rows.map((row) => {
       const raw = row.raw as number;
       const hit: Hit = {
         doc_id: row.doc_id as string,
@@ -291,34 +290,17 @@ export class Fts5Index implements KeywordIndex {
         retriever: this.name,
       };
       return { hit, rid: Number(row.rid), ranks: best.get(Number(row.rid)) ?? [] };
-    }));
-    const shown = re ? ranked.slice(0, withSnippets) : [];
-    // A document none of whose passages holds a whole phrase of the query (it runs across
-    // two of them) is given the passages that hold its words (ranked as it was).
-    const words = inPassages && wordsMatch(q.parsed);
-    const across = shown.filter((d) => !d.ranks.length).map((d) => d.rid);
+    });
+    const { order, across, words } = passageOrder(docs, q.parsed, re ? withSnippets : 0);
     const loose = words && across.length
-      ? this.#passages.best(words, across, Math.max(want, CANDIDATES))
+      ? this.#passages.best(words, across.map((d) => d.rid), Math.max(want, CANDIDATES))
       : undefined;
-    // passages are read and chosen for the hits that get snippets only; each of them gets
-    // `passages` (empty when no passage holds a word: the search path does not look again)
-    for (const { hit, rid, ranks } of shown) {
-      const passages = this.#passages.hits(
-        hit.doc_id,
-        ranks.length ? ranks : loose?.get(rid) ?? [],
-        q.parsed,
-        want,
-      );
-      hit.passages = passages;
-      if (passages.length) {
-        hit.snippet = passages[0]!.snippet;
-        continue;
-      }
-      // no passage holds a word (a match in the title, path or headings only)
-      const snippet = this.#snippets.of(hit.doc_id, re!);
-      if (snippet) hit.snippet = snippet;
-    }
-    return ranked.map((d) => d.hit);
+    return this.#passages.ranked(order, q.parsed, {
+      passages: want,
+      snippets: re ? withSnippets : 0,
+      otherwise: (id) => re ? this.#snippets.of(id, re) : "",
+      loose: (d) => loose?.get(d.rid),
+    });
   }
 
   /** Snippets of documents for a query, by id (left out where none of its terms occur). */

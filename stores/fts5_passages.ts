@@ -48,6 +48,24 @@ const PASSAGE_HALF_SCORE = 5;
 /** BM25 weights of a passage's columns: its section title, its text. */
 const TITLE_WEIGHT = 2;
 const BODY_WEIGHT = 1;
+/** The passage columns' weights, title then text (for another backend's BM25). */
+export const PASSAGE_WEIGHTS: readonly number[] = [TITLE_WEIGHT, BODY_WEIGHT];
+
+/**
+ * A document's passages as the passage index receives them, by sequence number: the
+ * section's title (none for a window or a page: "Lines 1-40", "Page 3" are not the
+ * author's words) and the text, CJK segmented.
+ *
+ * @param doc the document
+ */
+export function passageTexts(doc: IndexedDoc): { title: string; body: string }[] {
+  const { card, outline, lines, pages } = doc;
+  const total = lines.length === 1 && lines[0] === "" ? 0 : lines.length;
+  return docPassages(card, outline, pages, total).slice(0, PASSAGE_SPAN).map((p) => ({
+    title: p.node_id === undefined ? "" : segmentCJK(p.title),
+    body: segmentCJK(lines.slice(p.start_line - 1, p.end_line).join("\n")),
+  }));
+}
 
 /** A document's passage found for a query: its sequence number and BM25 value. */
 export interface PassageRank {
@@ -133,6 +151,27 @@ export function byBestPassage<T extends { hit: Hit; ranks: PassageRank[] }>(docs
     .sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.d);
 }
 
+/**
+ * Hits ranked by their best passage ({@link byBestPassage}), and those of the first
+ * `snippets` none of whose passages holds a whole phrase of the query (it runs across two
+ * of them), with the expression of the query's words ({@link wordsMatch}) that finds their
+ * passages instead: each backend looks those up with its own ranking of passages.
+ *
+ * @param docs hits with their passages found, best first
+ * @param parsed the query
+ * @param snippets how many of the first hits show passages
+ */
+export function passageOrder<T extends { hit: Hit; ranks: PassageRank[] }>(
+  docs: T[],
+  parsed: ParsedQuery,
+  snippets: number,
+): { order: T[]; across: T[]; words?: string } {
+  const order = byBestPassage(docs);
+  const words = snippets > 0 ? wordsMatch(parsed) : undefined;
+  const across = words ? order.slice(0, snippets).filter((d) => !d.ranks.length) : [];
+  return { order, across, words };
+}
+
 /** The passage rows of a keyword index's database. */
 export class PassageRows {
   readonly #q: (sql: string) => StatementSync;
@@ -155,17 +194,10 @@ export class PassageRows {
    * @param doc the document
    */
   write(docRowid: bigint, doc: IndexedDoc): number {
-    const { card, outline, lines, pages } = doc;
-    const total = lines.length === 1 && lines[0] === "" ? 0 : lines.length;
-    const passages = docPassages(card, outline, pages, total).slice(0, PASSAGE_SPAN);
+    const passages = passageTexts(doc);
     const ins = this.#q("INSERT INTO passages_fts (rowid, title, body) VALUES (?, ?, ?)");
     const base = docRowid * BigInt(PASSAGE_SPAN);
-    passages.forEach((p, seq) => {
-      // A window's or a page's title ("Lines 1-40", "Page 3") is not the author's words.
-      const title = p.node_id === undefined ? "" : segmentCJK(p.title);
-      const body = segmentCJK(lines.slice(p.start_line - 1, p.end_line).join("\n"));
-      ins.run(base + BigInt(seq), title, body);
-    });
+    passages.forEach(({ title, body }, seq) => ins.run(base + BigInt(seq), title, body));
     return passages.length;
   }
 
@@ -207,6 +239,45 @@ export class PassageRows {
       out.set(doc, list);
     }
     return out;
+  }
+
+  /**
+   * Hits in passage order ({@link passageOrder}); the first `snippets` of them get their
+   * passages ({@link hits}) — an empty list when none holds a word of the query, so the
+   * search path does not look again — and the first one's snippet, or, without passages (a
+   * match in the title, path or headings only), the snippet `otherwise` gives. Passages are
+   * read for those hits only.
+   *
+   * @param order the hits with their candidate passages ({@link best}), in passage order
+   * @param parsed the query
+   * @param show passages wanted per hit, hits that get them, the snippet without passages,
+   *   and the candidates of a hit none of whose passages holds a whole phrase
+   *   ({@link passageOrder}'s `across`)
+   */
+  ranked<T extends { hit: Hit; ranks: PassageRank[] }>(
+    order: T[],
+    parsed: ParsedQuery,
+    show: {
+      passages: number;
+      snippets: number;
+      otherwise: (docId: string) => string;
+      loose?: (doc: T) => PassageRank[] | undefined;
+    },
+  ): Hit[] {
+    return order.map((doc, i) => {
+      const { hit, ranks } = doc;
+      if (i >= show.snippets) return hit;
+      const candidates = ranks.length ? ranks : show.loose?.(doc) ?? [];
+      const passages = this.hits(hit.doc_id, candidates, parsed, show.passages);
+      hit.passages = passages;
+      if (passages.length) {
+        hit.snippet = passages[0]!.snippet;
+        return hit;
+      }
+      const snippet = show.otherwise(hit.doc_id);
+      if (snippet) hit.snippet = snippet;
+      return hit;
+    });
   }
 
   /**

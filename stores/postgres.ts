@@ -5,9 +5,12 @@
  * It ranks as the FTS5 index does (`fts5.ts`): the same columns and weights, the same
  * tokens (cut by FTS5's own tokenizer, `postgres_tokens.ts`), the same MATCH expression
  * (`toFtsMatch`, read back by `postgres_match.ts`), the same BM25 formula
- * (`postgres_sql.ts`). Snippets are cut from the catalog's stored text as the FTS5
- * index cuts them, and search filters are the catalog's: the catalog stays in the local
- * SQLite data folder until it has an asynchronous interface.
+ * (`postgres_sql.ts`), and the same passage index: every passage of a document
+ * (`docPassages`) ranked by BM25 among all passages of the store, documents re-ranked by
+ * their best one (`byBestPassage`) and each hit's passages chosen among its best
+ * candidates (`PassageRows.hits`). Snippets and passages are cut from the catalog's
+ * stored text as the FTS5 index cuts them, and search filters are the catalog's: the
+ * catalog stays in the local SQLite data folder until it has an asynchronous interface.
  *
  * Client: `npm:pg` (node-postgres): a pool that replaces a dropped connection on the
  * next query, and it reads the password from `PGPASSWORD` or `~/.pgpass` itself.
@@ -17,11 +20,13 @@
 // @ts-types="@types/pg"
 import type pg from "pg";
 import type { Catalog } from "../core/catalog.ts";
+import { statements } from "../core/catalog_sql.ts";
 import { bareWord, segmentCJK, words } from "../core/tokenize.ts";
 import {
   type Hit,
   type IndexedDoc,
   type ParsedQuery,
+  type PassageHit,
   type SearchFilters,
   type TermStats,
   ToolError,
@@ -30,9 +35,27 @@ import { positiveTerms } from "../search/query.ts";
 import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
 import { bm25Score, headingTitles, matchExpression, pathWords } from "./fts5.ts";
 import { toFtsMatch } from "./fts5_match.ts";
+import {
+  CANDIDATES,
+  PASSAGE_WEIGHTS,
+  passageMatch,
+  passageOrder,
+  type PassageRank,
+  PassageRows,
+  passageTexts,
+} from "./fts5_passages.ts";
 import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
-import { hitRows, Params, rankSql, SCHEMA } from "./postgres_sql.ts";
+import {
+  hitRows,
+  holdsSql,
+  Params,
+  PASSAGE_OFFSETS,
+  passagePosition,
+  passageRankSql,
+  rankSql,
+  SCHEMA,
+} from "./postgres_sql.ts";
 import { COLUMNS, Tokenizer } from "./postgres_tokens.ts";
 import { claimMachine, type Machine, openPool } from "./postgres_pool.ts";
 import { redact } from "./postgres_url.ts";
@@ -94,6 +117,7 @@ export class PgKeywordIndex implements KeywordIndex {
   #share: number;
   #tokens = new Tokenizer();
   #snippets: StoredSnippets;
+  #passages: PassageRows;
   #schema?: Promise<void>;
   #documents = 0;
   #counted = 0;
@@ -116,6 +140,8 @@ export class PgKeywordIndex implements KeywordIndex {
     this.#weights = COLUMNS.map((c) => w[c]);
     this.#share = options.commonShare ?? 0.25;
     this.#snippets = new StoredSnippets(catalog.db);
+    // the passages' text and choice are the catalog's, as for the FTS5 index
+    this.#passages = new PassageRows(catalog.db, statements(catalog.db));
   }
 
   /** Run a query, its failures as `INDEX_UNAVAILABLE` without credentials. */
@@ -192,52 +218,63 @@ export class PgKeywordIndex implements KeywordIndex {
   /** Remove documents' rows, postings, term counts and totals (inside a transaction). */
   async #delete(c: pg.PoolClient, ids: string[]): Promise<void> {
     const old = await c.query(
-      "DELETE FROM kw_docs WHERE doc_id = ANY($1) RETURNING id, library, tokens",
+      "DELETE FROM kw_docs WHERE doc_id = ANY($1) RETURNING id, library, tokens, plens",
       [ids],
     );
     if (!old.rowCount) return;
     const docIds = old.rows.map((r) => r.id);
     await c.query(
-      `UPDATE kw_terms t SET df = t.df - g.n FROM (
-        SELECT term, count(DISTINCT doc)::int AS n FROM kw_postings WHERE doc = ANY($1)
+      `UPDATE kw_terms t SET df = t.df - g.n, pdf = t.pdf - g.np FROM (
+        SELECT term, sum(n)::int AS n, sum(np)::int AS np FROM (
+          SELECT term, count(DISTINCT doc) AS n, 0 AS np FROM kw_postings WHERE doc = ANY($1)
+          GROUP BY term
+          UNION ALL
+          SELECT term, 0, sum(np) FROM kw_ppostings WHERE doc = ANY($1) GROUP BY term) u
         GROUP BY term ORDER BY term) g WHERE t.term = g.term`,
       [docIds],
     );
     await c.query("DELETE FROM kw_postings WHERE doc = ANY($1)", [docIds]);
-    const byLib = new Map<string, { docs: number; tokens: number }>();
+    await c.query("DELETE FROM kw_ppostings WHERE doc = ANY($1)", [docIds]);
+    const byLib = new Map<string, { docs: number; tokens: number; ps: number; ptokens: number }>();
     for (const r of old.rows) {
-      const t = byLib.get(r.library) ?? { docs: 0, tokens: 0 };
+      const t = byLib.get(r.library) ?? { docs: 0, tokens: 0, ps: 0, ptokens: 0 };
+      const plens = r.plens as number[];
       t.docs++;
       t.tokens += r.tokens;
+      t.ps += plens.length;
+      t.ptokens += plens.reduce((a, b) => a + b, 0);
       byLib.set(r.library, t);
     }
     for (const [lib, t] of [...byLib].sort(([a], [b]) => a < b ? -1 : 1)) {
       await c.query(
-        "UPDATE kw_totals SET docs = docs - $2, tokens = tokens - $3 WHERE library = $1",
-        [lib, t.docs, t.tokens],
+        `UPDATE kw_totals SET docs = docs - $2, tokens = tokens - $3, passages = passages - $4,
+           ptokens = ptokens - $5 WHERE library = $1`,
+        [lib, t.docs, t.tokens, t.ps, t.ptokens],
       );
     }
   }
 
   /** Add or replace documents (by `doc_id`), in one transaction. */
   upsert(docs: IndexedDoc[]): Promise<void> {
-    const prepared = docs.map(({ card, outline, lines }) => ({
-      card,
+    const prepared = docs.map((doc) => ({
+      card: doc.card,
       tokens: this.#tokens.document([
-        segmentCJK(card.title),
-        segmentCJK(pathWords(card.path)),
-        segmentCJK(card.keywords.join(" ")),
-        segmentCJK(headingTitles(outline).join("\n")),
-        segmentCJK(lines.join("\n")),
+        segmentCJK(doc.card.title),
+        segmentCJK(pathWords(doc.card.path)),
+        segmentCJK(doc.card.keywords.join(" ")),
+        segmentCJK(headingTitles(doc.outline).join("\n")),
+        segmentCJK(doc.lines.join("\n")),
       ]),
+      passages: this.#passageTokens(doc),
     }));
     return this.#transaction(async (c) => {
       await this.#delete(c, docs.map((d) => d.card.doc_id));
-      for (const { card, tokens } of prepared) {
+      for (const { card, tokens, passages } of prepared) {
         const total = tokens.lengths.reduce((a, b) => a + b, 0);
         const row = await c.query(
-          "INSERT INTO kw_docs (doc_id, library, lens, tokens) VALUES ($1, $2, $3, $4) RETURNING id",
-          [card.doc_id, card.library, tokens.lengths, total],
+          `INSERT INTO kw_docs (doc_id, library, lens, tokens, plens) VALUES ($1, $2, $3, $4, $5)
+           RETURNING id`,
+          [card.doc_id, card.library, tokens.lengths, total, passages.lengths],
         );
         const terms: string[] = [], cols: number[] = [], tfs: number[] = [], pos: string[] = [];
         for (const [term, byCol] of tokens.terms) {
@@ -254,20 +291,76 @@ export class PgKeywordIndex implements KeywordIndex {
            FROM unnest($2::text[], $3::smallint[], $4::int[], $5::text[]) AS u(t, c, f, p)`,
           [row.rows[0].id, terms, cols, tfs, pos],
         );
-        // in term order, so two writers never wait on each other's rows in a cycle
+        const pTerms = [...passages.terms.keys()];
         await c.query(
-          `INSERT INTO kw_terms (term, df) SELECT t, 1 FROM unnest($1::text[]) t ORDER BY t
-           ON CONFLICT (term) DO UPDATE SET df = kw_terms.df + 1`,
-          [[...tokens.terms.keys()]],
+          `INSERT INTO kw_ppostings (term, doc, np, pos)
+           SELECT t, $1, n, string_to_array(p, ',')::int8[]
+           FROM unnest($2::text[], $3::int[], $4::text[]) AS u(t, n, p)`,
+          [
+            row.rows[0].id,
+            pTerms,
+            pTerms.map((t) => passages.terms.get(t)!.passages),
+            pTerms.map((t) => passages.terms.get(t)!.positions.join(",")),
+          ],
+        );
+        // in term order, so two writers never wait on each other's rows in a cycle
+        const all = [...new Set([...tokens.terms.keys(), ...pTerms])];
+        await c.query(
+          `INSERT INTO kw_terms (term, df, pdf)
+           SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS u(t, d, p) ORDER BY t
+           ON CONFLICT (term) DO UPDATE SET df = kw_terms.df + excluded.df,
+             pdf = kw_terms.pdf + excluded.pdf`,
+          [
+            all,
+            all.map((t) => tokens.terms.has(t) ? 1 : 0),
+            all.map((t) => passages.terms.get(t)?.passages ?? 0),
+          ],
         );
         await c.query(
-          `INSERT INTO kw_totals (library, docs, tokens) VALUES ($1, 1, $2)
+          `INSERT INTO kw_totals (library, docs, tokens, passages, ptokens)
+           VALUES ($1, 1, $2, $3, $4)
            ON CONFLICT (library) DO UPDATE SET docs = kw_totals.docs + 1,
-             tokens = kw_totals.tokens + excluded.tokens`,
-          [card.library, total],
+             tokens = kw_totals.tokens + excluded.tokens,
+             passages = kw_totals.passages + excluded.passages,
+             ptokens = kw_totals.ptokens + excluded.ptokens`,
+          [
+            card.library,
+            total,
+            passages.lengths.length,
+            passages.lengths.reduce((a, b) => a + b, 0),
+          ],
         );
       }
     });
+  }
+
+  /**
+   * A document's passage index: each passage's tokens (title and text, as the FTS5 passage
+   * table receives them) and, per term, the passages holding it and its positions.
+   */
+  #passageTokens(doc: IndexedDoc): {
+    lengths: number[];
+    terms: Map<string, { passages: number; positions: number[] }>;
+  } {
+    const lengths: number[] = [];
+    const terms = new Map<string, { passages: number; positions: number[] }>();
+    passageTexts(doc).forEach(({ title, body }, seq) => {
+      const t = this.#tokens.document([title, "", "", "", body]);
+      lengths.push(t.lengths[0]! + t.lengths[4]!);
+      for (const [term, byCol] of t.terms) {
+        let entry = terms.get(term);
+        if (!entry) terms.set(term, entry = { passages: 0, positions: [] });
+        entry.passages++;
+        for (const [col, at] of byCol) {
+          for (const offset of at) {
+            if (offset < PASSAGE_OFFSETS) {
+              entry.positions.push(passagePosition(seq, col === 0 ? 0 : 1, offset));
+            }
+          }
+        }
+      }
+    });
+    return { lengths, terms };
   }
 
   /** Remove documents by id; unknown ids are ignored. */
@@ -300,7 +393,7 @@ export class PgKeywordIndex implements KeywordIndex {
     switch (node.op) {
       case "phrase": {
         const i = plan.of[node.index]!;
-        return plan.phrases[i]!.length ? `(${i} = ANY(s.phs))` : "false";
+        return plan.phrases[i]!.length ? holdsSql(i, plan.phrases.length) : "false";
       }
       case "and":
       case "or":
@@ -357,10 +450,10 @@ export class PgKeywordIndex implements KeywordIndex {
     const limit = Math.max(0, Math.floor(q.limit));
     if (limit === 0) return [];
     const allowed = this.#catalog.idsMatching(q.filters);
-    let rows: { doc_id: string; raw: number }[] = [];
+    let rows: { doc_id: string; doc: string; raw: number }[] = [];
     for (let want = allowed ? Math.max(FILTER_FIRST, limit * 4) : limit;; want *= 4) {
       const p = new Params();
-      const ranked = await this.#query<{ doc_id: string; raw: number }>(
+      const ranked = await this.#query<{ doc_id: string; doc: string; raw: number }>(
         rankSql(hitRows(plan.phrases, p), this.#cond(plan), p, this.#weights, plan.mult, want),
         p.values,
       );
@@ -368,20 +461,67 @@ export class PgKeywordIndex implements KeywordIndex {
       rows = allowedSet ? ranked.filter((r) => allowedSet.has(r.doc_id)) : ranked;
       if (rows.length >= limit || ranked.length < want) break;
     }
+    rows = rows.slice(0, limit);
     const re = snippetMatcher(positiveTerms(q.parsed));
     const withSnippets = q.snippets ?? Infinity;
-    return rows.slice(0, limit).map((row, i) => {
+    // A search that wants snippets is ranked by best passage too, as the FTS5 index's.
+    const inPassages = re && withSnippets > 0 ? passageMatch(q.parsed) : undefined;
+    const want = Math.max(1, Math.floor(q.passages ?? 1));
+    const best = inPassages
+      ? await this.#bestPassages(inPassages, rows.map((r) => r.doc), Math.max(want, CANDIDATES))
+      : new Map<string, PassageRank[]>();
+    const docs = rows.map((row) => {
       const hit: Hit = {
         doc_id: row.doc_id,
         score: bm25Score(row.raw),
         raw: row.raw,
         retriever: this.name,
       };
-      if (!re || i >= withSnippets) return hit;
-      const snippet = this.#snippets.of(row.doc_id, re);
-      if (snippet) hit.snippet = snippet;
-      return hit;
+      return { hit, doc: row.doc, ranks: best.get(row.doc) ?? [] };
     });
+    const { order, across, words } = passageOrder(docs, q.parsed, re ? withSnippets : 0);
+    const loose = words && across.length
+      ? await this.#bestPassages(words, across.map((d) => d.doc), Math.max(want, CANDIDATES))
+      : undefined;
+    return this.#passages.ranked(order, q.parsed, {
+      passages: want,
+      snippets: re ? withSnippets : 0,
+      otherwise: (id) => re ? this.#snippets.of(id, re) : "",
+      loose: (d) => loose?.get(d.doc),
+    });
+  }
+
+  /**
+   * The best passages of some documents for a MATCH expression (`passageMatch`), best
+   * first, by document: BM25 among all passages of the store, as `PassageRows.best`.
+   *
+   * @param match the expression
+   * @param docs the documents (`kw_docs.id`s)
+   * @param limit passages wanted per document
+   */
+  async #bestPassages(
+    match: string,
+    docs: string[],
+    limit: number,
+  ): Promise<Map<string, PassageRank[]>> {
+    const out = new Map<string, PassageRank[]>();
+    if (!docs.length) return out;
+    const plan = this.#plan(match);
+    const p = new Params();
+    const sql = passageRankSql(
+      plan.phrases,
+      this.#cond(plan),
+      p,
+      docs,
+      [...PASSAGE_WEIGHTS],
+      plan.mult,
+    );
+    for (const r of await this.#query<{ doc: string; seq: number; raw: number }>(sql, p.values)) {
+      const list = out.get(r.doc) ?? [];
+      if (list.length < limit) list.push({ seq: r.seq, raw: r.raw });
+      out.set(r.doc, list);
+    }
+    return out;
   }
 
   /** The `doc_id`s, among `ids`, of indexed documents; with their `kw_docs` ids. */
@@ -399,8 +539,16 @@ export class PgKeywordIndex implements KeywordIndex {
     const re = snippetMatcher(positiveTerms(parsed));
     if (!re || !ids.length) return out;
     const indexed = await this.#indexed(ids);
+    const inPassages = passageMatch(parsed);
+    const best = inPassages
+      ? await this.#bestPassages(inPassages, [...indexed.values()], CANDIDATES)
+      : new Map<string, PassageRank[]>();
     for (const id of ids) {
-      const snippet = indexed.has(id) ? this.#snippets.of(id, re) : "";
+      const doc = indexed.get(id);
+      if (doc === undefined) continue;
+      const passage: PassageHit | undefined =
+        this.#passages.hits(id, best.get(doc) ?? [], parsed, 1)[0];
+      const snippet = passage?.snippet ?? this.#snippets.of(id, re);
       if (snippet) out.set(id, snippet);
     }
     return out;

@@ -8,12 +8,19 @@
  *   tokens per column (`lens`) and in all (`tokens`, BM25's document length).
  * - `kw_postings`: one row per term, document and column: the term's frequency `tf` and
  *   positions `pos` (for phrases). The key carries `tf`, so ranking reads the index only
- *   (never the rows with their positions). A passage index adds its own unit the same way (a
- *   `kw_passages` table and postings keyed by passage).
- * - `kw_terms`: documents per term (`df`), kept up to date in the writes' transaction.
- * - `kw_totals`: documents and tokens per library, summed for BM25's row count and
- *   average length (one row per library, so indexers of different libraries do not wait
- *   on one row).
+ *   (never the rows with their positions).
+ * - The passage index (FTS5's `passages_fts`, see `fts5_passages.ts`): a document's
+ *   passages are its `kw_docs.plens` (tokens of each passage, by sequence number) and its
+ *   rows of `kw_ppostings`: one per term and document, with the passages holding the term
+ *   (`np`) and every occurrence as one number, {@link passagePosition} (passage, column:
+ *   0 its title, 1 its text, offset), so a phrase is found inside one passage by the same
+ *   set intersection as in a document, and the whole passage index costs a row per term
+ *   and document, not per term and passage.
+ * - `kw_terms`: documents per term (`df`) and passages per term (`pdf`), kept up to date in
+ *   the writes' transaction.
+ * - `kw_totals`: documents and tokens, passages and their tokens, per library, summed for
+ *   BM25's row count and average length (one row per library, so indexers of different
+ *   libraries do not wait on one row).
  *
  * @module
  */
@@ -25,7 +32,8 @@ CREATE TABLE IF NOT EXISTS kw_docs (
   doc_id text NOT NULL UNIQUE,
   library text NOT NULL,
   lens int[] NOT NULL,
-  tokens int NOT NULL
+  tokens int NOT NULL,
+  plens int[] NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS kw_postings (
   term text NOT NULL,
@@ -36,13 +44,62 @@ CREATE TABLE IF NOT EXISTS kw_postings (
   PRIMARY KEY (term, doc, col) INCLUDE (tf)
 );
 CREATE INDEX IF NOT EXISTS kw_postings_doc ON kw_postings (doc);
-CREATE TABLE IF NOT EXISTS kw_terms (term text PRIMARY KEY, df int NOT NULL);
+CREATE TABLE IF NOT EXISTS kw_ppostings (
+  term text NOT NULL,
+  doc bigint NOT NULL,
+  np int NOT NULL,
+  pos int8[] NOT NULL,
+  PRIMARY KEY (term, doc)
+);
+CREATE INDEX IF NOT EXISTS kw_ppostings_doc ON kw_ppostings (doc);
+CREATE TABLE IF NOT EXISTS kw_terms (
+  term text PRIMARY KEY,
+  df int NOT NULL,
+  pdf int NOT NULL DEFAULT 0
+);
 CREATE TABLE IF NOT EXISTS kw_totals (
   library text PRIMARY KEY,
   docs bigint NOT NULL,
-  tokens bigint NOT NULL
+  tokens bigint NOT NULL,
+  passages bigint NOT NULL DEFAULT 0,
+  ptokens bigint NOT NULL DEFAULT 0
 );
+-- an index made before the passage index: its documents have no passages until rewritten
+-- (ALTER only when a column is missing: it would lock the tables at every start)
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'kw_docs'::regclass
+                 AND attname = 'plens') THEN
+    ALTER TABLE kw_docs ADD COLUMN plens int[] NOT NULL DEFAULT '{}';
+    ALTER TABLE kw_terms ADD COLUMN pdf int NOT NULL DEFAULT 0;
+    ALTER TABLE kw_totals ADD COLUMN passages bigint NOT NULL DEFAULT 0;
+    ALTER TABLE kw_totals ADD COLUMN ptokens bigint NOT NULL DEFAULT 0;
+  END IF;
+END $$;
 `;
+
+/** Bits of a passage position below its passage's number: the column, then the offset. */
+const SEQ_SHIFT = 21;
+/** Tokens of a passage column that get a position (beyond, a phrase is not found). */
+export const PASSAGE_OFFSETS = 2 ** 20;
+
+/**
+ * The number `kw_ppostings.pos` holds for a token of a passage: its passage's sequence
+ * number, its column (0 the passage's title, 1 its text) and its offset in the column.
+ *
+ * @param seq the passage's sequence number
+ * @param col its column
+ * @param offset the token's offset (below {@link PASSAGE_OFFSETS})
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { passagePosition } from "./postgres_sql.ts";
+ * assert.equal(passagePosition(3, 1, 5) - passagePosition(3, 1, 4), 1);
+ * assert.ok(passagePosition(3, 0, 9) < passagePosition(3, 1, 0));
+ * ```
+ */
+export function passagePosition(seq: number, col: number, offset: number): number {
+  return seq * 2 ** SEQ_SHIFT + col * PASSAGE_OFFSETS + offset;
+}
 
 /** A query's parameters, numbered `$1`, `$2`, ... in the order they are added. */
 export class Params {
@@ -98,16 +155,79 @@ export function phraseRows(tokens: string[], p: Params, scope: Scope = {}): stri
 }
 
 /**
+ * The phrases of one term (read together: one index scan for all of them, and a plan the
+ * server makes in a fraction of the time of one subquery per word) and those of several,
+ * each with its number `ph` (0-based); empty phrases match nothing.
+ */
+function byLength(phrases: string[][]): { singles: string[]; ph: number[]; multi: number[] } {
+  const out = { singles: [] as string[], ph: [] as number[], multi: [] as number[] };
+  phrases.forEach((t, ph) => {
+    if (t.length === 1) {
+      out.singles.push(t[0]!);
+      out.ph.push(ph);
+    } else if (t.length) out.multi.push(ph);
+  });
+  return out;
+}
+
+/**
  * Every phrase's rows, tagged with its number `ph` (0-based).
  *
- * @param phrases each phrase's terms
+ * @param phrases each phrase's terms (an empty phrase has no rows)
  * @param p the query's parameters
  * @param scope documents and column to look in
  */
 export function hitRows(phrases: string[][], p: Params, scope: Scope = {}): string {
-  return phrases.map((tokens, ph) =>
-    `SELECT ${ph} AS ph, doc, col, tf FROM (${phraseRows(tokens, p, scope)}) r${ph}`
-  ).join("\nUNION ALL\n");
+  const { singles, ph, multi } = byLength(phrases);
+  const parts = multi.map((i) =>
+    `SELECT ${i} AS ph, doc, col, tf FROM (${phraseRows(phrases[i]!, p, scope)}) r${i}`
+  );
+  if (singles.length) {
+    parts.unshift(
+      // LATERAL ... OFFSET 0: each term's postings looked up by the key, never all of the
+      // documents' postings hashed against the terms
+      `SELECT u.ph, k.doc, k.col, k.tf
+       FROM unnest(${p.add(singles)}::text[], ${p.add(ph)}::int[]) AS u(term, ph)
+       CROSS JOIN LATERAL (SELECT doc, col, tf FROM kw_postings k WHERE k.term = u.term` +
+        (scope.docs ? ` AND k.doc = ANY(${scope.docs})` : "") +
+        (scope.col !== undefined ? ` AND k.col = ${scope.col}` : "") + " OFFSET 0) k",
+    );
+  }
+  return parts.length
+    ? parts.join("\nUNION ALL\n")
+    : "SELECT 0 AS ph, 0::bigint AS doc, 0::smallint AS col, 0 AS tf LIMIT 0";
+}
+
+/** Phrases of a question up to which the ones a row holds are bits of one `int8`. */
+const MASK_PHRASES = 63;
+
+/**
+ * The aggregate of the phrases a row holds, `s.phs`, over `f.ph`: a bit mask (a small
+ * state per row: an `array_agg` per row of thousands made the server spill its hash
+ * table to disk) unless the question has more phrases than bits.
+ *
+ * @param phrases the question's distinct phrases
+ */
+function heldSql(phrases: number): string {
+  return phrases <= MASK_PHRASES ? "bit_or(1::int8 << f.ph)" : "array_agg(f.ph)";
+}
+
+/**
+ * The condition that a row holds a phrase, over `s.phs` ({@link rankSql},
+ * {@link passageRankSql}).
+ *
+ * @param ph the phrase's number
+ * @param phrases the question's distinct phrases
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { holdsSql } from "./postgres_sql.ts";
+ * assert.equal(holdsSql(3, 5), "((s.phs >> 3) & 1) = 1");
+ * assert.equal(holdsSql(3, 70), "(3 = ANY(s.phs))");
+ * ```
+ */
+export function holdsSql(ph: number, phrases: number): string {
+  return phrases <= MASK_PHRASES ? `((s.phs >> ${ph}) & 1) = 1` : `(${ph} = ANY(s.phs))`;
 }
 
 /**
@@ -141,10 +261,102 @@ export function rankSql(
   i AS (SELECT n.ph, (${m}::float8[])[n.ph + 1] *
           greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
         FROM n CROSS JOIN t),
-  s AS (SELECT f.doc, array_agg(f.ph) AS phs,
+  s AS (SELECT f.doc, ${heldSql(mult.length)} AS phs,
           sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows))))
             AS score
         FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t GROUP BY f.doc)
-  SELECT d.doc_id, s.doc, -s.score AS raw FROM s JOIN kw_docs d ON d.id = s.doc
-  WHERE ${cond} ORDER BY s.score DESC, s.doc LIMIT ${p.add(limit)}`;
+  SELECT d.doc_id, s.doc, -s.score AS raw
+  FROM (SELECT s.doc, s.score FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc
+        LIMIT ${p.add(limit)}) s
+  JOIN kw_docs d ON d.id = s.doc ORDER BY s.score DESC, s.doc`;
+}
+
+/**
+ * The rows `(doc, seq, col, tf)` of a phrase in the passage index: the passages and columns
+ * where its terms follow one another, with how often.
+ *
+ * @param tokens the phrase's terms (at least one)
+ * @param p the query's parameters
+ * @param docs only these documents (a parameter holding `kw_docs.id`s), else all
+ */
+export function passagePhraseRows(tokens: string[], p: Params, docs?: string): string {
+  const where = docs ? ` AND doc = ANY(${docs})` : "";
+  const lists = tokens.map((t, i) =>
+    `(SELECT doc, pos FROM kw_ppostings WHERE term = ${p.add(t)}${where} OFFSET 0) p${i}`
+  );
+  const joins = lists.slice(1).map((l, i) => `JOIN ${l} ON p${i + 1}.doc = p0.doc`);
+  const starts = tokens.map((_, i) => `SELECT x - ${i} AS x FROM unnest(p${i}.pos) x`)
+    .join(" INTERSECT ");
+  return `SELECT p0.doc, (s.x >> ${SEQ_SHIFT})::int AS seq,
+      ((s.x >> 20) & 1)::int AS col, count(*)::int AS tf
+    FROM ${lists[0]} ${joins.join(" ")} CROSS JOIN LATERAL (${starts}) s GROUP BY 1, 2, 3`;
+}
+
+/**
+ * The BM25 ranking of some documents' passages, as FTS5's `bm25()` over the passage table
+ * (`passages_fts`, columns title and text): the same formula as {@link rankSql} with the
+ * statistics of all passages of the store (passages holding a phrase, passages, their
+ * average length).
+ *
+ * @param phrases each phrase's terms (an empty phrase matches nothing)
+ * @param cond the match condition over `s.phs` (the phrases a passage holds)
+ * @param p the query's parameters
+ * @param docs the documents (`kw_docs.id`s)
+ * @param weights the passage columns' weights (title, text)
+ * @param mult how many times each phrase appears in the expression
+ * @returns rows `(doc, seq, raw)`, best first (ties by document, then passage)
+ */
+export function passageRankSql(
+  phrases: string[][],
+  cond: string,
+  p: Params,
+  docs: string[],
+  weights: number[],
+  mult: number[],
+): string {
+  const d = `${p.add(docs)}::bigint[]`;
+  const { singles, ph, multi } = byLength(phrases);
+  if (!singles.length && !multi.length) {
+    return "SELECT NULL::bigint AS doc, 0 AS seq, 0::float8 AS raw LIMIT 0";
+  }
+  const hits = multi.map((i) =>
+    `SELECT ${i} AS ph, doc, seq, col, tf FROM (${passagePhraseRows(phrases[i]!, p, d)}) r${i}`
+  );
+  // passages holding each phrase: counted when written for one term, else found
+  const counts = multi.map((i) =>
+    `SELECT ${i} AS ph, (SELECT count(*) FROM (SELECT DISTINCT doc, seq FROM (${
+      passagePhraseRows(phrases[i]!, p)
+    }) c) c)::float8 AS hit`
+  );
+  if (singles.length) {
+    const u = `unnest(${p.add(singles)}::text[], ${p.add(ph)}::int[]) AS u(term, ph)`;
+    hits.unshift(
+      `SELECT u.ph, k.doc, (x >> ${SEQ_SHIFT})::int AS seq, ((x >> 20) & 1)::int AS col,
+         count(*)::int AS tf
+       FROM ${u} CROSS JOIN LATERAL (SELECT doc, pos FROM kw_ppostings k
+         WHERE k.term = u.term AND k.doc = ANY(${d}) OFFSET 0) k
+       CROSS JOIN LATERAL unnest(k.pos) x GROUP BY 1, 2, 3, 4`,
+    );
+    counts.unshift(
+      `SELECT u.ph, coalesce(k.pdf, 0)::float8 AS hit FROM ${u}
+       LEFT JOIN kw_terms k ON k.term = u.term`,
+    );
+  }
+  const w = p.add(weights);
+  const m = p.add(mult);
+  return `WITH hits AS MATERIALIZED (${hits.join("\nUNION ALL\n")}),
+  f AS (SELECT ph, doc, seq, sum((${w}::float8[])[col + 1] * tf) AS freq FROM hits
+        GROUP BY ph, doc, seq),
+  n AS MATERIALIZED (${counts.join("\nUNION ALL\n")}),
+  t AS (SELECT greatest(coalesce(sum(passages), 0), 1)::float8 AS rows,
+               greatest(coalesce(sum(ptokens), 0), 1)::float8 AS toks FROM kw_totals),
+  i AS (SELECT n.ph, (${m}::float8[])[n.ph + 1] *
+          greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
+        FROM n CROSS JOIN t),
+  s AS (SELECT f.doc, f.seq, ${heldSql(mult.length)} AS phs,
+          sum(i.idf * f.freq * 2.2 /
+            (f.freq + 1.2 * (0.25 + 0.75 * d.plens[f.seq + 1] / (t.toks / t.rows)))) AS score
+        FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t
+        GROUP BY f.doc, f.seq)
+  SELECT s.doc, s.seq, -s.score AS raw FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc, s.seq`;
 }

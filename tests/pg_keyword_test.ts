@@ -69,12 +69,13 @@ function corpus(): ReturnType<typeof makeDoc>[] {
 }
 
 Deno.test({
-  name: "PgKeywordIndex ranks documents as Fts5Index does before its passage re-rank, scores alike",
+  name: "PgKeywordIndex ranks documents as Fts5Index does, scores, passages and snippets alike",
   ignore: noPostgres,
   async fn() {
     const server = await PgServer.start();
     const catalog = new Catalog(":memory:");
-    const pgIndex = new PgKeywordIndex(await server.database(), catalog);
+    const url = await server.database();
+    const pgIndex = new PgKeywordIndex(url, catalog);
     try {
       const docs = corpus();
       put(catalog, docs);
@@ -94,24 +95,43 @@ Deno.test({
         "backup restore table",
         "server",
       ];
-      let compared = 0;
+      let compared = 0, withPassages = 0;
       for (const text of queries) {
         for (const filters of [{}, { library: "Other" }]) {
-          // without snippets: FTS5 then ranks by document BM25 alone; the passage index (re-rank
-          // by best passage, passage snippets) is not in the PostgreSQL store yet
-          const q = { ...prepareQuery(text, 10, filters), snippets: 0 };
-          const [a, b] = [await fts.search(q), await pgIndex.search(q)];
-          assertEquals(b.map((h) => h.doc_id), a.map((h) => h.doc_id), text);
-          for (const [i, h] of b.entries()) {
-            assert(
-              Math.abs(h.raw - a[i]!.raw) < 1e-9 * Math.abs(a[i]!.raw) + 1e-12,
-              `${text}: ${h.raw} ${a[i]!.raw}`,
-            );
+          // with snippets (documents re-ranked by best passage) and without (BM25 alone)
+          for (const snippets of [undefined, 0]) {
+            const q = { ...prepareQuery(text, 10, filters), snippets, passages: 3 };
+            const [a, b] = [await fts.search(q), await pgIndex.search(q)];
+            assertEquals(b.map((h) => h.doc_id), a.map((h) => h.doc_id), text);
+            for (const [i, h] of b.entries()) {
+              assert(
+                Math.abs(h.raw - a[i]!.raw) < 1e-9 * Math.abs(a[i]!.raw) + 1e-12,
+                `${text}: ${h.raw} ${a[i]!.raw}`,
+              );
+              assertEquals(h.snippet, a[i]!.snippet, `${text}: ${h.doc_id}`);
+              assertEquals(h.passages, a[i]!.passages, `${text}: ${h.doc_id}`);
+            }
+            compared += a.length;
+            withPassages += a.filter((h) => h.passages?.length).length;
           }
-          compared += a.length;
         }
       }
-      assert(compared > 60, `${compared} hits compared`);
+      assert(compared > 120, `${compared} hits compared`);
+      assert(withPassages > 60, `${withPassages} hits with passages compared`);
+      // replaced then removed: the passage index's counts and totals come back to nothing
+      await pgIndex.upsert(docs.slice(0, 30));
+      await pgIndex.remove(docs.map((d) => d.card.doc_id));
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        const left = await admin.query(`SELECT
+          (SELECT count(*) FROM kw_ppostings)::int AS postings,
+          (SELECT coalesce(sum(abs(pdf)), 0) + coalesce(sum(abs(df)), 0) FROM kw_terms)::int AS df,
+          (SELECT sum(abs(passages)) + sum(abs(ptokens)) FROM kw_totals)::int AS totals`);
+        assertEquals(left.rows[0], { postings: 0, df: 0, totals: 0 });
+      } finally {
+        await admin.end();
+      }
     } finally {
       await pgIndex.close();
       catalog.close();
