@@ -170,9 +170,10 @@ export class PgKeywordIndex implements KeywordIndex {
     this.#schema ??= this.#guard(async () => {
       // one creator at a time when several servers start together
       const c = await this.#pool.connect();
+      let standby: boolean;
       try {
         // a streaming replica is read-only: its primary made the tables
-        const standby = (await c.query("SELECT pg_is_in_recovery() AS r")).rows[0].r;
+        standby = (await c.query("SELECT pg_is_in_recovery() AS r")).rows[0].r;
         if (!standby) {
           await c.query("SELECT pg_advisory_lock(7243101)");
           if (this.#machine) await claimMachine(c, this.#machine);
@@ -182,7 +183,9 @@ export class PgKeywordIndex implements KeywordIndex {
       } finally {
         c.release();
       }
-      await this.#count();
+      // counted where the tables were just made: a replica read by searches may not have
+      // replayed them yet
+      await this.#count(standby ? this.#read : this.#pool);
     }).catch((e) => {
       this.#schema = undefined;
       throw e;
@@ -190,8 +193,8 @@ export class PgKeywordIndex implements KeywordIndex {
     return this.#schema;
   }
 
-  async #count(): Promise<void> {
-    const rows = await this.#read.query("SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals");
+  async #count(via: pg.Pool = this.#read): Promise<void> {
+    const rows = await via.query("SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals");
     this.#documents = rows.rows[0].n;
     this.#counted = Date.now();
   }
@@ -212,7 +215,8 @@ export class PgKeywordIndex implements KeywordIndex {
         c.release();
       }
     });
-    await this.#count();
+    // counted on the primary: the replica that searches read may not have the write yet
+    await this.#count(this.#pool);
   }
 
   /** Remove documents' rows, postings, term counts and totals (inside a transaction). */

@@ -113,8 +113,11 @@ Deno.test({
     await Deno.writeTextFile(join(lib, "wombat.md"), "# Wombats\n\nThe wombat digs a burrow.\n");
     let primaryUp = true;
     try {
+      // the replica has not replayed the primary's tables when the first index run starts
+      await pgRows(readDb, "SELECT pg_wal_replay_pause()");
       await using t = await openTestShelf({ base, store: db, storeRead: readDb, folders: [lib] });
       assertEquals((await t.shelf.index()).indexed, 1);
+      await pgRows(readDb, "SELECT pg_wal_replay_resume()");
       // the store and the replica are remembered in the data folder's configuration
       assertEquals([loadConfig(t.data).store, loadConfig(t.data).store_read], [db, readDb]);
       // written through the primary, not through the replica (read-only: it would refuse)
