@@ -45,11 +45,14 @@ export function idleReleaseMs(env: string | undefined): number {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * let released = 0;
- * const idle = new IdleRelease(10, () => { released++; });
+ * const { promise: released, resolve } = Promise.withResolvers<void>();
+ * const idle = new IdleRelease(10, resolve);
  * await idle.during(async () => {});
- * await new Promise((r) => setTimeout(r, 50));
- * assert.equal(released, 1); // once, not again until more work
+ * assert.equal(idle.releases, 0); // work just ended: the timer runs
+ * const alive = setInterval(() => {}, 1000); // the idle timer alone keeps no program alive
+ * await released; // 10 ms without work
+ * clearInterval(alive);
+ * assert.equal(idle.releases, 1);
  * idle.stop();
  * ```
  */

@@ -433,8 +433,8 @@ export class Shelf {
 
   /**
    * Where the keyword index lives: SQLite FTS5 in the data folder, or PostgreSQL named by
-   * host, port and database only (never a user name or password), with the replica that
-   * searches read when there is one.
+   * host, port and database only (never a user name or password), with the machine whose
+   * schema this data folder writes and the replica that searches read when there is one.
    */
   keywordStore(): string {
     const { store, store_read: read } = this.#config;
@@ -443,7 +443,10 @@ export class Shelf {
       const url = URL.parse(u);
       return url ? ` at ${url.host}${url.pathname}` : "";
     };
-    return `PostgreSQL${at(store)}${read ? `; searches read the replica${at(read)}` : ""}`;
+    const machine = ` (machine "${machineName(this.#config)}")`;
+    return `PostgreSQL${at(store)}${machine}${
+      read ? `; searches read the replica${at(read)}` : ""
+    }`;
   }
 
   /** The configured libraries. */

@@ -5,7 +5,7 @@
  */
 import { equal as assertEquals, ok as assert, throws as assertThrows } from "node:assert/strict";
 import { join } from "node:path";
-import { loadConfig } from "../core/config.ts";
+import { loadConfig, machineName } from "../core/config.ts";
 import { runCli } from "./cli_helper.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 import { noPostgres, PgServer } from "./pg_server.ts";
@@ -111,10 +111,14 @@ Deno.test({
       // the documents are in PostgreSQL, not in the data folder's FTS5 table
       const rows = await runCli(["search", "llamas", "--data", data, "--json"]);
       assert(JSON.parse(rows.stdout).results.length === 1, rows.stdout);
-      // status says where the keyword index is: host, port and database, no user name
+      // status says where the keyword index is: host, port and database, and the machine
+      // (schema) this data folder writes (by default the host name), no user name
       const st = await runCli(["status", "--data", data, "--json"]);
       const url = new URL(store);
-      assertEquals(JSON.parse(st.stdout).keyword_index, `PostgreSQL at ${url.host}${url.pathname}`);
+      assertEquals(
+        JSON.parse(st.stdout).keyword_index,
+        `PostgreSQL at ${url.host}${url.pathname} (machine "${machineName({ libraries: [] })}")`,
+      );
       assert(url.username && !st.stdout.includes(url.username + "@"), st.stdout);
     } finally {
       await Deno.remove(base, { recursive: true });

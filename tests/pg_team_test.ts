@@ -136,7 +136,9 @@ Deno.test({
       const [p, r] = [new URL(db), new URL(readDb)];
       assertEquals(
         where,
-        `PostgreSQL at ${p.host}${p.pathname}; searches read the replica at ${r.host}${r.pathname}`,
+        `PostgreSQL at ${p.host}${p.pathname} (machine "${
+          machineName({ libraries: [] })
+        }"); searches read the replica at ${r.host}${r.pathname}`,
       );
       assert(!st.stdout.includes(`${p.username}@`), st.stdout);
 
