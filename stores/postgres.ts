@@ -61,6 +61,16 @@ import { claimMachine, type Machine, openPool } from "./postgres_pool.ts";
 import { redact } from "./postgres_url.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 
+/** Times a write transaction is tried when PostgreSQL aborts it for a deadlock. */
+const WRITE_ATTEMPTS = 5;
+
+/** A document to write: its card and its tokens, for the document and for its passages. */
+interface PreparedDoc {
+  card: IndexedDoc["card"];
+  tokens: ReturnType<Tokenizer["document"]>;
+  passages: { lengths: number[]; terms: Map<string, { passages: number; positions: number[] }> };
+}
+
 /** Options of {@link PgKeywordIndex}. */
 export interface PgOptions {
   /** Column weights, merged over the FTS5 index's defaults. */
@@ -199,68 +209,148 @@ export class PgKeywordIndex implements KeywordIndex {
     this.#counted = Date.now();
   }
 
-  /** A transaction; rolled back on failure. */
-  async #transaction(fn: (c: pg.PoolClient) => Promise<void>): Promise<void> {
+  /**
+   * A write transaction; rolled back on failure. One that PostgreSQL aborts to break a
+   * deadlock or a serialization conflict with another writer is run again (a few times):
+   * `fn` must only write.
+   *
+   * @param fn the writes; returns the change in the number of documents
+   */
+  async #transaction(fn: (c: pg.PoolClient) => Promise<number>): Promise<void> {
     await this.#ready();
-    await this.#guard(async () => {
-      const c = await this.#pool.connect();
-      try {
-        await c.query("BEGIN");
-        await fn(c);
-        await c.query("COMMIT");
-      } catch (e) {
-        await c.query("ROLLBACK").catch(() => {});
-        throw e;
-      } finally {
-        c.release();
+    const added = await this.#guard(async () => {
+      for (let attempt = 1;; attempt++) {
+        const c = await this.#pool.connect();
+        try {
+          await c.query("BEGIN");
+          const n = await fn(c);
+          await c.query("COMMIT");
+          return n;
+        } catch (e) {
+          await c.query("ROLLBACK").catch(() => {});
+          const code = (e as { code?: string }).code;
+          if (attempt >= WRITE_ATTEMPTS || (code !== "40P01" && code !== "40001")) throw e;
+        } finally {
+          c.release();
+        }
+        await new Promise((r) => setTimeout(r, 10 * attempt * Math.random()));
       }
     });
-    // counted on the primary: the replica that searches read may not have the write yet
-    await this.#count(this.#pool);
+    // counted from this write, not read back: a replica that searches read may not have it
+    // yet, and a round trip per write costs; `ready()` counts again every few seconds
+    this.#documents += added;
   }
 
-  /** Remove documents' rows, postings, term counts and totals (inside a transaction). */
-  async #delete(c: pg.PoolClient, ids: string[]): Promise<void> {
-    const old = await c.query(
+  /**
+   * Remove documents and add others (inside a transaction): their rows and postings, and the
+   * term counts and library totals they change, netted. Term counts and totals are rows
+   * every writer of the schema updates: they are changed once per transaction, in term and
+   * library order, so two writers never wait on each other's rows in a cycle (a document
+   * re-indexed unchanged changes none).
+   *
+   * @returns the change in the number of documents
+   */
+  async #write(c: pg.PoolClient, ids: string[], docs: PreparedDoc[] = []): Promise<number> {
+    const old = (await c.query(
       "DELETE FROM kw_docs WHERE doc_id = ANY($1) RETURNING id, library, tokens, plens",
       [ids],
-    );
-    if (!old.rowCount) return;
-    const docIds = old.rows.map((r) => r.id);
-    await c.query(
-      `UPDATE kw_terms t SET df = t.df - g.n, pdf = t.pdf - g.np FROM (
-        SELECT term, sum(n)::int AS n, sum(np)::int AS np FROM (
-          SELECT term, count(DISTINCT doc) AS n, 0 AS np FROM kw_postings WHERE doc = ANY($1)
-          GROUP BY term
-          UNION ALL
-          SELECT term, 0, sum(np) FROM kw_ppostings WHERE doc = ANY($1) GROUP BY term) u
-        GROUP BY term ORDER BY term) g WHERE t.term = g.term`,
-      [docIds],
-    );
-    await c.query("DELETE FROM kw_postings WHERE doc = ANY($1)", [docIds]);
-    await c.query("DELETE FROM kw_ppostings WHERE doc = ANY($1)", [docIds]);
-    const byLib = new Map<string, { docs: number; tokens: number; ps: number; ptokens: number }>();
-    for (const r of old.rows) {
-      const t = byLib.get(r.library) ?? { docs: 0, tokens: 0, ps: 0, ptokens: 0 };
-      const plens = r.plens as number[];
-      t.docs++;
-      t.tokens += r.tokens;
-      t.ps += plens.length;
-      t.ptokens += plens.reduce((a, b) => a + b, 0);
-      byLib.set(r.library, t);
+    )).rows;
+    const oldIds = old.map((r) => r.id);
+    // aggregated over all the new documents (a term of two of them counts twice)
+    const added = new Map<string, [number, number]>();
+    for (const { tokens, passages } of docs) {
+      for (const t of new Set([...tokens.terms.keys(), ...passages.terms.keys()])) {
+        const d = added.get(t) ?? [0, 0];
+        d[0] += tokens.terms.has(t) ? 1 : 0;
+        d[1] += passages.terms.get(t)?.passages ?? 0;
+        added.set(t, d);
+      }
     }
-    for (const [lib, t] of [...byLib].sort(([a], [b]) => a < b ? -1 : 1)) {
+    const names = [...added.keys()];
+    await c.query(
+      `INSERT INTO kw_terms (term, df, pdf)
+       SELECT term, sum(df)::int, sum(pdf)::int FROM (
+         SELECT term, -count(DISTINCT doc) AS df, 0 AS pdf FROM kw_postings
+         WHERE doc = ANY($1) GROUP BY term
+         UNION ALL
+         SELECT term, 0, -sum(np) FROM kw_ppostings WHERE doc = ANY($1) GROUP BY term
+         UNION ALL
+         SELECT * FROM unnest($2::text[], $3::int[], $4::int[])) u (term, df, pdf)
+       GROUP BY term HAVING sum(df) <> 0 OR sum(pdf) <> 0 ORDER BY term
+       ON CONFLICT (term) DO UPDATE SET df = kw_terms.df + excluded.df,
+         pdf = kw_terms.pdf + excluded.pdf`,
+      [oldIds, names, names.map((t) => added.get(t)![0]), names.map((t) => added.get(t)![1])],
+    );
+    if (oldIds.length) {
+      await c.query("DELETE FROM kw_postings WHERE doc = ANY($1)", [oldIds]);
+      await c.query("DELETE FROM kw_ppostings WHERE doc = ANY($1)", [oldIds]);
+    }
+    const totals = new Map<string, [number, number, number, number]>();
+    const total = (lib: string, sign: number, tokens: number, plens: number[]) => {
+      const t = totals.get(lib) ?? [0, 0, 0, 0];
+      t[0] += sign;
+      t[1] += sign * tokens;
+      t[2] += sign * plens.length;
+      t[3] += sign * plens.reduce((a, b) => a + b, 0);
+      totals.set(lib, t);
+    };
+    for (const r of old) total(r.library, -1, r.tokens, r.plens as number[]);
+    for (const { card, tokens, passages } of docs) {
+      const sum = tokens.lengths.reduce((a, b) => a + b, 0);
+      total(card.library, 1, sum, passages.lengths);
+      const row = await c.query(
+        `INSERT INTO kw_docs (doc_id, library, lens, tokens, plens) VALUES ($1, $2, $3, $4, $5)
+         RETURNING id`,
+        [card.doc_id, card.library, tokens.lengths, sum, passages.lengths],
+      );
+      const terms: string[] = [], cols: number[] = [], tfs: number[] = [], pos: string[] = [];
+      for (const [term, byCol] of tokens.terms) {
+        for (const [col, at] of byCol) {
+          terms.push(term);
+          cols.push(col);
+          tfs.push(at.length);
+          pos.push(at.join(","));
+        }
+      }
       await c.query(
-        `UPDATE kw_totals SET docs = docs - $2, tokens = tokens - $3, passages = passages - $4,
-           ptokens = ptokens - $5 WHERE library = $1`,
-        [lib, t.docs, t.tokens, t.ps, t.ptokens],
+        `INSERT INTO kw_postings (term, doc, col, tf, pos)
+         SELECT t, $1, c, f, string_to_array(p, ',')::int[]
+         FROM unnest($2::text[], $3::smallint[], $4::int[], $5::text[]) AS u(t, c, f, p)`,
+        [row.rows[0].id, terms, cols, tfs, pos],
+      );
+      const pTerms = [...passages.terms.keys()];
+      await c.query(
+        `INSERT INTO kw_ppostings (term, doc, np, pos)
+         SELECT t, $1, n, string_to_array(p, ',')::int8[]
+         FROM unnest($2::text[], $3::int[], $4::text[]) AS u(t, n, p)`,
+        [
+          row.rows[0].id,
+          pTerms,
+          pTerms.map((t) => passages.terms.get(t)!.passages),
+          pTerms.map((t) => passages.terms.get(t)!.positions.join(",")),
+        ],
       );
     }
+    const libs = [...totals.keys()].sort();
+    const col = (i: number) => libs.map((l) => totals.get(l)![i]);
+    if (libs.length) {
+      await c.query(
+        `INSERT INTO kw_totals (library, docs, tokens, passages, ptokens)
+         SELECT * FROM unnest($1::text[], $2::int[], $3::int8[], $4::int8[], $5::int8[])
+         ORDER BY 1
+         ON CONFLICT (library) DO UPDATE SET docs = kw_totals.docs + excluded.docs,
+           tokens = kw_totals.tokens + excluded.tokens,
+           passages = kw_totals.passages + excluded.passages,
+           ptokens = kw_totals.ptokens + excluded.ptokens`,
+        [libs, col(0), col(1), col(2), col(3)],
+      );
+    }
+    return docs.length - old.length;
   }
 
   /** Add or replace documents (by `doc_id`), in one transaction. */
   upsert(docs: IndexedDoc[]): Promise<void> {
-    const prepared = docs.map((doc) => ({
+    const prepared: PreparedDoc[] = docs.map((doc) => ({
       card: doc.card,
       tokens: this.#tokens.document([
         segmentCJK(doc.card.title),
@@ -271,81 +361,14 @@ export class PgKeywordIndex implements KeywordIndex {
       ]),
       passages: this.#passageTokens(doc),
     }));
-    return this.#transaction(async (c) => {
-      await this.#delete(c, docs.map((d) => d.card.doc_id));
-      for (const { card, tokens, passages } of prepared) {
-        const total = tokens.lengths.reduce((a, b) => a + b, 0);
-        const row = await c.query(
-          `INSERT INTO kw_docs (doc_id, library, lens, tokens, plens) VALUES ($1, $2, $3, $4, $5)
-           RETURNING id`,
-          [card.doc_id, card.library, tokens.lengths, total, passages.lengths],
-        );
-        const terms: string[] = [], cols: number[] = [], tfs: number[] = [], pos: string[] = [];
-        for (const [term, byCol] of tokens.terms) {
-          for (const [col, at] of byCol) {
-            terms.push(term);
-            cols.push(col);
-            tfs.push(at.length);
-            pos.push(at.join(","));
-          }
-        }
-        await c.query(
-          `INSERT INTO kw_postings (term, doc, col, tf, pos)
-           SELECT t, $1, c, f, string_to_array(p, ',')::int[]
-           FROM unnest($2::text[], $3::smallint[], $4::int[], $5::text[]) AS u(t, c, f, p)`,
-          [row.rows[0].id, terms, cols, tfs, pos],
-        );
-        const pTerms = [...passages.terms.keys()];
-        await c.query(
-          `INSERT INTO kw_ppostings (term, doc, np, pos)
-           SELECT t, $1, n, string_to_array(p, ',')::int8[]
-           FROM unnest($2::text[], $3::int[], $4::text[]) AS u(t, n, p)`,
-          [
-            row.rows[0].id,
-            pTerms,
-            pTerms.map((t) => passages.terms.get(t)!.passages),
-            pTerms.map((t) => passages.terms.get(t)!.positions.join(",")),
-          ],
-        );
-        // in term order, so two writers never wait on each other's rows in a cycle
-        const all = [...new Set([...tokens.terms.keys(), ...pTerms])];
-        await c.query(
-          `INSERT INTO kw_terms (term, df, pdf)
-           SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS u(t, d, p) ORDER BY t
-           ON CONFLICT (term) DO UPDATE SET df = kw_terms.df + excluded.df,
-             pdf = kw_terms.pdf + excluded.pdf`,
-          [
-            all,
-            all.map((t) => tokens.terms.has(t) ? 1 : 0),
-            all.map((t) => passages.terms.get(t)?.passages ?? 0),
-          ],
-        );
-        await c.query(
-          `INSERT INTO kw_totals (library, docs, tokens, passages, ptokens)
-           VALUES ($1, 1, $2, $3, $4)
-           ON CONFLICT (library) DO UPDATE SET docs = kw_totals.docs + 1,
-             tokens = kw_totals.tokens + excluded.tokens,
-             passages = kw_totals.passages + excluded.passages,
-             ptokens = kw_totals.ptokens + excluded.ptokens`,
-          [
-            card.library,
-            total,
-            passages.lengths.length,
-            passages.lengths.reduce((a, b) => a + b, 0),
-          ],
-        );
-      }
-    });
+    return this.#transaction((c) => this.#write(c, docs.map((d) => d.card.doc_id), prepared));
   }
 
   /**
    * A document's passage index: each passage's tokens (title and text, as the FTS5 passage
    * table receives them) and, per term, the passages holding it and its positions.
    */
-  #passageTokens(doc: IndexedDoc): {
-    lengths: number[];
-    terms: Map<string, { passages: number; positions: number[] }>;
-  } {
+  #passageTokens(doc: IndexedDoc): PreparedDoc["passages"] {
     const lengths: number[] = [];
     const terms = new Map<string, { passages: number; positions: number[] }>();
     passageTexts(doc).forEach(({ title, body }, seq) => {
@@ -369,7 +392,7 @@ export class PgKeywordIndex implements KeywordIndex {
 
   /** Remove documents by id; unknown ids are ignored. */
   remove(ids: string[]): Promise<void> {
-    return this.#transaction((c) => this.#delete(c, ids));
+    return this.#transaction((c) => this.#write(c, ids));
   }
 
   /** A MATCH expression's plan: its tree and its distinct phrases' terms. */
