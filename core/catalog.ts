@@ -53,9 +53,10 @@ export interface FileState {
  * 4: front-matter fields (the `fields` table). 5: text stored once (contentless FTS5),
  * compressed (`core/text_codec.ts`). 6 (never on main): text stored as compressed
  * passages. 7: text stored in compressed blocks of lines, passages apart (where each is),
- * each passage a row of the keyword index's passage table too.
+ * each passage a row of the keyword index's passage table too. 8: a passage row names its
+ * document in a column of its own (`docToken` in `stores/fts5_passages.ts`).
  */
-const FORMAT = "7";
+const FORMAT = "8";
 
 /**
  * A kind of cache of a view of the catalog (the document listing, the link graph, texts

@@ -256,14 +256,41 @@ export function blockLines(
   return out;
 }
 
-/** Characters of decoded text blocks a passage reader keeps for the next searches. */
+/** Characters of passages' lines a passage reader keeps for the next searches. */
 const READER_CACHE_CHARS = 16 * 1024 * 1024;
 
 /**
  * A reader of some passages of a document, by sequence number, through any handle on a
  * catalog file: what a search hit's passages and snippet are cut from. Only the text blocks
- * holding their lines are decompressed, not the document; the blocks read last are kept
- * (by document version: a changed document is read afresh) for the next searches.
+ * holding their lines are decompressed, not the document, each at most once per call; the
+ * passages read last are kept (by document version: a changed document is read afresh) for
+ * the next searches. Passages, not blocks, are kept: a passage is a few lines of a 32 KB
+ * block, so the same memory holds the passages of many more searches (on the 80 dev
+ * questions, full corpus: their candidates fit, their blocks did not).
+ *
+ * @example
+ * ```ts
+ * import { DatabaseSync } from "node:sqlite";
+ * import { passageReader } from "./catalog_sql.ts";
+ * import { encodeText } from "./text_codec.ts";
+ * import assert from "node:assert/strict";
+ * const db = new DatabaseSync(":memory:");
+ * db.exec(`CREATE TABLE documents (doc_id TEXT, doc_type TEXT, pages TEXT, hash TEXT);
+ *   CREATE TABLE passages (doc_id TEXT, seq INT, start_line INT, end_line INT, page INT,
+ *     node_id TEXT, title TEXT);
+ *   CREATE TABLE text_blocks (doc_id TEXT, first_line INT, text BLOB);`);
+ * db.prepare("INSERT INTO documents VALUES ('d', 'txt', NULL, 'h1')").run();
+ * db.prepare("INSERT INTO passages VALUES ('d', 0, 2, 3, NULL, NULL, 'Lines 2-3')").run();
+ * const block = db.prepare("INSERT INTO text_blocks VALUES ('d', 1, ?)");
+ * block.run(encodeText("one\ntwo\nthree"));
+ * const read = passageReader(db);
+ * assert.deepEqual(read("d", [0, 5])?.passages.map((p) => p.lines), [["two", "three"]]);
+ * // a changed document (another hash) is read afresh, not served from what was kept
+ * db.exec("UPDATE documents SET hash = 'h2'; DELETE FROM text_blocks");
+ * block.run(encodeText("uno\ndos\ntres"));
+ * assert.deepEqual(read("d", [0])?.passages[0]?.lines, ["dos", "tres"]);
+ * assert.equal(read("missing", [0]), undefined);
+ * ```
  */
 export function passageReader(
   db: DatabaseSync,
@@ -274,46 +301,50 @@ export function passageReader(
      WHERE doc_id = ? AND seq = ?`,
   );
   const blocks = blockReader(db);
-  /** Blocks read, by document version, least recently used first, and their characters. */
-  const kept = new Map<string, { blocks: DocBlocks; chars: number }>();
+  /** Passages read, by document version and sequence number, least recently used first. */
+  const kept = new Map<string, { passage: StoredPassage; chars: number }>();
   let chars = 0;
+  const keep = (key: string, passage: StoredPassage) => {
+    let n = 0;
+    for (const l of passage.lines) n += l.length + 1;
+    kept.set(key, { passage, chars: n });
+    chars += n;
+    while (kept.size > 1 && chars > READER_CACHE_CHARS) {
+      const [oldest, old] = kept.entries().next().value!;
+      kept.delete(oldest);
+      chars -= old.chars;
+    }
+  };
   return (docId, seqs) => {
     const d = doc.get(docId);
     if (!d) return undefined;
-    const key = `${docId}:${d.hash}`;
-    const entry = kept.get(key) ?? {
-      blocks: { firsts: blocks.firsts(docId), lines: new Map<number, string[]>() },
-      chars: 0,
-    };
-    kept.delete(key);
-    kept.set(key, entry);
-    const before = entry.blocks.lines.size;
+    // the blocks this call decodes (each at most once), read when a passage is not kept
+    let read: DocBlocks | undefined;
     const passages: StoredPassage[] = [];
     for (const seq of seqs) {
+      const key = `${docId}:${d.hash}:${seq}`;
+      const known = kept.get(key);
+      if (known) {
+        kept.delete(key);
+        kept.set(key, known);
+        passages.push(known.passage);
+        continue;
+      }
       const r = one.get(docId, seq);
       if (!r) continue;
       const [from, to] = [r.start_line as number, r.end_line as number];
+      read ??= { firsts: blocks.firsts(docId), lines: new Map<number, string[]>() };
       const p: StoredPassage = {
         seq,
         title: r.title as string,
         start_line: from,
         end_line: to,
-        lines: blockLines(blocks, docId, entry.blocks, from, to),
+        lines: blockLines(blocks, docId, read, from, to),
       };
       if (r.node_id !== null) p.node_id = r.node_id as string;
       if (r.page !== null) p.page = r.page as number;
+      keep(key, p);
       passages.push(p);
-    }
-    if (entry.blocks.lines.size !== before) {
-      let n = 0;
-      for (const lines of entry.blocks.lines.values()) for (const l of lines) n += l.length + 1;
-      chars += n - entry.chars;
-      entry.chars = n;
-      while (kept.size > 1 && chars > READER_CACHE_CHARS) {
-        const [oldest, old] = kept.entries().next().value!;
-        kept.delete(oldest);
-        chars -= old.chars;
-      }
     }
     const out: StoredPassages = { passages, docType: d.doc_type as string };
     if (d.pages !== null) out.pages = JSON.parse(d.pages as string);

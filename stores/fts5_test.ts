@@ -1,8 +1,9 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import type { DatabaseSync } from "node:sqlite";
 import { Catalog } from "../core/catalog.ts";
-import { filterSql } from "../core/catalog_sql.ts";
+import { filterSql, statements } from "../core/catalog_sql.ts";
 import { bm25Score, Fts5Index } from "./fts5.ts";
+import { docToken, PASSAGE_SPAN, PASSAGE_WEIGHTS, PassageRows } from "./fts5_passages.ts";
 import { normalizeTime, parseQuery, prepareQuery } from "../search/query.ts";
 import {
   CORPUS,
@@ -136,5 +137,39 @@ Deno.test("Fts5Index keeps no copy of the text: contentless table, snippets from
   await fts.remove(["w"]);
   assertEquals(fts.count(), 0);
   db.exec("INSERT INTO docs_fts(docs_fts, rank) VALUES('integrity-check', 1)");
+  db.close();
+});
+
+Deno.test("PassageRows.best() reads the asked documents' passages, scored library-wide", async () => {
+  // a long text without an outline is passages of windows of lines
+  const lines = (word: string, n: number) =>
+    Array.from({ length: n }, (_, i) => (i % 50 === 7 ? word : `filler line ${i}`)).join("\n");
+  const { db } = await setup([
+    { id: "a", path: "L/a.md", body: lines("zebra", 300) },
+    { id: "b", path: "L/b.md", body: lines("zebra zebra", 200) },
+    { id: "c", path: "L/c.md", body: "zebra crossing\nzebra stripes" },
+  ]);
+  const rowid = (id: string) =>
+    db.prepare("SELECT rowid FROM fts_map WHERE doc_id = ?").get(id)!.rowid as number;
+  const [a, b, c] = [rowid("a"), rowid("b"), rowid("c")];
+  const rows = new PassageRows(db, statements(db));
+  const best = rows.best('"zebra"', [a, c], 8);
+  assertEquals([...best.keys()].sort(), [a, c].sort());
+  // the same passages and BM25 values as ranking every passage and keeping those documents'
+  const all = db.prepare(
+    `SELECT rowid, bm25(passages_fts, ${PASSAGE_WEIGHTS.join(", ")}, 0) AS raw
+     FROM passages_fts WHERE passages_fts MATCH '{title body} : zebra' ORDER BY raw`,
+  ).all().map((r) => {
+    const id = Number(r.rowid);
+    return { doc: Math.floor(id / PASSAGE_SPAN), rowid: id, raw: r.raw as number };
+  })
+    .filter((r) => r.doc === a || r.doc === c);
+  assertEquals(
+    [a, c].flatMap((d) => best.get(d)!.map((p) => [d * PASSAGE_SPAN + p.seq, p.raw])),
+    [a, c].flatMap((d) => all.filter((r) => r.doc === d).map((r) => [r.rowid, r.raw])),
+  );
+  assert(best.get(a)!.length >= 3, "several passages of a hold the word");
+  // a word that spells a document's token finds nothing: the token is no text of it
+  assertEquals(rows.best(`"${docToken(b)}"`, [a, b, c], 8).size, 0);
   db.close();
 });
