@@ -4,6 +4,11 @@
  * optionally every output as JSON in a directory so two versions can be compared.
  *
  *   deno run -A bench/pdf_cpu.ts [--n 40] [--out DIR] [--no-pdftotext] [CORPUS]
+ *   deno run -A --cpu-prof --cpu-prof-dir=DIR bench/pdf_cpu.ts --no-pdftotext
+ *   deno run -A bench/pdf_cpu.ts --attribute DIR/NAME.cpuprofile
+ *
+ * `--attribute` reads a V8 CPU profile of the first form and prints the share of sampled
+ * time inside the pdf.js and shelfmark functions that matter (inclusive), and per file (self).
  *
  * The sample: every k-th PDF (sorted by path) of `pdf-manuals`, `pdf-plain` and `nested`
  * under CORPUS (default ~/.cache/shelfmark/corpus-full), n in all.
@@ -51,6 +56,73 @@ function childCpuMs(): number {
   }
 }
 
+/** Functions whose inclusive share `--attribute` prints, in this order. */
+const WATCHED = [
+  "translateFont",
+  "Font",
+  "convert",
+  "checkAndRepair",
+  "Type1Font",
+  "CFFFont",
+  "buildTextContentItem",
+  "getCurrentTextTransform",
+  "compareWithLastPosition",
+  "charsToGlyphs",
+  "runBidiTransform",
+  "flushTextContentItem",
+  "getOperatorList",
+  "ensure",
+  "getPage",
+  "pageLines",
+  "layoutLines",
+  "dropRunning",
+  "pdfHeadings",
+  "placeBookmarks",
+  "fastClone",
+  "(garbage collector)",
+];
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+
+/** Per cent of sampled time: inclusive for {@link WATCHED} functions, self per source file. */
+export function attribute(profile: {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}): { inclusive: Record<string, number>; selfByFile: Record<string, number> } {
+  const self = new Map<number, number>();
+  profile.samples.forEach((s, i) => self.set(s, (self.get(s) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const incl = new Map<string, number>();
+  const files = new Map<string, number>();
+  let all = 0;
+  for (const [id, t] of self) {
+    all += t;
+    const frame = byId.get(id)!.callFrame;
+    const file = frame.url ? frame.url.split("/").slice(-2).join("/") : frame.functionName;
+    files.set(file, (files.get(file) ?? 0) + t);
+    const seen = new Set<string>();
+    for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+      const name = byId.get(cur)!.callFrame.functionName;
+      if (seen.has(name)) continue;
+      seen.add(name);
+      incl.set(name, (incl.get(name) ?? 0) + t);
+    }
+  }
+  const pct = (v: number) => Math.round(1000 * v / all) / 10;
+  const top = [...files].sort((a, b) => b[1] - a[1]).slice(0, 20);
+  return {
+    inclusive: Object.fromEntries(WATCHED.map((k) => [k, pct(incl.get(k) ?? 0)])),
+    selfByFile: Object.fromEntries(top.map(([k, v]) => [k, pct(v)])),
+  };
+}
+
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
@@ -58,9 +130,16 @@ if (import.meta.main) {
       n: { type: "string", default: "40" },
       out: { type: "string" },
       "no-pdftotext": { type: "boolean", default: false },
+      attribute: { type: "string" },
     },
     allowPositionals: true,
   });
+  if (values.attribute) {
+    console.log(
+      JSON.stringify(attribute(JSON.parse(Deno.readTextFileSync(values.attribute))), null, 1),
+    );
+    Deno.exit(0);
+  }
   const corpus = positionals[0] ??
     join(Deno.env.get("HOME") ?? "", ".cache/shelfmark/corpus-full");
   const sample = pdfSample(corpus, Number(values.n));
