@@ -20,14 +20,21 @@ export function fastClone(v: unknown, transfer?: Set<unknown>, depth = 0): unkno
   if (Array.isArray(v)) {
     const n = v.length;
     const out = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = fastClone(v[i], transfer, depth + 1);
+    for (let i = 0; i < n; i++) {
+      const e = v[i];
+      // Numbers and strings (most of a text chunk) are copied without a call.
+      out[i] = typeof e !== "object" || e === null ? e : fastClone(e, transfer, depth + 1);
+    }
     return out;
   }
   const proto = Object.getPrototypeOf(v);
   if (proto === Object.prototype || proto === null) {
     const out: Record<string, unknown> = {};
     const o = v as Record<string, unknown>;
-    for (const k in o) out[k] = fastClone(o[k], transfer, depth + 1);
+    for (const k in o) {
+      const e = o[k];
+      out[k] = typeof e !== "object" || e === null ? e : fastClone(e, transfer, depth + 1);
+    }
     return out;
   }
   if (v instanceof ArrayBuffer) return transfer?.has(v) ? v : v.slice(0);
