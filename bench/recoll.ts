@@ -289,7 +289,9 @@ if (import.meta.main) {
     Deno.exit(2);
   }
   const shared = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
-  const libraries = [...Deno.readDirSync(corpus)].filter((e) => e.isDirectory)
+  // Hidden folders (the corpus builder's `.cache` of downloads) are not libraries.
+  const libraries = [...Deno.readDirSync(corpus)]
+    .filter((e) => e.isDirectory && !e.name.startsWith("."))
     .map((e) => e.name).sort();
   const c = await compareRecoll(corpus, libraries, shared, values.keep);
   console.log(comparisonTable(c));
