@@ -114,6 +114,8 @@ export interface Footprint {
   peakByNamePss: Record<string, number>;
   /** Largest number of processes in the tree at once. */
   peakProcesses: number;
+  /** Distinct processes seen per command name and depth (`deno@2`: extraction processes started). */
+  seenByName: Record<string, number>;
   /** Largest resident size seen per command name and depth in the tree (`deno@2`), bytes. */
   peakByName: Record<string, number>;
   /** User + system CPU time of every process seen, as last sampled, seconds. */
@@ -151,6 +153,7 @@ export class TreeSampler {
     peakRootPss: 0,
     peakByNamePss: {},
     peakProcesses: 0,
+    seenByName: {},
     peakByName: {},
     sampledCpu: 0,
     atPeak: "",
@@ -197,6 +200,7 @@ export class TreeSampler {
       const key = `${p.name}@${p.depth}`;
       fp.peakByName[key] = Math.max(fp.peakByName[key] ?? 0, rss);
       fp.peakByNamePss[key] = Math.max(fp.peakByNamePss[key] ?? 0, pss);
+      if (!this.#cpu.has(p.pid)) fp.seenByName[key] = (fp.seenByName[key] ?? 0) + 1;
       this.#cpu.set(p.pid, p.cpu);
     }
     const before = fp.sampledCpu;
@@ -541,6 +545,9 @@ export function describe(fp: Footprint & Partial<CommandFootprint>): string {
     `at the peak (MiB): ${fp.atPeak}`,
     `at the PSS peak (MiB of PSS): ${fp.atPeakPss}`,
     `largest per command: ${names}`,
+    `processes started per command: ${
+      Object.entries(fp.seenByName).map(([n, k]) => `${n} ${k}`).join(", ")
+    }`,
   ].filter(Boolean).join("\n");
 }
 
