@@ -114,6 +114,8 @@ export interface Footprint {
   peakByNamePss: Record<string, number>;
   /** Largest number of processes in the tree at once. */
   peakProcesses: number;
+  /** Distinct processes seen per command name and depth (`deno@2`: extraction processes started). */
+  seenByName: Record<string, number>;
   /** Largest resident size seen per command name and depth in the tree (`deno@2`), bytes. */
   peakByName: Record<string, number>;
   /** User + system CPU time of every process seen, as last sampled, seconds. */
@@ -132,6 +134,11 @@ export interface Footprint {
   lastProcesses: number;
   /** Samples taken. */
   samples: number;
+  /**
+   * CPU seconds the tree used in each wall-clock second (as sampled: 2 means both of two
+   * cores busy), to see where a core waits.
+   */
+  cpuPerSecond: number[];
 }
 
 /** Samples the resident size of a process tree at an interval until stopped. */
@@ -146,6 +153,7 @@ export class TreeSampler {
     peakRootPss: 0,
     peakByNamePss: {},
     peakProcesses: 0,
+    seenByName: {},
     peakByName: {},
     sampledCpu: 0,
     atPeak: "",
@@ -155,7 +163,9 @@ export class TreeSampler {
     atLastPss: "",
     lastProcesses: 0,
     samples: 0,
+    cpuPerSecond: [],
   };
+  readonly #t0 = performance.now();
 
   /**
    * @param root the process whose tree is sampled
@@ -190,9 +200,16 @@ export class TreeSampler {
       const key = `${p.name}@${p.depth}`;
       fp.peakByName[key] = Math.max(fp.peakByName[key] ?? 0, rss);
       fp.peakByNamePss[key] = Math.max(fp.peakByNamePss[key] ?? 0, pss);
+      if (!this.#cpu.has(p.pid)) fp.seenByName[key] = (fp.seenByName[key] ?? 0) + 1;
       this.#cpu.set(p.pid, p.cpu);
     }
+    const before = fp.sampledCpu;
     fp.sampledCpu = [...this.#cpu.values()].reduce((a, b) => a + b, 0);
+    const second = Math.floor((performance.now() - this.#t0) / 1000);
+    while (fp.cpuPerSecond.length <= second) fp.cpuPerSecond.push(0);
+    if (fp.samples) {
+      fp.cpuPerSecond[second] = (fp.cpuPerSecond[second] ?? 0) + fp.sampledCpu - before;
+    }
     if (tree > fp.peakTree) fp.atPeak = parts.join(", ");
     if (treePss > fp.peakTreePss) fp.atPeakPss = partsPss.join(", ");
     fp.peakTree = Math.max(fp.peakTree, tree);
@@ -224,39 +241,81 @@ export interface CommandFootprint extends Footprint {
   /** Wall time, seconds. */
   seconds: number;
   /**
-   * User + system CPU time of the command's tree, seconds: the larger of what `times`
-   * counts (descendants that were waited for, however short-lived) and the sum sampled per
-   * process (which also counts children killed and never waited for).
+   * User + system CPU time of the command's tree, seconds: the larger of what the
+   * subreaper counts (every descendant, however short-lived, orphaned or killed) and the
+   * sum sampled per process (a cross-check: it misses what a process spent after its last
+   * sample).
    */
   cpuSeconds: number;
+  /** CPU seconds of every descendant, as the subreaper waited for them. */
+  reapedCpuSeconds: number;
+  /** Descendants left behind by their parents and waited for by the subreaper. */
+  orphans: number;
   /** Standard output. */
   stdout: string;
   /** Standard error (its tail). */
   stderr: string;
 }
 
-/** `0m1.250s` as seconds. */
-function shellSeconds(s: string): number {
-  const m = /(\d+)m([\d.]+)s/.exec(s);
-  return m ? Number(m[1]) * 60 + Number(m[2]) : NaN;
-}
+/**
+ * A subreaper in Python (`prctl(PR_SET_CHILD_SUBREAPER)`): it runs the command, then waits
+ * for every descendant orphaned on the way (extraction processes a parent never waited
+ * for are re-parented to it instead of to init), killing any still alive after the grace
+ * period, and writes the user + system CPU seconds of every descendant it and theirs
+ * waited for (`RUSAGE_CHILDREN`). A process that dies between two samples is counted too.
+ */
+const SUBREAPER = `
+import ctypes, os, resource, signal, sys, time
+ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)
+out, grace, cmd = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+pid = os.fork()
+if pid == 0:
+    os.execvp(cmd[0], cmd)
+st = os.waitpid(pid, 0)[1]
+code = os.waitstatus_to_exitcode(st)
+deadline, orphans = time.monotonic() + grace, 0
+while True:
+    try:
+        p, _ = os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        break
+    if p:
+        orphans += 1
+        continue
+    if time.monotonic() > deadline:
+        for e in os.listdir("/proc"):
+            if e.isdigit():
+                try:
+                    with open(f"/proc/{e}/stat") as f:
+                        if int(f.read().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                            os.kill(int(e), signal.SIGKILL)
+                except (OSError, ValueError):
+                    pass
+    time.sleep(0.05)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+with open(out, "w") as f:
+    f.write(f"{r.ru_utime + r.ru_stime} {orphans}")
+sys.exit(code if code >= 0 else 128 - code)
+`;
 
 /**
- * Run a command under `bash` (whose `times` gives the CPU time of every descendant that
- * was waited for) and sample the memory of its process tree.
+ * Run a command under a subreaper (see {@link SUBREAPER}: every descendant is waited for
+ * and its CPU time counted, even one its parent left behind) and sample the memory of its
+ * process tree.
  *
  * @param cmd the command and its arguments
- * @param opts environment, working directory and sampling interval
+ * @param opts environment, working directory, sampling interval and how long orphans may
+ *   run on after the command ends before they are killed (seconds, default 30)
  */
 export async function measureCommand(
   cmd: string[],
-  opts: { env?: Record<string, string>; cwd?: string; intervalMs?: number } = {},
+  opts: { env?: Record<string, string>; cwd?: string; intervalMs?: number; graceSeconds?: number } =
+    {},
 ): Promise<CommandFootprint> {
-  const timesFile = await Deno.makeTempFile({ prefix: "footprint-" });
-  const script = `"$@"; st=$?; times > "${timesFile}"; exit $st`;
+  const cpuFile = await Deno.makeTempFile({ prefix: "footprint-" });
   const t0 = performance.now();
-  const child = new Deno.Command("bash", {
-    args: ["-c", script, "bash", ...cmd],
+  const child = new Deno.Command("python3", {
+    args: ["-c", SUBREAPER, cpuFile, String(opts.graceSeconds ?? 30), ...cmd],
     env: opts.env,
     cwd: opts.cwd,
     stdout: "piped",
@@ -270,15 +329,16 @@ export async function measureCommand(
   ]);
   const seconds = (performance.now() - t0) / 1000;
   const fp = sampler.stop();
-  // `times`: the shell's user and system time, then its children's.
-  const lines = (await Deno.readTextFile(timesFile)).trim().split("\n");
-  await Deno.remove(timesFile).catch(() => {});
-  const [user, sys] = (lines[1] ?? "").split(/\s+/).map(shellSeconds);
+  const [reaped, orphans] = (await Deno.readTextFile(cpuFile).catch(() => "")).split(" ")
+    .map(Number);
+  await Deno.remove(cpuFile).catch(() => {});
   return {
     ...fp,
     code: st.code,
     seconds,
-    cpuSeconds: Math.max((user ?? 0) + (sys ?? 0), fp.sampledCpu),
+    cpuSeconds: Math.max(reaped || 0, fp.sampledCpu),
+    reapedCpuSeconds: reaped || 0,
+    orphans: orphans || 0,
     stdout: out,
     stderr: err.slice(-4000),
   };
@@ -449,13 +509,34 @@ export async function devQuestionTexts(): Promise<string[]> {
 
 const mib = (b: number) => `${(b / 2 ** 20).toFixed(0)} MiB`;
 
+/**
+ * How busy the cores were: the share of wall-clock seconds in which the tree used less
+ * than half a core, half to one and a half, and more (of {@link Footprint.cpuPerSecond}).
+ */
+export function coresBusy(fp: Footprint): { idle: number; one: number; two: number } {
+  const s = fp.cpuPerSecond;
+  const share = (f: (x: number) => boolean) => s.length ? s.filter(f).length / s.length : 0;
+  return {
+    idle: share((x) => x < 0.5),
+    one: share((x) => x >= 0.5 && x < 1.5),
+    two: share((x) => x >= 1.5),
+  };
+}
+
 /** A footprint as lines for a terminal. */
 export function describe(fp: Footprint & Partial<CommandFootprint>): string {
   const names = Object.entries(fp.peakByName).sort((a, b) => b[1] - a[1]).slice(0, 6)
     .map(([n, b]) => `${n} ${mib(b)} (PSS ${mib(fp.peakByNamePss?.[n] ?? 0)})`).join(", ");
   return [
     fp.seconds !== undefined ? `wall ${fp.seconds.toFixed(1)} s` : "",
-    fp.cpuSeconds !== undefined ? `CPU (user+sys, tree) ${fp.cpuSeconds.toFixed(1)} s` : "",
+    fp.cpuSeconds !== undefined
+      ? `CPU (user+sys, tree) ${fp.cpuSeconds.toFixed(1)} s (subreaper ${
+        fp.reapedCpuSeconds?.toFixed(1)
+      } s, sampled ${fp.sampledCpu.toFixed(1)} s, ${fp.orphans} orphans reaped)`
+      : "",
+    `seconds with <0.5 / 0.5-1.5 / >=1.5 cores busy: ${
+      Object.values(coresBusy(fp)).map((x) => `${(x * 100).toFixed(0)} %`).join(" / ")
+    }`,
     `peak RSS of the tree ${mib(fp.peakTree)} (root alone ${
       mib(fp.peakRoot)
     }, ${fp.peakProcesses} processes at most)`,
@@ -464,6 +545,9 @@ export function describe(fp: Footprint & Partial<CommandFootprint>): string {
     `at the peak (MiB): ${fp.atPeak}`,
     `at the PSS peak (MiB of PSS): ${fp.atPeakPss}`,
     `largest per command: ${names}`,
+    `processes started per command: ${
+      Object.entries(fp.seenByName).map(([n, k]) => `${n} ${k}`).join(", ")
+    }`,
   ].filter(Boolean).join("\n");
 }
 

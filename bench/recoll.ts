@@ -25,7 +25,7 @@ import { parseArgs } from "node:util";
 import { STOP_WORDS } from "../core/tokenize.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { agentCost, devQuestions, type Question } from "./agent_cost.ts";
-import { type CommandFootprint, measureCommand } from "./footprint.ts";
+import { type CommandFootprint, coresBusy, describe, measureCommand } from "./footprint.ts";
 import { partsOf } from "../shelf/_parts.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -194,6 +194,7 @@ async function shelfmarkRun(
     data,
     "--embedder",
     "none",
+    "--no-ocr", // OCR runs after the keyword index, by decision: not part of its time
     "-q",
   ]);
   if (r.code !== 0) throw new Error(`shelfmark index failed (${r.code}): ${r.stderr.slice(-500)}`);
@@ -256,12 +257,16 @@ export function comparisonTable(c: Comparison): string {
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}` : "");
   const row = (name: string, rv: number, sv: number, f: (x: number) => string) =>
     `| ${name} | ${f(rv)} | ${f(sv)} | ${ratio(sv, rv)} |`;
+  const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
+  const share = (x: EngineRun, k: "one" | "two") => coresBusy(x.run)[k];
   const big = (x: EngineRun) => Math.max(...Object.values(x.run.peakByName));
   return [
     `| ${c.version} vs shelfmark (keyword index) | Recoll | shelfmark | shelfmark / Recoll |`,
     "| --- | ---: | ---: | ---: |",
     row("index time (wall)", r.run.seconds, s.run.seconds, sec),
     row("CPU time, user + system, process tree", r.run.cpuSeconds, s.run.cpuSeconds, sec),
+    row("seconds with both cores busy (>= 1.5)", share(r, "two"), share(s, "two"), pct),
+    row("seconds with one core idle (0.5-1.5)", share(r, "one"), share(s, "one"), pct),
     row("index on disk", r.bytes, s.bytes, mib),
     row("peak memory, process tree (RSS)", r.run.peakTree, s.run.peakTree, mib),
     row("peak memory, process tree (PSS)", r.run.peakTreePss, s.run.peakTreePss, mib),
@@ -284,7 +289,19 @@ if (import.meta.main) {
     Deno.exit(2);
   }
   const shared = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
-  const libraries = [...Deno.readDirSync(corpus)].filter((e) => e.isDirectory)
+  // Hidden folders (the corpus builder's `.cache` of downloads) are not libraries.
+  const libraries = [...Deno.readDirSync(corpus)]
+    .filter((e) => e.isDirectory && !e.name.startsWith("."))
     .map((e) => e.name).sort();
-  console.log(comparisonTable(await compareRecoll(corpus, libraries, shared, values.keep)));
+  const c = await compareRecoll(corpus, libraries, shared, values.keep);
+  console.log(comparisonTable(c));
+  if (!("skipped" in c)) {
+    console.log(`\nRecoll:\n${describe(c.recoll.run)}\n\nshelfmark:\n${describe(c.shelfmark.run)}`);
+    console.log(
+      `\nshelfmark CPU per second: ${
+        c.shelfmark.run.cpuPerSecond.map((x) => x.toFixed(1)).join(" ")
+      }`,
+    );
+    console.log(`load average after: ${Deno.loadavg().join(" ")}`);
+  }
 }

@@ -143,6 +143,14 @@ export function rankKeywords(
   opts: { brief?: boolean; tags?: string[]; max?: number; exclude?: Iterable<string> } = {},
 ): string[] {
   const weight = typeof stats === "function" ? stats : idfOf(stats);
+  return pickKeywords(scoreTerms(counts, weight, opts.brief ? 1 : 2), opts);
+}
+
+/** The keywords among scored candidates (best first): declared `tags` first, one per stem. */
+function pickKeywords(
+  scored: [string, number][],
+  opts: { tags?: string[]; max?: number; exclude?: Iterable<string> },
+): string[] {
   const max = opts.max ?? 10;
   const out: string[] = [];
   const seen = new Set<string>();
@@ -155,7 +163,7 @@ export function rankKeywords(
   }
   const exclude = new Set(opts.exclude ?? []);
   const stems = new Set(out.map(stemKey));
-  for (const [w] of scoreTerms(counts, weight, opts.brief ? 1 : 2)) {
+  for (const [w] of scored) {
     if (out.length >= max) break;
     const key = stemKey(w);
     if (seen.has(w) || exclude.has(w) || stems.has(key)) continue;
@@ -303,14 +311,15 @@ export function buildCard(input: CardInput): CardResult {
   const declared = normalizeLanguage(meta.language);
   const language = declared !== "und" ? declared : detectLanguage((lead || text).slice(0, 20_000));
 
-  const word_count = countWords(lines.join("\n"));
+  // A word never spans a line break: counting line by line needs no joined copy.
+  let word_count = 0;
+  for (const line of lines) word_count += countWords(line);
   const brief = word_count < 500;
-  const weight = idfOf(stats);
-  const keywords = rankKeywords(counts, weight, { brief, tags: meta.tags });
+  // Scored and sorted once, for the keywords and the candidate terms alike.
+  const scored = scoreTerms(counts, idfOf(stats), brief ? 1 : 2);
+  const keywords = pickKeywords(scored, { tags: meta.tags });
   const terms: TermCounts = {};
-  for (const [w] of scoreTerms(counts, weight, brief ? 1 : 2).slice(0, CANDIDATE_TERMS)) {
-    terms[w] = counts.get(w)!;
-  }
+  for (const [w] of scored.slice(0, CANDIDATE_TERMS)) terms[w] = counts.get(w)!;
 
   const card: Card = {
     doc_id: input.doc_id,

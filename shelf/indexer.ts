@@ -219,6 +219,36 @@ export class Indexer {
     try {
       this.#reextractChanged();
       await this.#refingerprint(opts.signal);
+      // One room and one set of files in flight for every library: the next library's
+      // files start while the last large file of one is still extracted (a drain at each
+      // library's end left a core idle). A library's removals wait until its files are done.
+      const inflight = new Set<Promise<void>>();
+      const room = new Room(this.#concurrency, this.#maxBytesInFlight, this.#admit);
+      type Task = { lib: Library; f: FoundFile; file: Weighed; known?: FileState; full: boolean };
+      let aside: Task | undefined;
+      const start = ({ lib, f, file, known, full }: Task) => {
+        if (file.large) this.#beforeLarge?.(file.load);
+        room.add(file);
+        const task = this.indexFile(lib, f, known, opts.maxFileBytes, full).then(
+          (outcome) => {
+            p[outcome]++;
+            if (outcome !== "unchanged") inBatch++;
+            this.heap.trim();
+            p.done++;
+            opts.onProgress?.({ ...p });
+          },
+          (error) => {
+            fatal ??= { error };
+          },
+        );
+        inflight.add(task);
+        task.finally(() => {
+          inflight.delete(task);
+          room.remove(file);
+        }).catch(() => {});
+      };
+      /** Each library whose files were all started: its removals, once they are done. */
+      const finish: (() => Promise<void>)[] = [];
       for (const { lib, files, refused } of plans) {
         // A library whose indexed front-matter fields changed is extracted again: its
         // documents are marked in this run's transaction, with the new field list, so a run
@@ -237,32 +267,12 @@ export class Indexer {
           p.skipped++;
           p.done++;
         }
-        const inflight = new Set<Promise<void>>();
-        const room = new Room(this.#concurrency, this.#maxBytesInFlight, this.#admit);
-        let aside: { f: FoundFile; file: Weighed } | undefined;
-        const start = (f: FoundFile, file: Weighed) => {
-          if (file.large) this.#beforeLarge?.(file.load);
-          room.add(file);
-          const task = this.indexFile(lib, f, known.get(f.path), opts.maxFileBytes, full).then(
-            (outcome) => {
-              p[outcome]++;
-              if (outcome !== "unchanged") inBatch++;
-              this.heap.trim();
-              p.done++;
-              opts.onProgress?.({ ...p });
-            },
-            (error) => {
-              fatal ??= { error };
-            },
-          );
-          inflight.add(task);
-          task.finally(() => {
-            inflight.delete(task);
-            room.remove(file);
-          }).catch(() => {});
-        };
+        let complete = true;
         for (const f of files) {
-          if (opts.signal?.aborted || fatal) break;
+          if (opts.signal?.aborted || fatal) {
+            complete = false;
+            break;
+          }
           seen.add(f.path);
           p.current = f.path;
           const prev = skippedBefore.get(f.path);
@@ -274,21 +284,28 @@ export class Indexer {
             // Backpressure: wait for room in files, in weighted bytes and in memory. A large
             // file that has no room yet is set aside (one at a time) while smaller files go
             // on; it starts as soon as it fits.
-            const file = room.file(f.path, f.size);
+            const task = {
+              lib,
+              f,
+              file: room.file(f.path, f.size),
+              known: known.get(f.path),
+              full,
+            };
+            const file = task.file;
             // The file set aside goes first whenever it fits (before another large file, at
             // once).
             while (aside && file.large && !room.fits(aside.file)) await Promise.race(inflight);
             for (;;) {
               if (aside && room.fits(aside.file)) {
-                start(aside.f, aside.file);
+                start(aside);
                 aside = undefined;
               }
               if (room.fits(file)) {
-                start(f, file);
+                start(task);
                 break;
               }
               if (file.large && !aside && this.#admit) {
-                aside = { f, file };
+                aside = task;
                 break;
               }
               await Promise.race(inflight);
@@ -315,25 +332,30 @@ export class Indexer {
             lastYield = performance.now();
           }
         }
-        if (aside && !opts.signal?.aborted && !fatal) {
-          while (!room.fits(aside.file)) await Promise.race(inflight);
-          start(aside.f, aside.file);
-        }
-        await Promise.all(inflight);
-        if (fatal) throw fatal.error;
-        if (opts.signal?.aborted) break;
-        // Documents under a folder that could not be read this time are kept: only a
-        // folder that is really gone (or excluded) removes its documents.
-        const unread = refused.filter((r) => r.reason === "unreadable")
-          .map((r) => r.path.replace(/\/$/, ""));
-        const kept = (path: string) => unread.some((u) => path === u || path.startsWith(`${u}/`));
-        for (const path of known.keys()) if (kept(path)) seen.add(path);
-        for (const path of skippedBefore.keys()) if (kept(path)) seen.add(path);
-        const gone = [...known.values()].filter((s) => !seen.has(s.path));
-        if (gone.length) await this.removeDocs(gone.map((s) => s.doc_id));
-        p.removed += gone.length;
-        this.#catalog.unskip([...skippedBefore.keys()].filter((k) => !seen.has(k)));
+        if (!complete) break;
+        finish.push(async () => {
+          // Documents under a folder that could not be read this time are kept: only a
+          // folder that is really gone (or excluded) removes its documents.
+          const unread = refused.filter((r) => r.reason === "unreadable")
+            .map((r) => r.path.replace(/\/$/, ""));
+          const kept = (path: string) => unread.some((u) => path === u || path.startsWith(`${u}/`));
+          for (const path of known.keys()) if (kept(path)) seen.add(path);
+          for (const path of skippedBefore.keys()) if (kept(path)) seen.add(path);
+          const gone = [...known.values()].filter((s) => !seen.has(s.path));
+          if (gone.length) await this.removeDocs(gone.map((s) => s.doc_id));
+          p.removed += gone.length;
+          this.#catalog.unskip([...skippedBefore.keys()].filter((k) => !seen.has(k)));
+        });
       }
+      if (aside && !opts.signal?.aborted && !fatal) {
+        while (!room.fits(aside.file)) await Promise.race(inflight);
+        start(aside);
+      }
+      await Promise.all(inflight);
+      if (fatal) throw fatal.error;
+      // A library a stopped run did not walk to its end removes nothing (it is not in
+      // `finish`); those it did are done now, as each was done before the next began.
+      for (const f of finish) await f();
     } catch (e) {
       // The batch is undone, its files are retried next run; the run fails with the cause
       // (a commit after SQLite gave up the transaction would only say "no transaction").

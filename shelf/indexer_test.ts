@@ -253,3 +253,55 @@ Deno.test("expectedLoad weighs a file by its type", () => {
   assertEquals(expectedLoad("a/b.docx", 1000), 12_000);
   assertEquals(expectedLoad("a/b.pdf", 1000), 8000);
 });
+
+Deno.test("Indexer starts the next library's files while the last large file of one is still read", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-libs-" });
+  try {
+    const a = join(base, "A");
+    const b = join(base, "B");
+    await Deno.mkdir(a);
+    await Deno.mkdir(b);
+    await Deno.writeTextFile(join(a, "gone.txt"), "a file deleted before the second run\n");
+    // 1 MiB "PDF": 8 MiB weighted, over the 4 MiB budget, so it is a large file.
+    await Deno.writeTextFile(join(a, "zz-big.pdf"), "big narwhals\n".repeat(80_000));
+    for (let i = 0; i < 5; i++) await Deno.writeTextFile(join(b, `t${i}.txt`), `text ${i}\n`);
+    let bigInFlight = false;
+    const beside = new Set<string>();
+    let otherStarted!: () => void;
+    const otherStart = new Promise<void>((r) => otherStarted = r);
+    const extract: ExtractFn = async (input) => {
+      const big = input.path.endsWith(".pdf");
+      const ofB = /(^|\/)t\d\.txt$/.test(input.path);
+      if (ofB && bigInFlight) beside.add(input.path);
+      if (ofB) otherStarted();
+      if (big) {
+        bigInFlight = true;
+        // Held until library B's first file starts (or a fallback, and the test fails below).
+        await Promise.race([otherStart, new Promise((r) => setTimeout(r, 3000))]);
+        await new Promise((r) => setTimeout(r, 20));
+        bigInFlight = false;
+      }
+      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+    };
+    const catalog = new Catalog(join(base, "catalog.db"));
+    try {
+      const indexer = new Indexer(catalog, extract, {}, {
+        concurrency: 2,
+        admit: () => true,
+      });
+      const libs = [{ name: "A", root: a }, { name: "B", root: b }];
+      const p = await indexer.run(libs);
+      assertEquals([p.indexed, p.skipped, p.removed], [7, 0, 0], "every file indexed");
+      assert(beside.size > 0, "no file of library B ran beside library A's large file");
+      // A library's removals still happen once its files are done.
+      await Deno.remove(join(a, "gone.txt"));
+      const again = await indexer.run(libs);
+      assertEquals([again.indexed, again.unchanged, again.removed], [0, 6, 1]);
+      assertEquals(catalog.count(), 6);
+    } finally {
+      catalog.close();
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
