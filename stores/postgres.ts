@@ -46,16 +46,7 @@ import {
 } from "./fts5_passages.ts";
 import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
-import {
-  hitRows,
-  holdsSql,
-  Params,
-  PASSAGE_OFFSETS,
-  passagePosition,
-  passageRankSql,
-  rankSql,
-  SCHEMA,
-} from "./postgres_sql.ts";
+import { hitRows, holdsSql, Params, passageRankSql, rankSql, SCHEMA } from "./postgres_sql.ts";
 import { COLUMNS, Tokenizer } from "./postgres_tokens.ts";
 import { claimMachine, type Machine, openPool } from "./postgres_pool.ts";
 import { redact } from "./postgres_url.ts";
@@ -93,6 +84,9 @@ interface Plan {
   /** How many times each distinct phrase appears. */
   mult: number[];
 }
+
+/** The store's documents, all libraries. */
+const COUNT_SQL = "SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals";
 
 /** Documents the filters allow are looked for among this many ranked matches first. */
 const FILTER_FIRST = 200;
@@ -194,7 +188,7 @@ export class PgKeywordIndex implements KeywordIndex {
   }
 
   async #count(via: pg.Pool = this.#read): Promise<void> {
-    const rows = await via.query("SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals");
+    const rows = await via.query(COUNT_SQL);
     this.#documents = rows.rows[0].n;
     this.#counted = Date.now();
   }
@@ -207,7 +201,11 @@ export class PgKeywordIndex implements KeywordIndex {
       try {
         await c.query("BEGIN");
         await fn(c);
-        await c.query("COMMIT");
+        // counted on the primary, in the commit's round trip: the replica that searches
+        // read may not have the write yet
+        const [, count] = await c.query(`COMMIT; ${COUNT_SQL}`) as unknown as pg.QueryResult[];
+        this.#documents = count!.rows[0].n;
+        this.#counted = Date.now();
       } catch (e) {
         await c.query("ROLLBACK").catch(() => {});
         throw e;
@@ -215,8 +213,6 @@ export class PgKeywordIndex implements KeywordIndex {
         c.release();
       }
     });
-    // counted on the primary: the replica that searches read may not have the write yet
-    await this.#count(this.#pool);
   }
 
   /** Remove documents' rows, postings, term counts and totals (inside a transaction). */
@@ -269,7 +265,7 @@ export class PgKeywordIndex implements KeywordIndex {
         segmentCJK(headingTitles(doc.outline).join("\n")),
         segmentCJK(doc.lines.join("\n")),
       ]),
-      passages: this.#passageTokens(doc),
+      passages: this.#tokens.passages(passageTexts(doc)),
     }));
     return this.#transaction(async (c) => {
       await this.#delete(c, docs.map((d) => d.card.doc_id));
@@ -280,45 +276,28 @@ export class PgKeywordIndex implements KeywordIndex {
            RETURNING id`,
           [card.doc_id, card.library, tokens.lengths, total, passages.lengths],
         );
-        const terms: string[] = [], cols: number[] = [], tfs: number[] = [], pos: string[] = [];
-        for (const [term, byCol] of tokens.terms) {
-          for (const [col, at] of byCol) {
-            terms.push(term);
-            cols.push(col);
-            tfs.push(at.length);
-            pos.push(at.join(","));
-          }
-        }
         await c.query(
           `INSERT INTO kw_postings (term, doc, col, tf, pos)
            SELECT t, $1, c, f, string_to_array(p, ',')::int[]
            FROM unnest($2::text[], $3::smallint[], $4::int[], $5::text[]) AS u(t, c, f, p)`,
-          [row.rows[0].id, terms, cols, tfs, pos],
+          [row.rows[0].id, tokens.terms, tokens.cols, tokens.tfs, tokens.positions],
         );
-        const pTerms = [...passages.terms.keys()];
         await c.query(
           `INSERT INTO kw_ppostings (term, doc, np, pos)
            SELECT t, $1, n, string_to_array(p, ',')::int8[]
            FROM unnest($2::text[], $3::int[], $4::text[]) AS u(t, n, p)`,
-          [
-            row.rows[0].id,
-            pTerms,
-            pTerms.map((t) => passages.terms.get(t)!.passages),
-            pTerms.map((t) => passages.terms.get(t)!.positions.join(",")),
-          ],
+          [row.rows[0].id, passages.terms, passages.passages, passages.positions],
         );
         // in term order, so two writers never wait on each other's rows in a cycle
-        const all = [...new Set([...tokens.terms.keys(), ...pTerms])];
+        const inDoc = new Set(tokens.terms);
+        const all = [...new Set([...inDoc, ...passages.terms])];
+        const inPassages = new Map(passages.terms.map((t, i) => [t, passages.passages[i]!]));
         await c.query(
           `INSERT INTO kw_terms (term, df, pdf)
            SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS u(t, d, p) ORDER BY t
            ON CONFLICT (term) DO UPDATE SET df = kw_terms.df + excluded.df,
              pdf = kw_terms.pdf + excluded.pdf`,
-          [
-            all,
-            all.map((t) => tokens.terms.has(t) ? 1 : 0),
-            all.map((t) => passages.terms.get(t)?.passages ?? 0),
-          ],
+          [all, all.map((t) => inDoc.has(t) ? 1 : 0), all.map((t) => inPassages.get(t) ?? 0)],
         );
         await c.query(
           `INSERT INTO kw_totals (library, docs, tokens, passages, ptokens)
@@ -336,35 +315,6 @@ export class PgKeywordIndex implements KeywordIndex {
         );
       }
     });
-  }
-
-  /**
-   * A document's passage index: each passage's tokens (title and text, as the FTS5 passage
-   * table receives them) and, per term, the passages holding it and its positions.
-   */
-  #passageTokens(doc: IndexedDoc): {
-    lengths: number[];
-    terms: Map<string, { passages: number; positions: number[] }>;
-  } {
-    const lengths: number[] = [];
-    const terms = new Map<string, { passages: number; positions: number[] }>();
-    passageTexts(doc).forEach(({ title, body }, seq) => {
-      const t = this.#tokens.document([title, "", "", "", body]);
-      lengths.push(t.lengths[0]! + t.lengths[4]!);
-      for (const [term, byCol] of t.terms) {
-        let entry = terms.get(term);
-        if (!entry) terms.set(term, entry = { passages: 0, positions: [] });
-        entry.passages++;
-        for (const [col, at] of byCol) {
-          for (const offset of at) {
-            if (offset < PASSAGE_OFFSETS) {
-              entry.positions.push(passagePosition(seq, col === 0 ? 0 : 1, offset));
-            }
-          }
-        }
-      }
-    });
-    return { lengths, terms };
   }
 
   /** Remove documents by id; unknown ids are ignored. */
