@@ -271,34 +271,47 @@ export class PgKeywordIndex implements KeywordIndex {
       await this.#delete(c, docs.map((d) => d.card.doc_id));
       for (const { card, tokens, passages } of prepared) {
         const total = tokens.lengths.reduce((a, b) => a + b, 0);
-        const row = await c.query(
-          `INSERT INTO kw_docs (doc_id, library, lens, tokens, plens) VALUES ($1, $2, $3, $4, $5)
-           RETURNING id`,
-          [card.doc_id, card.library, tokens.lengths, total, passages.lengths],
-        );
-        await c.query(
-          `INSERT INTO kw_postings (term, doc, col, tf, pos)
-           SELECT t, $1, c, f, string_to_array(p, ',')::int[]
-           FROM unnest($2::text[], $3::smallint[], $4::int[], $5::text[]) AS u(t, c, f, p)`,
-          [row.rows[0].id, tokens.terms, tokens.cols, tokens.tfs, tokens.positions],
-        );
-        await c.query(
-          `INSERT INTO kw_ppostings (term, doc, np, pos)
-           SELECT t, $1, n, string_to_array(p, ',')::int8[]
-           FROM unnest($2::text[], $3::int[], $4::text[]) AS u(t, n, p)`,
-          [row.rows[0].id, passages.terms, passages.passages, passages.positions],
-        );
-        // in term order, so two writers never wait on each other's rows in a cycle
         const inDoc = new Set(tokens.terms);
         const all = [...new Set([...inDoc, ...passages.terms])];
         const inPassages = new Map(passages.terms.map((t, i) => [t, passages.passages[i]!]));
+        // one statement, one round trip: the row, its postings and term counts
         await c.query(
-          `INSERT INTO kw_terms (term, df, pdf)
-           SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS u(t, d, p) ORDER BY t
+          `WITH d AS (
+             INSERT INTO kw_docs (doc_id, library, lens, tokens, plens)
+             VALUES ($1, $2, $3, $4, $5) RETURNING id),
+           p AS (
+             INSERT INTO kw_postings (term, doc, col, tf, pos)
+             SELECT t, d.id, c, f, string_to_array(p, ',')::int[]
+             FROM d, unnest($6::text[], $7::smallint[], $8::int[], $9::text[]) AS u(t, c, f, p)),
+           pp AS (
+             INSERT INTO kw_ppostings (term, doc, np, pos)
+             SELECT t, d.id, n, string_to_array(p, ',')::int8[]
+             FROM d, unnest($10::text[], $11::int[], $12::text[]) AS u(t, n, p))
+           -- in term order, so two writers never wait on each other's rows in a cycle
+           INSERT INTO kw_terms (term, df, pdf)
+           SELECT * FROM unnest($13::text[], $14::int[], $15::int[]) AS u(t, d, p) ORDER BY t
            ON CONFLICT (term) DO UPDATE SET df = kw_terms.df + excluded.df,
              pdf = kw_terms.pdf + excluded.pdf`,
-          [all, all.map((t) => inDoc.has(t) ? 1 : 0), all.map((t) => inPassages.get(t) ?? 0)],
+          [
+            card.doc_id,
+            card.library,
+            tokens.lengths,
+            total,
+            passages.lengths,
+            tokens.terms,
+            tokens.cols,
+            tokens.tfs,
+            tokens.positions,
+            passages.terms,
+            passages.passages,
+            passages.positions,
+            all,
+            all.map((t) => inDoc.has(t) ? 1 : 0),
+            all.map((t) => inPassages.get(t) ?? 0),
+          ],
         );
+        // after the term counts, as `#delete` does: a data-modifying CTE's order is not
+        // defined, and the two rows taken in opposite orders deadlock two writers
         await c.query(
           `INSERT INTO kw_totals (library, docs, tokens, passages, ptokens)
            VALUES ($1, 1, $2, $3, $4)
