@@ -46,17 +46,8 @@ import {
 } from "./fts5_passages.ts";
 import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
-import {
-  hitRows,
-  holdsSql,
-  Params,
-  PASSAGE_OFFSETS,
-  passagePosition,
-  passageRankSql,
-  rankSql,
-  SCHEMA,
-} from "./postgres_sql.ts";
-import { COLUMNS, Tokenizer } from "./postgres_tokens.ts";
+import { hitRows, holdsSql, Params, passageRankSql, rankSql, SCHEMA } from "./postgres_sql.ts";
+import { COLUMNS, type DocPostings, type PassagePostings, Tokenizer } from "./postgres_tokens.ts";
 import { claimMachine, type Machine, openPool } from "./postgres_pool.ts";
 import { redact } from "./postgres_url.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
@@ -64,11 +55,11 @@ import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 /** Times a write transaction is tried when PostgreSQL aborts it for a deadlock. */
 const WRITE_ATTEMPTS = 5;
 
-/** A document to write: its card and its tokens, for the document and for its passages. */
+/** A document to write: its card and its postings, for the document and for its passages. */
 interface PreparedDoc {
   card: IndexedDoc["card"];
-  tokens: ReturnType<Tokenizer["document"]>;
-  passages: { lengths: number[]; terms: Map<string, { passages: number; positions: number[] }> };
+  tokens: DocPostings;
+  passages: PassagePostings;
 }
 
 /** Options of {@link PgKeywordIndex}. */
@@ -103,6 +94,9 @@ interface Plan {
   /** How many times each distinct phrase appears. */
   mult: number[];
 }
+
+/** The store's documents, all libraries. */
+const COUNT_SQL = "SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals";
 
 /** Documents the filters allow are looked for among this many ranked matches first. */
 const FILTER_FIRST = 200;
@@ -204,7 +198,7 @@ export class PgKeywordIndex implements KeywordIndex {
   }
 
   async #count(via: pg.Pool = this.#read): Promise<void> {
-    const rows = await via.query("SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals");
+    const rows = await via.query(COUNT_SQL);
     this.#documents = rows.rows[0].n;
     this.#counted = Date.now();
   }
@@ -213,19 +207,21 @@ export class PgKeywordIndex implements KeywordIndex {
    * A write transaction; rolled back on failure. One that PostgreSQL aborts to break a
    * deadlock or a serialization conflict with another writer is run again (a few times):
    * `fn` must only write.
-   *
-   * @param fn the writes; returns the change in the number of documents
    */
-  async #transaction(fn: (c: pg.PoolClient) => Promise<number>): Promise<void> {
+  async #transaction(fn: (c: pg.PoolClient) => Promise<void>): Promise<void> {
     await this.#ready();
-    const added = await this.#guard(async () => {
+    await this.#guard(async () => {
       for (let attempt = 1;; attempt++) {
         const c = await this.#pool.connect();
         try {
           await c.query("BEGIN");
-          const n = await fn(c);
-          await c.query("COMMIT");
-          return n;
+          await fn(c);
+          // counted on the primary, in the commit's round trip: the replica that searches
+          // read may not have the write yet
+          const [, count] = await c.query(`COMMIT; ${COUNT_SQL}`) as unknown as pg.QueryResult[];
+          this.#documents = count!.rows[0].n;
+          this.#counted = Date.now();
+          return;
         } catch (e) {
           await c.query("ROLLBACK").catch(() => {});
           const code = (e as { code?: string }).code;
@@ -236,35 +232,34 @@ export class PgKeywordIndex implements KeywordIndex {
         await new Promise((r) => setTimeout(r, 10 * attempt * Math.random()));
       }
     });
-    // counted from this write, not read back: a replica that searches read may not have it
-    // yet, and a round trip per write costs; `ready()` counts again every few seconds
-    this.#documents += added;
   }
 
   /**
    * Remove documents and add others (inside a transaction): their rows and postings, and the
    * term counts and library totals they change, netted. Term counts and totals are rows
    * every writer of the schema updates: they are changed once per transaction, in term and
-   * library order, so two writers never wait on each other's rows in a cycle (a document
-   * re-indexed unchanged changes none).
-   *
-   * @returns the change in the number of documents
+   * then library order, so two writers never wait on each other's rows in a cycle (a
+   * document re-indexed unchanged changes no term count).
    */
-  async #write(c: pg.PoolClient, ids: string[], docs: PreparedDoc[] = []): Promise<number> {
+  async #write(c: pg.PoolClient, ids: string[], docs: PreparedDoc[] = []): Promise<void> {
     const old = (await c.query(
       "DELETE FROM kw_docs WHERE doc_id = ANY($1) RETURNING id, library, tokens, plens",
       [ids],
     )).rows;
     const oldIds = old.map((r) => r.id);
-    // aggregated over all the new documents (a term of two of them counts twice)
+    // the new documents' counts, summed (a term of two of them counts twice)
     const added = new Map<string, [number, number]>();
     for (const { tokens, passages } of docs) {
-      for (const t of new Set([...tokens.terms.keys(), ...passages.terms.keys()])) {
+      for (const t of new Set(tokens.terms)) {
         const d = added.get(t) ?? [0, 0];
-        d[0] += tokens.terms.has(t) ? 1 : 0;
-        d[1] += passages.terms.get(t)?.passages ?? 0;
+        d[0]++;
         added.set(t, d);
       }
+      passages.terms.forEach((t, i) => {
+        const d = added.get(t) ?? [0, 0];
+        d[1] += passages.passages[i]!;
+        added.set(t, d);
+      });
     }
     const names = [...added.keys()];
     await c.query(
@@ -298,36 +293,31 @@ export class PgKeywordIndex implements KeywordIndex {
     for (const { card, tokens, passages } of docs) {
       const sum = tokens.lengths.reduce((a, b) => a + b, 0);
       total(card.library, 1, sum, passages.lengths);
-      const row = await c.query(
-        `INSERT INTO kw_docs (doc_id, library, lens, tokens, plens) VALUES ($1, $2, $3, $4, $5)
-         RETURNING id`,
-        [card.doc_id, card.library, tokens.lengths, sum, passages.lengths],
-      );
-      const terms: string[] = [], cols: number[] = [], tfs: number[] = [], pos: string[] = [];
-      for (const [term, byCol] of tokens.terms) {
-        for (const [col, at] of byCol) {
-          terms.push(term);
-          cols.push(col);
-          tfs.push(at.length);
-          pos.push(at.join(","));
-        }
-      }
+      // one statement, one round trip: the row and its postings
       await c.query(
-        `INSERT INTO kw_postings (term, doc, col, tf, pos)
-         SELECT t, $1, c, f, string_to_array(p, ',')::int[]
-         FROM unnest($2::text[], $3::smallint[], $4::int[], $5::text[]) AS u(t, c, f, p)`,
-        [row.rows[0].id, terms, cols, tfs, pos],
-      );
-      const pTerms = [...passages.terms.keys()];
-      await c.query(
-        `INSERT INTO kw_ppostings (term, doc, np, pos)
-         SELECT t, $1, n, string_to_array(p, ',')::int8[]
-         FROM unnest($2::text[], $3::int[], $4::text[]) AS u(t, n, p)`,
+        `WITH d AS (
+           INSERT INTO kw_docs (doc_id, library, lens, tokens, plens)
+           VALUES ($1, $2, $3, $4, $5) RETURNING id),
+         p AS (
+           INSERT INTO kw_postings (term, doc, col, tf, pos)
+           SELECT t, d.id, c, f, string_to_array(p, ',')::int[]
+           FROM d, unnest($6::text[], $7::smallint[], $8::int[], $9::text[]) AS u(t, c, f, p))
+         INSERT INTO kw_ppostings (term, doc, np, pos)
+         SELECT t, d.id, n, string_to_array(p, ',')::int8[]
+         FROM d, unnest($10::text[], $11::int[], $12::text[]) AS u(t, n, p)`,
         [
-          row.rows[0].id,
-          pTerms,
-          pTerms.map((t) => passages.terms.get(t)!.passages),
-          pTerms.map((t) => passages.terms.get(t)!.positions.join(",")),
+          card.doc_id,
+          card.library,
+          tokens.lengths,
+          sum,
+          passages.lengths,
+          tokens.terms,
+          tokens.cols,
+          tokens.tfs,
+          tokens.positions,
+          passages.terms,
+          passages.passages,
+          passages.positions,
         ],
       );
     }
@@ -345,7 +335,6 @@ export class PgKeywordIndex implements KeywordIndex {
         [libs, col(0), col(1), col(2), col(3)],
       );
     }
-    return docs.length - old.length;
   }
 
   /** Add or replace documents (by `doc_id`), in one transaction. */
@@ -359,35 +348,9 @@ export class PgKeywordIndex implements KeywordIndex {
         segmentCJK(headingTitles(doc.outline).join("\n")),
         segmentCJK(doc.lines.join("\n")),
       ]),
-      passages: this.#passageTokens(doc),
+      passages: this.#tokens.passages(passageTexts(doc)),
     }));
     return this.#transaction((c) => this.#write(c, docs.map((d) => d.card.doc_id), prepared));
-  }
-
-  /**
-   * A document's passage index: each passage's tokens (title and text, as the FTS5 passage
-   * table receives them) and, per term, the passages holding it and its positions.
-   */
-  #passageTokens(doc: IndexedDoc): PreparedDoc["passages"] {
-    const lengths: number[] = [];
-    const terms = new Map<string, { passages: number; positions: number[] }>();
-    passageTexts(doc).forEach(({ title, body }, seq) => {
-      const t = this.#tokens.document([title, "", "", "", body]);
-      lengths.push(t.lengths[0]! + t.lengths[4]!);
-      for (const [term, byCol] of t.terms) {
-        let entry = terms.get(term);
-        if (!entry) terms.set(term, entry = { passages: 0, positions: [] });
-        entry.passages++;
-        for (const [col, at] of byCol) {
-          for (const offset of at) {
-            if (offset < PASSAGE_OFFSETS) {
-              entry.positions.push(passagePosition(seq, col === 0 ? 0 : 1, offset));
-            }
-          }
-        }
-      }
-    });
-    return { lengths, terms };
   }
 
   /** Remove documents by id; unknown ids are ignored. */
