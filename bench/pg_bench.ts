@@ -6,8 +6,11 @@
  * made with `shelfmark index --store URL` (PostgreSQL) and on one without (FTS5) to
  * compare.
  *
- * `deno run -A bench/pg_bench.ts DATA_DIR [--clients 8] [--rounds 2] [--pg-dir DIR]`
- * (`--pg-dir`: the folder of `scripts/pg_local.sh start DIR`, to count its CPU).
+ * `deno run -A bench/pg_bench.ts DATA_DIR [--clients 8] [--rounds 2] [--pg-dir DIR] [--rate R]`
+ * (`--pg-dir`: the folder of `scripts/pg_local.sh start DIR`, to count its CPU). The
+ * closed loop (clients back to back) measures saturation; `--rate R` adds an open-loop
+ * run beside it: each client issues a search R times a second on average (random,
+ * exponential arrivals, not waiting for its previous answer), latency from arrival.
  *
  * @module
  */
@@ -60,6 +63,8 @@ async function serverCpu(pgDir: string): Promise<number> {
  * @param clients concurrent clients
  * @param rounds passes over the questions (after a warm-up pass)
  * @param pgDir a local PostgreSQL's folder, to count its CPU
+ * @param rate open loop: searches per second per client (random arrivals); closed loop
+ *   (back to back) without it
  */
 export async function keywordLatency(
   shelf: Shelf,
@@ -67,6 +72,7 @@ export async function keywordLatency(
   clients: number,
   rounds: number,
   pgDir?: string,
+  rate?: number,
 ): Promise<LatencyFigures> {
   const keyword = partsOf(shelf).keyword;
   for (const q of questions) await keyword.search(prepareQuery(q, 10)).catch(() => []);
@@ -75,14 +81,29 @@ export async function keywordLatency(
   let next = 0;
   const cpu0 = process.cpuUsage();
   const server0 = pgDir ? await serverCpu(pgDir) : 0;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (next < work.length) {
-      const q = work[next++]!;
-      const t = performance.now();
-      await keyword.search(prepareQuery(q, 10)).catch(() => []);
-      lat.push(performance.now() - t);
-    }
-  }));
+  const timed = async (q: string, from: number) => {
+    await keyword.search(prepareQuery(q, 10)).catch(() => []);
+    lat.push(performance.now() - from);
+  };
+  if (rate === undefined) {
+    await Promise.all(Array.from({ length: clients }, async () => {
+      while (next < work.length) await timed(work[next++]!, performance.now());
+    }));
+  } else {
+    // open loop: the work split over the clients, each with exponential gaps of mean 1/rate s
+    const clock = Array.from({ length: clients }, () => 0);
+    const arrivals = work.map((_, i) => clock[i % clients]! -= Math.log(1 - Math.random()) / rate);
+    const start = performance.now();
+    await Promise.all(work.map((q, i) => {
+      const at = arrivals[i]!;
+      return new Promise<void>((done) =>
+        setTimeout(
+          () => timed(q, performance.now()).then(done),
+          Math.max(0, start + at * 1000 - performance.now()),
+        )
+      );
+    }));
+  }
   const cpu = process.cpuUsage(cpu0);
   const out: LatencyFigures = {
     searches: lat.length,
@@ -103,6 +124,7 @@ if (import.meta.main) {
       clients: { type: "string", default: "8" },
       rounds: { type: "string", default: "2" },
       "pg-dir": { type: "string" },
+      rate: { type: "string" },
     },
     allowPositionals: true,
   });
@@ -116,21 +138,32 @@ if (import.meta.main) {
   const questions = (await devQuestions(shared)).map((q) => q.question);
   const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
   try {
-    const f = await keywordLatency(
-      shelf,
-      questions,
-      Number(values.clients),
-      Number(values.rounds),
-      values["pg-dir"],
-    );
-    console.log(
-      `| keyword ${partsOf(shelf).keyword.name}, ${f.clients} clients: p50 / p95 / max ms ` +
-        `(${f.searches} searches; CPU s client${
-          f.serverCpuS !== undefined ? " / server" : ""
-        }) | ${f.p50} / ${f.p95} / ${f.max} (${f.cpuS}${
-          f.serverCpuS !== undefined ? ` / ${f.serverCpuS}` : ""
-        }) |`,
-    );
+    const rate = values.rate === undefined ? undefined : Number(values.rate);
+    if (rate !== undefined && !(rate > 0)) {
+      console.error(`--rate must be a positive number of searches per second, not ${values.rate}`);
+      Deno.exit(2);
+    }
+    for (const r of rate === undefined ? [undefined] : [undefined, rate]) {
+      const f = await keywordLatency(
+        shelf,
+        questions,
+        Number(values.clients),
+        Number(values.rounds),
+        values["pg-dir"],
+        r,
+      );
+      const load = r === undefined ? "closed loop" : `open loop ${r}/s each`;
+      console.log(
+        `| keyword ${
+          partsOf(shelf).keyword.name
+        }, ${f.clients} clients ${load}: p50 / p95 / max ms ` +
+          `(${f.searches} searches; CPU s client${
+            f.serverCpuS !== undefined ? " / server" : ""
+          }) | ${f.p50} / ${f.p95} / ${f.max} (${f.cpuS}${
+            f.serverCpuS !== undefined ? ` / ${f.serverCpuS}` : ""
+          }) |`,
+      );
+    }
   } finally {
     await shelf.close();
   }
