@@ -57,6 +57,12 @@ export interface FileState {
  * document in a column of its own (`docToken` in `stores/fts5_passages.ts`).
  */
 const FORMAT = "8";
+/**
+ * Older formats whose catalog tables are this one's: 7 -> 8 changed the keyword index's
+ * passage table alone, which is now told apart by its own layout (`KEYWORD_FORMAT` in
+ * `stores/fts5.ts`) and written again from the stored texts, so a format-7 catalog is kept.
+ */
+const SAME_TABLES = ["7"];
 
 /**
  * A kind of cache of a view of the catalog (the document listing, the link graph, texts
@@ -109,7 +115,7 @@ export class Catalog {
    * @param file database file path
    */
   constructor(file: string) {
-    this.db = openCatalogDb(file, FORMAT);
+    this.db = openCatalogDb(file, FORMAT, SAME_TABLES);
     this.#q = statements(this.db);
     this.#stats = new CorpusStats(this.#q, () => this.count());
     this.vectors = new VectorRecords(this.db);

@@ -74,6 +74,8 @@ ${FIELDS_SCHEMA}`;
  *
  * @param file database file path (`":memory:"` for a throwaway one)
  * @param format the catalog's format: a catalog stored with another one is emptied
+ * @param same older formats whose catalog tables are this format's (they differ in the
+ *   keyword index's tables alone, which rebuild themselves): taken as they are
  * @returns the open handle
  * @example
  * ```ts
@@ -83,24 +85,30 @@ ${FIELDS_SCHEMA}`;
  * assert.equal(db.prepare("SELECT value FROM meta WHERE key = ?").get("format")?.value, "1");
  * ```
  */
-export function openCatalogDb(file: string, format: string): DatabaseSync {
+export function openCatalogDb(
+  file: string,
+  format: string,
+  same: readonly string[] = [],
+): DatabaseSync {
   const db = new DatabaseSync(file);
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
   db.exec(SCHEMA);
-  migrate(db, format);
+  migrate(db, format, same);
   db.exec("CREATE INDEX IF NOT EXISTS documents_text_key ON documents(text_key)");
   return db;
 }
 
 /**
  * A catalog written by another format (document ids, stored fields) is emptied, every
- * table of the file included (the keyword index's too), so the next run indexes afresh.
+ * table of the file included (the keyword index's too), so the next run indexes afresh;
+ * one of the formats in `same` is only marked as this one.
  */
-function migrate(db: DatabaseSync, format: string): void {
+function migrate(db: DatabaseSync, format: string, same: readonly string[]): void {
   const stored = db.prepare("SELECT value FROM meta WHERE key = ?").get("format")?.value;
   if (stored === format) return;
-  const written = stored !== undefined ||
-    (db.prepare("SELECT count(*) AS n FROM documents").get()?.n as number) > 0;
+  const kept = stored !== undefined && same.includes(stored as string);
+  const written = !kept && (stored !== undefined ||
+    (db.prepare("SELECT count(*) AS n FROM documents").get()?.n as number) > 0);
   if (written) {
     const tables = (virtual: boolean) =>
       db.prepare(

@@ -276,7 +276,8 @@ async function indexWithProgress(
   }, full);
   const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
   bar?.done(
-    `indexed ${p.indexed}, unchanged ${p.unchanged}, skipped ${p.skipped}, removed ${p.removed}; ` +
+    `indexed ${p.indexed}, unchanged ${p.unchanged}, skipped ${p.skipped}, removed ${p.removed}` +
+      (p.restored ? `, restored to the keyword index ${p.restored}` : "") + "; " +
       `${shelf.documentCount()} of ${
         count(shelf.documentCount() + shelf.skippedFiles().length, "document")
       } indexed in ${count(shelf.libraries.length, "library", "libraries")}` +

@@ -25,7 +25,8 @@ export function progressBar(label: string, unit = "files"): {
     const fill = Math.round(pct * width);
     return `${label} [${"#".repeat(fill)}${"-".repeat(width - fill)}] ${p.done}/${p.total} ` +
       `${(pct * 100).toFixed(0)}% ${rate.toFixed(0)} ${unit}/s` +
-      (p.skipped ? `, ${p.skipped} skipped` : "");
+      (p.skipped ? `, ${p.skipped} skipped` : "") +
+      (p.restored ? `, ${p.restored} restored to the keyword index` : "");
   };
   return {
     update(p) {

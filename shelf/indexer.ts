@@ -39,6 +39,12 @@ export interface IndexProgress {
   skipped: number;
   /** Documents removed because their file is gone. */
   removed: number;
+  /**
+   * Documents written to the keyword index again from their stored text, not extracted
+   * (an index dropped for a new layout, or a crash between the catalog's write and the
+   * index's); counted when there are some.
+   */
+  restored?: number;
   /** Display path of the file being worked on. */
   current?: string;
 }
@@ -219,6 +225,7 @@ export class Indexer {
     try {
       this.#reextractChanged();
       await this.#refingerprint(opts.signal);
+      await this.#restoreKeywords(p, opts);
       // One room and one set of files in flight for every library: the next library's
       // files start while the last large file of one is still extracted (a drain at each
       // library's end left a core idle). A library's removals wait until its files are done.
@@ -388,6 +395,35 @@ export class Indexer {
       await new Promise((r) => setTimeout(r, 0));
     }
     this.#catalog.setMeta("fingerprints", FINGERPRINT_VERSION);
+  }
+
+  /**
+   * Documents of the catalog that the keyword index does not hold are written to it again
+   * from their stored texts (nothing is extracted), one at a time (one text in memory), in
+   * committed batches with a yield between them; a stopped run resumes with those left.
+   */
+  async #restoreKeywords(p: IndexProgress, opts: IndexerOptions): Promise<void> {
+    const keyword = this.#indexes.keyword;
+    if (!keyword || keyword.ready().documents >= this.#catalog.count()) return;
+    const ids = this.#catalog.ids();
+    for (let i = 0; i < ids.length; i += BATCH_FILES) {
+      if (opts.signal?.aborted) return;
+      const batch = ids.slice(i, i + BATCH_FILES);
+      const held = await keyword.indexed(batch);
+      for (const id of batch) {
+        if (held.has(id)) continue;
+        const doc = this.#catalog.get(id);
+        const text = this.#catalog.text(id);
+        if (!doc || text === undefined) continue;
+        const { card, outline, pages } = doc;
+        await keyword.upsert([{ card, outline, pages, lines: text.split("\n") }]);
+        p.restored = (p.restored ?? 0) + 1;
+      }
+      this.#catalog.commit();
+      this.#catalog.begin();
+      opts.onProgress?.({ ...p });
+      await new Promise((r) => setTimeout(r, 0));
+    }
   }
 
   /** Remove documents from the catalog, the indexes and the term statistics. */

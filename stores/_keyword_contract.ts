@@ -346,6 +346,11 @@ export const KEYWORD_CONTRACT: ContractCase[] = [
       assertEquals(await ids(fts, "kubernetes|docker"), []);
       assertEquals(fts.ready().documents, 3);
       assertEquals(await ids(fts, "dictionary"), ["c"]);
+      assertEquals(
+        [...await fts.indexed(["a", "b", "c", "unknown", "zh"])].sort(),
+        ["c", "zh"],
+        "indexed() names the held documents among those asked",
+      );
       await close();
     },
   },

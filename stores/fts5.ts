@@ -84,6 +84,48 @@ CREATE TABLE IF NOT EXISTS fts_map (
 CREATE INDEX IF NOT EXISTS fts_map_rowid ON fts_map(rowid);
 ${PASSAGE_SCHEMA}`;
 
+/**
+ * The layout of the keyword index's tables (kept in the catalog's `meta` under
+ * `keyword_format`): an index of another layout is dropped when a writer opens it, and the
+ * indexer writes its documents again from the catalog's stored texts (`Indexer.run`),
+ * without extracting a file. 1: passage rows without a document column. 2: a passage row
+ * names its document (`docToken`).
+ */
+export const KEYWORD_FORMAT = "2";
+
+/**
+ * The layout the keyword index's tables were written with: the stored `keyword_format`, or
+ * for an index from before it was stored, told from its passage table; undefined when
+ * there are no tables yet.
+ */
+function storedLayout(db: DatabaseSync): string | undefined {
+  const stored = db.prepare("SELECT value FROM meta WHERE key = 'keyword_format'").get();
+  if (stored) return stored.value as string;
+  const table = db.prepare(
+    "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'passages_fts'",
+  ).get();
+  if (!table) return undefined;
+  return /\bdoc\s*,/.test(table.sql as string) ? "2" : "1";
+}
+
+/**
+ * Create the keyword index's tables, after dropping those of another layout (see
+ * {@link KEYWORD_FORMAT}).
+ */
+function openTables(db: DatabaseSync): void {
+  const layout = storedLayout(db);
+  if (layout !== undefined && layout !== KEYWORD_FORMAT) {
+    // dropping a virtual table drops its shadow tables
+    db.exec("DROP TABLE IF EXISTS docs_fts; DROP TABLE IF EXISTS passages_fts");
+    db.exec("DROP TABLE IF EXISTS fts_map");
+  }
+  db.exec(SCHEMA);
+  if (layout !== KEYWORD_FORMAT) {
+    db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES ('keyword_format', ?)")
+      .run(KEYWORD_FORMAT);
+  }
+}
+
 /** BM25 magnitude that maps to a score of 0.5. */
 const HALF_SCORE = 5;
 
@@ -194,7 +236,7 @@ export class Fts5Index implements KeywordIndex {
     });
     this.#snippets = new StoredSnippets(db);
     this.#passages = new PassageRows(db, this.#q);
-    if (!options.readOnly) db.exec(SCHEMA);
+    if (!options.readOnly) openTables(db);
   }
 
   #atomic(fn: () => void): void {
@@ -391,6 +433,16 @@ export class Fts5Index implements KeywordIndex {
       ${f.join}
       WHERE docs_fts MATCH ? AND ${f.where}`).all(match, ...f.params)
         .map((r) => r.doc_id as string)
+    );
+  }
+
+  /** Which of these documents the index holds. */
+  indexed(ids: string[]): Promise<Set<string>> {
+    return settle(() =>
+      new Set(
+        this.#q("SELECT doc_id FROM fts_map WHERE doc_id IN (SELECT value FROM json_each(?))")
+          .all(JSON.stringify(ids)).map((r) => r.doc_id as string),
+      )
     );
   }
 

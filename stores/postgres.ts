@@ -523,6 +523,11 @@ export class PgKeywordIndex implements KeywordIndex {
     return new Map(rows.map((r) => [r.doc_id, r.id]));
   }
 
+  /** Which of these documents the index holds. */
+  async indexed(ids: string[]): Promise<Set<string>> {
+    return new Set((await this.#indexed(ids)).keys());
+  }
+
   /** Snippets of documents for a query, by id (left out where none of its terms occur). */
   async snippets(ids: string[], parsed: ParsedQuery): Promise<Map<string, string>> {
     const out = new Map<string, string>();

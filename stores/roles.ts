@@ -64,6 +64,11 @@ export interface KeywordIndex {
    * `words` (a superset of those where the exact words occur): the candidates of a grep.
    */
   candidates(words: string[], filters: SearchFilters): Promise<string[]>;
+  /**
+   * Which of these documents the index holds: the indexer writes the catalog's others
+   * again (after a crash between the two writes, or an index dropped for a new layout).
+   */
+  indexed(ids: string[]): Promise<Set<string>>;
   /** Current availability. */
   ready(): IndexState;
   /** Release connections (a backend outside the catalog's file); not used after. */
