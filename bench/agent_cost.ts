@@ -7,10 +7,11 @@
  * (see {@link AgentPaths}), among them search -> read(the lines the answer names), with how
  * often those lines hold the evidence. `bench/answer_misses.ts` says why an answer misses it.
  *
- * `deno run -A bench/agent_cost.ts DATA_DIR [--mode keyword] [--no-list] [--no-grep]`
- * measures an index built with `shelfmark index <corpus>/<library>... --data DATA_DIR`
+ * `deno run -A bench/agent_cost.ts DATA_DIR [--mode keyword] [--no-list] [--no-grep]
+ * [--half odd|even]` measures an index built with `shelfmark index <corpus>/<library>... --data DATA_DIR`
  * (`--no-list`: code without grep's list mode, to measure before it; `--no-grep`: the
- * search figures only, without the slow grep paths); `bench/bench.ts` calls {@link agentCost}
+ * search figures only, without the slow grep paths; `--half`: one half of the questions,
+ * {@link halfOf}); `bench/bench.ts` calls {@link agentCost}
  * on the index it builds.
  *
  * @module
@@ -426,6 +427,35 @@ export async function devQuestions(shared: string): Promise<Question[]> {
     .split("\n").filter(Boolean).map((l) => JSON.parse(l) as Question);
 }
 
+/** The values of `--half`. */
+export const HALVES: readonly string[] = ["odd", "even", "all"];
+
+/**
+ * One half of the questions, by the parity of the number in their id (`dev-007` is odd):
+ * decide a change on one half, check it on the other (a change that helps only the half it
+ * was decided on is tuned to it).
+ *
+ * @param questions the questions
+ * @param half `odd`, `even`, or `all` (the questions unchanged)
+ * @returns the questions of that half, in order
+ * @example
+ * ```ts
+ * import { halfOf, type Question } from "./agent_cost.ts";
+ * import assert from "node:assert/strict";
+ * const q = (id: string) => ({ id } as Question);
+ * assert.deepEqual(halfOf([q("dev-001"), q("dev-002"), q("dev-013")], "odd").map((x) => x.id), [
+ *   "dev-001",
+ *   "dev-013",
+ * ]);
+ * ```
+ */
+export function halfOf(questions: Question[], half: string): Question[] {
+  if (half === "all") return questions;
+  if (!HALVES.includes(half)) throw new Error(`half must be odd, even or all, not "${half}"`);
+  const parity = half === "odd" ? 1 : 0;
+  return questions.filter((q) => Number(/\d+/.exec(q.id)?.[0] ?? NaN) % 2 === parity);
+}
+
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
@@ -433,12 +463,15 @@ if (import.meta.main) {
       mode: { type: "string", default: "keyword" },
       "no-list": { type: "boolean", default: false },
       "no-grep": { type: "boolean", default: false },
+      half: { type: "string", default: "all" },
     },
     allowPositionals: true,
   });
   const data = positionals[0];
-  if (!data) {
-    console.error("usage: deno run -A bench/agent_cost.ts DATA_DIR [--mode keyword|hybrid]");
+  if (!data || !HALVES.includes(values.half!)) {
+    console.error(
+      "usage: deno run -A bench/agent_cost.ts DATA_DIR [--mode keyword|hybrid] [--half odd|even]",
+    );
     Deno.exit(2);
   }
   const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -446,7 +479,7 @@ if (import.meta.main) {
   const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
   const c = await agentCost(
     shelf,
-    await devQuestions(shared),
+    halfOf(await devQuestions(shared), values.half!),
     values.mode as "keyword",
     !values["no-list"],
     !values["no-grep"],

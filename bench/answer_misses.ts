@@ -7,7 +7,10 @@
  * five words (cut, or the evidence spans sentences). Each miss also says whether the
  * evidence spans lines, sits in a table row or list item, and where the hit ranks.
  *
- * `deno run -A bench/answer_misses.ts DATA_DIR [--mode keyword] [--verbose]`
+ * Then, for the target hits whose best passage holds the evidence, where the words rank its
+ * sentence among the passage's ({@link sentenceRanks}): a finer measure of the choice.
+ *
+ * `deno run -A bench/answer_misses.ts DATA_DIR [--mode keyword] [--half odd|even] [--verbose]`
  *
  * @module
  */
@@ -17,7 +20,17 @@ import { parseArgs } from "node:util";
 import { callTool } from "../server/dispatch.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import { partsOf } from "../shelf/_parts.ts";
-import { devQuestions, evidenceKeys, evidenceLines, plain, type Question } from "./agent_cost.ts";
+import {
+  devQuestions,
+  evidenceKeys,
+  evidenceLines,
+  halfOf,
+  HALVES,
+  plain,
+  type Question,
+} from "./agent_cost.ts";
+import { parseQuery, positiveTerms } from "../search/query.ts";
+import { lexicalScores, sentencesOf } from "../search/sentence.ts";
 
 /** Why one question's evidence is not shown. */
 export type MissReason =
@@ -135,24 +148,95 @@ export async function answerMisses(
   return { asked, misses };
 }
 
+/** How the words rank the evidence's sentence inside the passage the answer is taken from. */
+export interface SentenceRanks {
+  /** Target hits (top 5) whose answer passage holds a sentence with the evidence. */
+  located: number;
+  /** Those where that sentence scores highest (`lexicalScores`). */
+  first: number;
+  /** Mean reciprocal rank of that sentence among the passage's sentences. */
+  mrr: number;
+}
+
+/** Lines of a passage read for its sentences, as the search answer reads them. */
+const PASSAGE_LINES = 300;
+
+/**
+ * Where the evidence's sentence ranks among the sentences of the passage a target hit's
+ * answer is taken from (its best passage), by `lexicalScores`: a finer measure of the
+ * sentence choice than "evidence shown" (which moves by whole questions), for the hits
+ * whose passage holds the evidence.
+ *
+ * @param shelf an indexed shelf of the corpus
+ * @param questions the dev questions
+ * @param mode search mode
+ * @returns the counts
+ */
+export async function sentenceRanks(
+  shelf: Shelf,
+  questions: Question[],
+  mode: "keyword" | "hybrid" = "keyword",
+): Promise<SentenceRanks> {
+  let located = 0;
+  let first = 0;
+  let rr = 0;
+  for (const q of questions) {
+    const targets = new Set([q.target, ...q.alt_targets]);
+    const results = (await callTool(shelf, "search", {
+      query: q.question,
+      limit: 5,
+      mode,
+      output_format: "json",
+    })).json.results as { doc_id: string; path: string; passages?: Passage[] }[];
+    const keys = evidenceKeys(q.evidence);
+    const terms = positiveTerms(parseQuery(q.question));
+    for (const r of results) {
+      const p = r.passages?.[0];
+      if (!targets.has(r.path) || !p) continue;
+      const lines = shelf.readLines(r.doc_id, {
+        offset: p.start_line,
+        limit: Math.min(PASSAGE_LINES, p.end_line - p.start_line + 1),
+      }).lines;
+      const sentences = sentencesOf(lines);
+      const at = sentences.findIndex((c) => keys.some((k) => plain(c.text).includes(k)));
+      if (at < 0) continue;
+      const scores = lexicalScores(sentences, terms);
+      const rank = 1 + scores.filter((x) => x > scores[at]!).length;
+      located++;
+      if (rank === 1) first++;
+      rr += 1 / rank;
+    }
+  }
+  return { located, first, mrr: rr / Math.max(located, 1) };
+}
+
+/** A passage of a hit as the JSON answer gives it. */
+interface Passage {
+  start_line: number;
+  end_line: number;
+}
+
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
     options: {
       mode: { type: "string", default: "keyword" },
       verbose: { type: "boolean", default: false },
+      half: { type: "string", default: "all" },
     },
     allowPositionals: true,
   });
   const data = positionals[0];
-  if (!data) {
-    console.error("usage: deno run -A bench/answer_misses.ts DATA_DIR [--mode keyword|hybrid]");
+  if (!data || !HALVES.includes(values.half!)) {
+    console.error(
+      "usage: deno run -A bench/answer_misses.ts DATA_DIR [--mode keyword|hybrid] [--half odd|even] [--verbose]",
+    );
     Deno.exit(2);
   }
   const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
   const shared = Deno.env.get("SHELFMARK_SHARED") ?? resolve(repo, "..", "shared");
   const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
-  const questions = await devQuestions(shared);
+  const questions = halfOf(await devQuestions(shared), values.half!);
   const { asked, misses } = await answerMisses(shelf, questions, values.mode as "keyword");
   const count = (f: (m: Miss) => boolean) => misses.filter(f).length;
   console.log(`| why the evidence is not shown (${misses.length} of ${asked}) | questions |`);
@@ -171,6 +255,12 @@ if (import.meta.main) {
     } |`,
   );
   console.log(`| (target hit ranked 4-5: one-line answer) | ${count((m) => (m.rank ?? 0) > 3)} |`);
+  const s = await sentenceRanks(shelf, questions, values.mode as "keyword");
+  console.log(
+    `| target hits whose best passage holds the evidence: its sentence ranked first / MRR | ${s.first} of ${s.located} / ${
+      s.mrr.toFixed(3)
+    } |`,
+  );
   if (values.verbose) {
     for (const m of misses) {
       const q = questions.find((x) => x.id === m.id)!;
