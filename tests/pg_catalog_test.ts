@@ -3,11 +3,12 @@
  * only the PostgreSQL catalog does: the SQLite catalog's text blocks byte for byte, writers
  * of different libraries never waiting on each other, machines apart.
  */
-import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
+import assert, { deepStrictEqual as assertEquals } from "node:assert/strict";
 // @ts-types="@types/pg"
 import pg from "pg";
 import { Catalog } from "../core/catalog.ts";
 import { decodeText } from "../core/text_codec.ts";
+import { ToolError } from "../core/types.ts";
 import {
   CATALOG_CONTRACT,
   type CatalogBackend,
@@ -17,7 +18,7 @@ import {
 } from "../stores/_catalog_contract.ts";
 import { PgCatalogStore } from "../stores/catalog_postgres.ts";
 import { SqliteCatalogStore } from "../stores/catalog_sqlite.ts";
-import { noPostgres, pgRows, PgServer } from "./pg_server.ts";
+import { noPostgres, pgRows, PgServer, replayed } from "./pg_server.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -187,6 +188,62 @@ Deno.test({
           await nas.close();
         }
       });
+
+      await t.step(
+        "PgCatalogStore: a dropped connection is a structured error, the next call answers",
+        async () => {
+          const url = await server.database();
+          const store = new PgCatalogStore(url);
+          try {
+            const s = docs[3]!;
+            await store.put(s.doc, s.text, s.links);
+            await pgRows(
+              url,
+              `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+               WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+            );
+            // the pool may notice the dropped connection first (then the call just works)
+            const first = await store.text(s.doc.card.doc_id).catch((e) => e);
+            if (first instanceof Error) {
+              assert(first instanceof ToolError, String(first));
+              assertEquals(first.code, "INDEX_UNAVAILABLE");
+            } else assertEquals(first, s.text);
+            assertEquals(await store.text(s.doc.card.doc_id), s.text);
+          } finally {
+            await store.close();
+          }
+        },
+      );
+
+      await t.step(
+        "PgCatalogStore reads a streaming replica; writes go to the primary",
+        async () => {
+          const url = await server.database();
+          const replica = await server.replica();
+          const onReplica = Object.assign(new URL(url), { port: new URL(replica.url).port }).href;
+          const store = new PgCatalogStore(url, { readUrl: onReplica });
+          const server2 = new PgCatalogStore(onReplica); // a server that only reads the replica
+          try {
+            const s = docs[0]!;
+            await store.put(s.doc, s.text, s.links);
+            await replayed(url, onReplica);
+            assertEquals(await store.text(s.doc.card.doc_id), s.text);
+            assertEquals(
+              await server2.lines(s.doc.card.doc_id, 1, 3),
+              s.text.split("\n").slice(0, 3),
+            );
+            assertEquals((await server2.list()).map((e) => e.doc_id), [s.doc.card.doc_id]);
+            // the replica is read-only: a write through it is refused, as a structured error
+            await assert.rejects(server2.remove([s.doc.card.doc_id]), {
+              code: "INDEX_UNAVAILABLE",
+            });
+          } finally {
+            await store.close();
+            await server2.close();
+            await replica.stop();
+          }
+        },
+      );
     } finally {
       await server.stop();
     }
