@@ -101,6 +101,20 @@ function ranges(lines: number): [number, number][] {
   return out;
 }
 
+/** The passages of a document a store gives for `seqs`, as JSON gives them back. */
+function passagesOf(s: SourceDoc, seqs: number[]): unknown {
+  const lines = s.text === "" ? [] : s.text.split("\n");
+  const all = docPassages(s.doc.card, s.doc.outline, s.doc.pages, lines.length);
+  return plain({
+    passages: seqs.flatMap((seq) => {
+      const p = all[seq];
+      return p ? [{ seq, ...p, lines: lines.slice(p.start_line - 1, p.end_line) }] : [];
+    }),
+    pages: s.doc.pages,
+    docType: s.doc.card.doc_type,
+  });
+}
+
 /** Assert that a store gives back everything of a document as it was written. */
 async function assertStored(store: CatalogStore, s: SourceDoc): Promise<void> {
   const id = s.doc.card.doc_id;
@@ -129,20 +143,10 @@ async function assertStored(store: CatalogStore, s: SourceDoc): Promise<void> {
       `${what} ${from}-${to}`,
     );
   }
-  const want = docPassages(s.doc.card, s.doc.outline, s.doc.pages, lines.length);
-  const seqs = want.map((_, i) => i);
-  const got = await store.passages(id, [...seqs].reverse().concat([want.length + 3]));
-  assert(got, what);
-  assertEquals(got.docType, s.doc.card.doc_type);
-  assertEquals(got.pages, s.doc.pages);
-  assertEquals(
-    plain(got.passages),
-    plain(
-      want.map((p, seq) => ({ seq, ...p, lines: lines.slice(p.start_line - 1, p.end_line) }))
-        .reverse(),
-    ),
-    what,
-  );
+  const count = docPassages(s.doc.card, s.doc.outline, s.doc.pages, lines.length).length;
+  // every passage (in reverse order) and one that does not exist
+  const seqs = [...Array(count).keys()].reverse().concat([count + 3]);
+  assertEquals(plain(await store.passages(id, seqs)), passagesOf(s, seqs), what);
   assertEquals(plain(await store.links(id)), plain(s.links), what);
   assertEquals(plain(await store.fields(id)), plain(s.doc.fields ?? {}), what);
   assertEquals(await store.idByPath(s.doc.card.path), id);
@@ -194,6 +198,19 @@ export const CATALOG_CONTRACT: CatalogCase[] = [
         const cards = await store.cards(asked);
         assertEquals([...cards.keys()], [...ids].reverse());
         assertEquals(plain(cards.get(ids[0]!)), plain(docs[0]!.doc.card));
+        // many documents at once, as each alone
+        const wanted = new Map(docs.map((s, i) => [s.doc.card.doc_id, [i + 1, 0, 999, i]]));
+        wanted.set("missing", [0]);
+        const many = await store.passagesOf(wanted);
+        assertEquals([...many.keys()], ids);
+        for (const s of docs) {
+          const id = s.doc.card.doc_id;
+          assertEquals(plain(many.get(id)), passagesOf(s, wanted.get(id)!), id);
+        }
+        const texts = await store.texts(["missing", ...ids]);
+        assertEquals([...texts.keys()], ids);
+        for (const s of docs) assertEquals(texts.get(s.doc.card.doc_id), s.text);
+        assertEquals(await store.lines(ids[0]!, 9, 3), []);
         assertEquals(await store.count(), docs.length);
         assertEquals(await store.count("Corpus"), docs.length);
         assertEquals(await store.count("Elsewhere"), 0);

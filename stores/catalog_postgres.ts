@@ -322,69 +322,117 @@ export class PgCatalogStore implements CatalogStore {
   }
 
   async text(docId: string): Promise<string | undefined> {
+    return (await this.texts([docId])).get(docId);
+  }
+
+  async texts(ids: string[]): Promise<Map<string, string>> {
     const rows = await this.#query(
-      "SELECT plain, packed FROM text_blocks WHERE doc_id = $1 ORDER BY first_line",
-      [docId],
+      `SELECT doc_id, plain, packed FROM text_blocks WHERE doc_id = ANY($1)
+       ORDER BY doc_id, first_line`,
+      [ids],
     );
-    return rows.length ? joinTexts(rows.map(blockValue)) : undefined;
+    const blocks = new Map<string, unknown[]>();
+    for (const r of rows) {
+      const list = blocks.get(r.doc_id) ?? [];
+      list.push(blockValue(r));
+      blocks.set(r.doc_id, list);
+    }
+    const out = new Map<string, string>();
+    for (const id of ids) {
+      const values = blocks.get(id);
+      if (values) out.set(id, joinTexts(values));
+    }
+    return out;
   }
 
   async lines(docId: string, from: number, to: number): Promise<string[] | undefined> {
-    const blocks = await this.#blocks(docId, from, to);
-    return blocks && blockLines(unread, docId, blocks, from, to);
+    const blocks = (await this.#blocks([[docId, from, to]])).get(docId);
+    if (blocks) return blockLines(unread, docId, blocks, from, to);
+    // no block holds the range (it is empty, `from` after `to`): is the document there?
+    const known = await this.#query("SELECT 1 FROM documents WHERE doc_id = $1", [docId]);
+    return known.length ? [] : undefined;
   }
 
   /**
-   * A document's blocks that hold lines `from`..`to`, decoded, with where every block
-   * starts (one round trip); undefined when it has none (not stored).
+   * The blocks that hold line ranges of documents, decoded, each read once (one query for
+   * all ranges), by document: each document's blocks are those of its ranges, not all, so
+   * `blockLines` finds a range's lines among them (the block holding a range's first line
+   * is always one).
+   *
+   * @param ranges `[doc_id, from, to]` each
    */
-  async #blocks(docId: string, from: number, to: number): Promise<DocBlocks | undefined> {
+  async #blocks(ranges: [string, number, number][]): Promise<Map<string, DocBlocks>> {
     const rows = await this.#query(
-      `SELECT b.first_line, w.wanted, CASE WHEN w.wanted THEN b.plain END AS plain,
-         CASE WHEN w.wanted THEN b.packed END AS packed
-       FROM text_blocks b,
-         (SELECT coalesce(max(first_line), 1) AS start FROM text_blocks
-          WHERE doc_id = $1 AND first_line <= $2) s,
-         LATERAL (SELECT b.first_line BETWEEN s.start AND $3 AS wanted) w
-       WHERE b.doc_id = $1 ORDER BY b.first_line`,
-      [docId, from, to],
+      `SELECT b.doc_id, b.first_line, b.plain, b.packed FROM text_blocks b
+       WHERE (b.doc_id, b.first_line) IN (
+         SELECT x.doc_id, x.first_line
+         FROM unnest($1::text[], $2::int[], $3::int[]) AS r(doc_id, f, t)
+         JOIN text_blocks x ON x.doc_id = r.doc_id AND x.first_line <= r.t
+           AND x.first_line >= (SELECT coalesce(max(first_line), 1) FROM text_blocks y
+                                WHERE y.doc_id = r.doc_id AND y.first_line <= r.f))
+       ORDER BY b.doc_id, b.first_line`,
+      [ranges.map((r) => r[0]), ranges.map((r) => r[1]), ranges.map((r) => r[2])],
     );
-    if (!rows.length) return undefined;
-    const lines = new Map<number, string[]>();
+    const out = new Map<string, DocBlocks>();
     for (const r of rows) {
-      if (r.wanted) lines.set(r.first_line, (decodeText(blockValue(r)) ?? "").split("\n"));
+      let doc = out.get(r.doc_id);
+      if (!doc) out.set(r.doc_id, doc = { firsts: [], lines: new Map() });
+      doc.firsts.push(r.first_line);
+      doc.lines.set(r.first_line, (decodeText(blockValue(r)) ?? "").split("\n"));
     }
-    return { firsts: rows.map((r) => r.first_line as number), lines };
+    return out;
   }
 
   async passages(docId: string, seqs: number[]): Promise<StoredPassages | undefined> {
+    return (await this.passagesOf(new Map([[docId, seqs]]))).get(docId);
+  }
+
+  async passagesOf(wanted: Map<string, number[]>): Promise<Map<string, StoredPassages>> {
+    const ids = [...wanted.keys()];
     const rows = await this.#query(
-      `SELECT d.doc_type, d.pages, p.seq, p.start_line, p.end_line, p.page, p.node_id, p.title
-       FROM documents d LEFT JOIN passages p ON p.doc_id = d.doc_id AND p.seq = ANY($2::int[])
-       WHERE d.doc_id = $1`,
-      [docId, seqs],
+      `SELECT d.doc_id, d.doc_type, d.pages, p.seq, p.start_line, p.end_line, p.page,
+         p.node_id, p.title
+       FROM unnest($1::text[], $2::text[]) AS w(doc_id, seqs)
+       JOIN documents d ON d.doc_id = w.doc_id
+       LEFT JOIN passages p ON p.doc_id = d.doc_id
+         AND p.seq = ANY(string_to_array(w.seqs, ',')::int[])`,
+      [ids, ids.map((id) => wanted.get(id)!.join(","))],
     );
-    const d = rows[0];
-    if (!d) return undefined;
-    const found = new Map(rows.filter((r) => r.seq !== null).map((r) => [r.seq as number, r]));
-    const wanted = seqs.flatMap((s) => found.get(s) ?? []);
-    const out: StoredPassages = { passages: [], docType: d.doc_type };
-    if (d.pages !== null) out.pages = d.pages;
-    if (!wanted.length) return out;
-    const from = Math.min(...wanted.map((r) => r.start_line as number));
-    const to = Math.max(...wanted.map((r) => r.end_line as number));
-    const blocks = await this.#blocks(docId, from, to) ?? { firsts: [], lines: new Map() };
-    for (const r of wanted) {
-      const p: StoredPassage = {
-        seq: r.seq,
-        title: r.title,
-        start_line: r.start_line,
-        end_line: r.end_line,
-        lines: blockLines(unread, docId, blocks, r.start_line, r.end_line),
-      };
-      if (r.node_id !== null) p.node_id = r.node_id;
-      if (r.page !== null) p.page = r.page;
-      out.passages.push(p);
+    const docs = new Map<
+      string,
+      { head: pg.QueryResultRow; found: Map<number, pg.QueryResultRow> }
+    >();
+    for (const r of rows) {
+      const d = docs.get(r.doc_id) ?? { head: r, found: new Map() };
+      if (r.seq !== null) d.found.set(r.seq, r);
+      docs.set(r.doc_id, d);
+    }
+    // the passages asked, in the order asked, and the blocks holding their lines
+    const asked = new Map<string, pg.QueryResultRow[]>();
+    for (const [id, d] of docs) asked.set(id, wanted.get(id)!.flatMap((s) => d.found.get(s) ?? []));
+    const blocks = await this.#blocks(
+      [...asked].flatMap(([id, ps]) =>
+        ps.map((p) => [id, p.start_line, p.end_line] as [string, number, number])
+      ),
+    );
+    const out = new Map<string, StoredPassages>();
+    for (const [id, { head }] of docs) {
+      const read = blocks.get(id) ?? { firsts: [], lines: new Map() };
+      const got: StoredPassages = { passages: [], docType: head.doc_type };
+      if (head.pages !== null) got.pages = head.pages;
+      for (const r of asked.get(id)!) {
+        const p: StoredPassage = {
+          seq: r.seq,
+          title: r.title,
+          start_line: r.start_line,
+          end_line: r.end_line,
+          lines: blockLines(unread, id, read, r.start_line, r.end_line),
+        };
+        if (r.node_id !== null) p.node_id = r.node_id;
+        if (r.page !== null) p.page = r.page;
+        got.passages.push(p);
+      }
+      out.set(id, got);
     }
     return out;
   }

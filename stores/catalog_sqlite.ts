@@ -99,6 +99,17 @@ export class SqliteCatalogStore implements CatalogStore {
     return this.#do(() => this.#catalog.text(docId));
   }
 
+  texts(ids: string[]): Promise<Map<string, string>> {
+    return this.#do(() => {
+      const out = new Map<string, string>();
+      for (const id of ids) {
+        const text = this.#catalog.text(id);
+        if (text !== undefined) out.set(id, text);
+      }
+      return out;
+    });
+  }
+
   lines(docId: string, from: number, to: number): Promise<string[] | undefined> {
     return this.#do(() => {
       if (!this.#catalog.has(docId)) return undefined;
@@ -109,6 +120,17 @@ export class SqliteCatalogStore implements CatalogStore {
 
   passages(docId: string, seqs: number[]): Promise<StoredPassages | undefined> {
     return this.#do(() => this.#passages(docId, seqs));
+  }
+
+  passagesOf(wanted: Map<string, number[]>): Promise<Map<string, StoredPassages>> {
+    return this.#do(() => {
+      const out = new Map<string, StoredPassages>();
+      for (const [id, seqs] of wanted) {
+        const found = this.#passages(id, seqs);
+        if (found) out.set(id, found);
+      }
+      return out;
+    });
   }
 
   links(docId: string): Promise<Link[]> {

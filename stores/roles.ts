@@ -163,6 +163,8 @@ export interface CatalogStore {
   cards(ids: string[]): Promise<Map<string, Card>>;
   /** A document's whole text (its blocks joined), or undefined when it is not stored. */
   text(docId: string): Promise<string | undefined>;
+  /** The whole texts of many documents (grep's candidates), by id; missing ones left out. */
+  texts(ids: string[]): Promise<Map<string, string>>;
   /**
    * Lines `from`..`to` (1-based, inclusive) of a document, those that exist, decoding only
    * the blocks that hold them; undefined when the document is not stored.
@@ -173,6 +175,12 @@ export interface CatalogStore {
    * lines; undefined when the document is not stored.
    */
   passages(docId: string, seqs: number[]): Promise<StoredPassages | undefined>;
+  /**
+   * The passages of many documents at once (a search's hits): as {@link passages} for each
+   * document asked, by id; documents not stored are left out. One read for all, not one per
+   * document.
+   */
+  passagesOf(wanted: Map<string, number[]>): Promise<Map<string, StoredPassages>>;
   /** The links of a document, in document order. */
   links(docId: string): Promise<Link[]>;
   /** The stored front-matter field values of a document, by field. */
