@@ -92,6 +92,8 @@ CREATE INDEX IF NOT EXISTS fields_value ON fields (field, folded);
 const SCHEMA_LOCK = 7243101;
 /** The first key of a library's write lock (the second: a hash of schema and library). */
 const LIBRARY_LOCK = 7243102;
+/** The first key of a library's index-run claim ({@link PgCatalogStore.claimLibrary}). */
+const RUN_LOCK = 7243103;
 /** Times a write transaction is tried when PostgreSQL aborts it for a deadlock. */
 const WRITE_ATTEMPTS = 5;
 
@@ -107,6 +109,14 @@ export interface PgCatalogOptions {
   readUrl?: string;
   /** The data folder's machine: its tables are in its schema. Default: `public`. */
   machine?: Machine;
+}
+
+/** A library claimed for an index run, until released (or the connection ends). */
+export interface LibraryClaim {
+  /** The library. */
+  readonly library: string;
+  /** Give the library up (once; later calls do nothing). */
+  release(): Promise<void>;
 }
 
 /** PostgreSQL text holds no NUL (nor does SQLite's, read back): as the catalog, U+FFFD. */
@@ -246,6 +256,66 @@ export class PgCatalogStore implements CatalogStore {
         [c.doc_id, fields.map((f) => f[0]), fields.map((f) => f[1]), fields.map((f) => f[2])],
       );
     });
+  }
+
+  /**
+   * Claim a library for an index run, without waiting: a session advisory lock held on a
+   * connection of its own until `release()`, or until that connection ends (a killed
+   * indexer's claim ends with it). Indexers of different libraries, on any machine, never
+   * wait on each other's claims; a second indexer of one library is told at once.
+   *
+   * @param library the library (its name in the store: `laptop:Papers`)
+   * @returns the claim
+   * @throws {ToolError} `CONFLICT` when another indexer holds the library
+   */
+  async claimLibrary(library: string): Promise<LibraryClaim> {
+    await this.#ready();
+    const c = await guard(() => this.#pool.connect());
+    const key = [RUN_LOCK, library];
+    // held for the run, not idle in the pool: a dropped connection must not be an uncaught
+    // error of the process (the claim just ends)
+    const dropped = () => {};
+    c.on("error", dropped);
+    const giveBack = (destroy?: boolean) => {
+      c.off("error", dropped);
+      c.release(destroy);
+    };
+    try {
+      const got = (await guard(() =>
+        c.query(
+          "SELECT pg_try_advisory_lock($1, hashtext(current_schema() || '/' || $2)) AS got",
+          key,
+        )
+      )).rows[0].got;
+      if (!got) {
+        throw new ToolError(
+          "CONFLICT",
+          `library "${library}" is being indexed by another indexer`,
+          "Index it again when that run has finished (its claim ends with it), or index another library.",
+        );
+      }
+    } catch (e) {
+      giveBack();
+      throw e;
+    }
+    let held = true;
+    return {
+      library,
+      release: async () => {
+        if (!held) return;
+        held = false;
+        try {
+          await c.query(
+            "SELECT pg_advisory_unlock($1, hashtext(current_schema() || '/' || $2))",
+            key,
+          );
+          giveBack();
+        } catch {
+          // the connection is closed instead: its session, and so its lock, ends with it
+          giveBack(true);
+        }
+      },
+    };
   }
 
   async remove(ids: string[]): Promise<void> {

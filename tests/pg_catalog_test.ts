@@ -166,6 +166,41 @@ Deno.test({
         },
       );
 
+      await t.step(
+        "PgCatalogStore claims a library for one indexer at a time, never waiting",
+        async () => {
+          const url = await server.database();
+          const [one, two] = [new PgCatalogStore(url), new PgCatalogStore(url)];
+          try {
+            const claim = await one.claimLibrary("laptop:Papers");
+            await assert.rejects(two.claimLibrary("laptop:Papers"), (e) => {
+              assert(e instanceof ToolError);
+              assertEquals(e.code, "CONFLICT");
+              assert(e.message.includes("laptop:Papers"), e.message);
+              return true;
+            });
+            // another library is free
+            const other = await two.claimLibrary("nas:Papers");
+            await other.release();
+            await claim.release();
+            await claim.release(); // once
+            const again = await two.claimLibrary("laptop:Papers");
+            // a claim whose connection ends (a killed indexer) ends with it
+            await pgRows(
+              url,
+              `SELECT pg_terminate_backend(pid) FROM pg_locks
+             WHERE locktype = 'advisory' AND classid = 7243103 AND granted`,
+            );
+            const taken = await one.claimLibrary("laptop:Papers");
+            await taken.release();
+            await again.release();
+          } finally {
+            await one.close();
+            await two.close();
+          }
+        },
+      );
+
       await t.step("PgCatalogStore keeps machines apart in one database", async () => {
         const url = await server.database();
         const laptop = new PgCatalogStore(url, { machine: { name: "laptop", owner: "a" } });
