@@ -274,6 +274,26 @@ export const CATALOG_CONTRACT: CatalogCase[] = [
     },
   },
   {
+    name: "touch() records a new mtime and modification time, nothing else",
+    async fn(b, docs) {
+      const store = await written(b, docs);
+      try {
+        const s = structuredClone(docs[1]!);
+        s.doc.mtime_ms += 60_000;
+        s.doc.card.modified_at = "2031-02-03T04:05:06.000Z";
+        await store.touch(s.doc.card.doc_id, s.doc.mtime_ms, s.doc.card.modified_at);
+        await assertStored(store, s);
+        const entry = (await store.list()).find((e) => e.doc_id === s.doc.card.doc_id);
+        assertEquals(entry?.modified_at, s.doc.card.modified_at);
+        await store.touch("never-stored", 1, s.doc.card.modified_at);
+        assertEquals(await store.count(), docs.length);
+        await assertStored(store, docs[2]!);
+      } finally {
+        await store.close();
+      }
+    },
+  },
+  {
     name: "remove() leaves nothing of a document and keeps the others",
     async fn(b, docs) {
       const store = await written(b, docs);

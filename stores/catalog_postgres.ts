@@ -258,6 +258,20 @@ export class PgCatalogStore implements CatalogStore {
     });
   }
 
+  async touch(docId: string, mtimeMs: number, modifiedAt: string): Promise<void> {
+    await this.#transaction(async (tx) => {
+      // the card's fields keep their order: only the value of `modified_at` changes
+      const r = (await tx.query("SELECT library, card FROM documents WHERE doc_id = $1", [docId]))
+        .rows[0];
+      if (!r) return;
+      await tx.query(LOCK_SQL, [LIBRARY_LOCK, r.library]);
+      await tx.query(
+        `UPDATE documents SET mtime_ms = $2, modified_at = $3, card = $4 WHERE doc_id = $1`,
+        [docId, mtimeMs, modifiedAt, JSON.stringify({ ...r.card, modified_at: modifiedAt })],
+      );
+    });
+  }
+
   /**
    * Claim a library for an index run, without waiting: a session advisory lock held on a
    * connection of its own until `release()`, or until that connection ends (a killed

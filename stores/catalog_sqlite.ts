@@ -75,6 +75,10 @@ export class SqliteCatalogStore implements CatalogStore {
     return this.#do(() => this.#catalog.transaction(() => this.#catalog.put(doc, text, links)));
   }
 
+  touch(docId: string, mtimeMs: number, modifiedAt: string): Promise<void> {
+    return this.#do(() => this.#catalog.touch(docId, mtimeMs, modifiedAt));
+  }
+
   remove(ids: string[]): Promise<void> {
     return this.#do(() => this.#catalog.transaction(() => this.#catalog.remove(ids)));
   }

@@ -138,8 +138,8 @@ export interface VectorIndex {
  * made of (row, card, outline, text in compressed blocks of lines, passages, links, fields)
  * is written and removed as one whole: a reader sees all of a document or none of it.
  *
- * Left for later (the synchronous `Catalog` keeps them): skipped files, touch and
- * invalidation of file states, text fingerprints and copies, term statistics, the meta
+ * Left for later (the synchronous `Catalog` keeps them): skipped files, invalidation of
+ * file states, text fingerprints and copies, term statistics, the meta
  * table, vector and OCR records, the link graph's scans, filtered id lists (`recentIds`,
  * `idsMatching`, `paths`) and the change token.
  */
@@ -151,6 +151,11 @@ export interface CatalogStore {
    * transaction: they replace its old ones.
    */
   put(doc: StoredDoc, text: string, links?: Link[]): Promise<void>;
+  /**
+   * Record that an unchanged file was touched: its new mtime, and its card's `modified_at`
+   * (an unknown id is ignored).
+   */
+  touch(docId: string, mtimeMs: number, modifiedAt: string): Promise<void>;
   /** Remove documents with everything of theirs, in one transaction; unknown ids are ignored. */
   remove(ids: string[]): Promise<void>;
   /** A document's row (card, outline, pages, term counts, file state), or undefined. */
