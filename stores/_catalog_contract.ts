@@ -344,10 +344,13 @@ export async function startWriter(
   const file = await Deno.makeTempFile({ prefix: "shelfmark-doc-", suffix: ".json" });
   await Deno.writeTextFile(file, JSON.stringify(source));
   const script = new URL("../tests/catalog_writer.ts", import.meta.url).pathname;
-  return new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", script, backend, target, file],
     stdin: "null",
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
+  // the document's file goes once the writer has ended
+  child.status.finally(() => Deno.remove(file).catch(() => {}));
+  return child;
 }

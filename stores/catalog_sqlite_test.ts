@@ -9,30 +9,40 @@ import {
 } from "./_catalog_contract.ts";
 import { SqliteCatalogStore } from "./catalog_sqlite.ts";
 
-const SQLITE: CatalogBackend = {
-  name: "sqlite",
-  open: () => Promise.resolve(SqliteCatalogStore.open(":memory:")),
-  async killedWrite(source) {
-    const file = join(await Deno.makeTempDir({ prefix: "shelfmark-killed-" }), "catalog.db");
-    const child = await startWriter("sqlite", file, source);
-    // the writer says `held` from inside its transaction, then waits
-    const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let said = "";
-    while (!said.includes("held\n")) {
-      const { value, done } = await out.read();
-      assert(!done, `the writer ended without holding its write: ${said}`);
-      said += value;
-    }
-    child.kill("SIGKILL");
-    assert(!(await child.status).success);
-    await out.cancel();
-    return SqliteCatalogStore.open(file);
-  },
-};
+/** SQLite catalogs in memory; a killed writer's in a file of a folder listed in `made`. */
+function sqlite(made: string[]): CatalogBackend {
+  return {
+    name: "sqlite",
+    open: () => Promise.resolve(SqliteCatalogStore.open(":memory:")),
+    async killedWrite(source) {
+      const dir = await Deno.makeTempDir({ prefix: "shelfmark-killed-" });
+      made.push(dir);
+      const file = join(dir, "catalog.db");
+      const child = await startWriter("sqlite", file, source);
+      // the writer says `held` from inside its transaction, then waits
+      const out = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      let said = "";
+      while (!said.includes("held\n")) {
+        const { value, done } = await out.read();
+        assert(!done, `the writer ended without holding its write: ${said}`);
+        said += value;
+      }
+      child.kill("SIGKILL");
+      assert(!(await child.status).success);
+      await out.cancel();
+      return SqliteCatalogStore.open(file);
+    },
+  };
+}
 
 Deno.test("SqliteCatalogStore passes the catalog store contract", async (t) => {
   const docs = await corpusDocs();
-  for (const c of CATALOG_CONTRACT) {
-    await t.step(`SqliteCatalogStore ${c.name}`, () => c.fn(SQLITE, docs));
+  const made: string[] = [];
+  try {
+    for (const c of CATALOG_CONTRACT) {
+      await t.step(`SqliteCatalogStore ${c.name}`, () => c.fn(sqlite(made), docs));
+    }
+  } finally {
+    for (const dir of made) await Deno.remove(dir, { recursive: true });
   }
 });
