@@ -39,7 +39,7 @@ export interface LatencyFigures {
 }
 
 /** CPU seconds of a local PostgreSQL's postmaster and its ended children. */
-async function serverCpu(pgDir: string): Promise<number> {
+export async function serverCpu(pgDir: string): Promise<number> {
   const pid = (await Deno.readTextFile(`${pgDir}/data/postmaster.pid`)).split("\n")[0];
   const stat = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1]!.split(" ");
   // fields 14-17 of stat (utime, stime, cutime, cstime), counted from after "(comm) "

@@ -5,9 +5,19 @@
  * backend (PostgreSQL, ...) implements the same two interfaces and nothing else changes:
  * the search path (`search/`) and the indexer call only these methods.
  *
+ * A third role, the catalog as a server and an indexer reach it asynchronously
+ * (`CatalogStore`), is implemented over the SQLite catalog (`catalog_sqlite.ts`) and in
+ * PostgreSQL (`catalog_postgres.ts`); nothing calls it yet (see docs/postgres.md, the
+ * catalog's plan).
+ *
  * @module
  */
-import type { Hit, IndexedDoc, ParsedQuery, SearchFilters } from "../core/types.ts";
+import type { Card, Hit, IndexedDoc, ParsedQuery, SearchFilters } from "../core/types.ts";
+import type { FileState } from "../core/catalog.ts";
+import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
+import type { StoredPassages } from "../core/catalog_sql.ts";
+import type { DocEntry } from "../core/listing.ts";
+import type { Link } from "../core/extractor.ts";
 
 /** A query as the keyword index sees it: parsed once by the search path. */
 export interface Query {
@@ -124,5 +134,75 @@ export interface VectorIndex {
   /** Current availability. */
   ready(): IndexState;
   /** Release the connection and the table; the index is not used after. */
+  close(): Promise<void>;
+}
+
+/**
+ * The catalog as a server answering the tools and an indexer writing a library reach it,
+ * asynchronously: so it can live in a database several machines share. What a document is
+ * made of (row, card, outline, text in compressed blocks of lines, passages, links, fields)
+ * is written and removed as one whole: a reader sees all of a document or none of it.
+ *
+ * Left for later (the synchronous `Catalog` keeps them): skipped files, invalidation of
+ * file states, text fingerprints and copies, term statistics, the meta
+ * table, vector and OCR records, the link graph's scans, filtered id lists (`recentIds`,
+ * `idsMatching`, `paths`) and the change token.
+ */
+export interface CatalogStore {
+  /** Backend name (`"sqlite"`, `"postgres"`). */
+  readonly name: string;
+  /**
+   * Store (insert or replace) a document with its text, links and fields, in one
+   * transaction: they replace its old ones.
+   */
+  put(doc: StoredDoc, text: string, links?: Link[]): Promise<void>;
+  /**
+   * Record that an unchanged file was touched: its new mtime, and its card's `modified_at`
+   * (an unknown id is ignored).
+   */
+  touch(docId: string, mtimeMs: number, modifiedAt: string): Promise<void>;
+  /** Remove documents with everything of theirs, in one transaction; unknown ids are ignored. */
+  remove(ids: string[]): Promise<void>;
+  /** A document's row (card, outline, pages, term counts, file state), or undefined. */
+  get(docId: string): Promise<StoredDoc | undefined>;
+  /** A document's card, pages and content hash (what reading its lines needs). */
+  head(docId: string): Promise<DocHead | undefined>;
+  /** What a document's sections are cut from: outline, quality, type, pages, hash. */
+  sections(docId: string): Promise<DocSections | undefined>;
+  /** Cards of many documents, in the order asked (missing ids left out): search hits. */
+  cards(ids: string[]): Promise<Map<string, Card>>;
+  /** A document's whole text (its blocks joined), or undefined when it is not stored. */
+  text(docId: string): Promise<string | undefined>;
+  /** The whole texts of many documents (grep's candidates), by id; missing ones left out. */
+  texts(ids: string[]): Promise<Map<string, string>>;
+  /**
+   * Lines `from`..`to` (1-based, inclusive) of a document, those that exist, decoding only
+   * the blocks that hold them; undefined when the document is not stored.
+   */
+  lines(docId: string, from: number, to: number): Promise<string[] | undefined>;
+  /**
+   * Some passages of a document by sequence number (unknown ones left out), with their
+   * lines; undefined when the document is not stored.
+   */
+  passages(docId: string, seqs: number[]): Promise<StoredPassages | undefined>;
+  /**
+   * The passages of many documents at once (a search's hits): as {@link passages} for each
+   * document asked, by id; documents not stored are left out. One read for all, not one per
+   * document.
+   */
+  passagesOf(wanted: Map<string, number[]>): Promise<Map<string, StoredPassages>>;
+  /** The links of a document, in document order. */
+  links(docId: string): Promise<Link[]>;
+  /** The stored front-matter field values of a document, by field. */
+  fields(docId: string): Promise<Record<string, string[]>>;
+  /** The id of the document at a display path. */
+  idByPath(path: string): Promise<string | undefined>;
+  /** Every document of a library (all libraries without one), as listings show it, by path. */
+  list(library?: string): Promise<DocEntry[]>;
+  /** File states of every document of a library, by path (what an index run compares). */
+  fileStates(library: string): Promise<Map<string, FileState>>;
+  /** Number of documents (all libraries, or one). */
+  count(library?: string): Promise<number>;
+  /** Release connections; the store is not used after. */
   close(): Promise<void>;
 }
