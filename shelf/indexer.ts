@@ -367,6 +367,7 @@ export class Indexer {
     } finally {
       this.#catalog.commit();
     }
+    if (p.indexed || p.removed) await this.#indexes.keyword?.afterRun?.();
     p.current = undefined;
     opts.onProgress?.({ ...p });
     return p;

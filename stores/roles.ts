@@ -66,6 +66,11 @@ export interface KeywordIndex {
   candidates(words: string[], filters: SearchFilters): Promise<string[]>;
   /** Current availability. */
   ready(): IndexState;
+  /**
+   * After an indexing run that wrote documents: reorganise what the writes left (merge
+   * index segments) when that pays for the searches after it.
+   */
+  afterRun?(): Promise<void>;
   /** Release connections (a backend outside the catalog's file); not used after. */
   close?(): Promise<void>;
 }
