@@ -169,6 +169,12 @@ export interface PassageHit extends Passage {
   line?: number;
   /** BM25 score inside the document (orders passages; not comparable across documents). */
   score: number;
+  /**
+   * Its lines (`start_line` on, with their pages in a paged document) as the keyword index
+   * read them for the snippet: the search answer takes its sentence from them instead of
+   * decoding the text again. Never shown.
+   */
+  lines?: { n: number; text: string; page?: number }[];
 }
 
 /** One ranked answer of an index (keyword or vector). */

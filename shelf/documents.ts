@@ -81,7 +81,7 @@ export interface ReadLines {
 }
 
 /** Characters of a line beyond which it is cut. */
-const MAX_LINE_CHARS = 2000;
+export const MAX_LINE_CHARS = 2000;
 /** Lines returned when neither a limit nor a section or page bounds the answer. */
 const DEFAULT_LIMIT = 200;
 /** Lines returned at most. */

@@ -374,6 +374,7 @@ export class Indexer {
     } finally {
       this.#catalog.commit();
     }
+    if (p.indexed || p.removed || p.restored) await this.#indexes.keyword?.afterRun?.();
     p.current = undefined;
     opts.onProgress?.({ ...p });
     return p;

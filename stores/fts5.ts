@@ -125,6 +125,13 @@ function openTables(db: DatabaseSync): void {
       .run(KEYWORD_FORMAT);
   }
 }
+/**
+ * An indexing run that wrote at least this share of the documents indexed (since the last
+ * merge) merges the index segments ({@link Fts5Index.afterRun}). On the full corpus the
+ * first run leaves 15 passage segments and 17 document segments; one merge costs 1.7 s CPU
+ * (0.2 % of the run's) and cuts the search's CPU p50/p95 29.2/52.6 -> 26.9/49.1 ms.
+ */
+const MERGE_SHARE = 1 / 8;
 
 /** BM25 magnitude that maps to a score of 0.5. */
 const HALF_SCORE = 5;
@@ -213,6 +220,8 @@ export class Fts5Index implements KeywordIndex {
   #ranking: Fts5Ranking;
   #snippets: StoredSnippets;
   #passages: PassageRows;
+  /** Documents written or removed since the segments were last merged. */
+  #written = 0;
 
   /**
    * Create the index and its tables (`docs_fts`, `fts_map`) if they do not exist.
@@ -286,13 +295,19 @@ export class Fts5Index implements KeywordIndex {
           const rowid = BigInt(r.lastInsertRowid);
           map.run(card.doc_id, rowid, this.#passages.write(rowid, doc));
         }
+        this.#written += docs.length;
       })
     );
   }
 
   /** Remove documents by id; unknown ids are ignored. */
   remove(ids: string[]): Promise<void> {
-    return settle(() => this.#atomic(() => this.#delete(ids)));
+    return settle(() =>
+      this.#atomic(() => {
+        this.#delete(ids);
+        this.#written += ids.length;
+      })
+    );
   }
 
   /**
@@ -457,9 +472,21 @@ export class Fts5Index implements KeywordIndex {
     return { state: documents > 0 ? "ready" : "empty", documents };
   }
 
-  /** Merge the FTS5 index segments (after a large indexing run). */
+  /** Merge the FTS5 index segments into one per table (after a large indexing run). */
   optimize(): void {
     this.#db.exec("INSERT INTO docs_fts(docs_fts) VALUES('optimize')");
     this.#db.exec("INSERT INTO passages_fts(passages_fts) VALUES('optimize')");
+    this.#written = 0;
+  }
+
+  /**
+   * After an indexing run: merge the segments ({@link optimize}) when the writes since the
+   * last merge reach {@link MERGE_SHARE} of the documents (a run over a few changed files
+   * leaves them to FTS5's own incremental merging).
+   */
+  afterRun(): Promise<void> {
+    return settle(() => {
+      if (this.#written > 0 && this.#written >= MERGE_SHARE * this.count()) this.optimize();
+    });
   }
 }

@@ -23,7 +23,7 @@ import type { Hit, IndexedDoc, ParsedQuery, PassageHit, QueryItem } from "../cor
 import { passageReader, type StoredPassages } from "../core/catalog_sql.ts";
 import { segmentCJK } from "../core/tokenize.ts";
 import { MARKUP_TYPES } from "../core/readable.ts";
-import { chosenPassages, docPassages } from "../search/passages.ts";
+import { chosenPassages, docPassages, pageOf } from "../search/passages.ts";
 import { positiveTerms } from "../search/query.ts";
 import { toFtsMatch } from "./fts5_match.ts";
 
@@ -321,9 +321,19 @@ export class PassageRows {
     const stored = this.#read(docId, ranks.map((r) => r.seq));
     if (!stored) return [];
     const candidates = stored.passages.map(({ seq: _, lines, ...passage }) => ({ passage, lines }));
+    const linesAt = new Map(candidates.map((c) => [c.passage.start_line, c.lines]));
+    const pages = stored.pages?.length ? stored.pages : undefined;
     return chosenPassages(candidates, positiveTerms(parsed), limit, {
       pages: stored.pages,
       markup: MARKUP_TYPES.has(stored.docType),
-    }).filter((h) => h.snippet);
+    }).filter((h) => h.snippet).map((h) => {
+      // numbered as `read` numbers them, for the search answer
+      h.lines = (linesAt.get(h.start_line) ?? []).map((text, k) => {
+        const line: NonNullable<PassageHit["lines"]>[number] = { n: h.start_line + k, text };
+        if (pages) line.page = pageOf(pages, line.n);
+        return line;
+      });
+      return h;
+    });
   }
 }

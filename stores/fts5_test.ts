@@ -46,6 +46,37 @@ Deno.test("Fts5Index.count() follows upserts and removes; optimize() keeps the i
   db.close();
 });
 
+/** Index segments of a table of the keyword index (a merge leaves one). */
+function segments(db: DatabaseSync, table: "docs_fts" | "passages_fts"): number {
+  return db.prepare(`SELECT count(DISTINCT segid) AS n FROM ${table}_idx`).get()?.n as number;
+}
+
+Deno.test("Fts5Index.afterRun() merges the segments after a large run only", async () => {
+  const { db, fts } = await setup([]);
+  // each write commits on its own: a segment of its own, until FTS5 merges some
+  const docs = Array.from(
+    { length: 12 },
+    (_, i) =>
+      makeDoc({ id: `d${i}`, path: `L/d${i}.md`, title: `Doc ${i}`, body: `walrus ${i}\nmore` }),
+  );
+  for (const d of docs) await fts.upsert([d]);
+  assert(segments(db, "passages_fts") > 1 && segments(db, "docs_fts") > 1);
+  await fts.afterRun();
+  assertEquals([segments(db, "docs_fts"), segments(db, "passages_fts")], [1, 1]);
+  assertEquals((await ids(fts, "walrus")).length, 12);
+  // one document rewritten of twelve: below the share, the new segment is left to FTS5
+  await fts.upsert([docs[0]!]);
+  await fts.afterRun();
+  assertEquals(segments(db, "passages_fts"), 2);
+  // two more make three writes since the merge, a quarter of the documents: merged again
+  await fts.upsert([docs[1]!]);
+  await fts.remove(["d2"]);
+  await fts.afterRun();
+  assertEquals([segments(db, "docs_fts"), segments(db, "passages_fts")], [1, 1]);
+  assertEquals((await ids(fts, "walrus")).length, 11);
+  db.close();
+});
+
 Deno.test("Fts5Index.search() marks the hits it looked for passages in", async () => {
   const { db, fts } = await setup([
     { id: "t", path: "L/t.md", title: "Zebra handbook", body: "Nothing about the animal." },

@@ -81,6 +81,11 @@ export interface KeywordIndex {
   indexed(ids: string[]): Promise<Set<string>>;
   /** Current availability. */
   ready(): IndexState;
+  /**
+   * After an indexing run that wrote documents: reorganise what the writes left (merge
+   * index segments) when that pays for the searches after it.
+   */
+  afterRun?(): Promise<void>;
   /** Release connections (a backend outside the catalog's file); not used after. */
   close?(): Promise<void>;
 }

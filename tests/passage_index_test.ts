@@ -135,6 +135,13 @@ Deno.test({
     assert(p.start_line <= best && best <= p.end_line, JSON.stringify(p));
     assert(p.line! <= best && p.line! >= p.start_line, `line ${p.line}`);
     assertEquals(p.page, pageOf(pages, best));
+    // the lines read for its snippet go on to the search answer: numbered, with their pages,
+    // as reading the passage gives them
+    const span = p.end_line - p.start_line + 1;
+    assertEquals(p.lines?.length, span);
+    const read = t.shelf.readLines(id, { offset: p.start_line, limit: span }).lines;
+    assert(read[0]!.page !== undefined, "the lines carry their pages");
+    assertEquals(p.lines!.slice(0, read.length), read);
   },
 });
 

@@ -74,7 +74,7 @@ export function toResults(shelf: Shelf, hits: Hit[], known?: Map<string, Card>):
       modified_at: c.modified_at,
       keywords: c.keywords,
       snippet: h.snippet ?? abstractStart(c.abstract),
-      passages: h.passages?.map(({ score: _, ...p }) => p),
+      passages: h.passages?.map(({ score: _, lines: _l, ...p }) => p),
       copies: h.copies?.map((c) => ({ doc_id: c.doc_id, path: shownPath(shelf, c.path) })),
     });
   }

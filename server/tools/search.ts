@@ -14,7 +14,7 @@ import {
   readWindow,
   sentencesOf,
 } from "../../search/sentence.ts";
-import { ToolError } from "../../core/types.ts";
+import { type PassageHit, ToolError } from "../../core/types.ts";
 import {
   checkLibrary,
   defineTool,
@@ -27,6 +27,7 @@ import {
 } from "../tool.ts";
 import { nextStep, resultsMd, type SearchResult, toResults, WITH_SNIPPETS } from "./_results.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
+import { MAX_LINE_CHARS } from "../../shelf/documents.ts";
 import { count } from "./_listing.ts";
 import { hit, obj, optString } from "./_output.ts";
 
@@ -172,11 +173,15 @@ export const search = defineTool({
         },
       });
       const results = toResults(shelf, hits, cards);
+      // the lines the keyword index read for each passage shown, by document and first line
+      const stored = new Map(
+        hits.map((h) => [h.doc_id, new Map(h.passages?.map((p) => [p.start_line, p.lines]))]),
+      );
       if (a.sort !== "default") {
         const dir = a.sort === "newest" ? -1 : 1;
         results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
       }
-      addAnswers(shelf, query, results, a.limit_passages);
+      addAnswers(shelf, query, results, a.limit_passages, (id, from) => stored.get(id)?.get(from));
       const mode_reason = a.mode === undefined ? shelf.defaultSearchMode().why : undefined;
       return { query, mode_used: mode, mode_reason, note, results, verbose: a.verbose };
     }
@@ -249,9 +254,17 @@ const WINDOW_LINES = 15;
  * asked for) that best answers the query, put the passage holding it first, and keep
  * `limitPassages` passages on every hit. Choosing among more passages than are shown
  * measured worse: a lower passage's sentence that scores high by words alone is more
- * often wrong than the best passage's best sentence.
+ * often wrong than the best passage's best sentence. A passage's lines are those the search
+ * read (`stored`, by document and first line) when it has them and none was cut for
+ * reading, else read again.
  */
-function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitPassages: number) {
+function addAnswers(
+  shelf: Shelf,
+  query: string,
+  results: SearchResult[],
+  limitPassages: number,
+  stored: (docId: string, startLine: number) => PassageHit["lines"],
+) {
   const terms = positiveTerms(parseQuery(query));
   results.forEach((r, i) => {
     const passages = r.passages ?? [];
@@ -260,10 +273,11 @@ function addAnswers(shelf: Shelf, query: string, results: SearchResult[], limitP
       const from: number[] = [];
       const read: NumberedLine[][] = [];
       passages.forEach((p, k) => {
-        const lines = shelf.readLines(r.doc_id, {
-          offset: p.start_line,
-          limit: Math.min(PASSAGE_LINES, p.end_line - p.start_line + 1),
-        }).lines;
+        const limit = Math.min(PASSAGE_LINES, p.end_line - p.start_line + 1);
+        const known = stored(r.doc_id, p.start_line)?.slice(0, limit);
+        const lines = known?.length === limit && known.every((l) => l.text.length <= MAX_LINE_CHARS)
+          ? known
+          : shelf.readLines(r.doc_id, { offset: p.start_line, limit }).lines;
         read.push(lines);
         // Paragraphs numbered on from the previous passage's (none is shared across them).
         const base = candidates.length ? candidates.at(-1)!.paragraph + 1 : 0;
