@@ -46,7 +46,15 @@ import {
 } from "./fts5_passages.ts";
 import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
-import { hitRows, holdsSql, Params, passageRankSql, rankSql, SCHEMA } from "./postgres_sql.ts";
+import {
+  hitRows,
+  holdsSql,
+  Params,
+  passageRankSql,
+  phraseCountSql,
+  rankSql,
+  SCHEMA,
+} from "./postgres_sql.ts";
 import { COLUMNS, type DocPostings, type PassagePostings, Tokenizer } from "./postgres_tokens.ts";
 import { claimMachine, type Machine, openPool } from "./postgres_pool.ts";
 import { redact } from "./postgres_url.ts";
@@ -101,6 +109,28 @@ const COUNT_SQL = "SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals";
 /** Documents the filters allow are looked for among this many ranked matches first. */
 const FILTER_FIRST = 200;
 
+/** Phrases whose counts are kept, at most (beyond, the cache starts again). */
+const PHRASES_KEPT = 20_000;
+
+/**
+ * Passages holding phrases of several words (their IDFs' counts in the passage ranking:
+ * found by positions in every document holding the words), kept for one generation of the
+ * store (`kw_totals.gen`, raised by every write).
+ */
+interface PhraseCounts {
+  /** The generation they hold for (unknown before the first count). */
+  gen?: string;
+  /** Passages holding each phrase, by its terms joined by spaces. */
+  passages: Map<string, number>;
+}
+
+/** A ranked document. */
+interface RankedRow {
+  doc_id: string;
+  doc: string;
+  raw: number;
+}
+
 /**
  * The keyword index over PostgreSQL.
  *
@@ -125,6 +155,7 @@ export class PgKeywordIndex implements KeywordIndex {
   #schema?: Promise<void>;
   #documents = 0;
   #counted = 0;
+  #phraseCounts: PhraseCounts = { passages: new Map() };
 
   /**
    * Connect (lazily: on the first call) and create the tables if missing.
@@ -325,13 +356,14 @@ export class PgKeywordIndex implements KeywordIndex {
     const col = (i: number) => libs.map((l) => totals.get(l)![i]);
     if (libs.length) {
       await c.query(
-        `INSERT INTO kw_totals (library, docs, tokens, passages, ptokens)
-         SELECT * FROM unnest($1::text[], $2::int[], $3::int8[], $4::int8[], $5::int8[])
+        // gen: raised by every write (searches' cached phrase statistics hold until it is)
+        `INSERT INTO kw_totals (library, docs, tokens, passages, ptokens, gen)
+         SELECT *, 1 FROM unnest($1::text[], $2::int[], $3::int8[], $4::int8[], $5::int8[])
          ORDER BY 1
          ON CONFLICT (library) DO UPDATE SET docs = kw_totals.docs + excluded.docs,
            tokens = kw_totals.tokens + excluded.tokens,
            passages = kw_totals.passages + excluded.passages,
-           ptokens = kw_totals.ptokens + excluded.ptokens`,
+           ptokens = kw_totals.ptokens + excluded.ptokens, gen = kw_totals.gen + 1`,
         [libs, col(0), col(1), col(2), col(3)],
       );
     }
@@ -394,6 +426,47 @@ export class PgKeywordIndex implements KeywordIndex {
   }
 
   /**
+   * The passages holding each phrase of several words (by phrase number; a phrase of one
+   * word is counted when written), from the cache where it has them, else counted (and
+   * kept); with the store's generation they hold for.
+   */
+  async #passageHits(
+    phrases: string[][],
+  ): Promise<{ gen?: string; hits: (number | undefined)[] }> {
+    const key = (t: string[]) => t.join(" ");
+    for (let attempt = 0;; attempt++) {
+      const cache = this.#phraseCounts;
+      const wanted = phrases.filter((t) => t.length > 1);
+      // the store changing under way twice: counted for this search alone
+      const missing = attempt < 2 ? wanted.filter((t) => !cache.passages.has(key(t))) : wanted;
+      if (!missing.length) {
+        return {
+          gen: cache.gen,
+          hits: phrases.map((t) => t.length > 1 ? cache.passages.get(key(t)) : undefined),
+        };
+      }
+      const p = new Params();
+      const row = (await this.#query<Record<string, number> & { gen: string }>(
+        phraseCountSql(missing, p),
+        p.values,
+      ))[0]!;
+      const counts = new Map(missing.map((t, i) => [key(t), row[`p${i}`]!]));
+      if (attempt >= 2) return { gen: row.gen, hits: phrases.map((t) => counts.get(key(t))) };
+      const kept = this.#keepCounts(row.gen);
+      for (const [k, v] of counts) kept.passages.set(k, v);
+    }
+  }
+
+  /** The phrase counts' cache for a generation of the store, started again if it changed. */
+  #keepCounts(gen: string): PhraseCounts {
+    const c = this.#phraseCounts;
+    if (c.gen !== gen || c.passages.size > PHRASES_KEPT) {
+      this.#phraseCounts = { gen, passages: new Map() };
+    }
+    return this.#phraseCounts;
+  }
+
+  /**
    * Words too common to be worth matching, as the FTS5 index decides (see `WordDocs`):
    * by the catalog's counts, else (numbers, single letters) by this index's.
    */
@@ -440,10 +513,10 @@ export class PgKeywordIndex implements KeywordIndex {
     const limit = Math.max(0, Math.floor(q.limit));
     if (limit === 0) return [];
     const allowed = this.#catalog.idsMatching(q.filters);
-    let rows: { doc_id: string; doc: string; raw: number }[] = [];
+    let rows: RankedRow[] = [];
     for (let want = allowed ? Math.max(FILTER_FIRST, limit * 4) : limit;; want *= 4) {
       const p = new Params();
-      const ranked = await this.#query<{ doc_id: string; doc: string; raw: number }>(
+      const ranked = await this.#query<RankedRow>(
         rankSql(hitRows(plan.phrases, p), this.#cond(plan), p, this.#weights, plan.mult, want),
         p.values,
       );
@@ -497,16 +570,28 @@ export class PgKeywordIndex implements KeywordIndex {
     const out = new Map<string, PassageRank[]>();
     if (!docs.length) return out;
     const plan = this.#plan(match);
-    const p = new Params();
-    const sql = passageRankSql(
-      plan.phrases,
-      this.#cond(plan),
-      p,
-      docs,
-      [...PASSAGE_WEIGHTS],
-      plan.mult,
-    );
-    for (const r of await this.#query<{ doc: string; seq: number; raw: number }>(sql, p.values)) {
+    let rows: { doc: string; seq: number; raw: number; gen: string }[] = [];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { gen, hits } = await this.#passageHits(plan.phrases);
+      const p = new Params();
+      const sql = passageRankSql(
+        plan.phrases,
+        this.#cond(plan),
+        p,
+        docs,
+        [...PASSAGE_WEIGHTS],
+        plan.mult,
+        hits,
+      );
+      rows = await this.#query<{ doc: string; seq: number; raw: number; gen: string }>(
+        sql,
+        p.values,
+      );
+      // the store changed since the counts were made: counted again, once
+      if (!rows.length || hits.every((h) => h === undefined) || rows[0]!.gen === gen) break;
+      this.#keepCounts(rows[0]!.gen);
+    }
+    for (const r of rows) {
       const list = out.get(r.doc) ?? [];
       if (list.length < limit) list.push({ seq: r.seq, raw: r.raw });
       out.set(r.doc, list);

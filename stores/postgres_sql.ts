@@ -20,7 +20,10 @@
  *   the writes' transaction.
  * - `kw_totals`: documents and tokens, passages and their tokens, per library, summed for
  *   BM25's row count and average length (one row per library, so indexers of different
- *   libraries do not wait on one row).
+ *   libraries do not wait on one row), and `gen`, raised by every write of the library: its
+ *   sum over the libraries changes whenever the index does, so statistics a search derived
+ *   from the index (the passages holding a phrase, {@link phraseCountSql}) hold while
+ *   the sum is the same.
  *
  * @module
  */
@@ -62,7 +65,8 @@ CREATE TABLE IF NOT EXISTS kw_totals (
   docs bigint NOT NULL,
   tokens bigint NOT NULL,
   passages bigint NOT NULL DEFAULT 0,
-  ptokens bigint NOT NULL DEFAULT 0
+  ptokens bigint NOT NULL DEFAULT 0,
+  gen bigint NOT NULL DEFAULT 0
 );
 -- an index made before the passage index: its documents have no passages until rewritten
 -- (ALTER only when a column is missing: it would lock the tables at every start)
@@ -73,6 +77,10 @@ DO $$ BEGIN
     ALTER TABLE kw_terms ADD COLUMN pdf int NOT NULL DEFAULT 0;
     ALTER TABLE kw_totals ADD COLUMN passages bigint NOT NULL DEFAULT 0;
     ALTER TABLE kw_totals ADD COLUMN ptokens bigint NOT NULL DEFAULT 0;
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'kw_totals'::regclass
+                 AND attname = 'gen') THEN
+    ALTER TABLE kw_totals ADD COLUMN gen bigint NOT NULL DEFAULT 0;
   END IF;
 END $$;
 `;
@@ -230,6 +238,32 @@ export function holdsSql(ph: number, phrases: number): string {
   return phrases <= MASK_PHRASES ? `((s.phs >> ${ph}) & 1) = 1` : `(${ph} = ANY(s.phs))`;
 }
 
+/** The store's totals: rows and tokens (at least 1), and its generation, as text. */
+function totalsSql(rows: string, tokens: string): string {
+  return `SELECT greatest(coalesce(sum(${rows}), 0), 1)::float8 AS rows,
+    greatest(coalesce(sum(${tokens}), 0), 1)::float8 AS toks,
+    coalesce(sum(gen), 0)::text AS gen FROM kw_totals`;
+}
+
+/** FTS5's IDF of each phrase `n.ph` over `n.hit` (rows holding it), times `mult`. */
+function idfSql(m: string): string {
+  return `SELECT n.ph, (${m}::float8[])[n.ph + 1] *
+    greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
+    FROM n CROSS JOIN t`;
+}
+
+/**
+ * Documents' BM25 scores and the phrases they hold, `(doc, phs, score)`, from rows
+ * `(ph, doc, freq)` of `from`, with IDFs `i` and totals `t`.
+ */
+function docScoreSql(from: string, phrases: number): string {
+  return `SELECT f.doc, ${heldSql(phrases)} AS phs,
+      sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows))))
+        AS score
+    FROM ${from} f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t
+    GROUP BY f.doc`;
+}
+
 /**
  * The BM25 ranking of documents, as SQLite FTS5's `bm25()` computes it: per phrase, the
  * frequency weighted by column (`freq`), its IDF `ln((N - n + 0.5) / (n + 0.5))` (at least
@@ -256,19 +290,30 @@ export function rankSql(
   return `WITH hits AS MATERIALIZED (${hits}),
   f AS (SELECT ph, doc, sum((${w}::float8[])[col + 1] * tf) AS freq FROM hits GROUP BY ph, doc),
   n AS (SELECT ph, count(*)::float8 AS hit FROM f GROUP BY ph),
-  t AS (SELECT greatest(coalesce(sum(docs), 0), 1)::float8 AS rows,
-               greatest(coalesce(sum(tokens), 0), 1)::float8 AS toks FROM kw_totals),
-  i AS (SELECT n.ph, (${m}::float8[])[n.ph + 1] *
-          greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
-        FROM n CROSS JOIN t),
-  s AS (SELECT f.doc, ${heldSql(mult.length)} AS phs,
-          sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows))))
-            AS score
-        FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t GROUP BY f.doc)
+  t AS (${totalsSql("docs", "tokens")}),
+  i AS (${idfSql(m)}),
+  s AS (${docScoreSql("f", mult.length)})
   SELECT d.doc_id, s.doc, -s.score AS raw
   FROM (SELECT s.doc, s.score FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc
         LIMIT ${p.add(limit)}) s
   JOIN kw_docs d ON d.id = s.doc ORDER BY s.score DESC, s.doc`;
+}
+
+/**
+ * How many passages hold each of some phrases of several words (their IDFs' counts over
+ * the passage index), with the store's generation `gen` they hold for: one row, columns
+ * `p0`, `p1`, ... for the phrases asked.
+ *
+ * @param phrases the phrases (each of several words)
+ * @param p the query's parameters
+ */
+export function phraseCountSql(phrases: string[][], p: Params): string {
+  const counts = phrases.map((tokens, i) =>
+    `(SELECT count(*) FROM (SELECT DISTINCT doc, seq FROM (${
+      passagePhraseRows(tokens, p)
+    }) c) c)::float8 AS p${i}, `
+  );
+  return `SELECT ${counts.join("")}(SELECT coalesce(sum(gen), 0)::text FROM kw_totals) AS gen`;
 }
 
 /**
@@ -304,7 +349,10 @@ export function passagePhraseRows(tokens: string[], p: Params, docs?: string): s
  * @param docs the documents (`kw_docs.id`s)
  * @param weights the passage columns' weights (title, text)
  * @param mult how many times each phrase appears in the expression
- * @returns rows `(doc, seq, raw)`, best first (ties by document, then passage)
+ * @param hits the passages holding each phrase of several words, by phrase number
+ *   ({@link phraseCountSql}; a phrase of one word is counted here)
+ * @returns rows `(doc, seq, raw, gen)`, best first (ties by document, then passage), `gen`
+ *   the store's generation
  */
 export function passageRankSql(
   phrases: string[][],
@@ -313,24 +361,24 @@ export function passageRankSql(
   docs: string[],
   weights: number[],
   mult: number[],
+  hits: (number | undefined)[],
 ): string {
   const d = `${p.add(docs)}::bigint[]`;
   const { singles, ph, multi } = byLength(phrases);
   if (!singles.length && !multi.length) {
-    return "SELECT NULL::bigint AS doc, 0 AS seq, 0::float8 AS raw LIMIT 0";
+    return "SELECT NULL::bigint AS doc, 0 AS seq, 0::float8 AS raw, '' AS gen LIMIT 0";
   }
-  const hits = multi.map((i) =>
+  const rows = multi.map((i) =>
     `SELECT ${i} AS ph, doc, seq, col, tf FROM (${passagePhraseRows(phrases[i]!, p, d)}) r${i}`
   );
-  // passages holding each phrase: counted when written for one term, else found
-  const counts = multi.map((i) =>
-    `SELECT ${i} AS ph, (SELECT count(*) FROM (SELECT DISTINCT doc, seq FROM (${
-      passagePhraseRows(phrases[i]!, p)
-    }) c) c)::float8 AS hit`
-  );
+  const counts = [
+    `SELECT * FROM unnest(${p.add(multi)}::int[], ${
+      p.add(multi.map((i) => hits[i] ?? 0))
+    }::float8[]) AS k(ph, hit)`,
+  ];
   if (singles.length) {
     const u = `unnest(${p.add(singles)}::text[], ${p.add(ph)}::int[]) AS u(term, ph)`;
-    hits.unshift(
+    rows.unshift(
       `SELECT u.ph, k.doc, (x >> ${SEQ_SHIFT})::int AS seq, ((x >> 20) & 1)::int AS col,
          count(*)::int AS tf
        FROM ${u} CROSS JOIN LATERAL (SELECT doc, pos FROM kw_ppostings k
@@ -344,19 +392,17 @@ export function passageRankSql(
   }
   const w = p.add(weights);
   const m = p.add(mult);
-  return `WITH hits AS MATERIALIZED (${hits.join("\nUNION ALL\n")}),
+  return `WITH hits AS MATERIALIZED (${rows.join("\nUNION ALL\n")}),
   f AS (SELECT ph, doc, seq, sum((${w}::float8[])[col + 1] * tf) AS freq FROM hits
         GROUP BY ph, doc, seq),
   n AS MATERIALIZED (${counts.join("\nUNION ALL\n")}),
-  t AS (SELECT greatest(coalesce(sum(passages), 0), 1)::float8 AS rows,
-               greatest(coalesce(sum(ptokens), 0), 1)::float8 AS toks FROM kw_totals),
-  i AS (SELECT n.ph, (${m}::float8[])[n.ph + 1] *
-          greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
-        FROM n CROSS JOIN t),
+  t AS (${totalsSql("passages", "ptokens")}),
+  i AS (${idfSql(m)}),
   s AS (SELECT f.doc, f.seq, ${heldSql(mult.length)} AS phs,
           sum(i.idf * f.freq * 2.2 /
             (f.freq + 1.2 * (0.25 + 0.75 * d.plens[f.seq + 1] / (t.toks / t.rows)))) AS score
         FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t
         GROUP BY f.doc, f.seq)
-  SELECT s.doc, s.seq, -s.score AS raw FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc, s.seq`;
+  SELECT s.doc, s.seq, -s.score AS raw, t.gen FROM s CROSS JOIN t WHERE ${cond}
+  ORDER BY s.score DESC, s.doc, s.seq`;
 }
