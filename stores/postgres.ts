@@ -52,6 +52,8 @@ import {
   Params,
   passageRankSql,
   phraseCountSql,
+  type PhraseRows,
+  phraseRowsSql,
   rankSql,
   SCHEMA,
 } from "./postgres_sql.ts";
@@ -109,19 +111,24 @@ const COUNT_SQL = "SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals";
 /** Documents the filters allow are looked for among this many ranked matches first. */
 const FILTER_FIRST = 200;
 
-/** Phrases whose counts are kept, at most (beyond, the cache starts again). */
-const PHRASES_KEPT = 20_000;
+/** Phrase rows and counts kept at most (beyond, the cache starts again): some 30 MB. */
+const PHRASES_KEPT = 1_000_000;
 
 /**
- * Passages holding phrases of several words (their IDFs' counts in the passage ranking:
- * found by positions in every document holding the words), kept for one generation of the
- * store (`kw_totals.gen`, raised by every write).
+ * What a search finds for phrases of several words over the whole index (by positions, in
+ * every document holding their words: the costly part of a search), kept for one
+ * generation of the store (`kw_totals.gen`, raised by every write): their rows for the
+ * document ranking, and the passages holding them for the passage ranking.
  */
-interface PhraseCounts {
-  /** The generation they hold for (unknown before the first count). */
+interface PhraseStats {
+  /** The generation they hold for (unknown before the first search). */
   gen?: string;
+  /** Each phrase's rows, by its terms joined by spaces. */
+  rows: Map<string, PhraseRows>;
   /** Passages holding each phrase, by its terms joined by spaces. */
   passages: Map<string, number>;
+  /** Values kept (rows count one each), for the bound {@link PHRASES_KEPT}. */
+  size: number;
 }
 
 /** A ranked document. */
@@ -155,7 +162,7 @@ export class PgKeywordIndex implements KeywordIndex {
   #schema?: Promise<void>;
   #documents = 0;
   #counted = 0;
-  #phraseCounts: PhraseCounts = { passages: new Map() };
+  #phrases: PhraseStats = { rows: new Map(), passages: new Map(), size: 0 };
 
   /**
    * Connect (lazily: on the first call) and create the tables if missing.
@@ -426,44 +433,104 @@ export class PgKeywordIndex implements KeywordIndex {
   }
 
   /**
-   * The passages holding each phrase of several words (by phrase number; a phrase of one
-   * word is counted when written), from the cache where it has them, else counted (and
-   * kept); with the store's generation they hold for.
+   * What the whole index holds for each phrase of several words (by phrase number), from
+   * the cache where it has it, else found (and kept); with the store's generation it holds
+   * for. A store changing under way twice: found for this search alone.
+   *
+   * @param phrases the phrases' terms (phrases of one word are left out)
+   * @param kept the cache's map of this kind
+   * @param find what the index holds for some phrases, with the generation
+   * @param size how much a value counts against {@link PHRASES_KEPT}
    */
-  async #passageHits(
+  async #known<V>(
     phrases: string[][],
-  ): Promise<{ gen?: string; hits: (number | undefined)[] }> {
+    kept: (s: PhraseStats) => Map<string, V>,
+    find: (missing: string[][]) => Promise<{ gen: string; values: V[] }>,
+    size: (v: V) => number,
+  ): Promise<{ gen?: string; values: (V | undefined)[] }> {
     const key = (t: string[]) => t.join(" ");
     for (let attempt = 0;; attempt++) {
-      const cache = this.#phraseCounts;
+      const cache = this.#phrases;
       const wanted = phrases.filter((t) => t.length > 1);
-      // the store changing under way twice: counted for this search alone
-      const missing = attempt < 2 ? wanted.filter((t) => !cache.passages.has(key(t))) : wanted;
+      const missing = attempt < 2 ? wanted.filter((t) => !kept(cache).has(key(t))) : wanted;
       if (!missing.length) {
         return {
           gen: cache.gen,
-          hits: phrases.map((t) => t.length > 1 ? cache.passages.get(key(t)) : undefined),
+          values: phrases.map((t) => t.length > 1 ? kept(cache).get(key(t)) : undefined),
         };
       }
+      const { gen, values } = await find(missing);
+      const found = new Map(missing.map((t, i) => [key(t), values[i]!]));
+      if (attempt >= 2) return { gen, values: phrases.map((t) => found.get(key(t))) };
+      const into = this.#phraseStats(gen);
+      for (const [k, v] of found) {
+        kept(into).set(k, v);
+        into.size += size(v);
+      }
+    }
+  }
+
+  /** The phrases' cache for a generation of the store, started again if it changed. */
+  #phraseStats(gen: string): PhraseStats {
+    const c = this.#phrases;
+    if (c.gen !== gen || c.size > PHRASES_KEPT) {
+      this.#phrases = { gen, rows: new Map(), passages: new Map(), size: 0 };
+    }
+    return this.#phrases;
+  }
+
+  /** The rows of each phrase of several words in the whole index ({@link #known}). */
+  #phraseRows(phrases: string[][]): Promise<{ gen?: string; values: (PhraseRows | undefined)[] }> {
+    return this.#known(phrases, (s) => s.rows, async (missing) => {
+      const p = new Params();
+      const rows = await this.#query<
+        { gen: string; k: number; docs: string[] | null; cols: number[]; tfs: number[] }
+      >(phraseRowsSql(missing, p), p.values);
+      const values = missing.map((): PhraseRows => ({ docs: [], cols: [], tfs: [] }));
+      for (const r of rows) if (r.docs) values[r.k] = { docs: r.docs, cols: r.cols, tfs: r.tfs };
+      return { gen: rows[0]!.gen, values };
+    }, (v) => v.docs.length + 1);
+  }
+
+  /** The passages holding each phrase of several words ({@link #known}). */
+  #passageHits(phrases: string[][]): Promise<{ gen?: string; values: (number | undefined)[] }> {
+    return this.#known(phrases, (s) => s.passages, async (missing) => {
       const p = new Params();
       const row = (await this.#query<Record<string, number> & { gen: string }>(
         phraseCountSql(missing, p),
         p.values,
       ))[0]!;
-      const counts = new Map(missing.map((t, i) => [key(t), row[`p${i}`]!]));
-      if (attempt >= 2) return { gen: row.gen, hits: phrases.map((t) => counts.get(key(t))) };
-      const kept = this.#keepCounts(row.gen);
-      for (const [k, v] of counts) kept.passages.set(k, v);
-    }
+      return { gen: row.gen, values: missing.map((_, i) => row[`p${i}`]!) };
+    }, () => 1);
   }
 
-  /** The phrase counts' cache for a generation of the store, started again if it changed. */
-  #keepCounts(gen: string): PhraseCounts {
-    const c = this.#phraseCounts;
-    if (c.gen !== gen || c.passages.size > PHRASES_KEPT) {
-      this.#phraseCounts = { gen, passages: new Map() };
+  /**
+   * The best `want` documents matching a plan, best first ({@link rankSql}), the rows of
+   * its phrases of several words sent from the cache; found in the statement itself when
+   * the store keeps changing.
+   */
+  async #rank(plan: Plan, want: number): Promise<RankedRow[]> {
+    const multi = plan.phrases.some((t) => t.length > 1);
+    for (let attempt = 0;; attempt++) {
+      const { gen, values } = multi && attempt < 2
+        ? await this.#phraseRows(plan.phrases)
+        : { gen: undefined, values: [] };
+      const p = new Params();
+      const rows = await this.#query<RankedRow & { gen: string }>(
+        rankSql(
+          hitRows(plan.phrases, p, {}, values),
+          this.#cond(plan),
+          p,
+          this.#weights,
+          plan.mult,
+          want,
+        ),
+        p.values,
+      );
+      if (gen === undefined || rows[0]!.gen === gen) return rows.filter((r) => r.doc_id !== null);
+      // the store changed since the rows were found: found again
+      this.#phraseStats(rows[0]!.gen);
     }
-    return this.#phraseCounts;
   }
 
   /**
@@ -515,11 +582,7 @@ export class PgKeywordIndex implements KeywordIndex {
     const allowed = this.#catalog.idsMatching(q.filters);
     let rows: RankedRow[] = [];
     for (let want = allowed ? Math.max(FILTER_FIRST, limit * 4) : limit;; want *= 4) {
-      const p = new Params();
-      const ranked = await this.#query<RankedRow>(
-        rankSql(hitRows(plan.phrases, p), this.#cond(plan), p, this.#weights, plan.mult, want),
-        p.values,
-      );
+      const ranked = await this.#rank(plan, want);
       const allowedSet = allowed && new Set(allowed);
       rows = allowedSet ? ranked.filter((r) => allowedSet.has(r.doc_id)) : ranked;
       if (rows.length >= limit || ranked.length < want) break;
@@ -572,7 +635,7 @@ export class PgKeywordIndex implements KeywordIndex {
     const plan = this.#plan(match);
     let rows: { doc: string; seq: number; raw: number; gen: string }[] = [];
     for (let attempt = 0; attempt < 2; attempt++) {
-      const { gen, hits } = await this.#passageHits(plan.phrases);
+      const { gen, values: hits } = await this.#passageHits(plan.phrases);
       const p = new Params();
       const sql = passageRankSql(
         plan.phrases,
@@ -589,7 +652,7 @@ export class PgKeywordIndex implements KeywordIndex {
       );
       // the store changed since the counts were made: counted again, once
       if (!rows.length || hits.every((h) => h === undefined) || rows[0]!.gen === gen) break;
-      this.#keepCounts(rows[0]!.gen);
+      this.#phraseStats(rows[0]!.gen);
     }
     for (const r of rows) {
       const list = out.get(r.doc) ?? [];

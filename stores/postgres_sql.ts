@@ -178,18 +178,40 @@ function byLength(phrases: string[][]): { singles: string[]; ph: number[]; multi
   return out;
 }
 
+/** A phrase's rows `(doc, col, tf)` ({@link phraseRows}) as columns, in document order. */
+export interface PhraseRows {
+  /** Documents (`kw_docs.id`s). */
+  docs: string[];
+  /** Columns. */
+  cols: number[];
+  /** Occurrences. */
+  tfs: number[];
+}
+
 /**
  * Every phrase's rows, tagged with its number `ph` (0-based).
  *
  * @param phrases each phrase's terms (an empty phrase has no rows)
  * @param p the query's parameters
  * @param scope documents and column to look in
+ * @param known rows of phrases already found in the whole index (by phrase number), sent
+ *   rather than found again (without a scope only)
  */
-export function hitRows(phrases: string[][], p: Params, scope: Scope = {}): string {
+export function hitRows(
+  phrases: string[][],
+  p: Params,
+  scope: Scope = {},
+  known: (PhraseRows | undefined)[] = [],
+): string {
   const { singles, ph, multi } = byLength(phrases);
-  const parts = multi.map((i) =>
-    `SELECT ${i} AS ph, doc, col, tf FROM (${phraseRows(phrases[i]!, p, scope)}) r${i}`
-  );
+  const parts = multi.map((i) => {
+    const k = known[i];
+    return k
+      ? `SELECT ${i} AS ph, doc, col, tf FROM unnest(${p.add(k.docs)}::bigint[], ${
+        p.add(k.cols)
+      }::smallint[], ${p.add(k.tfs)}::int[]) AS k${i}(doc, col, tf)`
+      : `SELECT ${i} AS ph, doc, col, tf FROM (${phraseRows(phrases[i]!, p, scope)}) r${i}`;
+  });
   if (singles.length) {
     parts.unshift(
       // LATERAL ... OFFSET 0: each term's postings looked up by the key, never all of the
@@ -293,10 +315,33 @@ export function rankSql(
   t AS (${totalsSql("docs", "tokens")}),
   i AS (${idfSql(m)}),
   s AS (${docScoreSql("f", mult.length)})
-  SELECT d.doc_id, s.doc, -s.score AS raw
-  FROM (SELECT s.doc, s.score FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc
-        LIMIT ${p.add(limit)}) s
-  JOIN kw_docs d ON d.id = s.doc ORDER BY s.score DESC, s.doc`;
+  SELECT t.gen, r.* FROM t LEFT JOIN (
+    SELECT d.doc_id, s.doc, -s.score AS raw, s.score
+    FROM (SELECT s.doc, s.score FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc
+          LIMIT ${p.add(limit)}) s
+    JOIN kw_docs d ON d.id = s.doc) r ON true
+  ORDER BY r.score DESC, r.doc`;
+}
+
+/**
+ * The rows of some phrases of several words in the whole index ({@link phraseRows}), as
+ * columns ({@link PhraseRows}), with the store's generation `gen` they hold for: rows
+ * `(gen, k, docs, cols, tfs)`, one per phrase asked (`k`: its place in `phrases`; no
+ * arrays when the phrase is nowhere).
+ *
+ * @param phrases the phrases (each of several words)
+ * @param p the query's parameters
+ */
+export function phraseRowsSql(phrases: string[][], p: Params): string {
+  const rows = phrases.map((tokens, k) =>
+    `SELECT ${k} AS k, doc, col, tf FROM (${phraseRows(tokens, p)}) r${k}`
+  );
+  return `WITH r AS (${rows.join("\nUNION ALL\n")})
+  SELECT (SELECT coalesce(sum(gen), 0)::text FROM kw_totals) AS gen, u.k,
+    a.docs, a.cols, a.tfs
+  FROM generate_series(0, ${phrases.length - 1}) u(k) LEFT JOIN (
+    SELECT k, array_agg(doc ORDER BY doc, col) AS docs, array_agg(col ORDER BY doc, col) AS cols,
+      array_agg(tf ORDER BY doc, col) AS tfs FROM r GROUP BY k) a ON a.k = u.k`;
 }
 
 /**
@@ -398,10 +443,13 @@ export function passageRankSql(
   n AS MATERIALIZED (${counts.join("\nUNION ALL\n")}),
   t AS (${totalsSql("passages", "ptokens")}),
   i AS (${idfSql(m)}),
+  pl AS MATERIALIZED (SELECT d.id AS doc, (o.seq - 1)::int AS seq, o.len
+         FROM kw_docs d CROSS JOIN LATERAL unnest(d.plens) WITH ORDINALITY o(len, seq)
+         WHERE d.id = ANY(${d})),
   s AS (SELECT f.doc, f.seq, ${heldSql(mult.length)} AS phs,
           sum(i.idf * f.freq * 2.2 /
-            (f.freq + 1.2 * (0.25 + 0.75 * d.plens[f.seq + 1] / (t.toks / t.rows)))) AS score
-        FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t
+            (f.freq + 1.2 * (0.25 + 0.75 * pl.len / (t.toks / t.rows)))) AS score
+        FROM f JOIN i ON i.ph = f.ph JOIN pl ON pl.doc = f.doc AND pl.seq = f.seq CROSS JOIN t
         GROUP BY f.doc, f.seq)
   SELECT s.doc, s.seq, -s.score AS raw, t.gen FROM s CROSS JOIN t WHERE ${cond}
   ORDER BY s.score DESC, s.doc, s.seq`;

@@ -161,6 +161,7 @@ Deno.test({
           const [a, b] = [await fts.search(q), await pgIndex.search(q)];
           assertEquals(b.map((h) => h.doc_id), a.map((h) => h.doc_id), text);
           for (const [i, h] of b.entries()) {
+            assert(Math.abs(h.raw - a[i]!.raw) < 1e-9 * Math.abs(a[i]!.raw), `${text}: ${h.raw}`);
             assertEquals(h.passages, a[i]!.passages, `${text}: ${h.doc_id}`);
           }
           compared += a.filter((h) => h.passages?.length).length;
