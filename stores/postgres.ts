@@ -92,6 +92,11 @@ export interface PgOptions {
   commonShare?: number;
   /** Term statistics for telling common words (default: the catalog's). */
   stats?: TermStats;
+  /**
+   * Rows of a phrase of several words sent with a search, at most (default 20,000): a
+   * phrase in more documents is found by each search itself.
+   */
+  phraseRowsSent?: number;
 }
 
 /** A parsed MATCH expression with its phrases' terms, repeated phrases merged. */
@@ -115,6 +120,12 @@ const FILTER_FIRST = 200;
 const PHRASES_KEPT = 1_000_000;
 
 /**
+ * Rows of a phrase sent with a search at most: a phrase in more documents is found by the
+ * search itself (sending and reading that many numbers would cost about as much).
+ */
+const PHRASE_ROWS_SENT = 20_000;
+
+/**
  * What a search finds for phrases of several words over the whole index (by positions, in
  * every document holding their words: the costly part of a search), kept for one
  * generation of the store (`kw_totals.gen`, raised by every write): their rows for the
@@ -123,8 +134,8 @@ const PHRASES_KEPT = 1_000_000;
 interface PhraseStats {
   /** The generation they hold for (unknown before the first search). */
   gen?: string;
-  /** Each phrase's rows, by its terms joined by spaces. */
-  rows: Map<string, PhraseRows>;
+  /** Each phrase's rows, by its terms joined by spaces (`null`: too many to send). */
+  rows: Map<string, PhraseRows | null>;
   /** Passages holding each phrase, by its terms joined by spaces. */
   passages: Map<string, number>;
   /** Values kept (rows count one each), for the bound {@link PHRASES_KEPT}. */
@@ -163,6 +174,7 @@ export class PgKeywordIndex implements KeywordIndex {
   #documents = 0;
   #counted = 0;
   #phrases: PhraseStats = { rows: new Map(), passages: new Map(), size: 0 };
+  #rowsSent: number;
 
   /**
    * Connect (lazily: on the first call) and create the tables if missing.
@@ -181,6 +193,7 @@ export class PgKeywordIndex implements KeywordIndex {
     const w = { ...DEFAULT_WEIGHTS, ...options.weights };
     this.#weights = COLUMNS.map((c) => w[c]);
     this.#share = options.commonShare ?? 0.25;
+    this.#rowsSent = options.phraseRowsSent ?? PHRASE_ROWS_SENT;
     this.#snippets = new StoredSnippets(catalog.db);
     // the passages' text and choice are the catalog's, as for the FTS5 index
     this.#passages = new PassageRows(catalog.db, statements(catalog.db));
@@ -480,16 +493,20 @@ export class PgKeywordIndex implements KeywordIndex {
   }
 
   /** The rows of each phrase of several words in the whole index ({@link #known}). */
-  #phraseRows(phrases: string[][]): Promise<{ gen?: string; values: (PhraseRows | undefined)[] }> {
+  #phraseRows(
+    phrases: string[][],
+  ): Promise<{ gen?: string; values: (PhraseRows | null | undefined)[] }> {
     return this.#known(phrases, (s) => s.rows, async (missing) => {
       const p = new Params();
       const rows = await this.#query<
-        { gen: string; k: number; docs: string[] | null; cols: number[]; tfs: number[] }
-      >(phraseRowsSql(missing, p), p.values);
-      const values = missing.map((): PhraseRows => ({ docs: [], cols: [], tfs: [] }));
-      for (const r of rows) if (r.docs) values[r.k] = { docs: r.docs, cols: r.cols, tfs: r.tfs };
+        { gen: string; k: number; n: number; docs: string[] | null; cols: number[]; tfs: number[] }
+      >(phraseRowsSql(missing, p, this.#rowsSent), p.values);
+      const values = missing.map((): PhraseRows | null => ({ docs: [], cols: [], tfs: [] }));
+      for (const r of rows) {
+        if (r.n) values[r.k] = r.docs ? { docs: r.docs, cols: r.cols, tfs: r.tfs } : null;
+      }
       return { gen: rows[0]!.gen, values };
-    }, (v) => v.docs.length + 1);
+    }, (v) => (v?.docs.length ?? 0) + 1);
   }
 
   /** The passages holding each phrase of several words ({@link #known}). */

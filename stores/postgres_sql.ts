@@ -195,13 +195,13 @@ export interface PhraseRows {
  * @param p the query's parameters
  * @param scope documents and column to look in
  * @param known rows of phrases already found in the whole index (by phrase number), sent
- *   rather than found again (without a scope only)
+ *   rather than found again (without a scope only); `null` or none: found here
  */
 export function hitRows(
   phrases: string[][],
   p: Params,
   scope: Scope = {},
-  known: (PhraseRows | undefined)[] = [],
+  known: (PhraseRows | null | undefined)[] = [],
 ): string {
   const { singles, ph, multi } = byLength(phrases);
   const parts = multi.map((i) => {
@@ -326,22 +326,27 @@ export function rankSql(
 /**
  * The rows of some phrases of several words in the whole index ({@link phraseRows}), as
  * columns ({@link PhraseRows}), with the store's generation `gen` they hold for: rows
- * `(gen, k, docs, cols, tfs)`, one per phrase asked (`k`: its place in `phrases`; no
- * arrays when the phrase is nowhere).
+ * `(gen, k, n, docs, cols, tfs)`, one per phrase asked (`k`: its place in `phrases`; `n`
+ * its rows; no arrays when it has none, or more than `most`).
  *
  * @param phrases the phrases (each of several words)
  * @param p the query's parameters
+ * @param most rows of a phrase sent at most
  */
-export function phraseRowsSql(phrases: string[][], p: Params): string {
+export function phraseRowsSql(phrases: string[][], p: Params, most: number): string {
   const rows = phrases.map((tokens, k) =>
     `SELECT ${k} AS k, doc, col, tf FROM (${phraseRows(tokens, p)}) r${k}`
   );
+  const m = p.add(most);
+  const cut = (a: string) => `CASE WHEN n <= ${m} THEN ${a} END AS ${a}`;
   return `WITH r AS (${rows.join("\nUNION ALL\n")})
   SELECT (SELECT coalesce(sum(gen), 0)::text FROM kw_totals) AS gen, u.k,
-    a.docs, a.cols, a.tfs
+    coalesce(a.n, 0) AS n, a.docs, a.cols, a.tfs
   FROM generate_series(0, ${phrases.length - 1}) u(k) LEFT JOIN (
-    SELECT k, array_agg(doc ORDER BY doc, col) AS docs, array_agg(col ORDER BY doc, col) AS cols,
-      array_agg(tf ORDER BY doc, col) AS tfs FROM r GROUP BY k) a ON a.k = u.k`;
+    SELECT k, n, ${cut("docs")}, ${cut("cols")}, ${cut("tfs")} FROM (
+      SELECT k, count(*)::int AS n, array_agg(doc ORDER BY doc, col) AS docs,
+        array_agg(col ORDER BY doc, col) AS cols, array_agg(tf ORDER BY doc, col) AS tfs
+      FROM r GROUP BY k) a0) a ON a.k = u.k`;
 }
 
 /**
