@@ -142,6 +142,9 @@ interface PhraseStats {
   size: number;
 }
 
+/** The first column a passage's words come from (headings, then body). */
+const PASSAGE_COLUMNS = COLUMNS.indexOf("headings");
+
 /** A ranked document. */
 interface RankedRow {
   doc_id: string;
@@ -509,15 +512,28 @@ export class PgKeywordIndex implements KeywordIndex {
     }, (v) => (v?.docs.length ?? 0) + 1);
   }
 
-  /** The passages holding each phrase of several words ({@link #known}). */
+  /**
+   * The passages holding each phrase of several words ({@link #known}), looked for only in
+   * the documents holding the phrase in their headings or body ({@link #phraseRows}): a
+   * passage is a heading's title and lines of the body.
+   */
   #passageHits(phrases: string[][]): Promise<{ gen?: string; values: (number | undefined)[] }> {
     return this.#known(phrases, (s) => s.passages, async (missing) => {
-      const p = new Params();
-      const row = (await this.#query<Record<string, number> & { gen: string }>(
-        phraseCountSql(missing, p),
-        p.values,
-      ))[0]!;
-      return { gen: row.gen, values: missing.map((_, i) => row[`p${i}`]!) };
+      const count = async (within: (string[] | undefined)[]) => {
+        const p = new Params();
+        const row = (await this.#query<Record<string, number> & { gen: string }>(
+          phraseCountSql(missing, p, within),
+          p.values,
+        ))[0]!;
+        return { gen: row.gen, values: missing.map((_, i) => row[`p${i}`]!) };
+      };
+      const { gen, values } = await this.#phraseRows(missing);
+      const within = values.map((r) =>
+        r ? [...new Set(r.docs.filter((_, i) => r.cols[i]! >= PASSAGE_COLUMNS))] : undefined
+      );
+      const counted = await count(within);
+      // documents found at another generation than the passages: all looked in
+      return counted.gen === gen ? counted : await count([]);
     }, () => 1);
   }
 

@@ -356,13 +356,21 @@ export function phraseRowsSql(phrases: string[][], p: Params, most: number): str
  *
  * @param phrases the phrases (each of several words)
  * @param p the query's parameters
+ * @param within the only documents (`kw_docs.id`s) that can hold each phrase in a passage,
+ *   by its place in `phrases`; none: all
  */
-export function phraseCountSql(phrases: string[][], p: Params): string {
-  const counts = phrases.map((tokens, i) =>
-    `(SELECT count(*) FROM (SELECT DISTINCT doc, seq FROM (${
-      passagePhraseRows(tokens, p)
-    }) c) c)::float8 AS p${i}, `
-  );
+export function phraseCountSql(
+  phrases: string[][],
+  p: Params,
+  within: (string[] | undefined)[] = [],
+): string {
+  const counts = phrases.map((tokens, i) => {
+    const docs = within[i];
+    if (docs && !docs.length) return `0::float8 AS p${i}, `;
+    return `(SELECT count(*) FROM (SELECT DISTINCT doc, seq FROM (${
+      passagePhraseRows(tokens, p, docs && `${p.add(docs)}::bigint[]`)
+    }) c) c)::float8 AS p${i}, `;
+  });
   return `SELECT ${counts.join("")}(SELECT coalesce(sum(gen), 0)::text FROM kw_totals) AS gen`;
 }
 
