@@ -2,7 +2,8 @@
  * Keyword search latency of an index with concurrent clients: the dev questions asked of
  * the keyword index (`KeywordIndex.search`, 10 hits with snippets) by `clients` clients at
  * once, after one warm-up pass; p50/p95/max in ms and the CPU seconds spent by this process
- * (and by a local PostgreSQL's server processes, given its folder). Run it on an index
+ * (and by a local PostgreSQL's server processes, given its folder), and those of the
+ * warm-up pass (every question new: what a store keeps per question is not kept yet). Run it on an index
  * made with `shelfmark index --store URL` (PostgreSQL) and on one without (FTS5) to
  * compare.
  *
@@ -36,6 +37,12 @@ export interface LatencyFigures {
   cpuS: number;
   /** CPU seconds of the PostgreSQL server over them (with `pgDir`). */
   serverCpuS?: number;
+  /**
+   * CPU seconds of this process and of the server (with `pgDir`) over the warm-up pass:
+   * each question asked for the first time, before anything a store keeps per question
+   * (the PostgreSQL store's phrase rows and counts) is kept.
+   */
+  firstPass: { cpuS: number; serverCpuS?: number };
 }
 
 /** CPU seconds of a local PostgreSQL's postmaster and its ended children. */
@@ -75,7 +82,14 @@ export async function keywordLatency(
   rate?: number,
 ): Promise<LatencyFigures> {
   const keyword = partsOf(shelf).keyword;
+  const cpuS = (c: NodeJS.CpuUsage) => Math.round((c.user + c.system) / 1e4) / 100;
+  const serverS = async (from: number) => Math.round((await serverCpu(pgDir!) - from) * 100) / 100;
+  const first0 = [process.cpuUsage(), pgDir ? await serverCpu(pgDir) : 0] as const;
   for (const q of questions) await keyword.search(prepareQuery(q, 10)).catch(() => []);
+  const firstPass = {
+    cpuS: cpuS(process.cpuUsage(first0[0])),
+    ...(pgDir ? { serverCpuS: await serverS(first0[1]) } : {}),
+  };
   const work = Array.from({ length: rounds }, () => questions).flat();
   const lat: number[] = [];
   let next = 0;
@@ -104,16 +118,16 @@ export async function keywordLatency(
       );
     }));
   }
-  const cpu = process.cpuUsage(cpu0);
   const out: LatencyFigures = {
     searches: lat.length,
     clients,
     p50: Math.round(pct(lat, 50)),
     p95: Math.round(pct(lat, 95)),
     max: Math.round(Math.max(...lat)),
-    cpuS: Math.round((cpu.user + cpu.system) / 1e4) / 100,
+    cpuS: cpuS(process.cpuUsage(cpu0)),
+    firstPass,
   };
-  if (pgDir) out.serverCpuS = Math.round((await serverCpu(pgDir) - server0) * 100) / 100;
+  if (pgDir) out.serverCpuS = await serverS(server0);
   return out;
 }
 
@@ -153,6 +167,17 @@ if (import.meta.main) {
         r,
       );
       const load = r === undefined ? "closed loop" : `open loop ${r}/s each`;
+      const server = f.firstPass.serverCpuS;
+      // the first run's warm-up is the one that meets every question first
+      if (r === undefined) {
+        console.log(
+          `| keyword ${partsOf(shelf).keyword.name}, first pass (warm-up, one client): ` +
+            `CPU s client${
+              server !== undefined ? " / server" : ""
+            } (${questions.length} searches) | ` +
+            `${f.firstPass.cpuS}${server !== undefined ? ` / ${server}` : ""} |`,
+        );
+      }
       console.log(
         `| keyword ${
           partsOf(shelf).keyword.name

@@ -46,7 +46,17 @@ import {
 } from "./fts5_passages.ts";
 import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
-import { hitRows, holdsSql, Params, passageRankSql, rankSql, SCHEMA } from "./postgres_sql.ts";
+import {
+  hitRows,
+  holdsSql,
+  Params,
+  passageRankSql,
+  phraseCountSql,
+  type PhraseRows,
+  phraseRowsSql,
+  rankSql,
+  SCHEMA,
+} from "./postgres_sql.ts";
 import { COLUMNS, type DocPostings, type PassagePostings, Tokenizer } from "./postgres_tokens.ts";
 import { claimMachine, type Machine, openPool } from "./postgres_pool.ts";
 import { redact } from "./postgres_url.ts";
@@ -82,6 +92,11 @@ export interface PgOptions {
   commonShare?: number;
   /** Term statistics for telling common words (default: the catalog's). */
   stats?: TermStats;
+  /**
+   * Rows of a phrase of several words sent with a search, at most (default 20,000): a
+   * phrase in more documents is found by each search itself.
+   */
+  phraseRowsSent?: number;
 }
 
 /** A parsed MATCH expression with its phrases' terms, repeated phrases merged. */
@@ -100,6 +115,42 @@ const COUNT_SQL = "SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals";
 
 /** Documents the filters allow are looked for among this many ranked matches first. */
 const FILTER_FIRST = 200;
+
+/** Phrase rows and counts kept at most (beyond, the cache starts again): some 30 MB. */
+const PHRASES_KEPT = 1_000_000;
+
+/**
+ * Rows of a phrase sent with a search at most: a phrase in more documents is found by the
+ * search itself (sending and reading that many numbers would cost about as much).
+ */
+const PHRASE_ROWS_SENT = 20_000;
+
+/**
+ * What a search finds for phrases of several words over the whole index (by positions, in
+ * every document holding their words: the costly part of a search), kept for one
+ * generation of the store (`kw_totals.gen`, raised by every write): their rows for the
+ * document ranking, and the passages holding them for the passage ranking.
+ */
+interface PhraseStats {
+  /** The generation they hold for (unknown before the first search). */
+  gen?: string;
+  /** Each phrase's rows, by its terms joined by spaces (`null`: too many to send). */
+  rows: Map<string, PhraseRows | null>;
+  /** Passages holding each phrase, by its terms joined by spaces. */
+  passages: Map<string, number>;
+  /** Values kept (rows count one each), for the bound {@link PHRASES_KEPT}. */
+  size: number;
+}
+
+/** The first column a passage's words come from (headings, then body). */
+const PASSAGE_COLUMNS = COLUMNS.indexOf("headings");
+
+/** A ranked document. */
+interface RankedRow {
+  doc_id: string;
+  doc: string;
+  raw: number;
+}
 
 /**
  * The keyword index over PostgreSQL.
@@ -125,6 +176,8 @@ export class PgKeywordIndex implements KeywordIndex {
   #schema?: Promise<void>;
   #documents = 0;
   #counted = 0;
+  #phrases: PhraseStats = { rows: new Map(), passages: new Map(), size: 0 };
+  #rowsSent: number;
 
   /**
    * Connect (lazily: on the first call) and create the tables if missing.
@@ -143,6 +196,7 @@ export class PgKeywordIndex implements KeywordIndex {
     const w = { ...DEFAULT_WEIGHTS, ...options.weights };
     this.#weights = COLUMNS.map((c) => w[c]);
     this.#share = options.commonShare ?? 0.25;
+    this.#rowsSent = options.phraseRowsSent ?? PHRASE_ROWS_SENT;
     this.#snippets = new StoredSnippets(catalog.db);
     // the passages' text and choice are the catalog's, as for the FTS5 index
     this.#passages = new PassageRows(catalog.db, statements(catalog.db));
@@ -325,13 +379,14 @@ export class PgKeywordIndex implements KeywordIndex {
     const col = (i: number) => libs.map((l) => totals.get(l)![i]);
     if (libs.length) {
       await c.query(
-        `INSERT INTO kw_totals (library, docs, tokens, passages, ptokens)
-         SELECT * FROM unnest($1::text[], $2::int[], $3::int8[], $4::int8[], $5::int8[])
+        // gen: raised by every write (searches' cached phrase statistics hold until it is)
+        `INSERT INTO kw_totals (library, docs, tokens, passages, ptokens, gen)
+         SELECT *, 1 FROM unnest($1::text[], $2::int[], $3::int8[], $4::int8[], $5::int8[])
          ORDER BY 1
          ON CONFLICT (library) DO UPDATE SET docs = kw_totals.docs + excluded.docs,
            tokens = kw_totals.tokens + excluded.tokens,
            passages = kw_totals.passages + excluded.passages,
-           ptokens = kw_totals.ptokens + excluded.ptokens`,
+           ptokens = kw_totals.ptokens + excluded.ptokens, gen = kw_totals.gen + 1`,
         [libs, col(0), col(1), col(2), col(3)],
       );
     }
@@ -394,6 +449,124 @@ export class PgKeywordIndex implements KeywordIndex {
   }
 
   /**
+   * What the whole index holds for each phrase of several words (by phrase number), from
+   * the cache where it has it, else found (and kept); with the store's generation it holds
+   * for. A store changing under way twice: found for this search alone.
+   *
+   * @param phrases the phrases' terms (phrases of one word are left out)
+   * @param kept the cache's map of this kind
+   * @param find what the index holds for some phrases, with the generation
+   * @param size how much a value counts against {@link PHRASES_KEPT}
+   */
+  async #known<V>(
+    phrases: string[][],
+    kept: (s: PhraseStats) => Map<string, V>,
+    find: (missing: string[][]) => Promise<{ gen: string; values: V[] }>,
+    size: (v: V) => number,
+  ): Promise<{ gen?: string; values: (V | undefined)[] }> {
+    const key = (t: string[]) => t.join(" ");
+    for (let attempt = 0;; attempt++) {
+      const cache = this.#phrases;
+      const wanted = phrases.filter((t) => t.length > 1);
+      const missing = attempt < 2 ? wanted.filter((t) => !kept(cache).has(key(t))) : wanted;
+      if (!missing.length) {
+        return {
+          gen: cache.gen,
+          values: phrases.map((t) => t.length > 1 ? kept(cache).get(key(t)) : undefined),
+        };
+      }
+      const { gen, values } = await find(missing);
+      const found = new Map(missing.map((t, i) => [key(t), values[i]!]));
+      if (attempt >= 2) return { gen, values: phrases.map((t) => found.get(key(t))) };
+      const into = this.#phraseStats(gen);
+      for (const [k, v] of found) {
+        kept(into).set(k, v);
+        into.size += size(v);
+      }
+    }
+  }
+
+  /** The phrases' cache for a generation of the store, started again if it changed. */
+  #phraseStats(gen: string): PhraseStats {
+    const c = this.#phrases;
+    if (c.gen !== gen || c.size > PHRASES_KEPT) {
+      this.#phrases = { gen, rows: new Map(), passages: new Map(), size: 0 };
+    }
+    return this.#phrases;
+  }
+
+  /** The rows of each phrase of several words in the whole index ({@link #known}). */
+  #phraseRows(
+    phrases: string[][],
+  ): Promise<{ gen?: string; values: (PhraseRows | null | undefined)[] }> {
+    return this.#known(phrases, (s) => s.rows, async (missing) => {
+      const p = new Params();
+      const rows = await this.#query<
+        { gen: string; k: number; n: number; docs: string[] | null; cols: number[]; tfs: number[] }
+      >(phraseRowsSql(missing, p, this.#rowsSent), p.values);
+      const values = missing.map((): PhraseRows | null => ({ docs: [], cols: [], tfs: [] }));
+      for (const r of rows) {
+        if (r.n) values[r.k] = r.docs ? { docs: r.docs, cols: r.cols, tfs: r.tfs } : null;
+      }
+      return { gen: rows[0]!.gen, values };
+    }, (v) => (v?.docs.length ?? 0) + 1);
+  }
+
+  /**
+   * The passages holding each phrase of several words ({@link #known}), looked for only in
+   * the documents holding the phrase in their headings or body ({@link #phraseRows}): a
+   * passage is a heading's title and lines of the body.
+   */
+  #passageHits(phrases: string[][]): Promise<{ gen?: string; values: (number | undefined)[] }> {
+    return this.#known(phrases, (s) => s.passages, async (missing) => {
+      const count = async (within: (string[] | undefined)[]) => {
+        const p = new Params();
+        const row = (await this.#query<Record<string, number> & { gen: string }>(
+          phraseCountSql(missing, p, within),
+          p.values,
+        ))[0]!;
+        return { gen: row.gen, values: missing.map((_, i) => row[`p${i}`]!) };
+      };
+      const { gen, values } = await this.#phraseRows(missing);
+      const within = values.map((r) =>
+        r ? [...new Set(r.docs.filter((_, i) => r.cols[i]! >= PASSAGE_COLUMNS))] : undefined
+      );
+      const counted = await count(within);
+      // documents found at another generation than the passages: all looked in
+      return counted.gen === gen ? counted : await count([]);
+    }, () => 1);
+  }
+
+  /**
+   * The best `want` documents matching a plan, best first ({@link rankSql}), the rows of
+   * its phrases of several words sent from the cache; found in the statement itself when
+   * the store keeps changing.
+   */
+  async #rank(plan: Plan, want: number): Promise<RankedRow[]> {
+    const multi = plan.phrases.some((t) => t.length > 1);
+    for (let attempt = 0;; attempt++) {
+      const { gen, values } = multi && attempt < 2
+        ? await this.#phraseRows(plan.phrases)
+        : { gen: undefined, values: [] };
+      const p = new Params();
+      const rows = await this.#query<RankedRow & { gen: string }>(
+        rankSql(
+          hitRows(plan.phrases, p, {}, values),
+          this.#cond(plan),
+          p,
+          this.#weights,
+          plan.mult,
+          want,
+        ),
+        p.values,
+      );
+      if (gen === undefined || rows[0]!.gen === gen) return rows.filter((r) => r.doc_id !== null);
+      // the store changed since the rows were found: found again
+      this.#phraseStats(rows[0]!.gen);
+    }
+  }
+
+  /**
    * Words too common to be worth matching, as the FTS5 index decides (see `WordDocs`):
    * by the catalog's counts, else (numbers, single letters) by this index's.
    */
@@ -440,13 +613,9 @@ export class PgKeywordIndex implements KeywordIndex {
     const limit = Math.max(0, Math.floor(q.limit));
     if (limit === 0) return [];
     const allowed = this.#catalog.idsMatching(q.filters);
-    let rows: { doc_id: string; doc: string; raw: number }[] = [];
+    let rows: RankedRow[] = [];
     for (let want = allowed ? Math.max(FILTER_FIRST, limit * 4) : limit;; want *= 4) {
-      const p = new Params();
-      const ranked = await this.#query<{ doc_id: string; doc: string; raw: number }>(
-        rankSql(hitRows(plan.phrases, p), this.#cond(plan), p, this.#weights, plan.mult, want),
-        p.values,
-      );
+      const ranked = await this.#rank(plan, want);
       const allowedSet = allowed && new Set(allowed);
       rows = allowedSet ? ranked.filter((r) => allowedSet.has(r.doc_id)) : ranked;
       if (rows.length >= limit || ranked.length < want) break;
@@ -497,16 +666,28 @@ export class PgKeywordIndex implements KeywordIndex {
     const out = new Map<string, PassageRank[]>();
     if (!docs.length) return out;
     const plan = this.#plan(match);
-    const p = new Params();
-    const sql = passageRankSql(
-      plan.phrases,
-      this.#cond(plan),
-      p,
-      docs,
-      [...PASSAGE_WEIGHTS],
-      plan.mult,
-    );
-    for (const r of await this.#query<{ doc: string; seq: number; raw: number }>(sql, p.values)) {
+    let rows: { doc: string; seq: number; raw: number; gen: string }[] = [];
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const { gen, values: hits } = await this.#passageHits(plan.phrases);
+      const p = new Params();
+      const sql = passageRankSql(
+        plan.phrases,
+        this.#cond(plan),
+        p,
+        docs,
+        [...PASSAGE_WEIGHTS],
+        plan.mult,
+        hits,
+      );
+      rows = await this.#query<{ doc: string; seq: number; raw: number; gen: string }>(
+        sql,
+        p.values,
+      );
+      // the store changed since the counts were made: counted again, once
+      if (!rows.length || hits.every((h) => h === undefined) || rows[0]!.gen === gen) break;
+      this.#phraseStats(rows[0]!.gen);
+    }
+    for (const r of rows) {
       const list = out.get(r.doc) ?? [];
       if (list.length < limit) list.push({ seq: r.seq, raw: r.raw });
       out.set(r.doc, list);

@@ -20,7 +20,10 @@
  *   the writes' transaction.
  * - `kw_totals`: documents and tokens, passages and their tokens, per library, summed for
  *   BM25's row count and average length (one row per library, so indexers of different
- *   libraries do not wait on one row).
+ *   libraries do not wait on one row), and `gen`, raised by every write of the library: its
+ *   sum over the libraries changes whenever the index does, so statistics a search derived
+ *   from the index (the passages holding a phrase, {@link phraseCountSql}) hold while
+ *   the sum is the same.
  *
  * @module
  */
@@ -62,7 +65,8 @@ CREATE TABLE IF NOT EXISTS kw_totals (
   docs bigint NOT NULL,
   tokens bigint NOT NULL,
   passages bigint NOT NULL DEFAULT 0,
-  ptokens bigint NOT NULL DEFAULT 0
+  ptokens bigint NOT NULL DEFAULT 0,
+  gen bigint NOT NULL DEFAULT 0
 );
 -- an index made before the passage index: its documents have no passages until rewritten
 -- (ALTER only when a column is missing: it would lock the tables at every start)
@@ -73,6 +77,10 @@ DO $$ BEGIN
     ALTER TABLE kw_terms ADD COLUMN pdf int NOT NULL DEFAULT 0;
     ALTER TABLE kw_totals ADD COLUMN passages bigint NOT NULL DEFAULT 0;
     ALTER TABLE kw_totals ADD COLUMN ptokens bigint NOT NULL DEFAULT 0;
+  END IF;
+  IF NOT EXISTS (SELECT FROM pg_attribute WHERE attrelid = 'kw_totals'::regclass
+                 AND attname = 'gen') THEN
+    ALTER TABLE kw_totals ADD COLUMN gen bigint NOT NULL DEFAULT 0;
   END IF;
 END $$;
 `;
@@ -170,18 +178,40 @@ function byLength(phrases: string[][]): { singles: string[]; ph: number[]; multi
   return out;
 }
 
+/** A phrase's rows `(doc, col, tf)` ({@link phraseRows}) as columns, in document order. */
+export interface PhraseRows {
+  /** Documents (`kw_docs.id`s). */
+  docs: string[];
+  /** Columns. */
+  cols: number[];
+  /** Occurrences. */
+  tfs: number[];
+}
+
 /**
  * Every phrase's rows, tagged with its number `ph` (0-based).
  *
  * @param phrases each phrase's terms (an empty phrase has no rows)
  * @param p the query's parameters
  * @param scope documents and column to look in
+ * @param known rows of phrases already found in the whole index (by phrase number), sent
+ *   rather than found again (without a scope only); `null` or none: found here
  */
-export function hitRows(phrases: string[][], p: Params, scope: Scope = {}): string {
+export function hitRows(
+  phrases: string[][],
+  p: Params,
+  scope: Scope = {},
+  known: (PhraseRows | null | undefined)[] = [],
+): string {
   const { singles, ph, multi } = byLength(phrases);
-  const parts = multi.map((i) =>
-    `SELECT ${i} AS ph, doc, col, tf FROM (${phraseRows(phrases[i]!, p, scope)}) r${i}`
-  );
+  const parts = multi.map((i) => {
+    const k = known[i];
+    return k
+      ? `SELECT ${i} AS ph, doc, col, tf FROM unnest(${p.add(k.docs)}::bigint[], ${
+        p.add(k.cols)
+      }::smallint[], ${p.add(k.tfs)}::int[]) AS k${i}(doc, col, tf)`
+      : `SELECT ${i} AS ph, doc, col, tf FROM (${phraseRows(phrases[i]!, p, scope)}) r${i}`;
+  });
   if (singles.length) {
     parts.unshift(
       // LATERAL ... OFFSET 0: each term's postings looked up by the key, never all of the
@@ -230,6 +260,32 @@ export function holdsSql(ph: number, phrases: number): string {
   return phrases <= MASK_PHRASES ? `((s.phs >> ${ph}) & 1) = 1` : `(${ph} = ANY(s.phs))`;
 }
 
+/** The store's totals: rows and tokens (at least 1), and its generation, as text. */
+function totalsSql(rows: string, tokens: string): string {
+  return `SELECT greatest(coalesce(sum(${rows}), 0), 1)::float8 AS rows,
+    greatest(coalesce(sum(${tokens}), 0), 1)::float8 AS toks,
+    coalesce(sum(gen), 0)::text AS gen FROM kw_totals`;
+}
+
+/** FTS5's IDF of each phrase `n.ph` over `n.hit` (rows holding it), times `mult`. */
+function idfSql(m: string): string {
+  return `SELECT n.ph, (${m}::float8[])[n.ph + 1] *
+    greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
+    FROM n CROSS JOIN t`;
+}
+
+/**
+ * Documents' BM25 scores and the phrases they hold, `(doc, phs, score)`, from rows
+ * `(ph, doc, freq)` of `from`, with IDFs `i` and totals `t`.
+ */
+function docScoreSql(from: string, phrases: number): string {
+  return `SELECT f.doc, ${heldSql(phrases)} AS phs,
+      sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows))))
+        AS score
+    FROM ${from} f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t
+    GROUP BY f.doc`;
+}
+
 /**
  * The BM25 ranking of documents, as SQLite FTS5's `bm25()` computes it: per phrase, the
  * frequency weighted by column (`freq`), its IDF `ln((N - n + 0.5) / (n + 0.5))` (at least
@@ -256,19 +312,66 @@ export function rankSql(
   return `WITH hits AS MATERIALIZED (${hits}),
   f AS (SELECT ph, doc, sum((${w}::float8[])[col + 1] * tf) AS freq FROM hits GROUP BY ph, doc),
   n AS (SELECT ph, count(*)::float8 AS hit FROM f GROUP BY ph),
-  t AS (SELECT greatest(coalesce(sum(docs), 0), 1)::float8 AS rows,
-               greatest(coalesce(sum(tokens), 0), 1)::float8 AS toks FROM kw_totals),
-  i AS (SELECT n.ph, (${m}::float8[])[n.ph + 1] *
-          greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
-        FROM n CROSS JOIN t),
-  s AS (SELECT f.doc, ${heldSql(mult.length)} AS phs,
-          sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows))))
-            AS score
-        FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t GROUP BY f.doc)
-  SELECT d.doc_id, s.doc, -s.score AS raw
-  FROM (SELECT s.doc, s.score FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc
-        LIMIT ${p.add(limit)}) s
-  JOIN kw_docs d ON d.id = s.doc ORDER BY s.score DESC, s.doc`;
+  t AS (${totalsSql("docs", "tokens")}),
+  i AS (${idfSql(m)}),
+  s AS (${docScoreSql("f", mult.length)})
+  SELECT t.gen, r.* FROM t LEFT JOIN (
+    SELECT d.doc_id, s.doc, -s.score AS raw, s.score
+    FROM (SELECT s.doc, s.score FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc
+          LIMIT ${p.add(limit)}) s
+    JOIN kw_docs d ON d.id = s.doc) r ON true
+  ORDER BY r.score DESC, r.doc`;
+}
+
+/**
+ * The rows of some phrases of several words in the whole index ({@link phraseRows}), as
+ * columns ({@link PhraseRows}), with the store's generation `gen` they hold for: rows
+ * `(gen, k, n, docs, cols, tfs)`, one per phrase asked (`k`: its place in `phrases`; `n`
+ * its rows; no arrays when it has none, or more than `most`).
+ *
+ * @param phrases the phrases (each of several words)
+ * @param p the query's parameters
+ * @param most rows of a phrase sent at most
+ */
+export function phraseRowsSql(phrases: string[][], p: Params, most: number): string {
+  const rows = phrases.map((tokens, k) =>
+    `SELECT ${k} AS k, doc, col, tf FROM (${phraseRows(tokens, p)}) r${k}`
+  );
+  const m = p.add(most);
+  const cut = (a: string) => `CASE WHEN n <= ${m} THEN ${a} END AS ${a}`;
+  return `WITH r AS (${rows.join("\nUNION ALL\n")})
+  SELECT (SELECT coalesce(sum(gen), 0)::text FROM kw_totals) AS gen, u.k,
+    coalesce(a.n, 0) AS n, a.docs, a.cols, a.tfs
+  FROM generate_series(0, ${phrases.length - 1}) u(k) LEFT JOIN (
+    SELECT k, n, ${cut("docs")}, ${cut("cols")}, ${cut("tfs")} FROM (
+      SELECT k, count(*)::int AS n, array_agg(doc ORDER BY doc, col) AS docs,
+        array_agg(col ORDER BY doc, col) AS cols, array_agg(tf ORDER BY doc, col) AS tfs
+      FROM r GROUP BY k) a0) a ON a.k = u.k`;
+}
+
+/**
+ * How many passages hold each of some phrases of several words (their IDFs' counts over
+ * the passage index), with the store's generation `gen` they hold for: one row, columns
+ * `p0`, `p1`, ... for the phrases asked.
+ *
+ * @param phrases the phrases (each of several words)
+ * @param p the query's parameters
+ * @param within the only documents (`kw_docs.id`s) that can hold each phrase in a passage,
+ *   by its place in `phrases`; none: all
+ */
+export function phraseCountSql(
+  phrases: string[][],
+  p: Params,
+  within: (string[] | undefined)[] = [],
+): string {
+  const counts = phrases.map((tokens, i) => {
+    const docs = within[i];
+    if (docs && !docs.length) return `0::float8 AS p${i}, `;
+    return `(SELECT count(*) FROM (SELECT DISTINCT doc, seq FROM (${
+      passagePhraseRows(tokens, p, docs && `${p.add(docs)}::bigint[]`)
+    }) c) c)::float8 AS p${i}, `;
+  });
+  return `SELECT ${counts.join("")}(SELECT coalesce(sum(gen), 0)::text FROM kw_totals) AS gen`;
 }
 
 /**
@@ -304,7 +407,10 @@ export function passagePhraseRows(tokens: string[], p: Params, docs?: string): s
  * @param docs the documents (`kw_docs.id`s)
  * @param weights the passage columns' weights (title, text)
  * @param mult how many times each phrase appears in the expression
- * @returns rows `(doc, seq, raw)`, best first (ties by document, then passage)
+ * @param hits the passages holding each phrase of several words, by phrase number
+ *   ({@link phraseCountSql}; a phrase of one word is counted here)
+ * @returns rows `(doc, seq, raw, gen)`, best first (ties by document, then passage), `gen`
+ *   the store's generation
  */
 export function passageRankSql(
   phrases: string[][],
@@ -313,24 +419,24 @@ export function passageRankSql(
   docs: string[],
   weights: number[],
   mult: number[],
+  hits: (number | undefined)[],
 ): string {
   const d = `${p.add(docs)}::bigint[]`;
   const { singles, ph, multi } = byLength(phrases);
   if (!singles.length && !multi.length) {
-    return "SELECT NULL::bigint AS doc, 0 AS seq, 0::float8 AS raw LIMIT 0";
+    return "SELECT NULL::bigint AS doc, 0 AS seq, 0::float8 AS raw, '' AS gen LIMIT 0";
   }
-  const hits = multi.map((i) =>
+  const rows = multi.map((i) =>
     `SELECT ${i} AS ph, doc, seq, col, tf FROM (${passagePhraseRows(phrases[i]!, p, d)}) r${i}`
   );
-  // passages holding each phrase: counted when written for one term, else found
-  const counts = multi.map((i) =>
-    `SELECT ${i} AS ph, (SELECT count(*) FROM (SELECT DISTINCT doc, seq FROM (${
-      passagePhraseRows(phrases[i]!, p)
-    }) c) c)::float8 AS hit`
-  );
+  const counts = [
+    `SELECT * FROM unnest(${p.add(multi)}::int[], ${
+      p.add(multi.map((i) => hits[i] ?? 0))
+    }::float8[]) AS k(ph, hit)`,
+  ];
   if (singles.length) {
     const u = `unnest(${p.add(singles)}::text[], ${p.add(ph)}::int[]) AS u(term, ph)`;
-    hits.unshift(
+    rows.unshift(
       `SELECT u.ph, k.doc, (x >> ${SEQ_SHIFT})::int AS seq, ((x >> 20) & 1)::int AS col,
          count(*)::int AS tf
        FROM ${u} CROSS JOIN LATERAL (SELECT doc, pos FROM kw_ppostings k
@@ -344,19 +450,20 @@ export function passageRankSql(
   }
   const w = p.add(weights);
   const m = p.add(mult);
-  return `WITH hits AS MATERIALIZED (${hits.join("\nUNION ALL\n")}),
+  return `WITH hits AS MATERIALIZED (${rows.join("\nUNION ALL\n")}),
   f AS (SELECT ph, doc, seq, sum((${w}::float8[])[col + 1] * tf) AS freq FROM hits
         GROUP BY ph, doc, seq),
   n AS MATERIALIZED (${counts.join("\nUNION ALL\n")}),
-  t AS (SELECT greatest(coalesce(sum(passages), 0), 1)::float8 AS rows,
-               greatest(coalesce(sum(ptokens), 0), 1)::float8 AS toks FROM kw_totals),
-  i AS (SELECT n.ph, (${m}::float8[])[n.ph + 1] *
-          greatest(ln(greatest((t.rows - n.hit + 0.5) / (n.hit + 0.5), 1e-300)), 1e-6) AS idf
-        FROM n CROSS JOIN t),
+  t AS (${totalsSql("passages", "ptokens")}),
+  i AS (${idfSql(m)}),
+  pl AS MATERIALIZED (SELECT d.id AS doc, (o.seq - 1)::int AS seq, o.len
+         FROM kw_docs d CROSS JOIN LATERAL unnest(d.plens) WITH ORDINALITY o(len, seq)
+         WHERE d.id = ANY(${d})),
   s AS (SELECT f.doc, f.seq, ${heldSql(mult.length)} AS phs,
           sum(i.idf * f.freq * 2.2 /
-            (f.freq + 1.2 * (0.25 + 0.75 * d.plens[f.seq + 1] / (t.toks / t.rows)))) AS score
-        FROM f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t
+            (f.freq + 1.2 * (0.25 + 0.75 * pl.len / (t.toks / t.rows)))) AS score
+        FROM f JOIN i ON i.ph = f.ph JOIN pl ON pl.doc = f.doc AND pl.seq = f.seq CROSS JOIN t
         GROUP BY f.doc, f.seq)
-  SELECT s.doc, s.seq, -s.score AS raw FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc, s.seq`;
+  SELECT s.doc, s.seq, -s.score AS raw, t.gen FROM s CROSS JOIN t WHERE ${cond}
+  ORDER BY s.score DESC, s.doc, s.seq`;
 }

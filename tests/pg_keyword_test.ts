@@ -141,6 +141,72 @@ Deno.test({
 });
 
 Deno.test({
+  name: "PgKeywordIndex ranks as Fts5Index does after the index changed between searches",
+  ignore: noPostgres,
+  async fn(t) {
+    const server = await PgServer.start();
+    try {
+      // phrase rows kept and sent with the searches, and found by each search (too many)
+      for (const phraseRowsSent of [undefined, 0]) {
+        await t.step(
+          `phrase rows sent at most: ${phraseRowsSent ?? "default"}`,
+          async () => changedBetweenSearches(await server.database(), phraseRowsSent),
+        );
+      }
+    } finally {
+      await server.stop();
+    }
+  },
+});
+
+async function changedBetweenSearches(url: string, phraseRowsSent?: number): Promise<void> {
+  const catalog = new Catalog(":memory:");
+  const pgIndex = new PgKeywordIndex(url, catalog, { phraseRowsSent });
+  try {
+    const docs = corpus();
+    put(catalog, docs);
+    const fts = new Fts5Index(catalog.db, { stats: catalog });
+    // phrases of several words: their rows and the passages holding them are found once,
+    // then kept until a write changes the index
+    const queries = ['"disk latency" memory', '"virtual host" config', '"memory disk" queue'];
+    let compared = 0;
+    const same = async () => {
+      for (const text of queries) {
+        const q = { ...prepareQuery(text, 10), passages: 3 };
+        const [a, b] = [await fts.search(q), await pgIndex.search(q)];
+        assertEquals(b.map((h) => h.doc_id), a.map((h) => h.doc_id), text);
+        for (const [i, h] of b.entries()) {
+          assert(Math.abs(h.raw - a[i]!.raw) < 1e-9 * Math.abs(a[i]!.raw), `${text}: ${h.raw}`);
+          assertEquals(h.passages, a[i]!.passages, `${text}: ${h.doc_id}`);
+        }
+        compared += a.filter((h) => h.passages?.length).length;
+      }
+    };
+    // then documents holding the phrase in every passage: its IDFs fall
+    const flood = Array.from({ length: 150 }, (_, i) =>
+      makeDoc({
+        id: `f${String(i).padStart(3, "0")}`,
+        path: `Lib/flood-${i}.md`,
+        title: `flood ${i}`,
+        body: Array.from({ length: 200 }, () => "disk latency").join("\n"),
+        headings: ["disk latency"],
+        keywords: [],
+      }));
+    put(catalog, flood);
+    for (const part of [docs.slice(0, 60), docs.slice(60), flood]) {
+      await fts.upsert(part);
+      await pgIndex.upsert(part);
+      await same();
+      await same();
+    }
+    assert(compared > 60, `${compared} hits with passages compared`);
+  } finally {
+    await pgIndex.close();
+    catalog.close();
+  }
+}
+
+Deno.test({
   name: "PgKeywordIndex: a connection dropped during a search is a ToolError; the next call works",
   ignore: noPostgres,
   async fn(t) {
