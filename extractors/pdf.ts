@@ -7,8 +7,8 @@
  *
  * @module
  */
-import * as pdfjsWorker from "pdfjs-dist/legacy/build/pdf.worker.mjs";
 import { getDocument, PDFWorker } from "pdfjs-dist/legacy/build/pdf.mjs";
+import { loadPdfjsWorker, type PdfjsWorkerModule } from "./_pdfjs_text_patch.ts";
 import { fastPorts } from "./_pdf_port.ts";
 import { layoutLines, type PageLine, type Run } from "./_pdf_layout.ts";
 import { dropRunning } from "./_pdf_running.ts";
@@ -22,17 +22,23 @@ import {
   type Heading,
 } from "../core/extractor.ts";
 
-// Run pdf.js's "worker" code in this thread: getDocument finds it on globalThis.
+// pdf.js's "worker" code, with the cheaper text builder of `_pdfjs_text_patch.ts` when the
+// installed pdf.js is the one it was written for. It runs in this thread: getDocument finds
+// it on globalThis.
+const pdfjsWorker = (await loadPdfjsWorker()).module;
 (globalThis as unknown as { pdfjsWorker: unknown }).pdfjsWorker ??= pdfjsWorker;
 
 /**
  * A pdf.js "worker" in this thread, connected by a `FastPort` pair instead of pdf.js's
  * structuredClone-based loopback (about a tenth of the CPU time of text extraction). The
- * OCR of scanned pages (`_pdf_ocr.ts`) opens documents the same way.
+ * OCR of scanned pages (`_pdf_ocr.ts`) opens documents the same way. `workerModule` is the
+ * worker code to run (the one `loadPdfjsWorker` chose, unless a test compares two).
  */
-export function inThreadWorker(): { worker: InstanceType<typeof PDFWorker>; close: () => void } {
+export function inThreadWorker(
+  workerModule: PdfjsWorkerModule = pdfjsWorker,
+): { worker: InstanceType<typeof PDFWorker>; close: () => void } {
   const [main, side] = fastPorts();
-  pdfjsWorker.WorkerMessageHandler.initializeFromPort(side);
+  workerModule.WorkerMessageHandler.initializeFromPort(side);
   const worker = new PDFWorker({ port: main as unknown as null, verbosity: 0 });
   return {
     worker,
