@@ -152,18 +152,31 @@ export function patchWorkerSource(
   source: string,
   patches: readonly SourcePatch[] = WORKER_PATCHES,
 ): string {
-  let out = source;
-  for (const p of patches) {
-    const found = out.split(p.from).length - 1;
-    const expected = p.count ?? 1;
+  // One pass over the 2.4 MB source: find every match, then copy the text between them.
+  const at: { pos: number; patch: SourcePatch }[] = [];
+  for (const patch of patches) {
+    let found = 0;
+    for (let i = source.indexOf(patch.from); i >= 0; i = source.indexOf(patch.from, i + 1)) {
+      at.push({ pos: i, patch });
+      found++;
+    }
+    const expected = patch.count ?? 1;
     if (found !== expected) {
       throw new Error(
-        `pdf.js worker patch "${p.name}": found ${found} times, expected ${expected}`,
+        `pdf.js worker patch "${patch.name}": found ${found} times, expected ${expected}`,
       );
     }
-    out = out.replaceAll(p.from, p.to);
   }
-  return `"use strict";\n${out}`;
+  at.sort((a, b) => a.pos - b.pos);
+  const parts = ['"use strict";\n'];
+  let from = 0;
+  for (const { pos, patch } of at) {
+    if (pos < from) throw new Error(`pdf.js worker patch "${patch.name}" overlaps another`);
+    parts.push(source.slice(from, pos), patch.to);
+    from = pos + patch.from.length;
+  }
+  parts.push(source.slice(from));
+  return parts.join("");
 }
 
 /** The worker module in use, and whether it is the patched one (else why not). */
