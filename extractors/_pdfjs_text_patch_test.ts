@@ -10,7 +10,7 @@ import {
   type PdfjsWorkerModule,
   WORKER_PATCHES,
 } from "./_pdfjs_text_patch.ts";
-import { inThreadWorker } from "./pdf.ts";
+import { inThreadWorker, pdfjsTextPatch } from "./pdf.ts";
 
 const loaded = await loadPdfjsWorker();
 
@@ -18,6 +18,7 @@ Deno.test("loadPdfjsWorker() patches the pdf.js worker it was written for", () =
   // Fails on purpose after a pdf.js upgrade: renew the patches in _pdfjs_text_patch.ts (and
   // PATCHED_WORKER_SHA256) for the new bundle, or remove them.
   assert(loaded.patched, `pdf.js text patch not applied: ${loaded.reason}`);
+  assert(pdfjsTextPatch.patched, `the PDF extractor runs unpatched: ${pdfjsTextPatch.reason}`);
   assertEquals(typeof loaded.module.WorkerMessageHandler.initializeFromPort, "function");
 });
 

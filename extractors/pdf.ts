@@ -25,7 +25,14 @@ import {
 // pdf.js's "worker" code, with the cheaper text builder of `_pdfjs_text_patch.ts` when the
 // installed pdf.js is the one it was written for. It runs in this thread: getDocument finds
 // it on globalThis.
-const pdfjsWorker = (await loadPdfjsWorker()).module;
+const loadedWorker = await loadPdfjsWorker();
+const pdfjsWorker = loadedWorker.module;
+
+/** Whether pdf.js runs with the text builder of `_pdfjs_text_patch.ts`, else why not. */
+export const pdfjsTextPatch: { patched: boolean; reason?: string } = {
+  patched: loadedWorker.patched,
+  reason: loadedWorker.reason,
+};
 (globalThis as unknown as { pdfjsWorker: unknown }).pdfjsWorker ??= pdfjsWorker;
 
 /**
