@@ -1,8 +1,8 @@
 /**
  * PDF extraction CPU on a fixed sample, in this process: CPU ms (process.cpuUsage) and pages
  * for the pdf.js extractor (`textPatch`: whether pdf.js ran with the text builder of
- * `extractors/_pdfjs_text_patch.ts`), then `pdftotext` on the same files (its children's CPU), and
- * optionally every output as JSON in a directory so two versions can be compared.
+ * `extractors/_pdfjs_text_patch.ts`), then `pdftotext` on the same files (its children's
+ * CPU), and optionally every output as JSON in a directory so two versions can be compared.
  *
  *   deno run -A bench/pdf_cpu.ts [--n 40] [--out DIR] [--no-pdftotext] [CORPUS]
  *   deno run -A --cpu-prof --cpu-prof-dir=DIR bench/pdf_cpu.ts --no-pdftotext
