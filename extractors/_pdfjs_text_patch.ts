@@ -165,6 +165,32 @@ class EvalState {
 class EvalState {
 `,
   },
+  {
+    // A font kept the glyphs of every string it was asked for (a Map keyed by the string,
+    // for the document's life): most strings are seen once, so hashing and storing them
+    // cost more than looking each character up in the per-character cache it also keeps
+    // (charsToGlyphs 6.8 -> 2.8 % of the profile, less garbage collection). The glyphs and
+    // their order are the same; the array is new on each call (callers only read it).
+    name: "charsToGlyphs cache",
+    from: `  charsToGlyphs(chars) {
+    let glyphs = this.#charsCache.get(chars);
+    if (glyphs) {
+      return glyphs;
+    }
+    glyphs = [];
+`,
+    to: `  charsToGlyphs(chars) {
+    const glyphs = [];
+`,
+  },
+  {
+    name: "charsToGlyphs cache set",
+    from: `    this.#charsCache.set(chars, glyphs);
+    return glyphs;
+`,
+    to: `    return glyphs;
+`,
+  },
 ];
 
 /**
