@@ -168,7 +168,7 @@ if (import.meta.main) {
   const result: Record<string, unknown> = {
     files: sample.length,
     pages,
-    textPatch: pdfjsTextPatch.patched,
+    textPatch: (await pdfjsTextPatch()).patched,
     pdfjsCpuMs: Math.round(ms),
     pdfjsMsPerPage: +(ms / pages).toFixed(2),
   };

@@ -14,11 +14,12 @@ import { inThreadWorker, pdfjsTextPatch } from "./pdf.ts";
 
 const loaded = await loadPdfjsWorker();
 
-Deno.test("loadPdfjsWorker() patches the pdf.js worker it was written for", () => {
+Deno.test("loadPdfjsWorker() patches the pdf.js worker it was written for", async () => {
   // Fails on purpose after a pdf.js upgrade: renew the patches in _pdfjs_text_patch.ts (and
   // PATCHED_WORKER_SHA256) for the new bundle, or remove them.
   assert(loaded.patched, `pdf.js text patch not applied: ${loaded.reason}`);
-  assert(pdfjsTextPatch.patched, `the PDF extractor runs unpatched: ${pdfjsTextPatch.reason}`);
+  const used = await pdfjsTextPatch();
+  assert(used.patched, `the PDF extractor runs unpatched: ${used.reason}`);
   assertEquals(typeof loaded.module.WorkerMessageHandler.initializeFromPort, "function");
 });
 
@@ -38,7 +39,7 @@ Deno.test("patchWorkerSource() refuses a source a patch does not match", () => {
  * names without the document number pdf.js puts in them (`g_d3_f1` -> `g_d_f1`).
  */
 async function textContents(bytes: Uint8Array, worker: PdfjsWorkerModule, maxPages = 40) {
-  const port = inThreadWorker(worker);
+  const port = await inThreadWorker(worker);
   const task = getDocument({
     data: bytes.slice(),
     worker: port.worker,
