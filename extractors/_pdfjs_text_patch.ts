@@ -8,9 +8,12 @@
  * products become scalar arithmetic written into two buffers the text builder owns, and an
  * array is made only where pdf.js hands a position out (an item's `transform`). Every number
  * is computed by the same operations in the same order, so the text content is the same to
- * the last bit (`_pdfjs_text_patch_test.ts` compares the two on real files).
+ * the last bit (`_pdfjs_text_patch_test.ts` compares the two on real files). Two more
+ * rewrites of the same kind: a text state's copy no longer makes the original a prototype,
+ * and a font no longer keeps the glyphs of every string it has read (see
+ * {@link WORKER_PATCHES}, each with its reason).
  *
- * The rewrite is applied only to the exact file it was written for (pdfjs-dist 6.5.438
+ * The rewrites are applied only to the exact file it was written for (pdfjs-dist 6.5.438
  * legacy, checked by its SHA-256); for any other file, or when the file cannot be read, the
  * library's own worker is used unchanged, and the test that checks the patch fails so that
  * whoever upgrades pdf.js renews or drops it.
