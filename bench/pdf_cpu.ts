@@ -1,7 +1,8 @@
 /**
  * PDF extraction CPU on a fixed sample, in this process: CPU ms (process.cpuUsage) and pages
- * for the pdf.js extractor, then `pdftotext` on the same files (its children's CPU), and
- * optionally every output as JSON in a directory so two versions can be compared.
+ * for the pdf.js extractor (`textPatch`: whether pdf.js ran with the text builder of
+ * `extractors/_pdfjs_text_patch.ts`), then `pdftotext` on the same files (its children's
+ * CPU), and optionally every output as JSON in a directory so two versions can be compared.
  *
  *   deno run -A bench/pdf_cpu.ts [--n 40] [--out DIR] [--no-pdftotext] [CORPUS]
  *   deno run -A --cpu-prof --cpu-prof-dir=DIR bench/pdf_cpu.ts --no-pdftotext
@@ -18,7 +19,7 @@
 import { join } from "node:path";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { pdf } from "../extractors/pdf.ts";
+import { pdf, pdfjsTextPatch } from "../extractors/pdf.ts";
 
 function files(dir: string): string[] {
   const out: string[] = [];
@@ -167,6 +168,7 @@ if (import.meta.main) {
   const result: Record<string, unknown> = {
     files: sample.length,
     pages,
+    textPatch: (await pdfjsTextPatch()).patched,
     pdfjsCpuMs: Math.round(ms),
     pdfjsMsPerPage: +(ms / pages).toFixed(2),
   };

@@ -327,7 +327,7 @@ export class PdfScan {
    * @throws {ExtractError} `corrupt` or `encrypted` when it cannot be opened
    */
   static async open(bytes: Uint8Array): Promise<PdfScan> {
-    const port = inThreadWorker();
+    const port = await inThreadWorker();
     const task = getDocument({
       data: new Uint8Array(bytes), // a copy, and never a Node Buffer (pdf.js refuses one)
       worker: port.worker,

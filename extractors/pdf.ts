@@ -7,8 +7,8 @@
  *
  * @module
  */
-import * as pdfjsWorker from "pdfjs-dist/legacy/build/pdf.worker.mjs";
 import { getDocument, PDFWorker } from "pdfjs-dist/legacy/build/pdf.mjs";
+import { type LoadedWorker, loadPdfjsWorker, type PdfjsWorkerModule } from "./_pdfjs_text_patch.ts";
 import { fastPorts } from "./_pdf_port.ts";
 import { layoutLines, type PageLine, type Run } from "./_pdf_layout.ts";
 import { dropRunning } from "./_pdf_running.ts";
@@ -22,17 +22,38 @@ import {
   type Heading,
 } from "../core/extractor.ts";
 
-// Run pdf.js's "worker" code in this thread: getDocument finds it on globalThis.
-(globalThis as unknown as { pdfjsWorker: unknown }).pdfjsWorker ??= pdfjsWorker;
+/**
+ * pdf.js's "worker" code, with the cheaper text builder of `_pdfjs_text_patch.ts` when the
+ * installed pdf.js is the one it was written for; it runs in this thread (getDocument also
+ * finds it on globalThis). Loaded as the module loads but not awaited there: a Worker whose
+ * module is still awaiting at its top level loses the messages posted to it meanwhile
+ * (Deno 2.9), and extraction and OCR threads import this module.
+ */
+const workerLoad: Promise<LoadedWorker> = loadPdfjsWorker().then((w) => {
+  (globalThis as unknown as { pdfjsWorker: unknown }).pdfjsWorker ??= w.module;
+  return w;
+});
+// A failure is reported to each extraction that awaits it, not as an unhandled rejection.
+workerLoad.catch(() => {});
+
+/** Whether pdf.js runs with the text builder of `_pdfjs_text_patch.ts`, else why not. */
+export async function pdfjsTextPatch(): Promise<{ patched: boolean; reason?: string }> {
+  const { patched, reason } = await workerLoad;
+  return { patched, reason };
+}
 
 /**
  * A pdf.js "worker" in this thread, connected by a `FastPort` pair instead of pdf.js's
  * structuredClone-based loopback (about a tenth of the CPU time of text extraction). The
- * OCR of scanned pages (`_pdf_ocr.ts`) opens documents the same way.
+ * OCR of scanned pages (`_pdf_ocr.ts`) opens documents the same way. `workerModule` is the
+ * worker code to run (the one `loadPdfjsWorker` chose, unless a test compares two).
  */
-export function inThreadWorker(): { worker: InstanceType<typeof PDFWorker>; close: () => void } {
+export async function inThreadWorker(
+  workerModule?: PdfjsWorkerModule,
+): Promise<{ worker: InstanceType<typeof PDFWorker>; close: () => void }> {
+  const code = workerModule ?? (await workerLoad).module;
   const [main, side] = fastPorts();
-  pdfjsWorker.WorkerMessageHandler.initializeFromPort(side);
+  code.WorkerMessageHandler.initializeFromPort(side);
   const worker = new PDFWorker({ port: main as unknown as null, verbosity: 0 });
   return {
     worker,
@@ -276,7 +297,7 @@ export function pdf(): Extractor {
       if (input.bytes.length === 0) throw new ExtractError("empty", "file is empty");
       // pdf.js may transfer (detach) the buffer it is given: hand it a copy, a plain
       // Uint8Array (it refuses a Node Buffer, which a read in this thread gives).
-      const port = inThreadWorker();
+      const port = await inThreadWorker();
       const task = getDocument({
         data: new Uint8Array(input.bytes),
         worker: port.worker,

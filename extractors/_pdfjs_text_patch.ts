@@ -1,0 +1,279 @@
+/**
+ * pdf.js's worker code with a cheaper text-content builder. pdf.js computes the position of
+ * every glyph it reads twice (once to compare it with the previous glyph, once to remember
+ * it), each time as three new 6-number arrays (`Util.transform` of the font size matrix, the
+ * text matrix and the CTM), which was a fifth of the CPU of PDF text extraction (with the
+ * garbage those arrays make). The same code lives in a closure of the worker bundle that no
+ * export reaches, so this module rewrites the bundle's source when it loads it: the
+ * products become scalar arithmetic written into two buffers the text builder owns, and an
+ * array is made only where pdf.js hands a position out (an item's `transform`). Every number
+ * is computed by the same operations in the same order, so the text content is the same to
+ * the last bit (`_pdfjs_text_patch_test.ts` compares the two on real files). Two more
+ * rewrites of the same kind: a text state's copy no longer makes the original a prototype,
+ * and a font no longer keeps the glyphs of every string it has read (see
+ * {@link WORKER_PATCHES}, each with its reason).
+ *
+ * The rewrites are applied only to the exact file it was written for (pdfjs-dist 6.5.438
+ * legacy, checked by its SHA-256); for any other file, or when the file cannot be read, the
+ * library's own worker is used unchanged, and the test that checks the patch fails so that
+ * whoever upgrades pdf.js renews or drops it.
+ *
+ * The bundle is an ES module with one export and two reads of `import.meta.url`; it runs
+ * here as the body of a function (strict mode, as a module) that returns that export, which
+ * keeps Deno from parsing 2.4 MB as a new module graph entry (a `data:` or `blob:` import
+ * costs twice the CPU and 50 MiB more memory).
+ *
+ * @module
+ */
+
+/** The pdf.js worker module: `WorkerMessageHandler` is all the extractor uses. */
+export type PdfjsWorkerModule = typeof import("pdfjs-dist/legacy/build/pdf.worker.mjs");
+
+/** The bundle the patches were written for. */
+const WORKER_SPECIFIER = "pdfjs-dist/legacy/build/pdf.worker.mjs";
+/** SHA-256 (hex) of pdfjs-dist 6.5.438 `legacy/build/pdf.worker.mjs`. */
+export const PATCHED_WORKER_SHA256 =
+  "8336aabf764cb08c818555a2fd2545e4fed10837146de927564875c93b3c4f83";
+
+/** One exact rewrite of the bundle: `from` must occur `count` times (default once). */
+export interface SourcePatch {
+  name: string;
+  from: string;
+  to: string;
+  count?: number;
+}
+
+/**
+ * The rewrites. The first three make the ES module a function body; the others are the
+ * text-builder changes. Indentation is the bundle's (the match is exact).
+ */
+export const WORKER_PATCHES: readonly SourcePatch[] = [
+  { name: "import.meta.url", from: "import.meta.url", to: "__importMetaUrl", count: 2 },
+  { name: "dynamic import", from: "await import(\n", to: "await __import(\n" },
+  {
+    name: "module export",
+    from: "\nexport { WorkerMessageHandler };\n",
+    to: "\nreturn { WorkerMessageHandler };\n",
+  },
+  {
+    // The product CTM x text matrix x [size*hscale 0 0 size 0 rise], written into a buffer
+    // term by term as `Util.transform` computes it (the zero terms too: they decide the sign
+    // of a zero and carry NaN exactly as before).
+    name: "getCurrentTextTransform",
+    from: `    function getCurrentTextTransform() {
+      const font = textState.font;
+      const tsm = [textState.fontSize * textState.textHScale, 0, 0, textState.fontSize, 0, textState.textRise];
+      if (font.isType3Font && (textState.fontSize <= 1 || font.isCharBBox) && !isArrayEqual(textState.fontMatrix, FONT_IDENTITY_MATRIX)) {
+        const glyphHeight = font.bbox[3] - font.bbox[1];
+        if (glyphHeight > 0) {
+          tsm[3] *= glyphHeight * textState.fontMatrix[3];
+        }
+      }
+      return Util.transform(textState.ctm, Util.transform(textState.textMatrix, tsm));
+    }
+`,
+    to: `    const currentTransformBuffer = new Float64Array(6);
+    const prevTransformBuffer = new Float64Array(6);
+    function computeTextTransform(out) {
+      const font = textState.font;
+      const s0 = textState.fontSize * textState.textHScale;
+      let s3 = textState.fontSize;
+      const s5 = textState.textRise;
+      if (font.isType3Font && (textState.fontSize <= 1 || font.isCharBBox) && !isArrayEqual(textState.fontMatrix, FONT_IDENTITY_MATRIX)) {
+        const glyphHeight = font.bbox[3] - font.bbox[1];
+        if (glyphHeight > 0) {
+          s3 *= glyphHeight * textState.fontMatrix[3];
+        }
+      }
+      const m = textState.textMatrix;
+      const t0 = m[0] * s0 + m[2] * 0, t1 = m[1] * s0 + m[3] * 0;
+      const t2 = m[0] * 0 + m[2] * s3, t3 = m[1] * 0 + m[3] * s3;
+      const t4 = m[0] * 0 + m[2] * s5 + m[4], t5 = m[1] * 0 + m[3] * s5 + m[5];
+      const c = textState.ctm;
+      out[0] = c[0] * t0 + c[2] * t1;
+      out[1] = c[1] * t0 + c[3] * t1;
+      out[2] = c[0] * t2 + c[2] * t3;
+      out[3] = c[1] * t2 + c[3] * t3;
+      out[4] = c[0] * t4 + c[2] * t5 + c[4];
+      out[5] = c[1] * t4 + c[3] * t5 + c[5];
+      return out;
+    }
+    function copyTransform(t) {
+      return t === null ? null : [t[0], t[1], t[2], t[3], t[4], t[5]];
+    }
+    function getCurrentTextTransform() {
+      return copyTransform(computeTextTransform(currentTransformBuffer));
+    }
+`,
+  },
+  {
+    // The previous glyph's position is remembered in its buffer, not a new array ...
+    name: "prevTransform",
+    from: "          textChunk.prevTransform = getCurrentTextTransform();\n",
+    to: "          textChunk.prevTransform = computeTextTransform(prevTransformBuffer);\n",
+  },
+  {
+    // ... and copied where it leaves as a whitespace item's transform.
+    name: "pushWhitespace transform",
+    from: "      transform = textContentItem.prevTransform,\n",
+    to: "      transform = copyTransform(textContentItem.prevTransform),\n",
+  },
+  {
+    name: "addFakeSpaces transform",
+    from: "        transform: transf || getCurrentTextTransform(),\n",
+    to: "        transform: transf ? copyTransform(transf) : getCurrentTextTransform(),\n",
+  },
+  {
+    // The position compared with the previous glyph's is read, not kept: a buffer will do.
+    name: "compareWithLastPosition",
+    from: "    function compareWithLastPosition(glyphWidth) {\n" +
+      "      const currentTransform = getCurrentTextTransform();\n",
+    to: "    function compareWithLastPosition(glyphWidth) {\n" +
+      "      const currentTransform = computeTextTransform(currentTransformBuffer);\n",
+  },
+  {
+    // A text state's copy (at every `q` and font change) made a prototype of the state it
+    // copies (`Object.create(this)`), and V8 slows down an object that becomes a
+    // prototype and reshapes it; the copy now has the class's prototype and the same fields
+    // (the class's own, all copied by `Object.assign` before, the three matrices copied).
+    name: "TextState.clone",
+    from: `  clone() {
+    const clone = Object.assign(Object.create(this), this);
+    clone.textMatrix = this.textMatrix.slice();
+    clone.textLineMatrix = this.textLineMatrix.slice();
+    clone.fontMatrix = this.fontMatrix.slice();
+    return clone;
+  }
+}
+class EvalState {
+`,
+    to: `  clone() {
+    const clone = Object.create(TextState.prototype);
+    clone.ctm = this.ctm;
+    clone.fontName = this.fontName;
+    clone.fontSize = this.fontSize;
+    clone.loadedName = this.loadedName;
+    clone.font = this.font;
+    clone.fontMatrix = this.fontMatrix.slice();
+    clone.textMatrix = this.textMatrix.slice();
+    clone.textLineMatrix = this.textLineMatrix.slice();
+    clone.charSpacing = this.charSpacing;
+    clone.wordSpacing = this.wordSpacing;
+    clone.leading = this.leading;
+    clone.textHScale = this.textHScale;
+    clone.textRise = this.textRise;
+    return clone;
+  }
+}
+class EvalState {
+`,
+  },
+  {
+    // A font kept the glyphs of every string it was asked for (a Map keyed by the string,
+    // for the document's life): most strings are seen once, so hashing and storing them
+    // cost more than looking each character up in the per-character cache it also keeps
+    // (charsToGlyphs 6.8 -> 2.8 % of the profile, less garbage collection). The glyphs and
+    // their order are the same; the array is new on each call (callers only read it).
+    name: "charsToGlyphs cache",
+    from: `  charsToGlyphs(chars) {
+    let glyphs = this.#charsCache.get(chars);
+    if (glyphs) {
+      return glyphs;
+    }
+    glyphs = [];
+`,
+    to: `  charsToGlyphs(chars) {
+    const glyphs = [];
+`,
+  },
+  {
+    name: "charsToGlyphs cache set",
+    from: `    this.#charsCache.set(chars, glyphs);
+    return glyphs;
+`,
+    to: `    return glyphs;
+`,
+  },
+];
+
+/**
+ * The bundle's source with every patch of `patches` applied, as a function body returning
+ * the module's export; throws an Error naming the first patch whose text is not found the
+ * expected number of times.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const body = patchWorkerSource("f(import.meta.url);\nexport { X };\n", [
+ *   { name: "url", from: "import.meta.url", to: "__importMetaUrl" },
+ *   { name: "export", from: "\nexport { X };\n", to: "\nreturn { X };\n" },
+ * ]);
+ * assert.equal(body, '"use strict";\nf(__importMetaUrl);\nreturn { X };\n');
+ * assert.throws(() => patchWorkerSource("g();", [{ name: "url", from: "f(", to: "h(" }]), {
+ *   message: 'pdf.js worker patch "url": found 0 times, expected 1',
+ * });
+ * ```
+ */
+export function patchWorkerSource(
+  source: string,
+  patches: readonly SourcePatch[] = WORKER_PATCHES,
+): string {
+  // One pass over the 2.4 MB source: find every match, then copy the text between them.
+  const at: { pos: number; patch: SourcePatch }[] = [];
+  for (const patch of patches) {
+    let found = 0;
+    for (let i = source.indexOf(patch.from); i >= 0; i = source.indexOf(patch.from, i + 1)) {
+      at.push({ pos: i, patch });
+      found++;
+    }
+    const expected = patch.count ?? 1;
+    if (found !== expected) {
+      throw new Error(
+        `pdf.js worker patch "${patch.name}": found ${found} times, expected ${expected}`,
+      );
+    }
+  }
+  at.sort((a, b) => a.pos - b.pos);
+  const parts = ['"use strict";\n'];
+  let from = 0;
+  for (const { pos, patch } of at) {
+    if (pos < from) throw new Error(`pdf.js worker patch "${patch.name}" overlaps another`);
+    parts.push(source.slice(from, pos), patch.to);
+    from = pos + patch.from.length;
+  }
+  parts.push(source.slice(from));
+  return parts.join("");
+}
+
+/** The worker module in use, and whether it is the patched one (else why not). */
+export interface LoadedWorker {
+  module: PdfjsWorkerModule;
+  patched: boolean;
+  reason?: string;
+}
+
+/**
+ * The pdf.js worker module with the text-builder patches when the installed bundle is the
+ * one they were written for, else the library's own module and the reason.
+ */
+export async function loadPdfjsWorker(): Promise<LoadedWorker> {
+  let reason: string;
+  try {
+    const url = import.meta.resolve(WORKER_SPECIFIER);
+    const bytes = await Deno.readFile(new URL(url));
+    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+    if (hex === PATCHED_WORKER_SHA256) {
+      const body = patchWorkerSource(new TextDecoder().decode(bytes));
+      const run = new Function("__importMetaUrl", "__import", body) as (
+        metaUrl: string,
+        load: (u: string) => Promise<unknown>,
+      ) => PdfjsWorkerModule;
+      return { module: run(url, (u) => import(u)), patched: true };
+    }
+    reason = `${url} is not the pdf.js worker the patches were written for (sha256 ${hex})`;
+  } catch (e) {
+    reason = `pdf.js worker not patched: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  return { module: await import("pdfjs-dist/legacy/build/pdf.worker.mjs"), patched: false, reason };
+}

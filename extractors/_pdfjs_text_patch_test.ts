@@ -1,0 +1,151 @@
+import { deepStrictEqual, throws } from "node:assert/strict";
+import { join } from "node:path";
+import * as libraryWorker from "pdfjs-dist/legacy/build/pdf.worker.mjs";
+import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
+import { assert, assertEquals } from "../tests/assert.ts";
+import { smallCorpus } from "../tests/corpus.ts";
+import {
+  loadPdfjsWorker,
+  patchWorkerSource,
+  type PdfjsWorkerModule,
+  WORKER_PATCHES,
+} from "./_pdfjs_text_patch.ts";
+import { inThreadWorker, pdfjsTextPatch } from "./pdf.ts";
+
+const loaded = await loadPdfjsWorker();
+
+Deno.test("loadPdfjsWorker() patches the pdf.js worker it was written for", async () => {
+  // Fails on purpose after a pdf.js upgrade: renew the patches in _pdfjs_text_patch.ts (and
+  // PATCHED_WORKER_SHA256) for the new bundle, or remove them.
+  assert(loaded.patched, `pdf.js text patch not applied: ${loaded.reason}`);
+  const used = await pdfjsTextPatch();
+  assert(used.patched, `the PDF extractor runs unpatched: ${used.reason}`);
+  assertEquals(typeof loaded.module.WorkerMessageHandler.initializeFromPort, "function");
+});
+
+Deno.test("patchWorkerSource() refuses a source a patch does not match", () => {
+  const p = WORKER_PATCHES.find((x) => x.name === "prevTransform")!;
+  const src = `${p.from}${p.from}`;
+  throws(() => patchWorkerSource(src, [p]), {
+    message: 'pdf.js worker patch "prevTransform": found 2 times, expected 1',
+  });
+  throws(() => patchWorkerSource("", [p]), {
+    message: 'pdf.js worker patch "prevTransform": found 0 times, expected 1',
+  });
+});
+
+/**
+ * Every page's text content (items with their transforms, styles) read with `worker`, font
+ * names without the document number pdf.js puts in them (`g_d3_f1` -> `g_d_f1`).
+ */
+async function textContents(bytes: Uint8Array, worker: PdfjsWorkerModule, maxPages = 40) {
+  const port = await inThreadWorker(worker);
+  const task = getDocument({
+    data: bytes.slice(),
+    worker: port.worker,
+    disableFontFace: true,
+    useSystemFonts: false,
+    verbosity: 0,
+  });
+  try {
+    const doc = await task.promise;
+    const out = [];
+    for (let p = 1; p <= Math.min(doc.numPages, maxPages); p++) {
+      const page = await doc.getPage(p);
+      const tc = await page.getTextContent();
+      const name = (s: string) => s.replace(/^g_d\d+_/, "g_d_");
+      out.push({
+        items: tc.items.map((it) => "fontName" in it ? { ...it, fontName: name(it.fontName) } : it),
+        styles: Object.fromEntries(Object.entries(tc.styles).map(([k, v]) => [name(k), v])),
+        lang: tc.lang,
+      });
+      page.cleanup();
+    }
+    return out;
+  } finally {
+    await task.destroy();
+    port.close();
+  }
+}
+
+/** A PDF of one page with `content`, Helvetica as F1, a Type3 font as F3, a vertical F4. */
+function handMadePdf(content: string): Uint8Array {
+  const type3Glyph = "500 0 0 0 400 700 d1 0 0 400 700 re f";
+  const objs = [
+    "<</Type/Catalog/Pages 2 0 R>>",
+    "<</Type/Pages/Kids[3 0 R]/Count 1>>",
+    "<</Type/Page/Parent 2 0 R/MediaBox[0 0 600 800]/Contents 4 0 R" +
+    "/Resources<</Font<</F1 5 0 R/F3 6 0 R/F4 9 0 R>>>>>>",
+    `<</Length ${content.length}>> stream\n${content}\nendstream`,
+    "<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>",
+    "<</Type/Font/Subtype/Type3/FontBBox[0 0 500 700]/FontMatrix[0.001 0 0 0.001 0 0]" +
+    "/CharProcs<</a 7 0 R/b 7 0 R>>/Encoding<</Type/Encoding/Differences[97/a/b]>>" +
+    "/FirstChar 97/LastChar 98/Widths[500 500]/Resources<<>>>>",
+    `<</Length ${type3Glyph.length}>> stream\n${type3Glyph}\nendstream`,
+    "<</Type/Font/Subtype/CIDFontType2/BaseFont/MSMincho" +
+    "/CIDSystemInfo<</Registry(Adobe)/Ordering(Identity)/Supplement 0>>" +
+    "/FontDescriptor 10 0 R/DW 1000>>",
+    "<</Type/Font/Subtype/Type0/BaseFont/MSMincho/Encoding/Identity-V" +
+    "/DescendantFonts[8 0 R]>>",
+    "<</Type/FontDescriptor/FontName/MSMincho/Flags 4/FontBBox[0 -141 1000 859]" +
+    "/ItalicAngle 0/Ascent 859/Descent -141/CapHeight 700/StemV 80>>",
+  ];
+  return new TextEncoder().encode([
+    "%PDF-1.4",
+    ...objs.map((o, i) => `${i + 1} 0 obj ${o} endobj`),
+    "trailer <</Root 1 0 R>>",
+    "%%EOF",
+  ].join("\n"));
+}
+
+/**
+ * Text drawn the ways the text builder treats differently: kerning gaps that become spaces
+ * or whitespace items, overlaps, rotations by 90, 180, 270 and 30 degrees, rise, word and
+ * character spacing, horizontal scaling, a scaled CTM, a Type3 font at size 1 and a
+ * vertical CID font.
+ */
+const HAND_MADE = [
+  "BT /F1 12 Tf 1 0 0 1 20 700 Tm (Hello) Tj [(Wor) -300 (ld) -2500 (far) 4000 (back)] TJ " +
+  "0 -14 TD (next line) Tj T* (third) Tj 5 Ts (up) Tj 0 Ts (down) Tj ET",
+  "BT /F1 10 Tf 0 1 -1 0 100 100 Tm (Ninety degrees) Tj [(a) -2000 (b)] TJ ET " +
+  "BT /F1 10 Tf -1 0 0 -1 500 500 Tm (Upside down) Tj [(c) -2000 (d)] TJ ET " +
+  "BT /F1 10 Tf 0 -1 1 0 300 600 Tm (Two seventy) Tj ET " +
+  "BT /F1 10 Tf 0.866 0.5 -0.5 0.866 200 200 Tm (Thirty degrees) Tj [(e) -2000 (f)] TJ ET",
+  "q 2 0 0 1.5 10 20 cm BT /F1 9 Tf 3 Tw 1 Tc 150 Tz 1 0 0 1 10 300 Tm (Spaced words here) Tj " +
+  "0 Tw 0 Tc 100 Tz 20 TL T* (after) Tj (quote) ' 2 1 (dquote) \" ET Q " +
+  "BT /F1 14 Tf 40 100 Td (Big) Tj /F1 7 Tf (small) Tj ET",
+  "BT /F3 1 Tf 12 0 0 12 50 400 Tm (abba ab) Tj [(ab) -900 (ba)] TJ ET " +
+  "BT /F4 12 Tf 1 0 0 1 400 700 Tm <0041004200430044> Tj [<0045> -3000 <0046> 900 <0047>] TJ ET",
+];
+
+Deno.test("patched pdf.js gives the library's text content on hand-made pages", async () => {
+  let vertical = 0;
+  for (const content of HAND_MADE) {
+    const bytes = handMadePdf(content);
+    const mine = await textContents(bytes, loaded.module);
+    const theirs = await textContents(bytes, libraryWorker);
+    assert(mine[0]!.items.length > 0, `no text read from: ${content}`);
+    deepStrictEqual(mine, theirs, content);
+    for (const s of Object.values(mine[0]!.styles)) if (s.vertical) vertical++;
+  }
+  assert(vertical > 0, "the vertical font was not read as vertical");
+});
+
+Deno.test("patched pdf.js gives the library's text content on corpus PDFs", async () => {
+  const dir = await smallCorpus();
+  const files = [
+    "nested/Home/Downloads/报告_最终版.pdf",
+    "nested/Home/Documents/manual without bookmarks.pdf",
+    "pdf-manuals/r-doc-pdf/R-FAQ.pdf",
+    join(import.meta.dirname!, "testdata/layout/two-columns.pdf"),
+    join(import.meta.dirname!, "testdata/layout/tables.pdf"),
+  ];
+  for (const f of files) {
+    const bytes = await Deno.readFile(f.startsWith("/") ? f : join(dir, f));
+    const mine = await textContents(bytes, loaded.module);
+    const theirs = await textContents(bytes, libraryWorker);
+    assert(mine.some((tc) => tc.items.length > 0), `no text read from ${f}`);
+    assertEquals(mine.length, theirs.length, f);
+    mine.forEach((tc, p) => deepStrictEqual(tc, theirs[p], `${f}, page ${p + 1}`));
+  }
+});
