@@ -37,8 +37,13 @@ import { type Card, ToolError } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
 import type { DocEntry } from "../core/listing.ts";
 import { docPassages } from "../search/passages.ts";
-import { claimMachine, type Machine, openPool } from "./postgres_pool.ts";
-import { redact } from "./postgres_url.ts";
+import {
+  claimMachine,
+  guarded,
+  type Machine,
+  openPool,
+  retriedTransaction,
+} from "./postgres_pool.ts";
 import type { CatalogStore } from "./roles.ts";
 
 /** The tables, created if missing (in the machine's schema: the pool's `search_path`). */
@@ -94,8 +99,6 @@ const SCHEMA_LOCK = 7243101;
 const LIBRARY_LOCK = 7243102;
 /** The first key of a library's index-run claim ({@link PgCatalogStore.claimLibrary}). */
 const RUN_LOCK = 7243103;
-/** Times a write transaction is tried when PostgreSQL aborts it for a deadlock. */
-const WRITE_ATTEMPTS = 5;
 
 /** Take a library's write lock, until the transaction ends. */
 const LOCK_SQL =
@@ -633,22 +636,7 @@ export class PgCatalogStore implements CatalogStore {
   async #transaction(fn: (tx: pg.PoolClient) => Promise<void>): Promise<void> {
     await this.#ready();
     await guard(async () => {
-      for (let attempt = 1;; attempt++) {
-        const tx = await this.#pool.connect();
-        try {
-          await tx.query("BEGIN");
-          await fn(tx);
-          await tx.query("COMMIT");
-          return;
-        } catch (e) {
-          await tx.query("ROLLBACK").catch(() => {});
-          const code = (e as { code?: string }).code;
-          if (attempt >= WRITE_ATTEMPTS || (code !== "40P01" && code !== "40001")) throw e;
-        } finally {
-          tx.release();
-        }
-        await new Promise((r) => setTimeout(r, 10 * attempt * Math.random()));
-      }
+      await retriedTransaction(this.#pool, fn);
     });
   }
 }
@@ -662,15 +650,6 @@ const unread = {
 };
 
 /** Run a call on PostgreSQL; its failure as `INDEX_UNAVAILABLE`, credentials taken out. */
-async function guard<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (e instanceof ToolError) throw e;
-    throw new ToolError(
-      "INDEX_UNAVAILABLE",
-      `the catalog in PostgreSQL failed: ${redact((e as Error)?.message ?? String(e))}`,
-      "Check that the PostgreSQL server of the store is running and reachable; the next call connects again.",
-    );
-  }
+function guard<T>(fn: () => Promise<T>): Promise<T> {
+  return guarded("the catalog", fn);
 }

@@ -29,7 +29,6 @@ import {
   type PassageHit,
   type SearchFilters,
   type TermStats,
-  ToolError,
 } from "../core/types.ts";
 import { positiveTerms } from "../search/query.ts";
 import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
@@ -58,12 +57,14 @@ import {
   SCHEMA,
 } from "./postgres_sql.ts";
 import { COLUMNS, type DocPostings, type PassagePostings, Tokenizer } from "./postgres_tokens.ts";
-import { claimMachine, type Machine, openPool } from "./postgres_pool.ts";
-import { redact } from "./postgres_url.ts";
+import {
+  claimMachine,
+  guarded,
+  type Machine,
+  openPool,
+  retriedTransaction,
+} from "./postgres_pool.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
-
-/** Times a write transaction is tried when PostgreSQL aborts it for a deadlock. */
-const WRITE_ATTEMPTS = 5;
 
 /** A document to write: its card and its postings, for the document and for its passages. */
 interface PreparedDoc {
@@ -211,17 +212,8 @@ export class PgKeywordIndex implements KeywordIndex {
     return await this.#guard(async () => (await this.#read.query<T>(sql, params)).rows);
   }
 
-  async #guard<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (e) {
-      if (e instanceof ToolError) throw e;
-      throw new ToolError(
-        "INDEX_UNAVAILABLE",
-        `the keyword index in PostgreSQL failed: ${redact((e as Error)?.message ?? String(e))}`,
-        "Check that the PostgreSQL server of the store is running and reachable; the next call connects again.",
-      );
-    }
+  #guard<T>(fn: () => Promise<T>): Promise<T> {
+    return guarded("the keyword index", fn);
   }
 
   #ready(): Promise<void> {
@@ -265,26 +257,11 @@ export class PgKeywordIndex implements KeywordIndex {
   async #transaction(fn: (c: pg.PoolClient) => Promise<void>): Promise<void> {
     await this.#ready();
     await this.#guard(async () => {
-      for (let attempt = 1;; attempt++) {
-        const c = await this.#pool.connect();
-        try {
-          await c.query("BEGIN");
-          await fn(c);
-          // counted on the primary, in the commit's round trip: the replica that searches
-          // read may not have the write yet
-          const [, count] = await c.query(`COMMIT; ${COUNT_SQL}`) as unknown as pg.QueryResult[];
-          this.#documents = count!.rows[0].n;
-          this.#counted = Date.now();
-          return;
-        } catch (e) {
-          await c.query("ROLLBACK").catch(() => {});
-          const code = (e as { code?: string }).code;
-          if (attempt >= WRITE_ATTEMPTS || (code !== "40P01" && code !== "40001")) throw e;
-        } finally {
-          c.release();
-        }
-        await new Promise((r) => setTimeout(r, 10 * attempt * Math.random()));
-      }
+      // counted on the primary, in the commit's round trip: the replica that searches read
+      // may not have the write yet
+      const done = await retriedTransaction(this.#pool, fn, `COMMIT; ${COUNT_SQL}`);
+      this.#documents = (done as pg.QueryResult[])[1]!.rows[0].n;
+      this.#counted = Date.now();
     });
   }
 

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { writeFileAtomicSync } from "../core/atomic_write.ts";
 import { ToolError } from "../core/types.ts";
+import { redact } from "./postgres_url.ts";
 
 /** A data folder in a shared store: its name, and the id that claims it. */
 export interface Machine {
@@ -114,4 +115,60 @@ export function dataFolderId(data: string): string {
   const id = crypto.randomUUID();
   writeFileAtomicSync(file, id + "\n");
   return id;
+}
+
+/** Times a write transaction is tried when PostgreSQL aborts it for a deadlock. */
+const WRITE_ATTEMPTS = 5;
+
+/**
+ * Run `fn` in a transaction on a client of `pool`, and again (up to 5 times, after a short
+ * random wait) when PostgreSQL aborts it for a deadlock (`40P01`) or a serialization
+ * failure (`40001`): two writers that take rows in different orders both end up done.
+ *
+ * @param pool the primary's pool
+ * @param fn the transaction's statements
+ * @param commit the statement that ends it (`COMMIT`, or `COMMIT; SELECT ...` to read
+ *   something in the same round trip)
+ * @returns what `commit` returned (one result per statement)
+ */
+export async function retriedTransaction(
+  pool: pg.Pool,
+  fn: (c: pg.PoolClient) => Promise<void>,
+  commit = "COMMIT",
+): Promise<pg.QueryResult | pg.QueryResult[]> {
+  for (let attempt = 1;; attempt++) {
+    const c = await pool.connect();
+    try {
+      await c.query("BEGIN");
+      await fn(c);
+      return await c.query(commit) as pg.QueryResult | pg.QueryResult[];
+    } catch (e) {
+      await c.query("ROLLBACK").catch(() => {});
+      const code = (e as { code?: string }).code;
+      if (attempt >= WRITE_ATTEMPTS || (code !== "40P01" && code !== "40001")) throw e;
+    } finally {
+      c.release();
+    }
+    await new Promise((r) => setTimeout(r, 10 * attempt * Math.random()));
+  }
+}
+
+/**
+ * Run a call on PostgreSQL; its failure becomes `INDEX_UNAVAILABLE` naming what failed,
+ * credentials taken out of the message (a `ToolError` passes as it is).
+ *
+ * @param what the part of the store, for the message ("the keyword index")
+ * @param fn the call
+ */
+export async function guarded<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof ToolError) throw e;
+    throw new ToolError(
+      "INDEX_UNAVAILABLE",
+      `${what} in PostgreSQL failed: ${redact((e as Error)?.message ?? String(e))}`,
+      "Check that the PostgreSQL server of the store is running and reachable; the next call connects again.",
+    );
+  }
 }
