@@ -186,6 +186,8 @@ export class WorkerPool<Q, R, I = unknown> {
   #next = 1;
   /** Workers that failed to start, in a row. */
   #startFailures = 0;
+  /** Holds taken by `hold()` and not yet released: idle workers are not stopped meanwhile. */
+  #holds = 0;
 
   /** @param opts how to start a worker, how many, and their limits */
   constructor(opts: WorkerPoolOptions<I>) {
@@ -221,16 +223,31 @@ export class WorkerPool<Q, R, I = unknown> {
   /**
    * Stop the ready workers that hold no request (say, to give their memory back while one
    * large request runs), but the first `keep` of them (the next request goes to the first);
-   * a later request starts another. Returns how many stopped.
+   * with `pick`, only those of the others it returns. A later request starts another.
+   * Returns how many stopped.
    */
-  stopIdle(keep = 0): number {
+  stopIdle(keep = 0, pick?: (idle: Channel[]) => Channel[]): number {
+    const idle = this.#slots.filter((s) => s.ready && s.pending.size === 0).slice(keep);
+    const chosen = pick && new Set(pick(idle.map((s) => s.ch)));
     let n = 0;
-    for (const s of [...this.#slots]) {
-      if (!s.ready || s.pending.size > 0) continue;
-      if (keep > 0) keep--;
-      else if (this.#stop(s)) n++;
-    }
+    for (const s of idle) if ((!chosen || chosen.has(s.ch)) && this.#stop(s)) n++;
     return n;
+  }
+
+  /**
+   * Keep idle workers (no `idleMs` stop) until the returned function is called, say while a
+   * run sends requests in bursts: a worker stopped between them is started again moments
+   * later. `stopIdle` still stops them. Released, idle workers wait `idleMs` again.
+   */
+  hold(): () => void {
+    this.#holds++;
+    for (const s of this.#slots) clearTimeout(s.idle);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--this.#holds === 0) { for (const s of [...this.#slots]) if (s.ready) this.#rest(s); }
+    };
   }
 
   /** Stop every worker; requests in flight or waiting fail with `closed`. */
@@ -350,7 +367,8 @@ export class WorkerPool<Q, R, I = unknown> {
   /** A worker left without requests: stop it after `idleMs` unless work comes first. */
   #rest(slot: Slot): void {
     const ms = this.#o.idleMs;
-    if (ms === undefined || slot.pending.size > 0 || !this.#slots.includes(slot)) return;
+    if (ms === undefined || this.#holds > 0 || slot.pending.size > 0) return;
+    if (!this.#slots.includes(slot)) return;
     clearTimeout(slot.idle);
     slot.idle = setTimeout(() => {
       if (slot.pending.size === 0) this.#stop(slot);

@@ -164,6 +164,38 @@ Deno.test("WorkerPool: with idleMs, workers leave when there is no work and come
   }
 });
 
+Deno.test("WorkerPool: hold keeps idle workers past idleMs until released", async () => {
+  const p = pool({ size: 2, idleMs: 50 });
+  try {
+    const release = p.hold();
+    const first = await p.request({ op: "who" });
+    await new Promise((r) => setTimeout(r, 300));
+    assertEquals(p.workers, 1, "held: the idle worker stays");
+    assertEquals(await p.request({ op: "who" }), first, "the same worker answers");
+    release();
+    release(); // a second call changes nothing
+    for (let i = 0; i < 200 && p.workers > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    assertEquals(p.workers, 0, "released: it leaves after idleMs");
+  } finally {
+    p.close();
+  }
+});
+
+Deno.test("WorkerPool: stopIdle with pick stops only the idle workers it picks", async () => {
+  const p = pool({ size: 3 });
+  try {
+    await p.start();
+    let offered = 0;
+    assertEquals(p.stopIdle(1, (idle) => (offered = idle.length, idle.slice(0, 1))), 1);
+    assertEquals(offered, 2, "the kept worker is not offered");
+    assertEquals(p.workers, 2);
+    assertEquals(p.stopIdle(0, () => []), 0);
+    assertEquals(p.workers, 2);
+  } finally {
+    p.close();
+  }
+});
+
 Deno.test("WorkerPool: retire stops a worker after its last request; the next request starts another", async () => {
   let retire = false;
   const p = pool({ retire: () => retire });

@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
-import { ExtractPool } from "./pool.ts";
+import { ExtractPool, type PoolOptions } from "./pool.ts";
 import { ExtractError } from "../core/extractor.ts";
 
 const enc = new TextEncoder();
@@ -229,6 +229,53 @@ Deno.test({
       assert(pool.pids[0] !== before);
     } finally {
       pool.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "ExtractPool.makeRoom stops only an idle process that holds much memory, never the last",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const dir = await Deno.makeTempDir();
+    const plugin = join(dir, "hold.ts");
+    // `.grow` keeps 200 MiB after its file; both types take long enough that files sent at
+    // once go to several processes.
+    await Deno.writeTextFile(
+      plugin,
+      `const keep = [];
+      export default { name: "hold", extensions: [".grow", ".wait"], async extract(input) {
+        if (input.extension === ".grow") keep.push(new Uint8Array(200 * 1024 * 1024).fill(1));
+        await new Promise((r) => setTimeout(r, 3000));
+        return { lines: ["done"] };
+      } };`,
+    );
+    const file = (ext: string) => ({ path: `l/x${ext}`, extension: ext, bytes: enc.encode("x") });
+    const anon = (pid: number) =>
+      Number(/RssAnon:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${pid}/status`))![1]) * 1024;
+    const opts: PoolOptions = { isolation: "process", plugins: [plugin], recycleMb: 0 };
+    const pool = new ExtractPool({ ...opts, workers: 3 });
+    const alone = new ExtractPool({ ...opts, workers: 1 });
+    try {
+      await Promise.all([".grow", ".wait", ".wait"].map((ext) => pool.extract(file(ext))));
+      const pids = pool.pids;
+      assert(pids.length >= 2, "files sent at once went to several processes");
+      const big = pids.filter((pid) => anon(pid) > 180 * 2 ** 20);
+      assertEquals(big.length, 1, "one process holds the 200 MiB");
+      assertEquals(pool.makeRoom(1_000_000), 0, "under the budget nothing stops");
+      assertEquals(pool.makeRoom(0), 1, "the large idle process stops");
+      assert(await eventually(() => !running(big[0]!)), "the large process is still running");
+      assertEquals(pool.workers, pids.length - 1);
+      assertEquals(pool.makeRoom(0), 0, "small processes are not worth stopping");
+
+      await alone.extract(file(".grow"));
+      const [only] = alone.pids;
+      assertEquals(alone.makeRoom(0), 0, "the last idle process stays");
+      assertEquals(alone.pids, [only]);
+    } finally {
+      pool.close();
+      alone.close();
       await Deno.remove(dir, { recursive: true });
     }
   },
