@@ -223,15 +223,21 @@ export class WorkerPool<Q, R, I = unknown> {
   /**
    * Stop the ready workers that hold no request (say, to give their memory back while one
    * large request runs), but the first `keep` of them (the next request goes to the first);
-   * with `pick`, only those of the others it returns. A later request starts another.
-   * Returns how many stopped.
+   * a later request starts another. Returns how many stopped.
    */
-  stopIdle(keep = 0, pick?: (idle: Channel[]) => Channel[]): number {
-    const idle = this.#slots.filter((s) => s.ready && s.pending.size === 0).slice(keep);
-    const chosen = pick && new Set(pick(idle.map((s) => s.ch)));
+  stopIdle(keep = 0): number {
     let n = 0;
-    for (const s of idle) if ((!chosen || chosen.has(s.ch)) && this.#stop(s)) n++;
+    for (const s of [...this.#slots]) {
+      if (!s.ready || s.pending.size > 0) continue;
+      if (keep > 0) keep--;
+      else if (this.#stop(s)) n++;
+    }
     return n;
+  }
+
+  /** The channels of the ready workers that hold no request now. */
+  idle(): Channel[] {
+    return this.#slots.filter((s) => s.ready && s.pending.size === 0).map((s) => s.ch);
   }
 
   /**

@@ -181,16 +181,16 @@ Deno.test("WorkerPool: hold keeps idle workers past idleMs until released", asyn
   }
 });
 
-Deno.test("WorkerPool: stopIdle with pick stops only the idle workers it picks", async () => {
-  const p = pool({ size: 3 });
+Deno.test("WorkerPool: idle lists the ready workers without a request", async () => {
+  const p = pool({ size: 2 });
   try {
     await p.start();
-    let offered = 0;
-    assertEquals(p.stopIdle(1, (idle) => (offered = idle.length, idle.slice(0, 1))), 1);
-    assertEquals(offered, 2, "the kept worker is not offered");
-    assertEquals(p.workers, 2);
-    assertEquals(p.stopIdle(0, () => []), 0);
-    assertEquals(p.workers, 2);
+    assertEquals(p.idle().length, 2);
+    const hang = p.request({ op: "hang" }).catch((e) => e);
+    assertEquals(p.idle().length, 1, "the busy one is not idle");
+    p.close();
+    assert((await hang) instanceof WorkerError);
+    assertEquals(p.idle(), []);
   } finally {
     p.close();
   }
