@@ -10,11 +10,10 @@
  * permission to run it; otherwise (compiled binary, remote module, no `--allow-run`) they
  * are worker threads, which have a time limit but no memory limit.
  *
- * Workers leave when they are done: one idle for `idleMs` (10 s) stops (not while an index
- * run holds the pool, see `hold`), and a process whose own memory has grown past `recycleMb`
- * (256 MiB, say after a large PDF or page) is replaced after its file, so an idle server or
- * a process busy computing vectors holds no extraction memory. The next file starts a worker
- * again (0.7-0.9 s of CPU for a process: the extractors loaded, pdf.js most of it).
+ * Workers leave when they are done: one idle for `idleMs` (10 s) stops, and a process that
+ * has grown past `recycleMb` (256 MiB, say after a large PDF or page) is replaced after its file, so
+ * an idle server or a process busy computing vectors holds no extraction memory. The next
+ * file starts a worker again (about half a second for a process).
  *
  * @module
  */
@@ -76,11 +75,8 @@ export interface PoolOptions {
   /** A worker with no file for this long stops (default 10 s); the next file starts one. */
   idleMs?: number;
   /**
-   * A process whose own (anonymous) resident memory is over this many MiB when it finishes
-   * a file is replaced (default 256; 0 keeps processes however large they grow, up to
-   * `memoryMb`). A process collects its garbage before it answers once its heap has
-   * grown by 96 MiB (`extraction/proc.ts`), so this is mostly what it keeps; the executable's
-   * file pages, which a new process maps again, do not count.
+   * A process whose resident size is over this many MiB when it finishes a file is replaced
+   * (default 256; 0 keeps processes however large they grow, up to `memoryMb`).
    */
   recycleMb?: number;
 }
@@ -170,8 +166,7 @@ export class ExtractPool {
       startAttempts: 3,
       error: (e) => this.#error(e),
       idleMs: opts.idleMs ?? 10_000,
-      retire: (ch) =>
-        recycle > 0 && ch instanceof ProcChannel && (memoryOf(ch.pid)?.anon ?? 0) > recycle,
+      retire: (ch) => recycle > 0 && ch instanceof ProcChannel && (rssOf(ch.pid) ?? 0) > recycle,
     });
   }
 
