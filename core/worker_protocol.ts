@@ -10,6 +10,12 @@
  * @module
  */
 
+/**
+ * The id of a message that asks an idle worker to collect its garbage now (no answer): the
+ * extraction pool's `makeRoom` sends it to a process that holds much memory.
+ */
+export const COLLECT_ID = -1;
+
 /** A message to a worker: id 0 starts it (`data` is the pool's `init`), any other a request. */
 export interface WorkerMessage<T = unknown> {
   /** Request id, echoed in the answer; 0 for the start message. */

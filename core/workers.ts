@@ -186,6 +186,8 @@ export class WorkerPool<Q, R, I = unknown> {
   #next = 1;
   /** Workers that failed to start, in a row. */
   #startFailures = 0;
+  /** Holds taken by `hold()` and not yet released: idle workers are not stopped meanwhile. */
+  #holds = 0;
 
   /** @param opts how to start a worker, how many, and their limits */
   constructor(opts: WorkerPoolOptions<I>) {
@@ -231,6 +233,27 @@ export class WorkerPool<Q, R, I = unknown> {
       else if (this.#stop(s)) n++;
     }
     return n;
+  }
+
+  /** The channels of the ready workers that hold no request now. */
+  idle(): Channel[] {
+    return this.#slots.filter((s) => s.ready && s.pending.size === 0).map((s) => s.ch);
+  }
+
+  /**
+   * Keep idle workers (no `idleMs` stop) until the returned function is called, say while a
+   * run sends requests in bursts: a worker stopped between them is started again moments
+   * later. `stopIdle` still stops them. Released, idle workers wait `idleMs` again.
+   */
+  hold(): () => void {
+    this.#holds++;
+    for (const s of this.#slots) clearTimeout(s.idle);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (--this.#holds === 0) { for (const s of [...this.#slots]) if (s.ready) this.#rest(s); }
+    };
   }
 
   /** Stop every worker; requests in flight or waiting fail with `closed`. */
@@ -350,7 +373,8 @@ export class WorkerPool<Q, R, I = unknown> {
   /** A worker left without requests: stop it after `idleMs` unless work comes first. */
   #rest(slot: Slot): void {
     const ms = this.#o.idleMs;
-    if (ms === undefined || slot.pending.size > 0 || !this.#slots.includes(slot)) return;
+    if (ms === undefined || this.#holds > 0 || slot.pending.size > 0) return;
+    if (!this.#slots.includes(slot)) return;
     clearTimeout(slot.idle);
     slot.idle = setTimeout(() => {
       if (slot.pending.size === 0) this.#stop(slot);

@@ -164,6 +164,38 @@ Deno.test("WorkerPool: with idleMs, workers leave when there is no work and come
   }
 });
 
+Deno.test("WorkerPool: hold keeps idle workers past idleMs until released", async () => {
+  const p = pool({ size: 2, idleMs: 50 });
+  try {
+    const release = p.hold();
+    const first = await p.request({ op: "who" });
+    await new Promise((r) => setTimeout(r, 300));
+    assertEquals(p.workers, 1, "held: the idle worker stays");
+    assertEquals(await p.request({ op: "who" }), first, "the same worker answers");
+    release();
+    release(); // a second call changes nothing
+    for (let i = 0; i < 200 && p.workers > 0; i++) await new Promise((r) => setTimeout(r, 25));
+    assertEquals(p.workers, 0, "released: it leaves after idleMs");
+  } finally {
+    p.close();
+  }
+});
+
+Deno.test("WorkerPool: idle lists the ready workers without a request", async () => {
+  const p = pool({ size: 2 });
+  try {
+    await p.start();
+    assertEquals(p.idle().length, 2);
+    const hang = p.request({ op: "hang" }).catch((e) => e);
+    assertEquals(p.idle().length, 1, "the busy one is not idle");
+    p.close();
+    assert((await hang) instanceof WorkerError);
+    assertEquals(p.idle(), []);
+  } finally {
+    p.close();
+  }
+});
+
 Deno.test("WorkerPool: retire stops a worker after its last request; the next request starts another", async () => {
   let retire = false;
   const p = pool({ retire: () => retire });

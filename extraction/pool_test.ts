@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
-import { ExtractPool } from "./pool.ts";
+import { ExtractPool, type PoolOptions } from "./pool.ts";
 import { ExtractError } from "../core/extractor.ts";
 
 const enc = new TextEncoder();
@@ -227,6 +227,51 @@ Deno.test({
       await pool.extract(small);
       assertEquals(pool.pids.length, 1);
       assert(pool.pids[0] !== before);
+    } finally {
+      pool.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "ExtractPool.makeRoom has an idle process full of garbage collect it, and stops none",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const dir = await Deno.makeTempDir();
+    const plugin = join(dir, "litter.ts");
+    // `.litter` leaves 200 MiB of garbage (buffers outside the JS heap, so the process's own
+    // trim after a file, which looks at the heap, leaves them), `.keep` keeps 200 MiB.
+    await Deno.writeTextFile(
+      plugin,
+      `const kept = [];
+      export default { name: "litter", extensions: [".litter", ".keep"], extract(input) {
+        const bufs = [];
+        for (let i = 0; i < 20; i++) bufs.push(new Uint8Array(10 * 1024 * 1024).fill(1));
+        if (input.extension === ".keep") kept.push(bufs);
+        return { lines: ["done"] };
+      } };`,
+    );
+    const file = (ext: string) => ({ path: `l/x${ext}`, extension: ext, bytes: enc.encode("x") });
+    const own = (pid: number) =>
+      Number(/RssAnon:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${pid}/status`))![1]) * 1024;
+    const opts: PoolOptions = { isolation: "process", plugins: [plugin], recycleMb: 0 };
+    const pool = new ExtractPool({ ...opts, workers: 1 });
+    try {
+      await pool.extract(file(".litter"));
+      const [pid] = pool.pids;
+      assert(own(pid!) > 180 * 2 ** 20, "the garbage is still held");
+      assertEquals(pool.makeRoom(1_000_000), 0, "under the budget nothing is asked");
+      assertEquals(pool.makeRoom(0), 1, "the idle process is asked");
+      assert(await eventually(() => own(pid!) < 150 * 2 ** 20), "the garbage was given back");
+      assertEquals(pool.pids, [pid], "the process was not stopped");
+
+      await pool.extract(file(".keep"));
+      assertEquals(pool.makeRoom(0), 1);
+      await new Promise((r) => setTimeout(r, 500));
+      assert(own(pid!) > 180 * 2 ** 20, "what is kept stays: collecting frees only garbage");
+      const r = await pool.extract(file(".litter"));
+      assertEquals(r?.extracted.lines, ["done"], "the process goes on after collecting");
     } finally {
       pool.close();
       await Deno.remove(dir, { recursive: true });

@@ -127,9 +127,17 @@ export interface IndexerOptions {
   admit?: (load: number, large: boolean) => boolean;
   /** Called before a large file starts, with its weighted load. */
   beforeLarge?: (load: number) => void;
+  /**
+   * Called when a run starts; the function it returns when the run ends (say, to keep idle
+   * extraction workers for the whole run).
+   */
+  hold?: () => () => void;
   /** Heap growth, in MB, after which the garbage is collected between files (default 96). */
   heapGrowthMb?: number;
 }
+
+/** A walked library of a run: its files and those refused. */
+type Plan = { lib: Library; files: FoundFile[]; refused: Skipped[] };
 
 /** Builds and updates the index of a set of libraries. */
 export class Indexer {
@@ -140,6 +148,7 @@ export class Indexer {
   #maxBytesInFlight: number;
   #admit?: (load: number, large: boolean) => boolean;
   #beforeLarge?: (load: number) => void;
+  #hold?: () => () => void;
   /** Documents written to the catalog whose keyword index write has not finished. */
   #writing = 0;
   /**
@@ -172,6 +181,7 @@ export class Indexer {
     this.#maxBytesInFlight = opts.maxBytesInFlight ?? MAX_BYTES_IN_FLIGHT;
     this.#admit = opts.admit;
     this.#beforeLarge = opts.beforeLarge;
+    this.#hold = opts.hold;
     this.heap = new HeapTrimmer({ growthMb: opts.heapGrowthMb ?? 96 });
   }
 
@@ -208,7 +218,7 @@ export class Indexer {
       skipped: 0,
       removed: 0,
     };
-    const plans: { lib: Library; files: FoundFile[]; refused: Skipped[] }[] = [];
+    const plans: Plan[] = [];
     for (const lib of libraries) {
       const { files, refused } = await walkLibrary(lib);
       plans.push({ lib, files, refused });
@@ -216,6 +226,20 @@ export class Indexer {
       p.total += files.length + refused.length;
     }
     opts.onProgress?.({ ...p });
+    const release = this.#hold?.();
+    try {
+      return await this.#run(plans, p, opts);
+    } finally {
+      release?.();
+    }
+  }
+
+  /** The files of a run's walked libraries: extracted, stored, committed in batches. */
+  async #run(
+    plans: Plan[],
+    p: IndexProgress,
+    opts: IndexerOptions,
+  ): Promise<IndexProgress> {
     let batchStart = Date.now();
     let lastYield = performance.now();
     let inBatch = 0;

@@ -247,6 +247,47 @@ Deno.test("Indexer calls beforeLarge with a large file's weighted load before th
   }
 });
 
+Deno.test("Indexer holds its extraction for the whole run and lets go when the run ends, even failed", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-hold-" });
+  try {
+    const root = join(base, "Lib");
+    await Deno.mkdir(root);
+    await Deno.writeTextFile(join(root, "a.txt"), "small quokkas\n");
+    await Deno.writeTextFile(join(root, "b.txt"), "more quokkas\n");
+    const events: string[] = [];
+    let fail = false;
+    const extract: ExtractFn = (input) => {
+      events.push(`extract ${input.path}`);
+      // A full disk is the machine's failure, not the file's: it fails the run.
+      if (fail) return Promise.reject(Object.assign(new Error("disk full"), { code: "ENOSPC" }));
+      return Promise.resolve({
+        extractor: "text",
+        extracted: { lines: [`${input.path} quokkas`] },
+      });
+    };
+    const catalog = new Catalog(join(base, "catalog.db"));
+    try {
+      const indexer = new Indexer(catalog, extract, {}, {
+        hold: () => (events.push("hold"), () => events.push("release")),
+      });
+      const p = await indexer.run([{ name: "Lib", root }]);
+      assertEquals(p.indexed, 2);
+      assertEquals(events, ["hold", "extract Lib/a.txt", "extract Lib/b.txt", "release"]);
+      events.length = 0;
+      fail = true;
+      await Deno.writeTextFile(join(root, "c.txt"), "new quokkas\n");
+      let failed = false;
+      await indexer.run([{ name: "Lib", root }]).catch(() => failed = true);
+      assert(failed, "the run failed");
+      assertEquals(events, ["hold", "extract Lib/c.txt", "release"]);
+    } finally {
+      catalog.close();
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
 Deno.test("expectedLoad weighs a file by its type", () => {
   assertEquals(expectedLoad("a/b.txt", 1000), 1000);
   assertEquals(expectedLoad("a/b.PNG", 1000), 1000, "OCR is not in the text pass");

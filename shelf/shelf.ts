@@ -337,16 +337,17 @@ export class Shelf {
         admit: pool &&
           ((load, large) => pool.roomFor(INDEX_MEMORY_MB - (large ? expectedGrowthMb(load) : 0))),
         // A large file (a page to OCR, a large PDF) does not sit beside idle extraction
-        // processes when the tree has no room for what it is expected to add: this process's
-        // garbage goes first (a collection of a 100-200 MiB heap costs about 0.1 s), then, if
-        // that is not enough, all idle processes but one (a process started again for the next
-        // file costs 0.5-0.9 s of CPU: loading the extractors and warming up their code).
+        // processes full of garbage when the tree has no room for what it is expected to add:
+        // this process's garbage goes first (a collection of a 100-200 MiB heap costs about
+        // 0.1 s), then, if that is not enough, the idle processes' (`makeRoom`: they are not
+        // stopped, as a process started again for the next file costs 0.7-0.9 s of CPU).
         beforeLarge: pool && ((load) => {
           const budget = INDEX_MEMORY_MB - expectedGrowthMb(load);
           if (pool.roomFor(budget)) return;
           fullCollection()?.();
-          if (!pool.roomFor(budget)) pool.stopIdle(1);
+          pool.makeRoom(budget);
         }),
+        hold: pool && (() => pool.hold()),
       },
     );
     this.#parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };

@@ -1,0 +1,102 @@
+/**
+ * Whether two index runs stored the same documents: compares two data folders' catalogs
+ * document by document (type, word count, card, outline, pages, passages, links, the
+ * compressed text blocks) and the skipped files.
+ *
+ * ```
+ * deno run -A bench/catalog_diff.ts DATA_BEFORE DATA_AFTER [--show 5]
+ * ```
+ *
+ * Keywords (of the card and of outline nodes) and candidate terms are left out: they are
+ * TF-IDF over the documents indexed before each one, so they depend on the order files
+ * finish in, which differs between any two runs of the same code. A large PDF cut short by
+ * the time limit on a busy machine also differs (its word count and pages tell); give both
+ * runs `"limits": { "file_timeout_s": 3600 }` in `shelfmark.json` to compare them whole.
+ * Not a test: a count of differences, and the fields that differ.
+ *
+ * @module
+ */
+import { DatabaseSync } from "node:sqlite";
+import { createHash } from "node:crypto";
+import { parseArgs } from "node:util";
+
+type Node = { keywords?: unknown; children?: Node[] };
+
+/** Outline nodes without their keywords. */
+function withoutKeywords(nodes: Node[]): Node[] {
+  return nodes.map(({ keywords: _k, children, ...n }) => ({
+    ...n,
+    children: withoutKeywords(children ?? []),
+  }));
+}
+
+/** Each document of a data folder's catalog as comparable fields, by path. */
+export function catalogDocs(data: string): Map<string, Record<string, unknown>> {
+  const db = new DatabaseSync(`${data}/catalog.db`, { readOnly: true });
+  try {
+    const out = new Map<string, Record<string, unknown>>();
+    const passages = db.prepare(
+      "SELECT seq, start_line, end_line, page, node_id, title FROM passages WHERE doc_id = ? ORDER BY seq",
+    );
+    const blocks = db.prepare(
+      "SELECT first_line, hex(text) AS t FROM text_blocks WHERE doc_id = ? ORDER BY first_line",
+    );
+    const links = db.prepare(
+      "SELECT line, target, text FROM links WHERE doc_id = ? ORDER BY line, target",
+    );
+    const docs = db.prepare(
+      "SELECT doc_id, path, doc_type, word_count, card, outline, pages FROM documents",
+    ).all();
+    for (const r of docs) {
+      const id = r.doc_id as string;
+      const { indexed_at: _i, keywords: _k, ...card } = JSON.parse(r.card as string);
+      const text = JSON.stringify(blocks.all(id));
+      out.set(r.path as string, {
+        type: r.doc_type,
+        words: r.word_count,
+        card,
+        outline: withoutKeywords(JSON.parse(r.outline as string)),
+        pages: r.pages,
+        passages: passages.all(id),
+        links: links.all(id),
+        text: createHash("sha256").update(text).digest("hex"),
+      });
+    }
+    const skipped = db.prepare("SELECT path, reason FROM skipped ORDER BY path").all();
+    out.set("<skipped files>", { skipped });
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
+if (import.meta.main) {
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    options: { show: { type: "string", default: "5" } },
+    allowPositionals: true,
+  });
+  if (positionals.length !== 2) {
+    console.error("usage: deno run -A bench/catalog_diff.ts DATA_BEFORE DATA_AFTER [--show 5]");
+    Deno.exit(2);
+  }
+  const [a, b] = positionals.map(catalogDocs);
+  let same = 0;
+  let shown = 0;
+  const different: string[] = [];
+  for (const path of new Set([...a!.keys(), ...b!.keys()])) {
+    const x = a!.get(path);
+    const y = b!.get(path);
+    if (JSON.stringify(x) === JSON.stringify(y)) {
+      same++;
+      continue;
+    }
+    different.push(path);
+    if (shown++ >= Number(values.show)) continue;
+    const fields = x && y
+      ? Object.keys(x).filter((f) => JSON.stringify(x[f]) !== JSON.stringify(y[f]))
+      : [x ? "missing after" : "missing before"];
+    console.log(`${path}: ${fields.join(", ")}`);
+  }
+  console.log(`${same} identical, ${different.length} different (documents and the skipped list)`);
+}
