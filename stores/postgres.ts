@@ -22,13 +22,13 @@ import type pg from "pg";
 import type { Catalog } from "../core/catalog.ts";
 import { statements } from "../core/catalog_sql.ts";
 import { bareWord, segmentCJK, words } from "../core/tokenize.ts";
-import {
-  type Hit,
-  type IndexedDoc,
-  type ParsedQuery,
-  type PassageHit,
-  type SearchFilters,
-  type TermStats,
+import type {
+  Hit,
+  IndexedDoc,
+  ParsedQuery,
+  PassageHit,
+  SearchFilters,
+  TermStats,
 } from "../core/types.ts";
 import { positiveTerms } from "../search/query.ts";
 import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
