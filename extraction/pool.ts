@@ -238,8 +238,8 @@ export class ExtractPool {
   /**
    * Keep idle workers until the returned function is called (an index run: between its
    * files a worker waits on the index process, and one stopped after `idleMs` would be
-   * started again for the next file at 0.7-0.9 s of CPU). `makeRoom` and `stopIdle` still
-   * stop them.
+   * started again for the next file at 0.7-0.9 s of CPU). `stopIdle` still stops them;
+   * `makeRoom` asks them to collect their garbage instead.
    */
   hold(): () => void {
     return this.#workers.hold();
