@@ -39,6 +39,31 @@ export interface DocSections {
   hash: string;
 }
 
+/**
+ * A document's row of the `documents` table, in column order: doc_id, library, path,
+ * doc_type, modified_at, size, mtime_ms, hash, word_count, card, outline, pages, terms,
+ * indexed_at (now). One form for every catalog backend.
+ */
+export function documentRow(doc: StoredDoc): (string | number | null)[] {
+  const c = doc.card;
+  return [
+    c.doc_id,
+    c.library,
+    c.path,
+    c.doc_type,
+    c.modified_at,
+    c.size,
+    doc.mtime_ms,
+    doc.hash,
+    c.word_count,
+    JSON.stringify(c),
+    JSON.stringify(doc.outline),
+    doc.pages ? JSON.stringify(doc.pages) : null,
+    JSON.stringify(doc.terms),
+    new Date().toISOString(),
+  ];
+}
+
 /** Store (insert or replace) a document with its text and links (see `Catalog.put`). */
 export function storeDoc(
   q: (sql: string) => StatementSync,
@@ -56,22 +81,7 @@ export function storeDoc(
        mtime_ms=excluded.mtime_ms, hash=excluded.hash, word_count=excluded.word_count,
        card=excluded.card, outline=excluded.outline, pages=excluded.pages,
        terms=excluded.terms, indexed_at=excluded.indexed_at`,
-  ).run(
-    c.doc_id,
-    c.library,
-    c.path,
-    c.doc_type,
-    c.modified_at,
-    c.size,
-    doc.mtime_ms,
-    doc.hash,
-    c.word_count,
-    JSON.stringify(c),
-    JSON.stringify(doc.outline),
-    doc.pages ? JSON.stringify(doc.pages) : null,
-    JSON.stringify(doc.terms),
-    new Date().toISOString(),
-  );
+  ).run(...documentRow(doc));
   // SQLite returns text only up to a NUL byte: never store one.
   const safe = text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text;
   setFingerprint(q, c.doc_id, safe, c.doc_type);

@@ -22,7 +22,12 @@
 // @ts-types="@types/pg"
 import type pg from "pg";
 import type { FileState } from "../core/catalog.ts";
-import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
+import {
+  type DocHead,
+  type DocSections,
+  documentRow,
+  type StoredDoc,
+} from "../core/catalog_docs.ts";
 import {
   blockLines,
   type DocBlocks,
@@ -199,20 +204,7 @@ export class PgCatalogStore implements CatalogStore {
            pages = excluded.pages, terms = excluded.terms, indexed_at = excluded.indexed_at,
            text_key = excluded.text_key, minhash = excluded.minhash`,
         [
-          c.doc_id,
-          c.library,
-          c.path,
-          c.doc_type,
-          c.modified_at,
-          c.size,
-          doc.mtime_ms,
-          doc.hash,
-          c.word_count,
-          JSON.stringify(c),
-          JSON.stringify(doc.outline),
-          doc.pages ? JSON.stringify(doc.pages) : null,
-          JSON.stringify(doc.terms),
-          new Date().toISOString(),
+          ...documentRow(doc),
           fp.key,
           fp.minhash ? new Uint8Array(fp.minhash.buffer) : null,
         ],
