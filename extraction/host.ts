@@ -67,7 +67,7 @@ function cpuMs(clock: ExtractClock): number {
  * what they have before the pool's hard limit kills them. `stopped` says whether it was read
  * as aborted: then the extractor left the rest of the file out.
  */
-export function deadline(
+function deadline(
   cpu: number,
   wall: number,
   clock: ExtractClock,

@@ -148,7 +148,7 @@ export interface ShelfOptions {
   log?: (msg: string) => void;
   /** Extraction workers (default: one per core, at most 4; 0 extracts in this thread). */
   workers?: number;
-  /** Time limit for extracting one file, in ms (default 60 s). */
+  /** CPU time limit for extracting one file, in ms (default 60 s; see `limits.file_timeout_s`). */
   fileTimeoutMs?: number;
   /**
    * The embedder: a name (`default`, `none`, `ollama:<model>`, `openai:<model>`) that
