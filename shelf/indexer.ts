@@ -594,6 +594,9 @@ export class Indexer {
         if (OCR_TYPES.includes(result.extractor) && extracted.pages) {
           this.#catalog.ocr.noteBlank(docId, hash, blankPages(lines, extracted.pages));
         }
+        // A document that was partial has more text now, from the same file: its vector,
+        // made from the part, is made again.
+        if (known?.mtime_ms === -1 && known.hash === hash) this.#catalog.vectors.outdated(docId);
         const doc: IndexedDoc = { card, outline, lines, pages: extracted.pages };
         await this.#indexes.keyword?.upsert([doc]);
       } finally {

@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { smallCorpus } from "../tests/corpus.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
@@ -60,7 +62,14 @@ Deno.test("a PDF cut by the time limit keeps its warning, says so, and is whole 
   assertEquals([again.indexed, again.unchanged], [1, 0]);
   assertEquals(t.shelf.cards([id]).get(id)!.partial, "time limit");
 
-  // A run with time enough reads every page, and the warning goes.
+  // Say a vector was made from the part (no embedder here: its record is written as
+  // VectorSync writes one, with the file's content hash).
+  const hash = createHash("sha256").update(await Deno.readFile(join(lib, "bashref.pdf")))
+    .digest("hex");
+  const db = new DatabaseSync(join(t.data, "catalog.db"));
+  db.prepare("INSERT INTO vectors (doc_id, hash) VALUES (?, ?)").run(id, hash);
+
+  // A run with time enough reads every page, and the warning goes; the vector is made again.
   await t.reopen({ fileTimeoutMs: 120_000 });
   const whole = await t.shelf.index();
   assertEquals([whole.indexed, whole.unchanged], [1, 0]);
@@ -70,6 +79,8 @@ Deno.test("a PDF cut by the time limit keeps its warning, says so, and is whole 
     (await callTool(t.shelf, "status", { output_format: "json" })).json.partial_count,
     0,
   );
+  assertEquals(db.prepare("SELECT hash FROM vectors WHERE doc_id = ?").get(id)?.hash, "");
+  db.close();
   const readWhole = await callTool(t.shelf, "read", { doc_id: id });
   assert(!readWhole.text.includes("Partial"), readWhole.text);
   // Whole now: the run after that finds it unchanged.
