@@ -38,6 +38,16 @@ import type { Link } from "./extractor.ts";
 import type { DocEntry } from "./listing.ts";
 import type { GraphDoc, LinkRow } from "./graph.ts";
 
+/** A document extracted only in part: its path, why, and the extractor's warnings. */
+export interface PartialDoc {
+  /** Display path. */
+  path: string;
+  /** Why only part was extracted (`time limit`). */
+  partial: string;
+  /** The extractor's warnings (where it stopped). */
+  warnings: string[];
+}
+
 /** What the catalog remembers of a file to decide whether it changed. */
 export interface FileState {
   doc_id: string;
@@ -247,6 +257,26 @@ export class Catalog {
       )
       : this.#q("SELECT path, reason, message FROM skipped ORDER BY path").all();
     return rows as unknown as Skipped[];
+  }
+
+  /**
+   * Documents extracted only in part (cut short by the time limit, see `Card.partial`), which
+   * wait to be extracted again: how many, and the first `limit` by path with their warnings.
+   * Their file state is marked as `invalidate` marks one (`mtime_ms` -1), with their hash kept.
+   */
+  partialDocuments(limit: number): { count: number; first: PartialDoc[] } {
+    const where =
+      "FROM documents WHERE mtime_ms = -1 AND json_extract(card, '$.partial') IS NOT NULL";
+    const count = this.#q(`SELECT count(*) AS n ${where}`).get()!.n as number;
+    const first = this.#q(
+      `SELECT path, json_extract(card, '$.partial') AS partial,
+         json_extract(card, '$.warnings') AS warnings ${where} ORDER BY path LIMIT ?`,
+    ).all(limit).map((r) => ({
+      path: r.path as string,
+      partial: r.partial as string,
+      warnings: r.warnings ? JSON.parse(r.warnings as string) as string[] : [],
+    }));
+    return { count, first };
   }
 
   /** A document by id, or undefined. */

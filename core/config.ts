@@ -107,7 +107,11 @@ export interface OcrConfig {
 export interface Limits {
   /** Files larger than this many MiB are skipped (default 64). */
   max_file_mb?: number;
-  /** Time limit for extracting one file, in seconds (default 60). */
+  /**
+   * CPU time limit for extracting one file, in seconds (default 60): past 80 % of it the file
+   * keeps what was read, marked partial and extracted again next run; its process is stopped
+   * (`timeout`) only past four times it in wall time (see `wallLimitMs`).
+   */
   file_timeout_s?: number;
   /** Extraction workers (default: cores, at most 4; 0 = in the main thread). */
   workers?: number;

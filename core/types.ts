@@ -10,8 +10,14 @@
 
 import type { Extracted, ExtractInput, OutlineQuality } from "./extractor.ts";
 
-/** What extraction gives back: the extractor's name and its result, or undefined (no extractor). */
-export type ExtractResult = { extractor: string; extracted: Extracted } | undefined;
+/**
+ * What extraction gives back: the extractor's name and its result, or undefined (no
+ * extractor). `partial` says why the result holds only part of the file (`time limit`: the
+ * extractor was stopped by the soft deadline and left the rest out).
+ */
+export type ExtractResult =
+  | { extractor: string; extracted: Extracted; partial?: string }
+  | undefined;
 
 /** Extracts one file (in this thread, a worker thread or a child process). */
 export type ExtractFn = (input: ExtractInput) => Promise<ExtractResult>;
@@ -76,6 +82,13 @@ export interface Card {
   modified_at: string;
   /** File size in bytes. */
   size: number;
+  /** The extractor's warnings (a page it could not read, rows left out, where it stopped). */
+  warnings?: string[];
+  /**
+   * Why only part of the file was extracted (`time limit`); the warnings say what was left
+   * out. The next index run extracts it again.
+   */
+  partial?: string;
 }
 
 /** Candidate terms of a text with their counts, kept so keywords can be re-ranked later. */

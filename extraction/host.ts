@@ -5,6 +5,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { image, isBuiltinImage } from "../extractors/image.ts";
 import { extractorsFrom } from "./plugins.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
@@ -15,8 +16,16 @@ import type { WorkerBody } from "../core/worker_protocol.ts";
 /** How the pool starts an extraction worker or process. */
 export interface ExtractInit {
   plugins: string[];
-  /** Time after which extractors are asked to return what they have. */
+  /**
+   * CPU time (ms) after which extractors are asked to return what they have: the work done
+   * for the file, not the time a busy machine makes it wait (see {@link ExtractClock}).
+   */
   softMs: number;
+  /**
+   * Wall time (ms) after which extractors are asked to return what they have all the same,
+   * before the pool's hard limit stops the worker and the whole file is lost.
+   */
+  softWallMs: number;
   ocrLanguages?: string[];
   /** Folder holding every OCR language's data, found by the pool (see `ocrData`). */
   ocrLangPath?: string;
@@ -39,28 +48,56 @@ export async function hostExtractors(
 }
 
 /**
- * A signal that reads as aborted once the soft deadline has passed, even inside a long
- * synchronous extractor loop (where timers never get to fire), so extractors that check
- * it between pieces can return what they have before the pool's hard limit kills them.
+ * Whose CPU time the soft deadline counts: `process` in an extraction process, which runs
+ * one file at a time (so its CPU time is that file's work, garbage collection and helper
+ * threads included), `thread` in a worker thread sharing the process with others.
  */
-function deadline(ms: number): AbortSignal {
-  const end = Date.now() + ms;
+export type ExtractClock = "process" | "thread";
+
+/** CPU time used so far, in ms, by this process or this thread. */
+function cpuMs(clock: ExtractClock): number {
+  const u = clock === "process" ? process.cpuUsage() : process.threadCpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/**
+ * The soft deadline of one file: a signal that reads as aborted once the file has used
+ * `cpu` ms of CPU time or `wall` ms have passed, even inside a long synchronous extractor
+ * loop (where timers never get to fire), so extractors that check it between pieces return
+ * what they have before the pool's hard limit kills them. `stopped` says whether it was read
+ * as aborted: then the extractor left the rest of the file out.
+ */
+function deadline(
+  cpu: number,
+  wall: number,
+  clock: ExtractClock,
+): { signal: AbortSignal; stopped: () => boolean } {
+  const cpuEnd = cpuMs(clock) + cpu;
+  const wallEnd = Date.now() + wall;
+  let stopped = false;
   const signal = new AbortController().signal;
-  Object.defineProperty(signal, "aborted", { get: () => Date.now() > end });
-  return signal;
+  Object.defineProperty(signal, "aborted", {
+    get: () => stopped ||= Date.now() > wallEnd || cpuMs(clock) > cpuEnd,
+  });
+  return { signal, stopped: () => stopped };
 }
 
 /**
  * The extraction side: `start` builds the registry; each request (a file) is answered with
- * the extractor's name and result, or undefined when no extractor takes the file. An
- * extractor's error crosses with its name, message and `reason`.
+ * the extractor's name and result, or undefined when no extractor takes the file. A result
+ * cut short by the soft deadline says so (`partial`). An extractor's error crosses with its
+ * name, message and `reason`.
+ *
+ * @param clock whose CPU time the soft deadline counts
  */
-export function extractionWorker(): WorkerBody<ExtractInit, ExtractInput, ExtractResult> {
+export function extractionWorker(
+  clock: ExtractClock,
+): WorkerBody<ExtractInit, ExtractInput, ExtractResult> {
   const registry = new ExtractorRegistry();
-  let softMs = 50_000;
+  let limits = { softMs: 50_000, softWallMs: 200_000 };
   return {
     async start(init) {
-      softMs = init.softMs;
+      limits = init;
       const list = await hostExtractors(
         init.plugins,
         init.ocrLanguages,
@@ -69,9 +106,11 @@ export function extractionWorker(): WorkerBody<ExtractInit, ExtractInput, Extrac
       );
       for (const ex of list) registry.register(ex);
     },
-    handle(input) {
+    async handle(input) {
+      const { signal, stopped } = deadline(limits.softMs, limits.softWallMs, clock);
       // Through the registry, so that a container's document is read by its own extractor.
-      return registry.extract({ ...input, signal: deadline(softMs) });
+      const r = await registry.extract({ ...input, signal });
+      return r && stopped() ? { ...r, partial: "time limit" } : r;
     },
   };
 }

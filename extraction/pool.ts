@@ -1,9 +1,14 @@
 /**
  * Extraction off the main thread: a pool of workers (one per core, at most four) that
- * extract files in parallel with a per-file time limit and a memory limit. A worker that runs
- * past the time limit, goes over its memory limit or crashes is terminated and replaced; the
- * file is skipped with reason `timeout`, `out_of_memory` or `crashed`, and the server's
- * thread stays free to answer requests.
+ * extract files in parallel with a per-file time limit and a memory limit.
+ *
+ * The time limit counts work, not load: past 80 % of `timeoutMs` of CPU time spent on a file
+ * (or 80 % of the wall limit, see {@link wallLimitMs}) its extractor is asked to return what
+ * it has, and the result says it is partial (the indexer keeps it and tries the file again
+ * next run). A worker that runs past the wall limit (the last resort, several times
+ * `timeoutMs`: a busy machine stretches CPU time several-fold), goes over its memory limit or
+ * crashes is terminated and replaced; the file is skipped with reason `timeout`,
+ * `out_of_memory` or `crashed`, and the server's thread stays free to answer requests.
  *
  * Workers are child processes (`deno run` with a V8 heap limit, watched for their resident
  * size on Linux) when this module runs from a checkout under the `deno` executable with
@@ -53,12 +58,33 @@ function memoryOf(pid: number): { anon: number; file: number } | undefined {
  */
 const WORTH_COLLECTING_MB = 96;
 
+/**
+ * The hard (wall-time) limit of one file for a CPU time limit of `timeoutMs`: four times it,
+ * and at least 30 s more. At load 10-15 on two cores an extraction process got a tenth of a
+ * core or less (`refman.pdf`: 241 of 2,415 pages in 48 s, 8 s of CPU for all of them quiet).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(wallLimitMs(60_000), 240_000);
+ * assert.equal(wallLimitMs(1_000), 31_000);
+ * ```
+ */
+export function wallLimitMs(timeoutMs: number): number {
+  return Math.max(4 * timeoutMs, timeoutMs + 30_000);
+}
+
 /** Options of the pool. */
 export interface PoolOptions {
   /** Number of workers (default: cores, at most 4). */
   workers?: number;
-  /** Time limit of one file (default 60 s). */
+  /**
+   * CPU time limit of one file in ms (default 60 s): past 80 % of it the extractor returns
+   * what it has (a partial result).
+   */
   timeoutMs?: number;
+  /** Wall-time limit of one file, past which its worker is stopped (default {@link wallLimitMs}). */
+  wallMs?: number;
   /** Extractor plugin modules each worker loads. */
   plugins?: string[];
   /**
@@ -113,8 +139,10 @@ export function inProcess(registry: ExtractorRegistry, opts: InProcessOptions = 
 export class ExtractPool {
   /** Number of workers. */
   readonly size: number;
-  /** Time limit of one file in ms. */
+  /** CPU time limit of one file in ms. */
   readonly timeoutMs: number;
+  /** Wall-time limit of one file in ms, past which its worker is stopped. */
+  readonly wallMs: number;
   /** Memory limit of one worker in MiB, when workers are processes. */
   readonly memoryMb?: number;
   #config?: string;
@@ -131,10 +159,12 @@ export class ExtractPool {
   constructor(opts: PoolOptions = {}) {
     this.size = Math.max(1, opts.workers ?? Math.min(4, navigator.hardwareConcurrency || 2));
     this.timeoutMs = opts.timeoutMs ?? 60_000;
+    this.wallMs = opts.wallMs ?? wallLimitMs(this.timeoutMs);
     const ocrLanguages = opts.ocrLanguages?.length ? [...opts.ocrLanguages] : undefined;
     const init: ExtractInit = {
       plugins: opts.plugins ?? [],
       softMs: Math.floor(this.timeoutMs * 0.8),
+      softWallMs: Math.floor(this.wallMs * 0.8),
       ocrLanguages,
     };
     if (ocrLanguages) {
@@ -162,7 +192,7 @@ export class ExtractPool {
       connect: (events) => this.#connect(events),
       size: this.size,
       init,
-      timeoutMs: this.timeoutMs,
+      timeoutMs: this.wallMs,
       // Workers that cannot even start would be replaced forever: give up and say why.
       startAttempts: 3,
       error: (e) => this.#error(e),
@@ -283,7 +313,7 @@ export class ExtractPool {
         return new ExtractError(r?.name === "ExtractError" && r.reason || "failed", e.detail);
       }
       case "timeout":
-        return new ExtractError("timeout", `extraction ran longer than ${this.timeoutMs} ms`);
+        return new ExtractError("timeout", `extraction ran longer than ${this.wallMs} ms`);
       case "start":
         this.#broken = `extraction workers fail to start: ${e.detail}`;
         return new ExtractError("crashed", this.#broken);

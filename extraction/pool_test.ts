@@ -13,7 +13,7 @@ Deno.test("ExtractPool extracts in workers and stops a file that runs past its t
     plugin,
     `export default { name: "spin", extensions: [".spin"], extract() { while (true) {} } };`,
   );
-  const pool = new ExtractPool({ workers: 2, timeoutMs: 500, plugins: [plugin] });
+  const pool = new ExtractPool({ workers: 2, timeoutMs: 500, wallMs: 500, plugins: [plugin] });
   try {
     const md = await pool.extract({
       path: "l/a.md",
@@ -278,3 +278,54 @@ Deno.test({
     }
   },
 });
+
+for (const isolation of ["process", "thread"] as const) {
+  Deno.test(`ExtractPool (${isolation}) cuts a file at its CPU time limit, not while it waits`, async () => {
+    const dir = await Deno.makeTempDir();
+    const plugin = join(dir, "pieces.ts");
+    // Twenty pieces, each checking the soft deadline first: `.busy` spins 25 ms of CPU a piece,
+    // `.idle` waits 25 ms a piece (no CPU, as a file does on a machine busy with others).
+    await Deno.writeTextFile(
+      plugin,
+      `export default { name: "pieces", extensions: [".busy", ".idle"], async extract(input) {
+        const lines = [], warnings = [];
+        for (let i = 1; i <= 20; i++) {
+          if (input.signal?.aborted) { warnings.push("stopped at piece " + i + " of 20"); break; }
+          if (input.extension === ".busy") { const t = Date.now(); while (Date.now() - t < 25) {} }
+          else await new Promise((r) => setTimeout(r, 25));
+          lines.push("piece " + i);
+        }
+        return { lines, warnings };
+      } };`,
+    );
+    // Soft limit: 80 ms of CPU; the wall limit (and its soft 80 %) is far away.
+    const pool = new ExtractPool({
+      workers: 1,
+      timeoutMs: 100,
+      wallMs: 120_000,
+      plugins: [plugin],
+      isolation,
+    });
+    try {
+      const idle = await pool.extract({
+        path: "l/a.idle",
+        extension: ".idle",
+        bytes: enc.encode("x"),
+      });
+      assertEquals(idle?.extracted.lines.length, 20);
+      assertEquals(idle?.partial, undefined);
+      const busy = await pool.extract({
+        path: "l/a.busy",
+        extension: ".busy",
+        bytes: enc.encode("x"),
+      });
+      const kept = busy?.extracted.lines.length ?? 0;
+      assert(kept >= 1 && kept < 20, `kept ${kept} of 20 pieces`);
+      assertEquals(busy?.partial, "time limit");
+      assertEquals(busy?.extracted.warnings, [`stopped at piece ${kept + 1} of 20`]);
+    } finally {
+      pool.close();
+      await Deno.remove(dir, { recursive: true });
+    }
+  });
+}

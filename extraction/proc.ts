@@ -30,7 +30,11 @@ for (const k of ["log", "info", "debug", "warn"] as const) console[k] = toStderr
 const body =
   (Deno.args[0] === "ocr"
     ? (await import("../extractors/_ocr_worker.ts")).ocrWorkerBody()
-    : (await import("./host.ts")).extractionWorker()) as WorkerBody<unknown, unknown, unknown>;
+    : (await import("./host.ts")).extractionWorker("process")) as WorkerBody<
+      unknown,
+      unknown,
+      unknown
+    >;
 
 const out = Deno.stdout.writable.getWriter();
 let writing: Promise<void> = Promise.resolve();

@@ -7,4 +7,4 @@
 import { extractionWorker } from "./host.ts";
 import { serveThread } from "../core/worker_protocol.ts";
 
-serveThread(extractionWorker());
+serveThread(extractionWorker("thread"));

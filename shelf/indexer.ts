@@ -49,6 +49,25 @@ export interface IndexProgress {
   current?: string;
 }
 
+/** Warnings a card keeps at most, and characters of each. */
+const MAX_WARNINGS = 20;
+const MAX_WARNING_CHARS = 300;
+
+/**
+ * An extractor's warnings as a card keeps them: strings only, each cut at 300 characters,
+ * at most 20 (then one saying how many more), or undefined when there are none.
+ */
+function keptWarnings(warnings: unknown): string[] | undefined {
+  if (!Array.isArray(warnings)) return undefined;
+  const all = warnings.filter((w): w is string => typeof w === "string" && w.trim() !== "");
+  if (!all.length) return undefined;
+  const kept = all.slice(0, MAX_WARNINGS).map((w) =>
+    w.length > MAX_WARNING_CHARS ? `${w.slice(0, MAX_WARNING_CHARS - 1)}…` : w
+  );
+  if (all.length > MAX_WARNINGS) kept.push(`… ${all.length - MAX_WARNINGS} more warnings`);
+  return kept;
+}
+
 /** Options of the indexer. */
 export interface IndexerOptions {
   /** Files larger than this are skipped with reason `too_large` (default 64 MiB). */
@@ -497,7 +516,8 @@ export class Indexer {
     }
     const hash = createHash("sha256").update(bytes).digest("hex");
     const docId = known?.doc_id ?? docIdFor(f.path);
-    if (!force && known && known.hash === hash) {
+    // A partial document is stored with mtime_ms -1 (see below): not done, extracted again.
+    if (!force && known && known.hash === hash && known.mtime_ms !== -1) {
       this.#catalog.touch(docId, f.mtime_ms, rfc3339(f.mtime_ms));
       return "unchanged";
     }
@@ -547,12 +567,25 @@ export class Indexer {
         size: f.size,
         stats: this.#catalog,
       });
+      const warnings = keptWarnings(extracted.warnings);
+      if (warnings) card.warnings = warnings;
+      if (result.partial) card.partial = result.partial;
       this.#writing++;
       try {
         this.#catalog.countTerms(counts.keys());
         const fields = documentFields(extracted.meta, libraryFields(lib));
         this.#catalog.put(
-          { card, outline, pages: extracted.pages, terms, hash, mtime_ms: f.mtime_ms, fields },
+          {
+            card,
+            outline,
+            pages: extracted.pages,
+            terms,
+            hash,
+            // A partial document is marked for extraction, as `Catalog.invalidate` marks
+            // one: the next run extracts it again (and it keeps its warnings if cut again).
+            mtime_ms: result.partial ? -1 : f.mtime_ms,
+            fields,
+          },
           text,
           extracted.links,
         );
@@ -561,6 +594,9 @@ export class Indexer {
         if (OCR_TYPES.includes(result.extractor) && extracted.pages) {
           this.#catalog.ocr.noteBlank(docId, hash, blankPages(lines, extracted.pages));
         }
+        // A document that was partial has more text now, from the same file: its vector,
+        // made from the part, is made again.
+        if (known?.mtime_ms === -1 && known.hash === hash) this.#catalog.vectors.outdated(docId);
         const doc: IndexedDoc = { card, outline, lines, pages: extracted.pages };
         await this.#indexes.keyword?.upsert([doc]);
       } finally {

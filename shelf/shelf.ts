@@ -15,7 +15,7 @@ import { createEmbedder } from "../embedders/mod.ts";
 import { Fts5Index } from "../stores/fts5.ts";
 import { LanceIndex } from "../stores/lancedb.ts";
 import { SearchPool } from "../stores/fts5_pool.ts";
-import { Catalog } from "../core/catalog.ts";
+import { Catalog, type PartialDoc } from "../core/catalog.ts";
 import {
   addFolders,
   type Config,
@@ -148,7 +148,7 @@ export interface ShelfOptions {
   log?: (msg: string) => void;
   /** Extraction workers (default: one per core, at most 4; 0 extracts in this thread). */
   workers?: number;
-  /** Time limit for extracting one file, in ms (default 60 s). */
+  /** CPU time limit for extracting one file, in ms (default 60 s; see `limits.file_timeout_s`). */
   fileTimeoutMs?: number;
   /**
    * The embedder: a name (`default`, `none`, `ollama:<model>`, `openai:<model>`) that
@@ -635,6 +635,14 @@ export class Shelf {
   /** Files the index skipped, with their reasons, in one library or in all. */
   skippedFiles(library?: string): Skipped[] {
     return this.#parts.catalog.skipped(library);
+  }
+
+  /**
+   * Documents extracted only in part (the time limit cut them), which the next index run
+   * extracts again: how many, and the first `limit` by path with their warnings.
+   */
+  partialDocuments(limit: number): { count: number; first: PartialDoc[] } {
+    return this.#parts.catalog.partialDocuments(limit);
   }
 
   /** State of the document vectors (undefined when no embedder is configured). */

@@ -18,6 +18,7 @@ import {
   shownPath,
 } from "../tool.ts";
 import { obj, optString } from "./_output.ts";
+import { partialNote } from "./_partial.ts";
 
 /** The default outline view: a glance at the structure, about 500 tokens. */
 const COMPACT_TOKENS = 500;
@@ -133,7 +134,9 @@ export const outline = defineTool({
   json: ({ documents, missing }) => ({ documents, missing }),
   markdown(r, render) {
     const hints = outlineHints(render);
-    const parts = r.views.map((v) => renderView(v, hints).markdown);
+    const parts = r.views.map((v) =>
+      [partialNote(v.card), renderView(v, hints).markdown].filter(Boolean).join("\n")
+    );
     if (r.missing) parts.push(`Not found: ${r.missing.join(", ")}`);
     return parts.join("\n\n");
   },

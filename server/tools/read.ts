@@ -14,7 +14,8 @@ import {
   resolveDoc,
   shownPath,
 } from "../tool.ts";
-import { nextOffset, obj, optInt } from "./_output.ts";
+import { nextOffset, obj, optInt, optString } from "./_output.ts";
+import { partialNote } from "./_partial.ts";
 import { citeHint } from "./_cite.ts";
 
 const USAGE =
@@ -54,15 +55,22 @@ export const read = defineTool({
     next_offset: nextOffset,
     truncated: z.boolean().optional(),
     version: z.string(),
+    partial: optString,
+    warnings: z.array(z.string()).optional(),
   },
   run(shelf, a) {
     const id = resolveDoc(shelf, a.doc_id);
     const r = shelf.readLines(id, a);
-    return { ...r, path: shownPath(shelf, r.path) };
+    // A document extracted only in part says so (why, and where its extractor stopped).
+    const card = shelf.cards([id]).get(id);
+    const part = card?.partial ? { partial: card.partial, warnings: card.warnings } : {};
+    return { ...r, path: shownPath(shelf, r.path), ...part };
   },
   markdown(r, render) {
+    const note = partialNote(r);
     if (!r.lines.length) {
-      return `${escapeControl(r.title)} [${r.doc_id}] is empty (0 lines). Version ${r.version}.`;
+      return `${escapeControl(r.title)} [${r.doc_id}] is empty (0 lines). Version ${r.version}.` +
+        (note ? `\n${note}` : "");
     }
     const w = String(r.lines[r.lines.length - 1]!.n).length;
     const body: string[] = [];
@@ -82,6 +90,7 @@ export const read = defineTool({
           : "") +
         ` Version ${r.version}.`,
     );
+    if (note) body.push(note);
     body.push(
       citeHint(escapeControl(r.path), {
         first: first.n,

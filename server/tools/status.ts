@@ -9,6 +9,9 @@ import { argHint, defineTool, escapeControl, n } from "../tool.ts";
 import { nextOffset, obj } from "./_output.ts";
 import { count } from "./_listing.ts";
 
+/** Documents extracted in part that status names (it counts them all). */
+const PARTIAL_SHOWN = 5;
+
 /** The `status` tool. */
 export const status = defineTool({
   name: "status",
@@ -35,6 +38,8 @@ export const status = defineTool({
     skipped_count: z.number().int(),
     skipped: z.array(obj({ path: z.string(), reason: z.string() })),
     next_offset_skipped: nextOffset,
+    partial_count: z.number().int(),
+    partial: z.array(obj({ path: z.string(), partial: z.string(), warnings: z.array(z.string()) })),
   },
   run(shelf, a) {
     const s = shelf.status;
@@ -63,6 +68,10 @@ export const status = defineTool({
       next_offset_skipped: a.offset_skipped + a.limit_skipped < skipped.length
         ? a.offset_skipped + a.limit_skipped
         : null,
+      // Documents the time limit cut short: a few of them, with where each stopped.
+      ...(({ count, first }) => ({ partial_count: count, partial: first }))(
+        shelf.partialDocuments(PARTIAL_SHOWN),
+      ),
       started_at: s.started_at,
       finished_at: s.finished_at,
       last_error: s.last_error,
@@ -116,6 +125,20 @@ export const status = defineTool({
             render.cli ? "--json" : "output_format json"
           } lists up to ${render.cli ? "--limit-skipped" : "limit_skipped"})`,
         );
+      }
+    }
+    if (r.partial_count) {
+      out.push(
+        `Extracted in part (time limit) ${count(r.partial_count, "document")}, extracted ` +
+          "again by the next index run:",
+      );
+      for (const d of r.partial) {
+        out.push(
+          `- ${escapeControl(d.path)}: ${escapeControl(d.warnings.join("; ") || d.partial)}`,
+        );
+      }
+      if (r.partial_count > r.partial.length) {
+        out.push(`  … ${n(r.partial_count - r.partial.length)} more`);
       }
     }
     if (r.last_error) out.push(`Last error: ${r.last_error}`);

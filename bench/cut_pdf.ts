@@ -1,0 +1,55 @@
+/**
+ * How much of a large file the extraction pool keeps within its time limit, and the CPU
+ * the extraction process spent on it: run it beside a CPU burner (`yes > /dev/null`) to see
+ * what a busy machine does to the limit.
+ *
+ * `deno run -A bench/cut_pdf.ts FILE [TIMEOUT_S]` prints pages kept of pages, the warnings,
+ * wall time and the child's CPU (from /proc/<pid>/stat, read just before the answer).
+ *
+ * @module
+ */
+import { extname } from "node:path";
+import { ExtractPool } from "../extraction/pool.ts";
+
+const file = Deno.args[0];
+if (!file) {
+  console.error("usage: deno run -A bench/cut_pdf.ts FILE [TIMEOUT_S]");
+  Deno.exit(2);
+}
+const timeoutMs = Number(Deno.args[1] ?? 60) * 1000;
+const pool = new ExtractPool({ workers: 1, timeoutMs, isolation: "process", idleMs: 600_000 });
+const bytes = await Deno.readFile(file);
+// A first small request starts the process, so its start-up CPU is not counted.
+await pool.extract({ path: "x.txt", extension: ".txt", bytes: new TextEncoder().encode("x") });
+const pid = pool.pids[0]!;
+const ticks = () => {
+  const f = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]!.split(" ");
+  return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in ms (100 Hz)
+};
+const cpu0 = ticks();
+const t0 = performance.now();
+let cpu = 0;
+const watch = setInterval(() => cpu = ticks() - cpu0, 100);
+try {
+  const r = await pool.extract({ path: file, extension: extname(file).toLowerCase(), bytes });
+  clearInterval(watch);
+  const pages = r?.extracted.pages?.length;
+  console.log(JSON.stringify({
+    file,
+    timeout_s: timeoutMs / 1000,
+    pages,
+    warnings: r?.extracted.warnings,
+    wall_s: +((performance.now() - t0) / 1000).toFixed(1),
+    child_cpu_s: +((ticks() - cpu0) / 1000).toFixed(1),
+  }));
+} catch (e) {
+  clearInterval(watch);
+  console.log(JSON.stringify({
+    file,
+    error: String(e),
+    wall_s: +((performance.now() - t0) / 1000).toFixed(1),
+    child_cpu_s_at_least: +(cpu / 1000).toFixed(1),
+  }));
+} finally {
+  pool.close();
+}
