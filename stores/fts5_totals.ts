@@ -155,7 +155,8 @@ export class Fts5Totals {
     const pending = this.#pending;
     this.#pending = new Map();
     for (const [table, sum] of pending) {
-      this.#write(table, this.read(table).map((n, i) => Math.max(0, n - (sum[i] ?? 0))));
+      const now = this.read(table);
+      if (now.length) this.#write(table, now.map((n, i) => Math.max(0, n - (sum[i] ?? 0))));
     }
   }
 
@@ -186,8 +187,10 @@ export class Fts5Totals {
 
   #write(table: Fts5Table, values: number[]): void {
     // FTS5's shadow tables are read-only to SQL in defensive mode (node:sqlite's default;
-    // `enableDefensive` is missing from Deno's type declarations of node:sqlite)
-    const db = this.#db as DatabaseSync & { enableDefensive(active: boolean): void };
+    // `enableDefensive` is missing from Deno's type declarations of node:sqlite). A runtime
+    // without it keeps FTS5's own statistics, as before.
+    const db = this.#db as DatabaseSync & { enableDefensive?(active: boolean): void };
+    if (typeof db.enableDefensive !== "function") return;
     db.enableDefensive(false);
     try {
       this.#q(`UPDATE ${table}_data SET block = ? WHERE id = ${AVERAGES_ROWID}`)
