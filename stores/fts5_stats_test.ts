@@ -114,7 +114,6 @@ Deno.test("Fts5Index counts the statistics again of an index written before they
     db.prepare("DELETE FROM docs_fts WHERE rowid = ?").run(rowid);
     db.prepare("DELETE FROM fts_map WHERE doc_id = ?").run(id);
   }
-  db.prepare("DELETE FROM meta WHERE key = 'keyword_totals'").run();
   const b = open();
   const left = docs.filter((d) => !gone.includes(d.card.doc_id));
   put(b.catalog, left);

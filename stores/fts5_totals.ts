@@ -167,6 +167,29 @@ export class Fts5Totals {
   }
 
   /**
+   * Count a table's statistics again ({@link recount}) when its row count is not the
+   * number of rows it holds (an index written before they were kept exact, or since by
+   * such a version).
+   *
+   * @returns whether they were counted again
+   */
+  keepExact(table: Fts5Table): boolean {
+    const stored = this.read(table)[0];
+    if (stored === undefined) return false;
+    const rows = this.#q(`SELECT count(*) AS n FROM ${table}_docsize`).get()?.n as number;
+    if (rows === stored) return false;
+    this.#db.exec("SAVEPOINT fts5_recount");
+    try {
+      this.recount(table);
+      this.#db.exec("RELEASE fts5_recount");
+    } catch (e) {
+      this.#db.exec("ROLLBACK TO fts5_recount; RELEASE fts5_recount");
+      throw e;
+    }
+    return true;
+  }
+
+  /**
    * Set a table's statistics to those of the rows it holds (counted from `%_docsize`): for
    * an index whose statistics drifted before they were kept exact.
    *
