@@ -11,6 +11,8 @@
  *
  * The table is contentless (`content=''`, with `contentless_delete=1` so rows can be
  * replaced): it holds the index and the column sizes BM25 needs, never a copy of the text.
+ * FTS5 leaves a deleted row in the row count and column totals `bm25()` reads; they are
+ * kept exact by `fts5_totals.ts`.
  * Snippets are cut from the catalog's one stored copy (`text_blocks`), and from the card's title
  * and the outline's headings when the body does not hold the query's words.
  *
