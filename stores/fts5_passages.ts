@@ -86,6 +86,12 @@ export function docToken(docRowid: bigint | number): string {
   return `d${docRowid}`;
 }
 
+/**
+ * A word of a MATCH expression that the tokenizer could fold into a document's token
+ * ({@link docToken}: `d` and digits; to be safe, any letter, with diacritics, and digits).
+ */
+const DOC_TOKEN_LIKE = /(?<![\p{L}\p{N}])\p{L}\p{M}*\p{N}+(?![\p{L}\p{N}])/u;
+
 /** A document's passage found for a query: its sequence number and BM25 value. */
 export interface PassageRank {
   seq: number;
@@ -251,10 +257,14 @@ export class PassageRows {
     const out = new Map<number, PassageRank[]>();
     if (!docRowids.length) return out;
     const docs = docRowids.map((r) => `"${docToken(r)}"`).join(" OR ");
+    // The words need no column filter unless one could be a document's token: FTS5 then
+    // checks no word's columns, here nor where `bm25()` counts a word's passages over the
+    // whole table (80 dev questions, full corpus: 6.5 -> 5.5 ms CPU mean, the same rows).
+    const words = DOC_TOKEN_LIKE.test(match) ? `{title body} : (${match})` : `(${match})`;
     const rows = this.#q(`
       SELECT rowid, bm25(passages_fts, ${TITLE_WEIGHT}, ${BODY_WEIGHT}, 0) AS raw
       FROM passages_fts WHERE passages_fts MATCH ? ORDER BY raw`)
-      .all(`{title body} : (${match}) AND doc : (${docs})`);
+      .all(`${words} AND doc : (${docs})`);
     for (const r of rows) {
       const rowid = r.rowid as number;
       const doc = Math.floor(rowid / PASSAGE_SPAN);
