@@ -194,6 +194,182 @@ class EvalState {
     to: `    return glyphs;
 `,
   },
+  // Fonts for text only (a document opened with `textOnlyFonts` in its evaluator options,
+  // see `inThreadWorker` of `pdf.ts`): the text needs a font's widths, encoding and
+  // toUnicode map, which pdf.js reads from the PDF and, for a Type1 font program, from its
+  // built-in encoding and glyph names; the glyph outlines (each charstring decrypted and
+  // run, the Type1 -> CFF compilation, the OpenType file around it) only serve drawing, and
+  // were 6-7 % of the CPU of text extraction on TeX-made PDFs. Such a font has no `data`: a
+  // document opened this way must not be rendered (the OCR opens its own).
+  {
+    name: "Font: text-only Type1",
+    from:
+      `          const cff = subtype === "Type1C" || subtype === "CIDFontType0C" ? new CFFFont(file, properties) : new Type1Font(name, file, properties);
+          adjustWidths(properties);
+          data = this.convert(name, cff, properties);
+`,
+    to: `          const textOnly = evaluatorOptions.textOnlyFonts === true;
+          const cff = subtype === "Type1C" || subtype === "CIDFontType0C" ? new CFFFont(file, properties) : new Type1Font(name, file, properties, textOnly);
+          adjustWidths(properties);
+          data = this.convert(name, cff, properties, textOnly);
+`,
+  },
+  {
+    // The toUnicode amendment from the built-in encoding stays; the glyph mapping (font
+    // character codes, accents made of two glyphs) and the OpenType tables are for drawing.
+    name: "Font.convert: text-only",
+    from: `  convert(fontName, font, properties) {
+    properties.fixedPitch = false;
+    if (properties.builtInEncoding) {
+      adjustType1ToUnicode(properties, properties.builtInEncoding);
+    }
+`,
+    to: `  convert(fontName, font, properties, textOnly = false) {
+    properties.fixedPitch = false;
+    if (properties.builtInEncoding) {
+      adjustType1ToUnicode(properties, properties.builtInEncoding);
+    }
+    if (textOnly) {
+      return null;
+    }
+`,
+  },
+  {
+    // The properties the font program sets (built-in encoding, widths, private data) are
+    // kept; the CFF compilation of the outlines is skipped.
+    name: "Type1Font: text-only",
+    from: `  constructor(name, file, properties) {
+    let data;
+    if (properties.composite && isCidKeyedType1File(file)) {
+      data = this.#parseCidKeyedType1(file, properties);
+    }
+    data ||= this.#parseType1(file, properties);
+    for (const key in data.properties) {
+      properties[key] = data.properties[key];
+    }
+`,
+    to: `  constructor(name, file, properties, textOnly = false) {
+    let data;
+    if (properties.composite && isCidKeyedType1File(file)) {
+      data = this.#parseCidKeyedType1(file, properties);
+    }
+    data ||= this.#parseType1(file, properties, textOnly);
+    for (const key in data.properties) {
+      properties[key] = data.properties[key];
+    }
+    if (textOnly) {
+      this.charstrings = data.charstrings;
+      this.data = null;
+      return;
+    }
+`,
+  },
+  {
+    name: "Type1Font.#parseType1: text-only",
+    from: "  #parseType1(file, properties) {\n",
+    to: "  #parseType1(file, properties, textOnly) {\n",
+  },
+  {
+    name: "extractFontProgram call: text-only",
+    from: "    const data = eexecBlockParser.extractFontProgram(properties);\n",
+    to: "    const data = eexecBlockParser.extractFontProgram(properties, textOnly);\n",
+  },
+  {
+    name: "extractFontProgram: text-only",
+    from: "  extractFontProgram(properties) {\n",
+    to: "  extractFontProgram(properties, textOnly = false) {\n    const encryptedSubrs = [];\n",
+  },
+  {
+    // For text, subroutines are decrypted only if a charstring is run (below) ...
+    name: "extractFontProgram: subrs kept encrypted",
+    from: `            const index = this.readInt();
+            length = this.readInt();
+            this.getToken();
+            data = length > 0 ? stream.getBytes(length) : new Uint8Array(0);
+            const encoded = this.readCharStrings(data, privateData.get("lenIV"));
+`,
+    to: `            const index = this.readInt();
+            length = this.readInt();
+            this.getToken();
+            data = length > 0 ? stream.getBytes(length) : new Uint8Array(0);
+            const encoded = textOnly ? null : this.readCharStrings(data, privateData.get("lenIV"));
+            if (textOnly) {
+              encryptedSubrs[index] = [data, privateData.get("lenIV")];
+            }
+`,
+  },
+  {
+    // ... and a charstring when it is run, not as it is read.
+    name: "extractFontProgram: charstring kept encrypted",
+    from: `            const glyph = this.getToken();
+            length = this.readInt();
+            this.getToken();
+            data = length > 0 ? stream.getBytes(length) : new Uint8Array(0);
+            const encoded = this.readCharStrings(data, privateData.get("lenIV"));
+`,
+    to: `            const glyph = this.getToken();
+            length = this.readInt();
+            this.getToken();
+            data = length > 0 ? stream.getBytes(length) : new Uint8Array(0);
+            const lenIV = privateData.get("lenIV");
+            const encoded = textOnly ? null : this.readCharStrings(data, lenIV);
+`,
+  },
+  {
+    name: "extractFontProgram: encrypted charstring kept",
+    from: `            charstrings.push({
+              glyph,
+              encoded
+            });
+`,
+    to: `            charstrings.push({
+              glyph,
+              encoded,
+              data,
+              lenIV
+            });
+`,
+  },
+  {
+    // For text, a glyph's charstring is run only when it gives a width the PDF lacks (the
+    // condition of the width fill below, unchanged); the others keep their name and order.
+    name: "extractFontProgram: charstrings run for widths only",
+    from: `    for (const {
+      encoded,
+      glyph
+    } of charstrings) {
+      const charString = new Type1CharString();
+      const error = charString.convert(encoded, subrs, this.seacAnalysisEnabled);
+`,
+    to: `    for (const {
+      encoded: decrypted,
+      glyph,
+      data: raw,
+      lenIV
+    } of charstrings) {
+      if (textOnly) {
+        const index = properties.builtInEncoding ? properties.builtInEncoding.indexOf(glyph) : -1;
+        if (!(index > -1 && properties.widths[index] === undefined && index >= properties.firstChar && index <= properties.lastChar)) {
+          const skipped = { glyphName: glyph, charstring: null, width: undefined, lsb: undefined, seac: undefined };
+          if (glyph === ".notdef") {
+            program.charstrings.unshift(skipped);
+          } else {
+            program.charstrings.push(skipped);
+          }
+          continue;
+        }
+      }
+      if (textOnly && encryptedSubrs.length) {
+        for (const i in encryptedSubrs) {
+          subrs[i] = this.readCharStrings(encryptedSubrs[i][0], encryptedSubrs[i][1]);
+        }
+        encryptedSubrs.length = 0;
+      }
+      const encoded = decrypted ?? this.readCharStrings(raw, lenIV);
+      const charString = new Type1CharString();
+      const error = charString.convert(encoded, subrs, this.seacAnalysisEnabled);
+`,
+  },
 ];
 
 /**

@@ -10,7 +10,8 @@ import {
   type PdfjsWorkerModule,
   WORKER_PATCHES,
 } from "./_pdfjs_text_patch.ts";
-import { inThreadWorker, pdfjsTextPatch } from "./pdf.ts";
+import { inThreadWorker, type InThreadWorkerOptions, pdfjsTextPatch } from "./pdf.ts";
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNull } from "pdf-lib";
 
 const loaded = await loadPdfjsWorker();
 
@@ -38,8 +39,13 @@ Deno.test("patchWorkerSource() refuses a source a patch does not match", () => {
  * Every page's text content (items with their transforms, styles) read with `worker`, font
  * names without the document number pdf.js puts in them (`g_d3_f1` -> `g_d_f1`).
  */
-async function textContents(bytes: Uint8Array, worker: PdfjsWorkerModule, maxPages = 40) {
-  const port = await inThreadWorker(worker);
+async function textContents(
+  bytes: Uint8Array,
+  worker: PdfjsWorkerModule,
+  maxPages = 40,
+  options: InThreadWorkerOptions = {},
+) {
+  const port = await inThreadWorker(worker, options);
   const task = getDocument({
     data: bytes.slice(),
     worker: port.worker,
@@ -126,6 +132,8 @@ Deno.test("patched pdf.js gives the library's text content on hand-made pages", 
     const theirs = await textContents(bytes, libraryWorker);
     assert(mine[0]!.items.length > 0, `no text read from: ${content}`);
     deepStrictEqual(mine, theirs, content);
+    const textOnly = await textContents(bytes, loaded.module, 40, { textOnlyFonts: true });
+    deepStrictEqual(textOnly, theirs, `${content} (text-only fonts)`);
     for (const s of Object.values(mine[0]!.styles)) if (s.vertical) vertical++;
   }
   assert(vertical > 0, "the vertical font was not read as vertical");
@@ -147,5 +155,36 @@ Deno.test("patched pdf.js gives the library's text content on corpus PDFs", asyn
     assert(mine.some((tc) => tc.items.length > 0), `no text read from ${f}`);
     assertEquals(mine.length, theirs.length, f);
     mine.forEach((tc, p) => deepStrictEqual(tc, theirs[p], `${f}, page ${p + 1}`));
+    const textOnly = await textContents(bytes, loaded.module, 40, { textOnlyFonts: true });
+    assertEquals(textOnly.length, theirs.length, f);
+    textOnly.forEach((tc, p) => deepStrictEqual(tc, theirs[p], `${f}, page ${p + 1}, text-only`));
   }
+});
+
+Deno.test("text-only fonts read widths a PDF lacks from the Type1 font program", async () => {
+  // R-FAQ.pdf embeds Type1 fonts with built-in encodings; every other entry of their
+  // /Widths is blanked, so pdf.js takes those widths from the glyphs' charstrings, which
+  // text-only fonts decrypt and run only for that.
+  const dir = await smallCorpus();
+  const doc = await PDFDocument.load(
+    await Deno.readFile(join(dir, "pdf-manuals/r-doc-pdf/R-FAQ.pdf")),
+  );
+  let blanked = 0;
+  for (const [, obj] of doc.context.enumerateIndirectObjects()) {
+    if (!(obj instanceof PDFDict) || obj.get(PDFName.of("Subtype")) !== PDFName.of("Type1")) {
+      continue;
+    }
+    const descriptor = obj.lookup(PDFName.of("FontDescriptor"));
+    const widths = obj.lookup(PDFName.of("Widths"));
+    if (!(descriptor instanceof PDFDict) || !descriptor.has(PDFName.of("FontFile"))) continue;
+    if (!(widths instanceof PDFArray)) continue;
+    for (let i = 0; i < widths.size(); i += 2) widths.set(i, PDFNull);
+    blanked++;
+  }
+  assert(blanked > 0, "no embedded Type1 font with /Widths in R-FAQ.pdf");
+  const bytes = await doc.save({ useObjectStreams: false });
+  const theirs = await textContents(bytes, libraryWorker, 6);
+  const textOnly = await textContents(bytes, loaded.module, 6, { textOnlyFonts: true });
+  assert(theirs.some((tc) => tc.items.length > 0), "no text read from the changed R-FAQ.pdf");
+  textOnly.forEach((tc, p) => deepStrictEqual(tc, theirs[p], `page ${p + 1}`));
 });
