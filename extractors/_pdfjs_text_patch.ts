@@ -194,6 +194,34 @@ class EvalState {
     to: `    return glyphs;
 `,
   },
+  {
+    // Each text item's string went through Unicode normalization (a regular expression of
+    // compatibility characters, all at U+00A0 or above) and the bidi algorithm (which copies
+    // the string char by char to classify it; no character below U+0100 is right-to-left).
+    // A string with no character at or above U+00A0 gives back itself, left to right, from
+    // both: it skips them (one scan with a simpler expression).
+    name: "runBidiTransform plain text",
+    from: `    function runBidiTransform(textChunk) {
+      let text = textChunk.str.join("");
+      if (!disableNormalization) {
+        text = normalizeUnicode(text);
+      }
+      const bidiResult = bidi(text, -1, textChunk.vertical);
+`,
+    to: `    const notPlainText = /[^\\x00-\\x9f]/;
+    function runBidiTransform(textChunk) {
+      let text = textChunk.str.join("");
+      let bidiResult;
+      if (notPlainText.test(text)) {
+        if (!disableNormalization) {
+          text = normalizeUnicode(text);
+        }
+        bidiResult = bidi(text, -1, textChunk.vertical);
+      } else {
+        bidiResult = createBidiText(text, true, textChunk.vertical);
+      }
+`,
+  },
   // Fonts for text only (a document opened with `textOnlyFonts` in its evaluator options,
   // see `inThreadWorker` of `pdf.ts`): the text needs a font's widths, encoding and
   // toUnicode map, which pdf.js reads from the PDF and, for a Type1 font program, from its
