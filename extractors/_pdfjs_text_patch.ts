@@ -298,9 +298,45 @@ class EvalState {
     to: "  #parseType1(file, properties, textOnly) {\n",
   },
   {
-    name: "extractFontProgram call: text-only",
-    from: "    const data = eexecBlockParser.extractFontProgram(properties);\n",
-    to: "    const data = eexecBlockParser.extractFontProgram(properties, textOnly);\n",
+    // The encrypted part of a Type1 program (private data, subroutines, charstrings) gives
+    // text nothing but the widths the PDF lacks (see below): when no code of the built-in
+    // encoding could take one, it is not decrypted or read at all. (Reading it throws on
+    // nothing that skipping it would hide: the eexec block is still fetched, which throws
+    // when it is empty.)
+    name: "Type1Font.#parseType1: program read for widths only",
+    from:
+      `    const eexecBlockParser = new Type1Parser(eexecBlock.stream, true, (/* inlined export .SEAC_ANALYSIS_ENABLED */true));
+    const data = eexecBlockParser.extractFontProgram(properties);
+`,
+    to: `    if (textOnly && !type1ProgramGivesWidths(properties)) {
+      this.#rawFileLength = headerBlock.length + eexecBlock.length;
+      return { subrs: [], charstrings: [], properties: { privateData: new Map([["lenIV", 4]]) } };
+    }
+    const eexecBlockParser = new Type1Parser(eexecBlock.stream, true, (/* inlined export .SEAC_ANALYSIS_ENABLED */true));
+    const data = eexecBlockParser.extractFontProgram(properties, textOnly);
+`,
+  },
+  {
+    // Whether some glyph could fill a width: the condition of extractFontProgram's width
+    // fill (a glyph named at a code of the built-in encoding, the first code with that name,
+    // between FirstChar and LastChar, with no width yet), for any glyph name.
+    name: "type1ProgramGivesWidths",
+    from: "function isCidKeyedType1File(file) {\n",
+    to: `function type1ProgramGivesWidths(properties) {
+  const encoding = properties.builtInEncoding;
+  if (!encoding) {
+    return false;
+  }
+  for (let i = 0; i < encoding.length; i++) {
+    const glyph = encoding[i];
+    if (typeof glyph === "string" && properties.widths[i] === undefined && i >= properties.firstChar && i <= properties.lastChar && encoding.indexOf(glyph) === i) {
+      return true;
+    }
+  }
+  return false;
+}
+function isCidKeyedType1File(file) {
+`,
   },
   {
     name: "extractFontProgram: text-only",
