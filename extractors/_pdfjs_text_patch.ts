@@ -19,7 +19,8 @@
  * needs (built-in encoding, and the widths the PDF lacks) and builds no glyph outlines, no
  * CFF and no OpenType file: the font translation was 11-13 % of the CPU of text extraction
  * and is under 2 %. Text content is the same (the tests compare it with the library's).
- * Such a document must not be rendered; the OCR opens its own without the option.
+ * Such a document still gives operator lists, but its Type1 fonts have no font file (like a
+ * missing one) and draw no glyphs: the OCR opens its own documents without the option.
  *
  * The rewrites are applied only to the exact file it was written for (pdfjs-dist 6.5.438
  * legacy, checked by its SHA-256); for any other file, or when the file cannot be read, the
@@ -235,8 +236,8 @@ class EvalState {
   // toUnicode map, which pdf.js reads from the PDF and, for a Type1 font program, from its
   // built-in encoding and glyph names; the glyph outlines (each charstring decrypted and
   // run, the Type1 -> CFF compilation, the OpenType file around it) only serve drawing, and
-  // were 6-7 % of the CPU of text extraction on TeX-made PDFs. Such a font has no `data`: a
-  // document opened this way must not be rendered (the OCR opens its own).
+  // were 6-7 % of the CPU of text extraction on TeX-made PDFs. Such a font has no `data`
+  // (undefined, as for a font without a file), so it draws nothing (the OCR opens its own).
   {
     name: "Font: text-only Type1",
     from:
@@ -266,7 +267,7 @@ class EvalState {
       adjustType1ToUnicode(properties, properties.builtInEncoding);
     }
     if (textOnly) {
-      return null;
+      return undefined;
     }
 `,
   },
@@ -295,7 +296,7 @@ class EvalState {
     }
     if (textOnly) {
       this.charstrings = data.charstrings;
-      this.data = null;
+      this.data = undefined;
       return;
     }
 `,

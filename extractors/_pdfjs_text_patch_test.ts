@@ -188,3 +188,30 @@ Deno.test("text-only fonts read widths a PDF lacks from the Type1 font program",
   assert(theirs.some((tc) => tc.items.length > 0), "no text read from the changed R-FAQ.pdf");
   textOnly.forEach((tc, p) => deepStrictEqual(tc, theirs[p], `page ${p + 1}`));
 });
+
+Deno.test("a document with text-only fonts still gives the page's operator list", async () => {
+  // Its Type1 fonts have no font file (no outlines): the operators are the same and the
+  // request ends instead of failing inside pdf.js.
+  const dir = await smallCorpus();
+  const bytes = await Deno.readFile(join(dir, "pdf-manuals/r-doc-pdf/R-FAQ.pdf"));
+  const ops = async (options: InThreadWorkerOptions) => {
+    const port = await inThreadWorker(loaded.module, options);
+    const task = getDocument({
+      data: bytes.slice(),
+      worker: port.worker,
+      disableFontFace: true,
+      useSystemFonts: false,
+      verbosity: 0,
+    });
+    try {
+      const page = await (await task.promise).getPage(1);
+      return (await page.getOperatorList()).fnArray;
+    } finally {
+      await task.destroy();
+      port.close();
+    }
+  };
+  const full = await ops({});
+  assert(full.length > 0, "no operators on page 1 of R-FAQ.pdf");
+  deepStrictEqual(await ops({ textOnlyFonts: true }), full);
+});

@@ -46,8 +46,8 @@ export async function pdfjsTextPatch(): Promise<{ patched: boolean; reason?: str
 export interface InThreadWorkerOptions {
   /**
    * Load fonts for text only (the `textOnlyFonts` evaluator option of the patched worker,
-   * `_pdfjs_text_patch.ts`): no glyph outlines, so the documents must not be rendered or
-   * have operator lists built. Ignored by an unpatched worker.
+   * `_pdfjs_text_patch.ts`): their Type1 fonts carry no font file, so text drawn in them
+   * would not show; text content is the same. Ignored by an unpatched worker.
    */
   textOnlyFonts?: boolean;
 }
