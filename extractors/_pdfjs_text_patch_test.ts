@@ -35,16 +35,15 @@ Deno.test("patchWorkerSource() refuses a source a patch does not match", () => {
   });
 });
 
-/**
- * Every page's text content (items with their transforms, styles) read with `worker`, font
- * names without the document number pdf.js puts in them (`g_d3_f1` -> `g_d_f1`).
- */
-async function textContents(
+type PdfDoc = Awaited<ReturnType<typeof getDocument>["promise"]>;
+
+/** `read(doc)` on `bytes` opened with `worker` (and `options`), closed after. */
+async function withDocument<T>(
   bytes: Uint8Array,
   worker: PdfjsWorkerModule,
-  maxPages = 40,
-  options: InThreadWorkerOptions = {},
-) {
+  options: InThreadWorkerOptions,
+  read: (doc: PdfDoc) => Promise<T>,
+): Promise<T> {
   const port = await inThreadWorker(worker, options);
   const task = getDocument({
     data: bytes.slice(),
@@ -54,7 +53,24 @@ async function textContents(
     verbosity: 0,
   });
   try {
-    const doc = await task.promise;
+    return await read(await task.promise);
+  } finally {
+    await task.destroy();
+    port.close();
+  }
+}
+
+/**
+ * Every page's text content (items with their transforms, styles) read with `worker`, font
+ * names without the document number pdf.js puts in them (`g_d3_f1` -> `g_d_f1`).
+ */
+function textContents(
+  bytes: Uint8Array,
+  worker: PdfjsWorkerModule,
+  maxPages = 40,
+  options: InThreadWorkerOptions = {},
+) {
+  return withDocument(bytes, worker, options, async (doc) => {
     const out = [];
     for (let p = 1; p <= Math.min(doc.numPages, maxPages); p++) {
       const page = await doc.getPage(p);
@@ -68,10 +84,7 @@ async function textContents(
       page.cleanup();
     }
     return out;
-  } finally {
-    await task.destroy();
-    port.close();
-  }
+  });
 }
 
 /** A PDF of one page with `content`, Helvetica as F1, a Type3 font as F3, a vertical F4. */
@@ -194,23 +207,11 @@ Deno.test("a document with text-only fonts still gives the page's operator list"
   // request ends instead of failing inside pdf.js.
   const dir = await smallCorpus();
   const bytes = await Deno.readFile(join(dir, "pdf-manuals/r-doc-pdf/R-FAQ.pdf"));
-  const ops = async (options: InThreadWorkerOptions) => {
-    const port = await inThreadWorker(loaded.module, options);
-    const task = getDocument({
-      data: bytes.slice(),
-      worker: port.worker,
-      disableFontFace: true,
-      useSystemFonts: false,
-      verbosity: 0,
-    });
-    try {
-      const page = await (await task.promise).getPage(1);
+  const ops = (options: InThreadWorkerOptions) =>
+    withDocument(bytes, loaded.module, options, async (doc) => {
+      const page = await doc.getPage(1);
       return (await page.getOperatorList()).fnArray;
-    } finally {
-      await task.destroy();
-      port.close();
-    }
-  };
+    });
   const full = await ops({});
   assert(full.length > 0, "no operators on page 1 of R-FAQ.pdf");
   deepStrictEqual(await ops({ textOnlyFonts: true }), full);
