@@ -7,6 +7,7 @@
  *   deno run -A bench/pdf_cpu.ts [--n 40] [--out DIR] [--no-pdftotext] [CORPUS]
  *   deno run -A --cpu-prof --cpu-prof-dir=DIR bench/pdf_cpu.ts --no-pdftotext
  *   deno run -A bench/pdf_cpu.ts --attribute DIR/NAME.cpuprofile
+ *   nice deno run -A bench/pdf_cpu.ts --n 10000 --no-pdftotext --out DIR   (every PDF)
  *
  * `--attribute` reads a V8 CPU profile of the first form and prints the share of sampled
  * time inside the pdf.js and shelfmark functions that matter (inclusive), and per file (self).
@@ -64,12 +65,16 @@ const WATCHED = [
   "convert",
   "checkAndRepair",
   "Type1Font",
+  "#parseType1",
+  "extractFontProgram",
   "CFFFont",
   "buildTextContentItem",
   "getCurrentTextTransform",
   "compareWithLastPosition",
   "charsToGlyphs",
   "runBidiTransform",
+  "bidi",
+  "normalizeUnicode",
   "flushTextContentItem",
   "getOperatorList",
   "ensure",

@@ -8,10 +8,19 @@
  * products become scalar arithmetic written into two buffers the text builder owns, and an
  * array is made only where pdf.js hands a position out (an item's `transform`). Every number
  * is computed by the same operations in the same order, so the text content is the same to
- * the last bit (`_pdfjs_text_patch_test.ts` compares the two on real files). Two more
+ * the last bit (`_pdfjs_text_patch_test.ts` compares the two on real files). More
  * rewrites of the same kind: a text state's copy no longer makes the original a prototype,
- * and a font no longer keeps the glyphs of every string it has read (see
- * {@link WORKER_PATCHES}, each with its reason).
+ * a font no longer keeps the glyphs of every string it has read, and a text item's string
+ * with no character at or above U+00A0 skips Unicode normalization and bidi, which give it
+ * back unchanged (see {@link WORKER_PATCHES}, each with its reason).
+ *
+ * Fonts for text only: a document opened with the `textOnlyFonts` evaluator option (the PDF
+ * extractor's, see `inThreadWorker` in `pdf.ts`) reads a Type1 font program for what text
+ * needs (built-in encoding, and the widths the PDF lacks) and builds no glyph outlines, no
+ * CFF and no OpenType file: the font translation was 11-13 % of the CPU of text extraction
+ * and is under 2 %. Text content is the same (the tests compare it with the library's).
+ * Such a document still gives operator lists, but its Type1 fonts have no font file (like a
+ * missing one) and draw no glyphs: the OCR opens its own documents without the option.
  *
  * The rewrites are applied only to the exact file it was written for (pdfjs-dist 6.5.438
  * legacy, checked by its SHA-256); for any other file, or when the file cannot be read, the
@@ -192,6 +201,246 @@ class EvalState {
     return glyphs;
 `,
     to: `    return glyphs;
+`,
+  },
+  {
+    // Each text item's string went through Unicode normalization (a regular expression of
+    // compatibility characters, all at U+00A0 or above) and the bidi algorithm (which copies
+    // the string char by char to classify it; no character below U+0100 is right-to-left).
+    // A string with no character at or above U+00A0 gives back itself, left to right, from
+    // both: it skips them (one scan with a simpler expression).
+    name: "runBidiTransform plain text",
+    from: `    function runBidiTransform(textChunk) {
+      let text = textChunk.str.join("");
+      if (!disableNormalization) {
+        text = normalizeUnicode(text);
+      }
+      const bidiResult = bidi(text, -1, textChunk.vertical);
+`,
+    to: `    const notPlainText = /[^\\x00-\\x9f]/;
+    function runBidiTransform(textChunk) {
+      let text = textChunk.str.join("");
+      let bidiResult;
+      if (notPlainText.test(text)) {
+        if (!disableNormalization) {
+          text = normalizeUnicode(text);
+        }
+        bidiResult = bidi(text, -1, textChunk.vertical);
+      } else {
+        bidiResult = createBidiText(text, true, textChunk.vertical);
+      }
+`,
+  },
+  // Fonts for text only (a document opened with `textOnlyFonts` in its evaluator options,
+  // see `inThreadWorker` of `pdf.ts`): the text needs a font's widths, encoding and
+  // toUnicode map, which pdf.js reads from the PDF and, for a Type1 font program, from its
+  // built-in encoding and glyph names; the glyph outlines (each charstring decrypted and
+  // run, the Type1 -> CFF compilation, the OpenType file around it) only serve drawing, and
+  // were 6-7 % of the CPU of text extraction on TeX-made PDFs. Such a font has no `data`
+  // (undefined, as for a font without a file), so it draws nothing (the OCR opens its own).
+  {
+    name: "Font: text-only Type1",
+    from:
+      `          const cff = subtype === "Type1C" || subtype === "CIDFontType0C" ? new CFFFont(file, properties) : new Type1Font(name, file, properties);
+          adjustWidths(properties);
+          data = this.convert(name, cff, properties);
+`,
+    to: `          const textOnly = evaluatorOptions.textOnlyFonts === true;
+          const cff = subtype === "Type1C" || subtype === "CIDFontType0C" ? new CFFFont(file, properties) : new Type1Font(name, file, properties, textOnly);
+          adjustWidths(properties);
+          data = this.convert(name, cff, properties, textOnly);
+`,
+  },
+  {
+    // The toUnicode amendment from the built-in encoding stays; the glyph mapping (font
+    // character codes, accents made of two glyphs) and the OpenType tables are for drawing.
+    name: "Font.convert: text-only",
+    from: `  convert(fontName, font, properties) {
+    properties.fixedPitch = false;
+    if (properties.builtInEncoding) {
+      adjustType1ToUnicode(properties, properties.builtInEncoding);
+    }
+`,
+    to: `  convert(fontName, font, properties, textOnly = false) {
+    properties.fixedPitch = false;
+    if (properties.builtInEncoding) {
+      adjustType1ToUnicode(properties, properties.builtInEncoding);
+    }
+    if (textOnly) {
+      return undefined;
+    }
+`,
+  },
+  {
+    // The properties the font program sets (built-in encoding, widths, private data) are
+    // kept; the CFF compilation of the outlines is skipped.
+    name: "Type1Font: text-only",
+    from: `  constructor(name, file, properties) {
+    let data;
+    if (properties.composite && isCidKeyedType1File(file)) {
+      data = this.#parseCidKeyedType1(file, properties);
+    }
+    data ||= this.#parseType1(file, properties);
+    for (const key in data.properties) {
+      properties[key] = data.properties[key];
+    }
+`,
+    to: `  constructor(name, file, properties, textOnly = false) {
+    let data;
+    if (properties.composite && isCidKeyedType1File(file)) {
+      data = this.#parseCidKeyedType1(file, properties);
+    }
+    data ||= this.#parseType1(file, properties, textOnly);
+    for (const key in data.properties) {
+      properties[key] = data.properties[key];
+    }
+    if (textOnly) {
+      this.charstrings = data.charstrings;
+      this.data = undefined;
+      return;
+    }
+`,
+  },
+  {
+    name: "Type1Font.#parseType1: text-only",
+    from: "  #parseType1(file, properties) {\n",
+    to: "  #parseType1(file, properties, textOnly) {\n",
+  },
+  {
+    // The encrypted part of a Type1 program (private data, subroutines, charstrings) gives
+    // text nothing but the widths the PDF lacks (see below): when no code of the built-in
+    // encoding could take one, it is not decrypted or read at all. (Reading it throws on
+    // nothing that skipping it would hide: the eexec block is still fetched, which throws
+    // when it is empty.)
+    name: "Type1Font.#parseType1: program read for widths only",
+    from:
+      `    const eexecBlockParser = new Type1Parser(eexecBlock.stream, true, (/* inlined export .SEAC_ANALYSIS_ENABLED */true));
+    const data = eexecBlockParser.extractFontProgram(properties);
+`,
+    to: `    if (textOnly && !type1ProgramGivesWidths(properties)) {
+      this.#rawFileLength = headerBlock.length + eexecBlock.length;
+      return { subrs: [], charstrings: [], properties: { privateData: new Map([["lenIV", 4]]) } };
+    }
+    const eexecBlockParser = new Type1Parser(eexecBlock.stream, true, (/* inlined export .SEAC_ANALYSIS_ENABLED */true));
+    const data = eexecBlockParser.extractFontProgram(properties, textOnly);
+`,
+  },
+  {
+    // Whether some glyph could fill a width: the condition of extractFontProgram's width
+    // fill (a glyph named at a code of the built-in encoding, the first code with that name,
+    // between FirstChar and LastChar, with no width yet), for any glyph name.
+    name: "type1ProgramGivesWidths",
+    from: "function isCidKeyedType1File(file) {\n",
+    to: `function type1ProgramGivesWidths(properties) {
+  const encoding = properties.builtInEncoding;
+  if (!encoding) {
+    return false;
+  }
+  for (let i = 0; i < encoding.length; i++) {
+    const glyph = encoding[i];
+    if (typeof glyph === "string" && properties.widths[i] === undefined && i >= properties.firstChar && i <= properties.lastChar && encoding.indexOf(glyph) === i) {
+      return true;
+    }
+  }
+  return false;
+}
+function isCidKeyedType1File(file) {
+`,
+  },
+  {
+    name: "extractFontProgram: text-only",
+    from: "  extractFontProgram(properties) {\n",
+    to: "  extractFontProgram(properties, textOnly = false) {\n    const encryptedSubrs = [];\n",
+  },
+  {
+    // For text, subroutines are decrypted only if a charstring is run (below) ...
+    name: "extractFontProgram: subrs kept encrypted",
+    from: `            const index = this.readInt();
+            length = this.readInt();
+            this.getToken();
+            data = length > 0 ? stream.getBytes(length) : new Uint8Array(0);
+            const encoded = this.readCharStrings(data, privateData.get("lenIV"));
+`,
+    to: `            const index = this.readInt();
+            length = this.readInt();
+            this.getToken();
+            data = length > 0 ? stream.getBytes(length) : new Uint8Array(0);
+            const encoded = textOnly ? null : this.readCharStrings(data, privateData.get("lenIV"));
+            if (textOnly) {
+              encryptedSubrs[index] = [data, privateData.get("lenIV")];
+            }
+`,
+  },
+  {
+    // ... and a charstring when it is run, not as it is read.
+    name: "extractFontProgram: charstring kept encrypted",
+    from: `            const glyph = this.getToken();
+            length = this.readInt();
+            this.getToken();
+            data = length > 0 ? stream.getBytes(length) : new Uint8Array(0);
+            const encoded = this.readCharStrings(data, privateData.get("lenIV"));
+`,
+    to: `            const glyph = this.getToken();
+            length = this.readInt();
+            this.getToken();
+            data = length > 0 ? stream.getBytes(length) : new Uint8Array(0);
+            const lenIV = privateData.get("lenIV");
+            const encoded = textOnly ? null : this.readCharStrings(data, lenIV);
+`,
+  },
+  {
+    name: "extractFontProgram: encrypted charstring kept",
+    from: `            charstrings.push({
+              glyph,
+              encoded
+            });
+`,
+    to: `            charstrings.push({
+              glyph,
+              encoded,
+              data,
+              lenIV
+            });
+`,
+  },
+  {
+    // For text, a glyph's charstring is run only when it gives a width the PDF lacks (the
+    // condition of the width fill below, unchanged); the others keep their name and order.
+    name: "extractFontProgram: charstrings run for widths only",
+    from: `    for (const {
+      encoded,
+      glyph
+    } of charstrings) {
+      const charString = new Type1CharString();
+      const error = charString.convert(encoded, subrs, this.seacAnalysisEnabled);
+`,
+    to: `    for (const {
+      encoded: decrypted,
+      glyph,
+      data: raw,
+      lenIV
+    } of charstrings) {
+      if (textOnly) {
+        const index = properties.builtInEncoding ? properties.builtInEncoding.indexOf(glyph) : -1;
+        if (!(index > -1 && properties.widths[index] === undefined && index >= properties.firstChar && index <= properties.lastChar)) {
+          const skipped = { glyphName: glyph, charstring: null, width: undefined, lsb: undefined, seac: undefined };
+          if (glyph === ".notdef") {
+            program.charstrings.unshift(skipped);
+          } else {
+            program.charstrings.push(skipped);
+          }
+          continue;
+        }
+      }
+      if (textOnly && encryptedSubrs.length) {
+        for (const i in encryptedSubrs) {
+          subrs[i] = this.readCharStrings(encryptedSubrs[i][0], encryptedSubrs[i][1]);
+        }
+        encryptedSubrs.length = 0;
+      }
+      const encoded = decrypted ?? this.readCharStrings(raw, lenIV);
+      const charString = new Type1CharString();
+      const error = charString.convert(encoded, subrs, this.seacAnalysisEnabled);
 `,
   },
 ];

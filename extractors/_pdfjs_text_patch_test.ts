@@ -10,7 +10,8 @@ import {
   type PdfjsWorkerModule,
   WORKER_PATCHES,
 } from "./_pdfjs_text_patch.ts";
-import { inThreadWorker, pdfjsTextPatch } from "./pdf.ts";
+import { inThreadWorker, type InThreadWorkerOptions, pdfjsTextPatch } from "./pdf.ts";
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNull } from "pdf-lib";
 
 const loaded = await loadPdfjsWorker();
 
@@ -34,12 +35,16 @@ Deno.test("patchWorkerSource() refuses a source a patch does not match", () => {
   });
 });
 
-/**
- * Every page's text content (items with their transforms, styles) read with `worker`, font
- * names without the document number pdf.js puts in them (`g_d3_f1` -> `g_d_f1`).
- */
-async function textContents(bytes: Uint8Array, worker: PdfjsWorkerModule, maxPages = 40) {
-  const port = await inThreadWorker(worker);
+type PdfDoc = Awaited<ReturnType<typeof getDocument>["promise"]>;
+
+/** `read(doc)` on `bytes` opened with `worker` (and `options`), closed after. */
+async function withDocument<T>(
+  bytes: Uint8Array,
+  worker: PdfjsWorkerModule,
+  options: InThreadWorkerOptions,
+  read: (doc: PdfDoc) => Promise<T>,
+): Promise<T> {
+  const port = await inThreadWorker(worker, options);
   const task = getDocument({
     data: bytes.slice(),
     worker: port.worker,
@@ -48,7 +53,24 @@ async function textContents(bytes: Uint8Array, worker: PdfjsWorkerModule, maxPag
     verbosity: 0,
   });
   try {
-    const doc = await task.promise;
+    return await read(await task.promise);
+  } finally {
+    await task.destroy();
+    port.close();
+  }
+}
+
+/**
+ * Every page's text content (items with their transforms, styles) read with `worker`, font
+ * names without the document number pdf.js puts in them (`g_d3_f1` -> `g_d_f1`).
+ */
+function textContents(
+  bytes: Uint8Array,
+  worker: PdfjsWorkerModule,
+  maxPages = 40,
+  options: InThreadWorkerOptions = {},
+) {
+  return withDocument(bytes, worker, options, async (doc) => {
     const out = [];
     for (let p = 1; p <= Math.min(doc.numPages, maxPages); p++) {
       const page = await doc.getPage(p);
@@ -62,10 +84,7 @@ async function textContents(bytes: Uint8Array, worker: PdfjsWorkerModule, maxPag
       page.cleanup();
     }
     return out;
-  } finally {
-    await task.destroy();
-    port.close();
-  }
+  });
 }
 
 /** A PDF of one page with `content`, Helvetica as F1, a Type3 font as F3, a vertical F4. */
@@ -126,6 +145,8 @@ Deno.test("patched pdf.js gives the library's text content on hand-made pages", 
     const theirs = await textContents(bytes, libraryWorker);
     assert(mine[0]!.items.length > 0, `no text read from: ${content}`);
     deepStrictEqual(mine, theirs, content);
+    const textOnly = await textContents(bytes, loaded.module, 40, { textOnlyFonts: true });
+    deepStrictEqual(textOnly, theirs, `${content} (text-only fonts)`);
     for (const s of Object.values(mine[0]!.styles)) if (s.vertical) vertical++;
   }
   assert(vertical > 0, "the vertical font was not read as vertical");
@@ -147,5 +168,51 @@ Deno.test("patched pdf.js gives the library's text content on corpus PDFs", asyn
     assert(mine.some((tc) => tc.items.length > 0), `no text read from ${f}`);
     assertEquals(mine.length, theirs.length, f);
     mine.forEach((tc, p) => deepStrictEqual(tc, theirs[p], `${f}, page ${p + 1}`));
+    const textOnly = await textContents(bytes, loaded.module, 40, { textOnlyFonts: true });
+    assertEquals(textOnly.length, theirs.length, f);
+    textOnly.forEach((tc, p) => deepStrictEqual(tc, theirs[p], `${f}, page ${p + 1}, text-only`));
   }
+});
+
+Deno.test("text-only fonts read widths a PDF lacks from the Type1 font program", async () => {
+  // R-FAQ.pdf embeds Type1 fonts with built-in encodings; every other entry of their
+  // /Widths is blanked, so pdf.js takes those widths from the glyphs' charstrings, which
+  // text-only fonts decrypt and run only for that.
+  const dir = await smallCorpus();
+  const doc = await PDFDocument.load(
+    await Deno.readFile(join(dir, "pdf-manuals/r-doc-pdf/R-FAQ.pdf")),
+  );
+  let blanked = 0;
+  for (const [, obj] of doc.context.enumerateIndirectObjects()) {
+    if (!(obj instanceof PDFDict) || obj.get(PDFName.of("Subtype")) !== PDFName.of("Type1")) {
+      continue;
+    }
+    const descriptor = obj.lookup(PDFName.of("FontDescriptor"));
+    const widths = obj.lookup(PDFName.of("Widths"));
+    if (!(descriptor instanceof PDFDict) || !descriptor.has(PDFName.of("FontFile"))) continue;
+    if (!(widths instanceof PDFArray)) continue;
+    for (let i = 0; i < widths.size(); i += 2) widths.set(i, PDFNull);
+    blanked++;
+  }
+  assert(blanked > 0, "no embedded Type1 font with /Widths in R-FAQ.pdf");
+  const bytes = await doc.save({ useObjectStreams: false });
+  const theirs = await textContents(bytes, libraryWorker, 6);
+  const textOnly = await textContents(bytes, loaded.module, 6, { textOnlyFonts: true });
+  assert(theirs.some((tc) => tc.items.length > 0), "no text read from the changed R-FAQ.pdf");
+  textOnly.forEach((tc, p) => deepStrictEqual(tc, theirs[p], `page ${p + 1}`));
+});
+
+Deno.test("a document with text-only fonts still gives the page's operator list", async () => {
+  // Its Type1 fonts have no font file (no outlines): the operators are the same and the
+  // request ends instead of failing inside pdf.js.
+  const dir = await smallCorpus();
+  const bytes = await Deno.readFile(join(dir, "pdf-manuals/r-doc-pdf/R-FAQ.pdf"));
+  const ops = (options: InThreadWorkerOptions) =>
+    withDocument(bytes, loaded.module, options, async (doc) => {
+      const page = await doc.getPage(1);
+      return (await page.getOperatorList()).fnArray;
+    });
+  const full = await ops({});
+  assert(full.length > 0, "no operators on page 1 of R-FAQ.pdf");
+  deepStrictEqual(await ops({ textOnlyFonts: true }), full);
 });

@@ -42,6 +42,16 @@ export async function pdfjsTextPatch(): Promise<{ patched: boolean; reason?: str
   return { patched, reason };
 }
 
+/** How the documents of an {@link inThreadWorker} are read. */
+export interface InThreadWorkerOptions {
+  /**
+   * Load fonts for text only (the `textOnlyFonts` evaluator option of the patched worker,
+   * `_pdfjs_text_patch.ts`): their Type1 fonts carry no font file, so text drawn in them
+   * would not show; text content is the same. Ignored by an unpatched worker.
+   */
+  textOnlyFonts?: boolean;
+}
+
 /**
  * A pdf.js "worker" in this thread, connected by a `FastPort` pair instead of pdf.js's
  * structuredClone-based loopback (about a tenth of the CPU time of text extraction). The
@@ -50,10 +60,17 @@ export async function pdfjsTextPatch(): Promise<{ patched: boolean; reason?: str
  */
 export async function inThreadWorker(
   workerModule?: PdfjsWorkerModule,
+  options: InThreadWorkerOptions = {},
 ): Promise<{ worker: InstanceType<typeof PDFWorker>; close: () => void }> {
   const code = workerModule ?? (await workerLoad).module;
   const [main, side] = fastPorts();
   code.WorkerMessageHandler.initializeFromPort(side);
+  if (options.textOnlyFonts) {
+    // getDocument passes a fixed set of evaluator options: the one more is added to the
+    // request that opens each document.
+    const post = main.postMessage.bind(main);
+    main.postMessage = (obj, transfer) => post(withTextOnlyFonts(obj), transfer);
+  }
   const worker = new PDFWorker({ port: main as unknown as null, verbosity: 0 });
   return {
     worker,
@@ -61,6 +78,18 @@ export async function inThreadWorker(
       worker.destroy();
       main.terminate();
     },
+  };
+}
+
+/** `message` with `textOnlyFonts` in its evaluator options when it opens a document. */
+function withTextOnlyFonts(message: unknown): unknown {
+  const m = message as { action?: unknown; data?: { evaluatorOptions?: object } } | null;
+  if (m?.action !== "GetDocRequest" || typeof m.data?.evaluatorOptions !== "object") {
+    return message;
+  }
+  return {
+    ...m,
+    data: { ...m.data, evaluatorOptions: { ...m.data.evaluatorOptions, textOnlyFonts: true } },
   };
 }
 
@@ -297,7 +326,7 @@ export function pdf(): Extractor {
       if (input.bytes.length === 0) throw new ExtractError("empty", "file is empty");
       // pdf.js may transfer (detach) the buffer it is given: hand it a copy, a plain
       // Uint8Array (it refuses a Node Buffer, which a read in this thread gives).
-      const port = await inThreadWorker();
+      const port = await inThreadWorker(undefined, { textOnlyFonts: true });
       const task = getDocument({
         data: new Uint8Array(input.bytes),
         worker: port.worker,
