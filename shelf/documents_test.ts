@@ -5,10 +5,10 @@ import { openTestShelf } from "../tests/shelf_helper.ts";
 
 const NOTE = "# Otters\n\nIntro.\n\n## Food\n\nFish and crabs.\n\n## Dens\n\nHolts by rivers.\n";
 
-/** The error `fn` throws. */
-function thrown(fn: () => unknown): ToolError {
+/** The error `fn` throws (or its promise rejects with). */
+async function thrown(fn: () => unknown): Promise<ToolError> {
   try {
-    fn();
+    await fn();
   } catch (e) {
     return e as ToolError;
   }
@@ -33,23 +33,23 @@ Deno.test("Shelf.findDocument() takes an id or a library path; an unknown one is
   assertEquals(t.shelf.findDocument(` ${id} `), id);
   assertEquals(t.shelf.findDocument("Zoo/mammals/seals.md"), undefined);
   assertEquals(t.shelf.findDocument("0123456789abcdef"), undefined);
-  const outside = thrown(() => t.shelf.findDocument("../etc/passwd"));
+  const outside = await thrown(() => t.shelf.findDocument("../etc/passwd"));
   assertEquals(outside.code, "PATH_OUTSIDE_LIBRARY");
 });
 
 Deno.test("Shelf.readLines() reads a section, an offset, and refuses an offset past the end", async () => {
   await using t = await setup();
   const id = t.shelf.findDocument("Zoo/mammals/otters.md")!;
-  const food = t.shelf.readLines(id, { offset: 1, section: "food" });
+  const food = await t.shelf.readLines(id, { offset: 1, section: "food" });
   assertEquals(food.lines.map((l) => l.text), ["## Food", "", "Fish and crabs.", ""]);
   assertEquals(food.path, "Zoo/mammals/otters.md");
   assertEquals(food.next_offset, 9);
-  const two = t.shelf.readLines(id, { offset: 11, limit: 2 });
+  const two = await t.shelf.readLines(id, { offset: 11, limit: 2 });
   assertEquals(two.lines, [{ n: 11, text: "Holts by rivers." }]);
   assertEquals(two.next_offset, null);
-  const past = thrown(() => t.shelf.readLines(id, { offset: 99 }));
+  const past = await thrown(() => t.shelf.readLines(id, { offset: 99 }));
   assertEquals(past.code, "INVALID_ARGUMENT");
-  const page = thrown(() => t.shelf.readLines(id, { offset: 1, page: 1 }));
+  const page = await thrown(() => t.shelf.readLines(id, { offset: 1, page: 1 }));
   assertEquals(page.message, `Document ${id} has no pages`);
 });
 

@@ -15,6 +15,7 @@ import { createEmbedder } from "../embedders/mod.ts";
 import { Fts5Index } from "../stores/fts5.ts";
 import { LanceIndex } from "../stores/lancedb.ts";
 import { SearchPool } from "../stores/fts5_pool.ts";
+import { SqliteCatalogStore } from "../stores/catalog_sqlite.ts";
 import { Catalog } from "../core/catalog.ts";
 import {
   addFolders,
@@ -53,6 +54,7 @@ import {
   type DocumentOutline,
   documentOutline,
   findDocument,
+  findStoredDocument,
   type ReadLines,
   readLines,
   type ReadRequest,
@@ -201,7 +203,8 @@ export interface ShelfOptions {
 /** The PostgreSQL store's modules, loaded only for a store that uses them. */
 type PgModules =
   & typeof import("../stores/postgres.ts")
-  & typeof import("../stores/postgres_pool.ts");
+  & typeof import("../stores/postgres_pool.ts")
+  & typeof import("../stores/catalog_postgres.ts");
 
 /** State of the index as answers report it. */
 export interface IndexStatus {
@@ -304,12 +307,15 @@ export class Shelf {
         idleMs: releaseMs > 0 ? releaseMs + 30_000 : undefined,
       })
       : undefined;
+    const pgOptions = pg && {
+      readUrl: opts.storeRead ?? config.store_read,
+      machine: { name: machineName(config), owner: pg.dataFolderId(opts.data) },
+    };
     const keyword = store && pg
-      ? new pg.PgKeywordIndex(store, catalog, {
-        readUrl: opts.storeRead ?? config.store_read,
-        machine: { name: machineName(config), owner: pg.dataFolderId(opts.data) },
-      })
+      ? new pg.PgKeywordIndex(store, catalog, pgOptions)
       : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
+    // the catalog's copy in PostgreSQL, which the indexer writes beside the local one
+    const pgCatalog = store && pg ? new pg.PgCatalogStore(store, pgOptions) : undefined;
     let vectors: VectorSync | undefined;
     if (embedder) {
       makePrivateDir(join(opts.data, "vectors"));
@@ -329,7 +335,7 @@ export class Shelf {
     const indexer = new Indexer(
       catalog,
       pool?.extract ?? inProcess(registry, { ocrLanguages }),
-      { keyword, vectors: vectors?.index },
+      { keyword, vectors: vectors?.index, catalog: pgCatalog },
       {
         concurrency: workers + 1,
         // A file starts beside others only while the process tree's measured memory leaves
@@ -350,7 +356,8 @@ export class Shelf {
         hold: pool && (() => pool.hold()),
       },
     );
-    this.#parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };
+    const parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };
+    this.#parts = { ...parts, store: pgCatalog ?? new SqliteCatalogStore(catalog) };
     const ocrTypes = [
       ...(config.ocr?.pdf_pages !== false ? ["pdf"] : []),
       ...(config.ocr?.images !== false ? ["image"] : []),
@@ -427,6 +434,7 @@ export class Shelf {
       ? {
         ...await import("../stores/postgres.ts"),
         ...await import("../stores/postgres_pool.ts"),
+        ...await import("../stores/catalog_postgres.ts"),
       }
       : undefined;
     return new Shelf(opts, config, extractors, plugins, embedder, pg);
@@ -684,18 +692,26 @@ export class Shelf {
     return findDocument(this, ref);
   }
 
+  /**
+   * As {@link findDocument}, through the catalog store: what `read`, `outline` and `context`
+   * resolve (a server with a PostgreSQL store finds documents without the local catalog).
+   */
+  findStoredDocument(ref: string): Promise<string | undefined> {
+    return findStoredDocument(this, ref);
+  }
+
   /** Cards of stored documents by id (ids not stored are left out). */
   cards(ids: string[]): Map<string, Card> {
     return this.#parts.catalog.cards(ids);
   }
 
   /** A stored document's card and outline. */
-  outline(id: string): DocumentOutline | undefined {
+  outline(id: string): Promise<DocumentOutline | undefined> {
     return documentOutline(this, id);
   }
 
   /** Numbered lines of a stored document: from an offset, a section or a page. */
-  readLines(id: string, r: ReadRequest): ReadLines {
+  readLines(id: string, r: ReadRequest): Promise<ReadLines> {
     return readLines(this, id, r);
   }
 
@@ -1145,6 +1161,7 @@ export class Shelf {
     this.#grepRunner?.close();
     this.#grepRunner = undefined;
     await this.#parts.keyword.close?.();
+    await this.#parts.store.close();
     this.#parts.catalog.close();
     this.#names = new WeakMap();
   }

@@ -49,7 +49,7 @@ import {
   openPool,
   retriedTransaction,
 } from "./postgres_pool.ts";
-import type { CatalogStore } from "./roles.ts";
+import type { CatalogStore, LibraryClaim } from "./roles.ts";
 
 /** The tables, created if missing (in the machine's schema: the pool's `search_path`). */
 const SCHEMA = `
@@ -117,14 +117,6 @@ export interface PgCatalogOptions {
   readUrl?: string;
   /** The data folder's machine: its tables are in its schema. Default: `public`. */
   machine?: Machine;
-}
-
-/** A library claimed for an index run, until released (or the connection ends). */
-export interface LibraryClaim {
-  /** The library. */
-  readonly library: string;
-  /** Give the library up (once; later calls do nothing). */
-  release(): Promise<void>;
 }
 
 /** PostgreSQL text holds no NUL (nor does SQLite's, read back): as the catalog, U+FFFD. */

@@ -11,7 +11,7 @@ import {
   docIdArg,
   escapeControl,
   needArgs,
-  resolveDoc,
+  resolveStoredDoc,
   shownPath,
 } from "../tool.ts";
 import { nextOffset, obj, optInt } from "./_output.ts";
@@ -55,9 +55,9 @@ export const read = defineTool({
     truncated: z.boolean().optional(),
     version: z.string(),
   },
-  run(shelf, a) {
-    const id = resolveDoc(shelf, a.doc_id);
-    const r = shelf.readLines(id, a);
+  async run(shelf, a) {
+    const id = await resolveStoredDoc(shelf, a.doc_id);
+    const r = await shelf.readLines(id, a);
     return { ...r, path: shownPath(shelf, r.path) };
   },
   markdown(r, render) {
