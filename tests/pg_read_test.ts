@@ -94,3 +94,57 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "an index run claims its library and writes, touches, removes and restores in the store",
+  ignore: noPostgres,
+  async fn() {
+    const server = await PgServer.start(56860);
+    const base = await Deno.makeTempDir({ prefix: "shelfmark-pgindex-" });
+    try {
+      const lib = join(base, "Docs");
+      await Deno.mkdir(lib);
+      await Deno.writeTextFile(join(lib, "a.md"), "# Alpacas\n\nAlpaca wool is warm.\n");
+      await Deno.writeTextFile(join(lib, "b.md"), "# Bison\n\nBison roam.\n");
+      await using t = await openTestShelf({ base, store: await server.database(), folders: [lib] });
+      const store = () => partsOf(t.shelf).store;
+      assertEquals(store().name, "postgres");
+      await t.shelf.index();
+      const ids = [...(await store().fileStates("Docs")).values()].map((s) => s.doc_id).sort();
+      assertEquals(ids, partsOf(t.shelf).catalog.ids().sort());
+      // a touched file: its new mtime in the store too
+      const when = new Date("2024-05-01T00:00:00Z");
+      await Deno.utime(join(lib, "a.md"), when, when);
+      assertEquals((await t.shelf.index()).unchanged, 2);
+      const a = (await store().fileStates("Docs")).get("Docs/a.md")!;
+      assertEquals(a.mtime_ms, when.getTime());
+      assertEquals(
+        (await store().cards([a.doc_id])).get(a.doc_id)?.modified_at,
+        when.toISOString(),
+      );
+      // a deleted file leaves the store
+      await Deno.remove(join(lib, "b.md"));
+      assertEquals((await t.shelf.index()).removed, 1);
+      assertEquals([...(await store().fileStates("Docs")).keys()], ["Docs/a.md"]);
+      // a document the store lacks is written again from the local catalog
+      await store().remove([a.doc_id]);
+      await t.shelf.index();
+      assertEquals(await store().lines(a.doc_id, 1, 3), ["# Alpacas", "", "Alpaca wool is warm."]);
+      // a library another indexer holds: the run fails with CONFLICT, and runs once it is free
+      const claim = await store().claimLibrary!("Docs");
+      await Deno.writeTextFile(join(lib, "c.md"), "# Camels\n");
+      await t.shelf.index().catch(() => {});
+      const status = await callTool(t.shelf, "status", { output_format: "json" });
+      assert(
+        /being indexed by another indexer/.test(String(status.json.last_error)),
+        String(status.json.last_error),
+      );
+      await claim.release();
+      assertEquals((await t.shelf.index()).indexed, 1);
+      assertEquals(await store().count(), 2);
+    } finally {
+      await server.stop();
+      await Deno.remove(base, { recursive: true }).catch(() => {});
+    }
+  },
+});
