@@ -109,6 +109,9 @@ const RUN_LOCK = 7243103;
 const LOCK_SQL =
   "SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || '/' || $2)) AS locked";
 
+/** Libraries one store may hold claimed at once (a connection each). */
+const CLAIMS_AT_MOST = 64;
+
 /** Options of {@link PgCatalogStore}. */
 export interface PgCatalogOptions {
   /** Connections at most (default 10). */
@@ -146,6 +149,11 @@ export class PgCatalogStore implements CatalogStore {
   /** Backend name. */
   readonly name = "postgres";
   readonly #pool: pg.Pool;
+  /**
+   * The connections that hold index-run claims, one per claimed library: apart from the
+   * queries' pool, so claims never take the connections its reads and writes wait for.
+   */
+  readonly #claims: pg.Pool;
   readonly #read: pg.Pool;
   readonly #machine?: Machine;
   #schema?: Promise<void>;
@@ -161,6 +169,7 @@ export class PgCatalogStore implements CatalogStore {
   constructor(url: string, options: PgCatalogOptions = {}) {
     const [max, machine] = [options.connections ?? 10, options.machine];
     this.#pool = openPool(url, max, machine?.name);
+    this.#claims = openPool(url, CLAIMS_AT_MOST, machine?.name);
     this.#read = options.readUrl ? openPool(options.readUrl, max, machine?.name) : this.#pool;
     this.#machine = machine;
   }
@@ -271,7 +280,7 @@ export class PgCatalogStore implements CatalogStore {
    */
   async claimLibrary(library: string): Promise<LibraryClaim> {
     await this.#ready();
-    const c = await guard(() => this.#pool.connect());
+    const c = await guard(() => this.#claims.connect());
     const key = [RUN_LOCK, library];
     // held for the run, not idle in the pool: a dropped connection must not be an uncaught
     // error of the process (the claim just ends)
@@ -575,6 +584,7 @@ export class PgCatalogStore implements CatalogStore {
 
   async close(): Promise<void> {
     await this.#pool.end();
+    await this.#claims.end();
     if (this.#read !== this.#pool) await this.#read.end();
   }
 

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import { callTool } from "../server/dispatch.ts";
 import { partsOf } from "../shelf/_parts.ts";
+import { PgCatalogStore } from "../stores/catalog_postgres.ts";
 import type { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
@@ -39,20 +40,25 @@ Deno.test({
       const store = await server.database();
       await using t = await openTestShelf({ base, store, folders: [lib] });
       assertEquals((await t.shelf.index()).indexed, 2);
+      /** An answer without its `_meta` (the time of the call, the index's state). */
+      const bare = (json: Record<string, unknown>) => {
+        const { _meta: _, ...rest } = json;
+        return rest;
+      };
       /** Every answer the tools give about the two documents. */
       const answers = async () => {
         const out: Record<string, unknown> = {};
         for (const [doc, reads] of Object.entries(READS)) {
           for (const r of reads) {
             const a = await callTool(t.shelf, "read", { doc_id: doc, ...r, output_format: "json" });
-            out[`read ${doc} ${JSON.stringify(r)}`] = a.json;
+            out[`read ${doc} ${JSON.stringify(r)}`] = bare(a.json);
           }
           const o = await callTool(t.shelf, "outline", {
             doc_ids: [doc],
             max_tokens: 50000,
             output_format: "json",
           });
-          out[`outline ${doc}`] = o.json;
+          out[`outline ${doc}`] = bare(o.json);
           const c = await callTool(t.shelf, "context", { doc_id: doc, output_format: "json" });
           const { card, tags, fields } = c.json;
           out[`context ${doc}`] = { card, tags, fields };
@@ -106,7 +112,8 @@ Deno.test({
       await Deno.mkdir(lib);
       await Deno.writeTextFile(join(lib, "a.md"), "# Alpacas\n\nAlpaca wool is warm.\n");
       await Deno.writeTextFile(join(lib, "b.md"), "# Bison\n\nBison roam.\n");
-      await using t = await openTestShelf({ base, store: await server.database(), folders: [lib] });
+      const url = await server.database();
+      await using t = await openTestShelf({ base, store: url, folders: [lib] });
       const store = () => partsOf(t.shelf).store;
       assertEquals(store().name, "postgres");
       await t.shelf.index();
@@ -142,6 +149,15 @@ Deno.test({
       await claim.release();
       assertEquals((await t.shelf.index()).indexed, 1);
       assertEquals(await store().count(), 2);
+      // claims hold connections of their own: a store of one connection still reads
+      const narrow = new PgCatalogStore(url, { connections: 1 });
+      try {
+        const held = [await narrow.claimLibrary("A"), await narrow.claimLibrary("B")];
+        assertEquals(await narrow.count(), 0);
+        for (const c of held) await c.release();
+      } finally {
+        await narrow.close();
+      }
     } finally {
       await server.stop();
       await Deno.remove(base, { recursive: true }).catch(() => {});
