@@ -16,6 +16,7 @@ import { Fts5Index } from "../stores/fts5.ts";
 import { LanceIndex } from "../stores/lancedb.ts";
 import { SearchPool } from "../stores/fts5_pool.ts";
 import { SqliteCatalogStore } from "../stores/catalog_sqlite.ts";
+import type { CatalogStore } from "../stores/roles.ts";
 import { Catalog } from "../core/catalog.ts";
 import {
   addFolders,
@@ -268,6 +269,8 @@ export class Shelf {
   readonly #committer?: VaultCommitter;
   /** Gives memory back after a while without tool calls. */
   readonly #idle: IdleRelease;
+  /** The catalog's copy in a PostgreSQL store as the indexer writes it (on the primary). */
+  readonly #storeWriter?: CatalogStore;
 
   private constructor(
     opts: ShelfOptions,
@@ -316,6 +319,11 @@ export class Shelf {
       : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
     // the catalog's copy in PostgreSQL, which the indexer writes beside the local one
     const pgCatalog = store && pg ? new pg.PgCatalogStore(store, pgOptions) : undefined;
+    // the indexer reads what it wrote (which documents the copy holds): on the primary, not
+    // on a replica that may lag behind it
+    this.#storeWriter = store && pg && pgOptions?.readUrl
+      ? new pg.PgCatalogStore(store, { ...pgOptions, readUrl: undefined })
+      : pgCatalog;
     let vectors: VectorSync | undefined;
     if (embedder) {
       makePrivateDir(join(opts.data, "vectors"));
@@ -335,7 +343,7 @@ export class Shelf {
     const indexer = new Indexer(
       catalog,
       pool?.extract ?? inProcess(registry, { ocrLanguages }),
-      { keyword, vectors: vectors?.index, catalog: pgCatalog },
+      { keyword, vectors: vectors?.index, catalog: this.#storeWriter },
       {
         concurrency: workers + 1,
         // A file starts beside others only while the process tree's measured memory leaves
@@ -1162,6 +1170,7 @@ export class Shelf {
     this.#grepRunner = undefined;
     await this.#parts.keyword.close?.();
     await this.#parts.store.close();
+    if (this.#storeWriter !== this.#parts.store) await this.#storeWriter?.close();
     this.#parts.catalog.close();
     this.#names = new WeakMap();
   }

@@ -594,7 +594,9 @@ export class PgCatalogStore implements CatalogStore {
    * reads of a search's hits (0.6 ms against 0.2-0.8 ms, small corpus).
    */
   async #query(sql: string, params: unknown[] = []): Promise<pg.QueryResultRow[]> {
-    await this.#ready();
+    // a replica's reader does not need the primary (it may be down): the primary's writers
+    // made the tables
+    if (this.#read === this.#pool) await this.#ready();
     let name = this.#names.get(sql);
     if (!name) this.#names.set(sql, name = `catalog_${this.#names.size}`);
     return await guard(async () =>
