@@ -193,10 +193,10 @@ export async function sentenceRanks(
     for (const r of results) {
       const p = r.passages?.[0];
       if (!targets.has(r.path) || !p) continue;
-      const lines = shelf.readLines(r.doc_id, {
+      const lines = (await shelf.readLines(r.doc_id, {
         offset: p.start_line,
         limit: Math.min(PASSAGE_LINES, p.end_line - p.start_line + 1),
-      }).lines;
+      })).lines;
       const sentences = sentencesOf(lines);
       const at = sentences.findIndex((c) => keys.some((k) => plain(c.text).includes(k)));
       if (at < 0) continue;

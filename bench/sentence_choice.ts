@@ -81,10 +81,10 @@ if (import.meta.main) {
     for (const [i, h] of hits.entries()) {
       const cands: Candidate[] = [];
       for (const p of h.passages ?? []) {
-        const lines = shelf.readLines(h.doc_id, {
+        const lines = (await shelf.readLines(h.doc_id, {
           offset: p.start_line,
           limit: Math.min(300, p.end_line - p.start_line + 1),
-        }).lines;
+        })).lines;
         const base = cands.length ? cands.at(-1)!.paragraph + 1 : 0;
         cands.push(...sentencesOf(lines).map((s) => ({ ...s, paragraph: base + s.paragraph })));
       }

@@ -268,8 +268,19 @@ export function needArgs(pos: string[], n: number, what: string, usage: string):
 
 /** Resolve a `doc_id` argument (an id, or a path inside a library) to a stored id. */
 export function resolveDoc(shelf: Shelf, arg: string): string {
-  const found = shelf.findDocument(arg);
-  if (found) return found;
+  return shelf.findDocument(arg) ?? notFound(arg);
+}
+
+/**
+ * As {@link resolveDoc}, through the shelf's catalog store (the tools that read a document
+ * from it: `read`, `outline`, `context`).
+ */
+export async function resolveStoredDoc(shelf: Shelf, arg: string): Promise<string> {
+  return await shelf.findStoredDocument(arg) ?? notFound(arg);
+}
+
+/** The answer to a `doc_id` argument that names no stored document. */
+function notFound(arg: string): never {
   throw new ToolError(
     "DOCUMENT_NOT_FOUND",
     `No document ${JSON.stringify(arg)}`,

@@ -10,7 +10,7 @@ import type { Catalog } from "../core/catalog.ts";
 import type { ExtractorRegistry } from "../core/registry.ts";
 import type { ExtractPool } from "../extraction/pool.ts";
 import type { SearchPool } from "../stores/fts5_pool.ts";
-import type { KeywordIndex } from "../stores/roles.ts";
+import type { CatalogStore, KeywordIndex } from "../stores/roles.ts";
 import type { Indexer } from "./indexer.ts";
 import type { Shelf } from "./shelf.ts";
 import type { VectorSync } from "./vectors.ts";
@@ -22,6 +22,12 @@ export const PARTS: unique symbol = Symbol("shelf parts");
 export interface ShelfParts {
   /** The catalog. */
   readonly catalog: Catalog;
+  /**
+   * The catalog as servers read it (`read`, `outline`, `context`): the SQLite catalog above
+   * by default; with a PostgreSQL store, its copy there, which the indexer writes beside the
+   * local catalog, so a server without the local rows answers from it.
+   */
+  readonly store: CatalogStore;
   /** Extractors by extension and sniffed type. */
   readonly registry: ExtractorRegistry;
   /**

@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { docFields } from "../core/fields.ts";
 import { docTable, under } from "../core/listing.ts";
-import type { Card } from "../core/types.ts";
+import { type Card, ToolError } from "../core/types.ts";
 import {
   graphOf,
   type InLink,
@@ -79,7 +78,12 @@ export async function documentContext(
   id: string,
   limit: number,
 ): Promise<DocumentContext> {
-  const c = partsOf(shelf).catalog.cards([id]).get(id)!;
+  const store = partsOf(shelf).store;
+  // its card and fields from the catalog store; links and folder peers are still the local
+  // catalog's (the link graph and the listing: later steps of docs/postgres.md's plan)
+  const [cards, fields] = await Promise.all([store.cards([id]), store.fields(id)]);
+  const c = cards.get(id);
+  if (!c) throw new ToolError("DOCUMENT_NOT_FOUND", `No document ${JSON.stringify(id)}`);
   const graph = graphOf(shelf);
   const out = outLinks(graph, id);
   const back = inLinks(graph, id);
@@ -89,9 +93,8 @@ export async function documentContext(
   const peers = under(docTable(partsOf(shelf).catalog).entries, folder).filter((d) =>
     d.doc_id !== id && !d.path.includes("/", folder.length + 1)
   );
-  const fields = docFields(partsOf(shelf).catalog.db, id);
   const similar = await similarTo(shelf, c, limit);
-  const cards = partsOf(shelf).catalog.cards(similar.hits.map((h) => h.doc_id));
+  const similarCards = await store.cards(similar.hits.map((h) => h.doc_id));
   return {
     card: {
       doc_id: id,
@@ -115,7 +118,7 @@ export async function documentContext(
       items: out.all.slice(0, limit),
     },
     similar: similar.hits.flatMap((h) => {
-      const e = cards.get(h.doc_id);
+      const e = similarCards.get(h.doc_id);
       return e ? [entry(e)] : [];
     }),
     similar_by: similar.by,

@@ -9,22 +9,40 @@ import { findNode, flattenOutline } from "../core/outline.ts";
 import { confinePath, isInside, realPath } from "../core/paths.ts";
 import { type Card, type OutlineNode, ToolError } from "../core/types.ts";
 import { pageOf } from "../search/passages.ts";
-import { docLines } from "./lines.ts";
 import type { Shelf } from "./shelf.ts";
 import { versionOfHash } from "./vault.ts";
 import { partsOf } from "./_parts.ts";
+
+/** What a document argument names: an id (16 hex digits or fewer) or a display path. */
+function reference(shelf: Shelf, ref: string): { id: string } | { path: string } | undefined {
+  const id = ref.trim();
+  if (/^[0-9a-f]{6,16}$/.test(id)) return { id };
+  if (/[/\\\0]/.test(id) || id.startsWith("..")) {
+    return { path: confinePath(id, shelf.libraries) };
+  }
+  return undefined;
+}
 
 /**
  * The stored id of a document named by its id or by a path inside a library, or undefined.
  * A path outside every library fails with `PATH_OUTSIDE_LIBRARY`.
  */
 export function findDocument(shelf: Shelf, ref: string): string | undefined {
-  const id = ref.trim();
-  if (/^[0-9a-f]{6,16}$/.test(id) && partsOf(shelf).catalog.has(id)) return id;
-  if (/[/\\\0]/.test(id) || id.startsWith("..")) {
-    return partsOf(shelf).catalog.idByPath(confinePath(id, shelf.libraries));
-  }
-  return undefined;
+  const r = reference(shelf, ref);
+  const catalog = partsOf(shelf).catalog;
+  if (r && "id" in r) return catalog.has(r.id) ? r.id : undefined;
+  return r && catalog.idByPath(r.path);
+}
+
+/**
+ * As {@link findDocument}, through the shelf's catalog store (a PostgreSQL store answers
+ * without the local catalog's rows).
+ */
+export async function findStoredDocument(shelf: Shelf, ref: string): Promise<string | undefined> {
+  const r = reference(shelf, ref);
+  const store = partsOf(shelf).store;
+  if (r && "id" in r) return (await store.cards([r.id])).has(r.id) ? r.id : undefined;
+  return r && await store.idByPath(r.path);
 }
 
 /** A document's card and outline. */
@@ -35,10 +53,14 @@ export interface DocumentOutline {
   outline: OutlineNode[];
 }
 
-/** The card and outline of a stored document, or undefined. */
-export function documentOutline(shelf: Shelf, id: string): DocumentOutline | undefined {
-  const doc = partsOf(shelf).catalog.get(id);
-  return doc && { card: doc.card, outline: doc.outline };
+/** The card and outline of a stored document, or undefined: one read of each, together. */
+export async function documentOutline(
+  shelf: Shelf,
+  id: string,
+): Promise<DocumentOutline | undefined> {
+  const store = partsOf(shelf).store;
+  const [head, sections] = await Promise.all([store.head(id), store.sections(id)]);
+  return head && sections && { card: head.card, outline: sections.outline };
 }
 
 /** Which lines of a document to read. */
@@ -78,6 +100,10 @@ export interface ReadLines {
   truncated?: boolean;
   /** The version tag of the file as indexed (`if_match` of the write tools). */
   version: string;
+  /** Why the document was extracted only in part (its extractor stopped early), if it was. */
+  partial?: string;
+  /** The extractor's warnings of a document extracted only in part. */
+  warnings?: string[];
 }
 
 /** Characters of a line beyond which it is cut. */
@@ -116,18 +142,23 @@ function headingList(outline: OutlineNode[]): string {
 /**
  * Numbered lines of a stored document: from an offset, or a section of its outline, or a
  * page. A section or page it does not have, or an offset past its end, is an
- * `INVALID_ARGUMENT` naming what it has.
+ * `INVALID_ARGUMENT` naming what it has. Two reads of the catalog store: the document's
+ * head (with its outline when a section is asked for), then the lines.
  */
-export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
-  // (the outline is parsed only when a section is asked for)
-  const doc = partsOf(shelf).catalog.head(id);
+export async function readLines(shelf: Shelf, id: string, r: ReadRequest): Promise<ReadLines> {
+  const store = partsOf(shelf).store;
+  // (the outline is read only when a section is asked for)
+  const [doc, sections] = await Promise.all([
+    store.head(id),
+    r.section === undefined ? undefined : store.sections(id),
+  ]);
   if (!doc) throw new ToolError("DOCUMENT_NOT_FOUND", `No document ${JSON.stringify(id)}`);
-  const lines = docLines(partsOf(shelf).catalog, id, doc.hash);
+  const stated = doc.card.total_lines;
   let offset = r.offset;
   /** The last line the section or page asked for. */
   let last: number | undefined;
   if (r.section !== undefined) {
-    const outline = partsOf(shelf).catalog.sections(id)?.outline ?? [];
+    const outline = sections?.outline ?? [];
     const node = findSection(outline, r.section);
     if (!node) {
       throw new ToolError(
@@ -139,23 +170,25 @@ export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
     offset = node.start_line;
     last = node.end_line;
   } else if (r.page !== undefined || r.pages !== undefined) {
-    [offset, last] = pageLines(id, doc.pages, r, lines.total);
+    [offset, last] = pageLines(id, doc.pages, r, stated);
   }
-  const total = lines.total;
-  if (offset > Math.max(total, 1)) {
+  if (offset > Math.max(stated, 1)) {
     throw new ToolError(
       "INVALID_ARGUMENT",
-      `offset ${offset} is past the end of the document (${total} lines)`,
-      `Use an offset from 1 to ${total}.`,
+      `offset ${offset} is past the end of the document (${stated} lines)`,
+      `Use an offset from 1 to ${stated}.`,
     );
   }
   const limit = r.limit ?? (last !== undefined ? last - offset + 1 : DEFAULT_LIMIT);
-  const end = Math.min(total, last ?? total, offset + Math.min(limit, MAX_READ_LINES) - 1);
+  const want = Math.min(stated, last ?? stated, offset + Math.min(limit, MAX_READ_LINES) - 1);
+  const read = want < offset ? [] : await store.lines(id, offset, want) ?? [];
+  // one empty line is an empty text (stored as such: no line to show)
+  const total = stated === 1 && read.length === 1 && read[0] === "" ? 0 : stated;
+  const end = Math.min(want, total);
   const out: ReadLines["lines"] = [];
   const pages = doc.pages?.length ? doc.pages : undefined;
-  const read = lines.range(offset, end);
   for (let n = offset; n <= end; n++) {
-    const t = read[n - offset]!;
+    const t = read[n - offset] ?? "";
     const line: ReadLines["lines"][number] = {
       n,
       text: t.length > MAX_LINE_CHARS
@@ -175,6 +208,8 @@ export function readLines(shelf: Shelf, id: string, r: ReadRequest): ReadLines {
     next_offset: end < total ? end + 1 : null,
     ...(last !== undefined && end < Math.min(last, total) ? { truncated: true } : {}),
     version: versionOfHash(doc.hash),
+    // A document extracted only in part says so (why, and where its extractor stopped).
+    ...(doc.card.partial ? { partial: doc.card.partial, warnings: doc.card.warnings } : {}),
   };
 }
 

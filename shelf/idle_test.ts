@@ -90,7 +90,7 @@ Deno.test({
     const ask = async () => ({
       search: (await t.shelf.search({ query: "lighthouse keepers", limit: 5 })).hits
         .map((h) => [h.doc_id, h.score]),
-      read: t.shelf.readLines(id, { offset: 3, limit: 5 }).lines,
+      read: (await t.shelf.readLines(id, { offset: 3, limit: 5 })).lines,
       grep: (await t.shelf.grep(id, { pattern: "Line 3\\d" })).total_matches,
       named: t.shelf.findDocuments({ query: "gardens", fuzzy: true, doc_types: [], limit: 5 })
         .matches.map((m) => m.entry.path),

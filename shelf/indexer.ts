@@ -9,17 +9,24 @@ import { createHash } from "node:crypto";
 import { extname } from "node:path";
 import { buildCard, distinctTerms } from "../core/card.ts";
 import type { Catalog, FileState } from "../core/catalog.ts";
+import type { StoredDoc } from "../core/catalog_docs.ts";
 import { FINGERPRINT_VERSION } from "../core/fingerprint.ts";
 import { HeapTrimmer } from "../core/heap.ts";
 import { EXTRACTION_VERSIONS } from "../extractors/versions.ts";
-import { documentFields, fieldsChanged, libraryFields, noteFields } from "../core/fields.ts";
+import {
+  docFields,
+  documentFields,
+  fieldsChanged,
+  libraryFields,
+  noteFields,
+} from "../core/fields.ts";
 import { buildOutline } from "../core/outline.ts";
 import { docIdFor } from "../core/paths.ts";
 import { readInside, UnsafeFileError } from "../core/read_inside.ts";
 import { sniff } from "../core/sniff.ts";
 import type { ExtractFn, IndexedDoc, Library, Skipped } from "../core/types.ts";
 import { ExtractError, type ExtractInput } from "../core/extractor.ts";
-import type { KeywordIndex, VectorIndex } from "../stores/roles.ts";
+import type { CatalogStore, KeywordIndex, LibraryClaim, VectorIndex } from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
 import { MAX_BYTES_IN_FLIGHT, Room, type Weighed } from "./load.ts";
 import { applyOcrPages, blankPages } from "./ocr.ts";
@@ -103,6 +110,11 @@ export interface KeptIndexes {
   keyword?: KeywordIndex;
   /** The vector index. */
   vectors?: VectorIndex;
+  /**
+   * The catalog's copy in a shared store (PostgreSQL), written beside the local catalog:
+   * each document after its keyword write, each library claimed for a run.
+   */
+  catalog?: CatalogStore;
 }
 
 /** SQLite primary result codes of storage failures: I/O error, read-only, full, cannot open. */
@@ -246,9 +258,15 @@ export class Indexer {
     }
     opts.onProgress?.({ ...p });
     const release = this.#hold?.();
+    const claims: LibraryClaim[] = [];
     try {
+      for (const { lib } of plans) {
+        const claim = await this.#indexes.catalog?.claimLibrary?.(lib.name);
+        if (claim) claims.push(claim);
+      }
       return await this.#run(plans, p, opts);
     } finally {
+      for (const claim of claims) await claim.release();
       release?.();
     }
   }
@@ -269,6 +287,7 @@ export class Indexer {
       this.#reextractChanged();
       await this.#refingerprint(opts.signal);
       await this.#restoreKeywords(p, opts);
+      await this.#restoreCatalog(opts);
       // One room and one set of files in flight for every library: the next library's
       // files start while the last large file of one is still extracted (a drain at each
       // library's end left a core idle). A library's removals wait until its files are done.
@@ -443,29 +462,71 @@ export class Indexer {
 
   /**
    * Documents of the catalog that the keyword index does not hold are written to it again
-   * from their stored texts (nothing is extracted), one at a time (one text in memory), in
-   * committed batches with a yield between them; a stopped run resumes with those left.
+   * from their stored texts (nothing is extracted).
    */
   async #restoreKeywords(p: IndexProgress, opts: IndexerOptions): Promise<void> {
     const keyword = this.#indexes.keyword;
     if (!keyword || keyword.ready().documents >= this.#catalog.count()) return;
-    const ids = this.#catalog.ids();
-    for (let i = 0; i < ids.length; i += BATCH_FILES) {
-      if (opts.signal?.aborted) return;
-      const batch = ids.slice(i, i + BATCH_FILES);
-      const held = await keyword.indexed(batch);
-      for (const id of batch) {
-        if (held.has(id)) continue;
-        const doc = this.#catalog.get(id);
-        const text = this.#catalog.text(id);
-        if (!doc || text === undefined) continue;
+    await this.#restore(
+      (ids) => keyword.indexed(ids),
+      async (_id, doc, text) => {
         const { card, outline, pages } = doc;
         await keyword.upsert([{ card, outline, pages, lines: text.split("\n") }]);
         p.restored = (p.restored ?? 0) + 1;
+      },
+      () => opts.onProgress?.({ ...p }),
+      opts.signal,
+    );
+  }
+
+  /**
+   * Documents of the catalog that its copy in the store does not hold (a store that had
+   * only the keyword index, a crash between the two writes) are written to it again from
+   * the local catalog.
+   */
+  async #restoreCatalog(opts: IndexerOptions): Promise<void> {
+    const store = this.#indexes.catalog;
+    if (!store || await store.count() >= this.#catalog.count()) return;
+    await this.#restore(
+      (ids) => store.cards(ids),
+      async (id, doc, text) => {
+        const fields = docFields(this.#catalog.db, id);
+        await store.put({ ...doc, fields }, text, this.#catalog.links(id));
+      },
+      () => {},
+      opts.signal,
+    );
+  }
+
+  /**
+   * The catalog's documents that another store lacks, written to it one at a time (one
+   * text in memory), in committed batches with a yield between them; a stopped run resumes
+   * with those left.
+   *
+   * @param held which of a batch of ids the store holds
+   * @param write writes one document to it
+   * @param batchDone called after each batch
+   * @param signal stops it between batches
+   */
+  async #restore(
+    held: (ids: string[]) => Promise<{ has(id: string): boolean }>,
+    write: (id: string, doc: StoredDoc, text: string) => Promise<void>,
+    batchDone: () => void,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    const ids = this.#catalog.ids();
+    for (let i = 0; i < ids.length; i += BATCH_FILES) {
+      if (signal?.aborted) return;
+      const batch = ids.slice(i, i + BATCH_FILES);
+      const there = await held(batch);
+      for (const id of batch) {
+        const doc = there.has(id) ? undefined : this.#catalog.get(id);
+        const text = doc && this.#catalog.text(id);
+        if (doc && text !== undefined) await write(id, doc, text);
       }
       this.#catalog.commit();
       this.#catalog.begin();
-      opts.onProgress?.({ ...p });
+      batchDone();
       await new Promise((r) => setTimeout(r, 0));
     }
   }
@@ -481,6 +542,7 @@ export class Indexer {
       }
       this.#catalog.remove(ids);
       await this.#indexes.keyword?.remove(ids);
+      await this.#indexes.catalog?.remove(ids);
       await this.#indexes.vectors?.remove(ids);
       this.#catalog.saveTermCounts();
     } finally {
@@ -519,6 +581,7 @@ export class Indexer {
     // A partial document is stored with mtime_ms -1 (see below): not done, extracted again.
     if (!force && known && known.hash === hash && known.mtime_ms !== -1) {
       this.#catalog.touch(docId, f.mtime_ms, rfc3339(f.mtime_ms));
+      await this.#indexes.catalog?.touch(docId, f.mtime_ms, rfc3339(f.mtime_ms));
       return "unchanged";
     }
     const sniffed = sniff(bytes);
@@ -599,6 +662,9 @@ export class Indexer {
         if (known?.mtime_ms === -1 && known.hash === hash) this.#catalog.vectors.outdated(docId);
         const doc: IndexedDoc = { card, outline, lines, pages: extracted.pages };
         await this.#indexes.keyword?.upsert([doc]);
+        // the row as the local catalog stored it, with its fields, links and text
+        const stored = this.#indexes.catalog && { ...this.#catalog.get(docId)!, fields };
+        if (stored) await this.#indexes.catalog!.put(stored, text, extracted.links);
       } finally {
         this.#writing--;
       }

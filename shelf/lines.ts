@@ -1,8 +1,9 @@
 /**
  * A document's text, read from the catalog, with a small cache of the last few documents
  * that each catalog keeps until it closes (keyed by content hash, so a changed document
- * is never served stale). `read` asks for a range of lines and gets them from the text
- * blocks that hold them (a page of a 5 MB manual decompresses 32 KB, not the manual);
+ * is never served stale). `docLines` reads a range of lines from the text blocks that
+ * hold them (a page of a 5 MB manual decompresses 32 KB, not the manual; the `read` tool
+ * now reads them through the shelf's catalog store instead, `CatalogStore.lines`);
  * search hits that scan a whole text get it with its line offsets.
  *
  * @module

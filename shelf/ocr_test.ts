@@ -69,7 +69,7 @@ ocrTest(
     const s = await t.shelf.ocrDone();
     assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 1, waiting: 0 });
     const id = t.shelf.findDocument("Scans/faq-feedback.pdf")!;
-    const page = t.shelf.readLines(id, { offset: 1, page: 1 });
+    const page = await t.shelf.readLines(id, { offset: 1, page: 1 });
     const text = page.lines.map((l) => l.text).join("\n");
     assert(text.includes("Feedback via email to R-devel@R-project.org"), text);
     // Every word of a phrase of the page is found by search and grep.
@@ -84,9 +84,10 @@ ocrTest(
 
     // Extracted again in full, the page's text is put back from the catalog: not read again.
     await t.shelf.index(undefined, ["Scans"]);
-    const again = t.shelf.readLines(id, { offset: 1, page: 1 }).lines.map((l) => l.text).join(
-      "\n",
-    );
+    const again = (await t.shelf.readLines(id, { offset: 1, page: 1 })).lines.map((l) => l.text)
+      .join(
+        "\n",
+      );
     assertEquals(again, text);
     assertEquals(t.shelf.ocrStatus()?.pages_done, 1);
   },
@@ -234,7 +235,9 @@ Deno.test({
     assertEquals(s.pages_failed, 0);
     // The pages read are searchable, on their page.
     const id = t.shelf.findDocument("Books/scanned-book.pdf")!;
-    const two = t.shelf.readLines(id, { offset: 1, page: 2, limit: 1000 }).lines.map((l) => l.text);
+    const two = (await t.shelf.readLines(id, { offset: 1, page: 2, limit: 1000 })).lines.map((l) =>
+      l.text
+    );
     const want = (await pageText(src, 12)).split(/\s+/).filter((w) => /^[a-z]{6,}$/i.test(w));
     assert(want.length > 20);
     const got = new Set(two.join(" ").split(/\s+/));
@@ -265,16 +268,16 @@ Deno.test({
     try {
       await t.shelf.index();
       const id = t.shelf.findDocument("Mixed/faq-mixed.pdf")!;
-      const page = (p: number) =>
-        t.shelf.readLines(id, { offset: 1, page: p, limit: 1000 }).lines.map((l) => l.text);
-      const [one, three] = [page(1), page(3)];
-      assertEquals(page(2), [""]);
+      const page = async (p: number) =>
+        (await t.shelf.readLines(id, { offset: 1, page: p, limit: 1000 })).lines.map((l) => l.text);
+      const [one, three] = [await page(1), await page(3)];
+      assertEquals(await page(2), [""]);
       assertEquals(t.shelf.ocrStatus()?.pages_waiting, 1);
       await t.shelf.ocrDone();
       // The text pages keep their lines; the scanned one has its text in its place.
-      assertEquals(page(1), one);
-      assertEquals(page(3), three);
-      const two = t.shelf.readLines(id, { offset: 1, page: 2, limit: 1000 }).lines;
+      assertEquals(await page(1), one);
+      assertEquals(await page(3), three);
+      const two = (await t.shelf.readLines(id, { offset: 1, page: 2, limit: 1000 })).lines;
       const g = await t.shelf.grep(id, { pattern: "statistical computation and graphics" });
       assertEquals(g.total_matches, 1);
       const at = g.matches![0]!.line;
@@ -312,7 +315,7 @@ Deno.test("OcrSync puts pages read by a run stopped before it stored them in pla
   await shelf.index();
   const s = await shelf.ocrDone();
   assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 1, waiting: 0 });
-  const lines = shelf.readLines(id, { offset: 1, page: 1 }).lines.map((l) => l.text);
+  const lines = (await shelf.readLines(id, { offset: 1, page: 1 })).lines.map((l) => l.text);
   assertEquals(lines, ["Quokkas were here", "in the scan"]);
 });
 

@@ -15,6 +15,8 @@ import { createEmbedder } from "../embedders/mod.ts";
 import { Fts5Index } from "../stores/fts5.ts";
 import { LanceIndex } from "../stores/lancedb.ts";
 import { SearchPool } from "../stores/fts5_pool.ts";
+import { SqliteCatalogStore } from "../stores/catalog_sqlite.ts";
+import type { CatalogStore } from "../stores/roles.ts";
 import { Catalog, type PartialDoc } from "../core/catalog.ts";
 import {
   addFolders,
@@ -53,6 +55,7 @@ import {
   type DocumentOutline,
   documentOutline,
   findDocument,
+  findStoredDocument,
   type ReadLines,
   readLines,
   type ReadRequest,
@@ -201,7 +204,8 @@ export interface ShelfOptions {
 /** The PostgreSQL store's modules, loaded only for a store that uses them. */
 type PgModules =
   & typeof import("../stores/postgres.ts")
-  & typeof import("../stores/postgres_pool.ts");
+  & typeof import("../stores/postgres_pool.ts")
+  & typeof import("../stores/catalog_postgres.ts");
 
 /** State of the index as answers report it. */
 export interface IndexStatus {
@@ -265,6 +269,8 @@ export class Shelf {
   readonly #committer?: VaultCommitter;
   /** Gives memory back after a while without tool calls. */
   readonly #idle: IdleRelease;
+  /** The catalog's copy in a PostgreSQL store as the indexer writes it (on the primary). */
+  readonly #storeWriter?: CatalogStore;
 
   private constructor(
     opts: ShelfOptions,
@@ -304,12 +310,20 @@ export class Shelf {
         idleMs: releaseMs > 0 ? releaseMs + 30_000 : undefined,
       })
       : undefined;
+    const pgOptions = pg && {
+      readUrl: opts.storeRead ?? config.store_read,
+      machine: { name: machineName(config), owner: pg.dataFolderId(opts.data) },
+    };
     const keyword = store && pg
-      ? new pg.PgKeywordIndex(store, catalog, {
-        readUrl: opts.storeRead ?? config.store_read,
-        machine: { name: machineName(config), owner: pg.dataFolderId(opts.data) },
-      })
+      ? new pg.PgKeywordIndex(store, catalog, pgOptions)
       : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
+    // the catalog's copy in PostgreSQL, which the indexer writes beside the local one
+    const pgCatalog = store && pg ? new pg.PgCatalogStore(store, pgOptions) : undefined;
+    // the indexer reads what it wrote (which documents the copy holds): on the primary, not
+    // on a replica that may lag behind it
+    this.#storeWriter = store && pg && pgOptions?.readUrl
+      ? new pg.PgCatalogStore(store, { ...pgOptions, readUrl: undefined })
+      : pgCatalog;
     let vectors: VectorSync | undefined;
     if (embedder) {
       makePrivateDir(join(opts.data, "vectors"));
@@ -329,7 +343,7 @@ export class Shelf {
     const indexer = new Indexer(
       catalog,
       pool?.extract ?? inProcess(registry, { ocrLanguages }),
-      { keyword, vectors: vectors?.index },
+      { keyword, vectors: vectors?.index, catalog: this.#storeWriter },
       {
         concurrency: workers + 1,
         // A file starts beside others only while the process tree's measured memory leaves
@@ -350,7 +364,8 @@ export class Shelf {
         hold: pool && (() => pool.hold()),
       },
     );
-    this.#parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };
+    const parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };
+    this.#parts = { ...parts, store: pgCatalog ?? new SqliteCatalogStore(catalog) };
     const ocrTypes = [
       ...(config.ocr?.pdf_pages !== false ? ["pdf"] : []),
       ...(config.ocr?.images !== false ? ["image"] : []),
@@ -427,6 +442,7 @@ export class Shelf {
       ? {
         ...await import("../stores/postgres.ts"),
         ...await import("../stores/postgres_pool.ts"),
+        ...await import("../stores/catalog_postgres.ts"),
       }
       : undefined;
     return new Shelf(opts, config, extractors, plugins, embedder, pg);
@@ -692,18 +708,26 @@ export class Shelf {
     return findDocument(this, ref);
   }
 
+  /**
+   * As {@link findDocument}, through the catalog store: what `read`, `outline` and `context`
+   * resolve (a server with a PostgreSQL store finds documents without the local catalog).
+   */
+  findStoredDocument(ref: string): Promise<string | undefined> {
+    return findStoredDocument(this, ref);
+  }
+
   /** Cards of stored documents by id (ids not stored are left out). */
   cards(ids: string[]): Map<string, Card> {
     return this.#parts.catalog.cards(ids);
   }
 
   /** A stored document's card and outline. */
-  outline(id: string): DocumentOutline | undefined {
+  outline(id: string): Promise<DocumentOutline | undefined> {
     return documentOutline(this, id);
   }
 
   /** Numbered lines of a stored document: from an offset, a section or a page. */
-  readLines(id: string, r: ReadRequest): ReadLines {
+  readLines(id: string, r: ReadRequest): Promise<ReadLines> {
     return readLines(this, id, r);
   }
 
@@ -1153,6 +1177,8 @@ export class Shelf {
     this.#grepRunner?.close();
     this.#grepRunner = undefined;
     await this.#parts.keyword.close?.();
+    await this.#parts.store.close();
+    if (this.#storeWriter !== this.#parts.store) await this.#storeWriter?.close();
     this.#parts.catalog.close();
     this.#names = new WeakMap();
   }

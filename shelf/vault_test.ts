@@ -58,7 +58,7 @@ Deno.test("Shelf.writeFile() creates a note, indexes it before answering, and ov
   assertEquals(await hits(shelf, "quokkas"), []);
   assertEquals(await hits(shelf, "wombats"), ["Notes/log/day1.md"]);
   // The read shows the version of what was indexed.
-  const lines = shelf.readLines(b.doc_id!, { offset: 1 });
+  const lines = await shelf.readLines(b.doc_id!, { offset: 1 });
   assertEquals(lines.version, b.version);
 });
 

@@ -49,7 +49,7 @@ import {
   openPool,
   retriedTransaction,
 } from "./postgres_pool.ts";
-import type { CatalogStore } from "./roles.ts";
+import type { CatalogStore, LibraryClaim } from "./roles.ts";
 
 /** The tables, created if missing (in the machine's schema: the pool's `search_path`). */
 const SCHEMA = `
@@ -109,6 +109,9 @@ const RUN_LOCK = 7243103;
 const LOCK_SQL =
   "SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || '/' || $2)) AS locked";
 
+/** Libraries one store may hold claimed at once (a connection each). */
+const CLAIMS_AT_MOST = 64;
+
 /** Options of {@link PgCatalogStore}. */
 export interface PgCatalogOptions {
   /** Connections at most (default 10). */
@@ -117,14 +120,6 @@ export interface PgCatalogOptions {
   readUrl?: string;
   /** The data folder's machine: its tables are in its schema. Default: `public`. */
   machine?: Machine;
-}
-
-/** A library claimed for an index run, until released (or the connection ends). */
-export interface LibraryClaim {
-  /** The library. */
-  readonly library: string;
-  /** Give the library up (once; later calls do nothing). */
-  release(): Promise<void>;
 }
 
 /** PostgreSQL text holds no NUL (nor does SQLite's, read back): as the catalog, U+FFFD. */
@@ -154,6 +149,11 @@ export class PgCatalogStore implements CatalogStore {
   /** Backend name. */
   readonly name = "postgres";
   readonly #pool: pg.Pool;
+  /**
+   * The connections that hold index-run claims, one per claimed library: apart from the
+   * queries' pool, so claims never take the connections its reads and writes wait for.
+   */
+  readonly #claims: pg.Pool;
   readonly #read: pg.Pool;
   readonly #machine?: Machine;
   #schema?: Promise<void>;
@@ -169,6 +169,7 @@ export class PgCatalogStore implements CatalogStore {
   constructor(url: string, options: PgCatalogOptions = {}) {
     const [max, machine] = [options.connections ?? 10, options.machine];
     this.#pool = openPool(url, max, machine?.name);
+    this.#claims = openPool(url, CLAIMS_AT_MOST, machine?.name);
     this.#read = options.readUrl ? openPool(options.readUrl, max, machine?.name) : this.#pool;
     this.#machine = machine;
   }
@@ -279,7 +280,7 @@ export class PgCatalogStore implements CatalogStore {
    */
   async claimLibrary(library: string): Promise<LibraryClaim> {
     await this.#ready();
-    const c = await guard(() => this.#pool.connect());
+    const c = await guard(() => this.#claims.connect());
     const key = [RUN_LOCK, library];
     // held for the run, not idle in the pool: a dropped connection must not be an uncaught
     // error of the process (the claim just ends)
@@ -583,6 +584,7 @@ export class PgCatalogStore implements CatalogStore {
 
   async close(): Promise<void> {
     await this.#pool.end();
+    await this.#claims.end();
     if (this.#read !== this.#pool) await this.#read.end();
   }
 
@@ -592,7 +594,9 @@ export class PgCatalogStore implements CatalogStore {
    * reads of a search's hits (0.6 ms against 0.2-0.8 ms, small corpus).
    */
   async #query(sql: string, params: unknown[] = []): Promise<pg.QueryResultRow[]> {
-    await this.#ready();
+    // a replica's reader does not need the primary (it may be down): the primary's writers
+    // made the tables
+    if (this.#read === this.#pool) await this.#ready();
     let name = this.#names.get(sql);
     if (!name) this.#names.set(sql, name = `catalog_${this.#names.size}`);
     return await guard(async () =>

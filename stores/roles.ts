@@ -7,8 +7,8 @@
  *
  * A third role, the catalog as a server and an indexer reach it asynchronously
  * (`CatalogStore`), is implemented over the SQLite catalog (`catalog_sqlite.ts`) and in
- * PostgreSQL (`catalog_postgres.ts`); nothing calls it yet (see docs/postgres.md, the
- * catalog's plan).
+ * PostgreSQL (`catalog_postgres.ts`); the shelf owns one, and `read`, `outline` and
+ * `context` read through it (see docs/postgres.md, the catalog's plan).
  *
  * @module
  */
@@ -208,6 +208,21 @@ export interface CatalogStore {
   fileStates(library: string): Promise<Map<string, FileState>>;
   /** Number of documents (all libraries, or one). */
   count(library?: string): Promise<number>;
+  /**
+   * Claim a library for an index run, without waiting, where several indexers share the
+   * store (PostgreSQL); a store of one machine's data folder has no such method.
+   *
+   * @throws {ToolError} `CONFLICT` when another indexer holds the library
+   */
+  claimLibrary?(library: string): Promise<LibraryClaim>;
   /** Release connections; the store is not used after. */
   close(): Promise<void>;
+}
+
+/** A library claimed for an index run, until released (or the connection ends). */
+export interface LibraryClaim {
+  /** The library. */
+  readonly library: string;
+  /** Give the library up (once; later calls do nothing). */
+  release(): Promise<void>;
 }

@@ -11,6 +11,7 @@ import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 import { runCli } from "./cli_helper.ts";
 import { smallCorpus } from "./corpus.ts";
 import { openTestShelf } from "./shelf_helper.ts";
+import { storeCases } from "./store_cases.ts";
 import { partsOf } from "../shelf/_parts.ts";
 
 const VAULT: Record<string, string> = {
@@ -31,14 +32,14 @@ const VAULT: Record<string, string> = {
   "old/2020/Alpha.md": "# Old alpha\n\nAn older Alpha, deeper in the vault.\n",
 };
 
-async function vault() {
+async function vault(store?: string) {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-graph-" });
   const lib = join(base, "Vault");
   for (const [path, text] of Object.entries(VAULT)) {
     await Deno.mkdir(join(lib, path, ".."), { recursive: true });
     await Deno.writeTextFile(join(lib, path), text);
   }
-  const t = await openTestShelf({ base, folders: [lib] });
+  const t = await openTestShelf({ base, store, folders: [lib] });
   await t.shelf.index();
   return t;
 }
@@ -114,98 +115,104 @@ Deno.test("links: wiki links, aliases, headings, embeds, broken links and URLs o
   );
 });
 
-Deno.test("connection and context on a vault", async () => {
-  await using t = await vault();
-  const { shelf } = t;
-  const c = await json(shelf, "connection", {
-    from: "Vault/notes/Beta.md",
-    to: "Vault/notes/Gamma.md",
-  });
-  assertEquals(c.found, true);
-  assertEquals(c.chain.map((d: { path: string }) => d.path), [
-    "Vault/notes/Beta.md",
-    "Vault/Home.md",
-    "Vault/notes/Gamma.md",
-  ]);
-  assertEquals(
-    c.links.map((l: { direction: string; line: number; text: string }) => [
-      l.direction,
-      l.line,
-      l.text,
-    ]),
-    [["out", 3, "home"], ["out", 7, "Gamma"]],
-  );
-  const back = await json(shelf, "connection", {
-    from: "Vault/notes/Gamma.md",
-    to: "Vault/notes/Beta.md",
-  });
-  assertEquals(back.links.map((l: { direction: string }) => l.direction), ["in", "out"]);
-  const none = await callTool(shelf, "connection", {
-    from: "Vault/Orphan.md",
-    to: "Vault/Home.md",
-  });
-  assertMatch(none.text, /^No connection between Vault\/Orphan\.md .* within 10 hops\.$/m);
-  const near = await json(shelf, "connection", {
-    from: "Vault/notes/Beta.md",
-    to: "Vault/notes/Gamma.md",
-    max_depth: 1,
-  });
-  assertEquals([near.found, near.max_depth], [false, 1]);
-
-  const ctx = await json(shelf, "context", { doc_id: "Vault/Home.md" });
-  assertEquals(ctx.card.title, "Home");
-  assertEquals(ctx.card.doc_type, "markdown");
-  assertEquals(ctx.card.total_lines, 8);
-  assertEquals(ctx.tags, ["hub", "index"]);
-  assertEquals(ctx.backlinks.items.map((l: { path: string }) => l.path), ["Vault/notes/Beta.md"]);
-  assertEquals(ctx.outlinks.total, 6);
-  assertEquals(ctx.outlinks.items.length, 5, "limit 5 by default");
-  assertEquals(ctx.folder.path, "Vault");
-  assertEquals(ctx.folder.items.map((d: { path: string }) => d.path), ["Vault/Orphan.md"]);
-  assertEquals(ctx.similar_by, "keywords");
-  assert(!ctx.similar.some((d: { path: string }) => d.path === "Vault/Home.md"));
-  const gamma = await callTool(shelf, "context", { doc_id: "Vault/notes/Gamma.md", limit: 1 });
-  assertMatch(gamma.text, /^# Gamma$/m);
-  assertMatch(gamma.text, /^Tags: leaf$/m);
-  assertMatch(gamma.text, /^Backlinks: 2 documents$/m);
-  assertMatch(gamma.text, /^- … 1 more$/m);
-  assertMatch(gamma.text, /^Folder Vault\/notes\/: 2 other documents$/m);
-});
-
-Deno.test("links, connection, context: unknown documents, paths outside the libraries, bad arguments", async () => {
-  await using t = await vault();
-  const { shelf } = t;
-  for (const tool of ["links", "context"] as const) {
-    assertEquals(await code(shelf, tool, { doc_id: "123456789012345" }), "DOCUMENT_NOT_FOUND");
+storeCases(56840, {
+  "connection and context on a vault": async ({ store }) => {
+    await using t = await vault(store);
+    const { shelf } = t;
+    const c = await json(shelf, "connection", {
+      from: "Vault/notes/Beta.md",
+      to: "Vault/notes/Gamma.md",
+    });
+    assertEquals(c.found, true);
+    assertEquals(c.chain.map((d: { path: string }) => d.path), [
+      "Vault/notes/Beta.md",
+      "Vault/Home.md",
+      "Vault/notes/Gamma.md",
+    ]);
     assertEquals(
-      await code(shelf, tool, { doc_id: "Vault/../../etc/passwd" }),
-      "PATH_OUTSIDE_LIBRARY",
+      c.links.map((l: { direction: string; line: number; text: string }) => [
+        l.direction,
+        l.line,
+        l.text,
+      ]),
+      [["out", 3, "home"], ["out", 7, "Gamma"]],
     );
-    assertEquals(await code(shelf, tool, { doc_id: "/etc/passwd" }), "PATH_OUTSIDE_LIBRARY");
-    assertEquals(await code(shelf, tool, { doc_id: "Nope/a.md" }), "LIBRARY_NOT_FOUND");
-  }
-  const home = "Vault/Home.md";
-  assertEquals(
-    await code(shelf, "connection", { from: home, to: "../x.md" }),
-    "PATH_OUTSIDE_LIBRARY",
-  );
-  assertEquals(
-    await code(shelf, "connection", { from: "Vault/none.md", to: home }),
-    "DOCUMENT_NOT_FOUND",
-  );
-  assertEquals(
-    await code(shelf, "connection", { from: home, to: home, max_depth: 11 }),
-    "INVALID_ARGUMENT",
-  );
-  assertEquals(await code(shelf, "links", {}), "INVALID_ARGUMENT");
-  assertEquals(await code(shelf, "links", { doc_id: home, kind: "broken" }), "INVALID_ARGUMENT");
-  assertEquals(
-    await code(shelf, "links", { kind: "orphans", library: "Nope" }),
-    "LIBRARY_NOT_FOUND",
-  );
-  assertEquals(await code(shelf, "links", { kind: "everything" }), "INVALID_ARGUMENT");
-  assertEquals(await code(shelf, "links", { doc_id: home, limit: 0 }), "INVALID_ARGUMENT");
-  assertEquals(await code(shelf, "context", { doc_id: home, limit: 51 }), "INVALID_ARGUMENT");
+    const back = await json(shelf, "connection", {
+      from: "Vault/notes/Gamma.md",
+      to: "Vault/notes/Beta.md",
+    });
+    assertEquals(back.links.map((l: { direction: string }) => l.direction), ["in", "out"]);
+    const none = await callTool(shelf, "connection", {
+      from: "Vault/Orphan.md",
+      to: "Vault/Home.md",
+    });
+    assertMatch(none.text, /^No connection between Vault\/Orphan\.md .* within 10 hops\.$/m);
+    const near = await json(shelf, "connection", {
+      from: "Vault/notes/Beta.md",
+      to: "Vault/notes/Gamma.md",
+      max_depth: 1,
+    });
+    assertEquals([near.found, near.max_depth], [false, 1]);
+
+    const ctx = await json(shelf, "context", { doc_id: "Vault/Home.md" });
+    assertEquals(ctx.card.title, "Home");
+    assertEquals(ctx.card.doc_type, "markdown");
+    assertEquals(ctx.card.total_lines, 8);
+    assertEquals(ctx.tags, ["hub", "index"]);
+    assertEquals(ctx.backlinks.items.map((l: { path: string }) => l.path), ["Vault/notes/Beta.md"]);
+    assertEquals(ctx.outlinks.total, 6);
+    assertEquals(ctx.outlinks.items.length, 5, "limit 5 by default");
+    assertEquals(ctx.folder.path, "Vault");
+    assertEquals(ctx.folder.items.map((d: { path: string }) => d.path), ["Vault/Orphan.md"]);
+    assertEquals(ctx.similar_by, "keywords");
+    assert(!ctx.similar.some((d: { path: string }) => d.path === "Vault/Home.md"));
+    const gamma = await callTool(shelf, "context", { doc_id: "Vault/notes/Gamma.md", limit: 1 });
+    assertMatch(gamma.text, /^# Gamma$/m);
+    assertMatch(gamma.text, /^Tags: leaf$/m);
+    assertMatch(gamma.text, /^Backlinks: 2 documents$/m);
+    assertMatch(gamma.text, /^- … 1 more$/m);
+    assertMatch(gamma.text, /^Folder Vault\/notes\/: 2 other documents$/m);
+  },
+
+  "links, connection, context: unknown documents, paths outside the libraries, bad arguments":
+    async ({ store }) => {
+      await using t = await vault(store);
+      const { shelf } = t;
+      for (const tool of ["links", "context"] as const) {
+        assertEquals(await code(shelf, tool, { doc_id: "123456789012345" }), "DOCUMENT_NOT_FOUND");
+        assertEquals(
+          await code(shelf, tool, { doc_id: "Vault/../../etc/passwd" }),
+          "PATH_OUTSIDE_LIBRARY",
+        );
+        assertEquals(await code(shelf, tool, { doc_id: "/etc/passwd" }), "PATH_OUTSIDE_LIBRARY");
+        assertEquals(await code(shelf, tool, { doc_id: "Nope/a.md" }), "LIBRARY_NOT_FOUND");
+      }
+      const home = "Vault/Home.md";
+      assertEquals(
+        await code(shelf, "connection", { from: home, to: "../x.md" }),
+        "PATH_OUTSIDE_LIBRARY",
+      );
+      assertEquals(
+        await code(shelf, "connection", { from: "Vault/none.md", to: home }),
+        "DOCUMENT_NOT_FOUND",
+      );
+      assertEquals(
+        await code(shelf, "connection", { from: home, to: home, max_depth: 11 }),
+        "INVALID_ARGUMENT",
+      );
+      assertEquals(await code(shelf, "links", {}), "INVALID_ARGUMENT");
+      assertEquals(
+        await code(shelf, "links", { doc_id: home, kind: "broken" }),
+        "INVALID_ARGUMENT",
+      );
+      assertEquals(
+        await code(shelf, "links", { kind: "orphans", library: "Nope" }),
+        "LIBRARY_NOT_FOUND",
+      );
+      assertEquals(await code(shelf, "links", { kind: "everything" }), "INVALID_ARGUMENT");
+      assertEquals(await code(shelf, "links", { doc_id: home, limit: 0 }), "INVALID_ARGUMENT");
+      assertEquals(await code(shelf, "context", { doc_id: home, limit: 51 }), "INVALID_ARGUMENT");
+    },
 });
 
 Deno.test("the HTML manuals of the small corpus: backlinks, broken links, the shortest chain", async () => {

@@ -139,7 +139,7 @@ Deno.test({
     // as reading the passage gives them
     const span = p.end_line - p.start_line + 1;
     assertEquals(p.lines?.length, span);
-    const read = t.shelf.readLines(id, { offset: p.start_line, limit: span }).lines;
+    const read = (await t.shelf.readLines(id, { offset: p.start_line, limit: span })).lines;
     assert(read[0]!.page !== undefined, "the lines carry their pages");
     assertEquals(p.lines!.slice(0, read.length), read);
   },

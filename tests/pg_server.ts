@@ -41,11 +41,15 @@ export class PgServer {
     this.url = url;
   }
 
-  /** Start a new cluster in a temporary folder, on a free port. */
-  static async start(): Promise<PgServer> {
+  /**
+   * Start a new cluster in a temporary folder, on a free port.
+   *
+   * @param from the first port tried (the next free one is taken); default: a random one
+   */
+  static async start(from?: number): Promise<PgServer> {
     const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-" });
     // a port of its own: test files start clusters in parallel
-    const port = 40000 + Math.floor(Math.random() * 20000);
+    const port = from ?? 40000 + Math.floor(Math.random() * 20000);
     const url = await script("start", dir, String(port));
     return new PgServer(dir, url);
   }

@@ -155,6 +155,14 @@ Deno.test({
         "Notes/numbat.md",
         "Notes/wombat.md",
       ]);
+      // and so does read: the document's lines from the replica's catalog
+      const numbat = await t.shelf.findStoredDocument("Notes/numbat.md");
+      assert(numbat, "found through the replica");
+      assertEquals((await t.shelf.readLines(numbat, { offset: 1 })).lines.map((l) => l.text), [
+        "# Numbats",
+        "",
+        "The numbat eats termites.",
+      ]);
     } finally {
       await replica.stop();
       if (primaryUp) await primary.stop();

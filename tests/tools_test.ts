@@ -5,9 +5,10 @@ import { callTool } from "../server/dispatch.ts";
 import type { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 import { openTestShelf } from "./shelf_helper.ts";
+import { storeCases } from "./store_cases.ts";
 import { partsOf } from "../shelf/_parts.ts";
 
-async function setup() {
+async function setup(store?: string) {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-tools-" });
   const lib = join(base, "Lab");
   await Deno.mkdir(join(lib, "2023"), { recursive: true });
@@ -25,7 +26,7 @@ async function setup() {
     await Deno.writeTextFile(join(lib, p), text);
     await Deno.utime(join(lib, p), new Date(when), new Date(when));
   }
-  const t = await openTestShelf({ base, folders: [lib] });
+  const t = await openTestShelf({ base, store, folders: [lib] });
   await t.shelf.index();
   return { t, shelf: t.shelf };
 }
@@ -78,38 +79,46 @@ Deno.test("search filters: doc_types, library, path_glob, modified_after/before,
   }
 });
 
-Deno.test("outline and read: titles, line ranges, pages refused for text, offsets past the end", async () => {
-  const { t, shelf } = await setup();
-  try {
-    const r = await callTool(shelf, "outline", {
-      doc_ids: ["Lab/2024/new.md"],
-      output_format: "json",
-    });
-    const doc = (r.json.documents as { title: string; nodes: { start_line: number }[] }[])[0]!;
-    assertEquals(doc.title, "New lemur notes");
-    assertEquals(doc.nodes[0]!.start_line, 1);
-    const read = await callTool(shelf, "read", { doc_id: "Lab/2024/new.md", offset: 3, limit: 1 });
-    assertMatch(read.text, /^3 \| Lemurs sleep in trees\.$/m);
-    assertMatch(read.text, /Showing lines 3-3 of 3\./);
-    const page = await assertRejects(() =>
-      callTool(shelf, "read", { doc_id: "Lab/2024/new.md", page: 2 })
-    );
-    assertEquals((page as ToolError).code, "INVALID_ARGUMENT");
-    const past = await assertRejects(() =>
-      callTool(shelf, "read", { doc_id: "Lab/2024/new.md", offset: 99 })
-    );
-    assertEquals((past as ToolError).code, "INVALID_ARGUMENT");
-    const unknownArg = await assertRejects(() =>
-      callTool(shelf, "read", { doc_id: "x", bogus: 1 })
-    );
-    assertEquals((unknownArg as ToolError).code, "INVALID_ARGUMENT");
-    const status = await callTool(shelf, "status", { output_format: "json" });
-    assertEquals(status.json.state, "ready");
-    assertEquals(status.json.documents_indexed, 3);
-    assert((status.json._meta as { now: string }).now.endsWith("Z"));
-  } finally {
-    await t.close();
-  }
+storeCases(56830, {
+  "outline and read: titles, line ranges, pages refused for text, offsets past the end": async (
+    { store },
+  ) => {
+    const { t, shelf } = await setup(store);
+    try {
+      const r = await callTool(shelf, "outline", {
+        doc_ids: ["Lab/2024/new.md"],
+        output_format: "json",
+      });
+      const doc = (r.json.documents as { title: string; nodes: { start_line: number }[] }[])[0]!;
+      assertEquals(doc.title, "New lemur notes");
+      assertEquals(doc.nodes[0]!.start_line, 1);
+      const read = await callTool(shelf, "read", {
+        doc_id: "Lab/2024/new.md",
+        offset: 3,
+        limit: 1,
+      });
+      assertMatch(read.text, /^3 \| Lemurs sleep in trees\.$/m);
+      assertMatch(read.text, /Showing lines 3-3 of 3\./);
+      const page = await assertRejects(() =>
+        callTool(shelf, "read", { doc_id: "Lab/2024/new.md", page: 2 })
+      );
+      assertEquals((page as ToolError).code, "INVALID_ARGUMENT");
+      const past = await assertRejects(() =>
+        callTool(shelf, "read", { doc_id: "Lab/2024/new.md", offset: 99 })
+      );
+      assertEquals((past as ToolError).code, "INVALID_ARGUMENT");
+      const unknownArg = await assertRejects(() =>
+        callTool(shelf, "read", { doc_id: "x", bogus: 1 })
+      );
+      assertEquals((unknownArg as ToolError).code, "INVALID_ARGUMENT");
+      const status = await callTool(shelf, "status", { output_format: "json" });
+      assertEquals(status.json.state, "ready");
+      assertEquals(status.json.documents_indexed, 3);
+      assert((status.json._meta as { now: string }).now.endsWith("Z"));
+    } finally {
+      await t.close();
+    }
+  },
 });
 
 Deno.test("outline default: a compact view of about 500 tokens, the full tree on request", async () => {

@@ -16,7 +16,7 @@ import {
   escapeControl,
   n,
   needArgs,
-  resolveDoc,
+  resolveStoredDoc,
   shownPath,
   shownPaths,
 } from "../tool.ts";
@@ -48,7 +48,7 @@ export const context = defineTool({
     folder: obj({ path: z.string(), total: z.number().int(), items: z.array(docRef) }),
   },
   async run(shelf, a): Promise<DocumentContext> {
-    const r = await shelf.documentContext(resolveDoc(shelf, a.doc_id), a.limit);
+    const r = await shelf.documentContext(await resolveStoredDoc(shelf, a.doc_id), a.limit);
     return {
       ...r,
       card: { ...r.card, path: shownPath(shelf, r.card.path) },

@@ -14,7 +14,7 @@ import {
   escapeControl,
   needArgs,
   type Render,
-  resolveDoc,
+  resolveStoredDoc,
   shownPath,
 } from "../tool.ts";
 import { obj, optString } from "./_output.ts";
@@ -94,26 +94,24 @@ export const outline = defineTool({
     })),
     missing: z.array(z.string()).optional(),
   },
-  run(shelf, a) {
+  async run(shelf, a) {
     const documents = [];
     const views: OutlineView[] = [];
     const missing: string[] = [];
-    // Each document once, however often (or by whichever name) it is asked for.
-    const seen = new Set<string>();
-    for (const arg of new Set(a.doc_ids)) {
-      let id: string;
-      try {
-        id = resolveDoc(shelf, arg);
-      } catch (e) {
-        if (e instanceof ToolError && e.code === "DOCUMENT_NOT_FOUND") {
-          missing.push(arg);
-          continue;
-        }
+    // Every document's id, then its card and outline, read together (not one after another).
+    const args = [...new Set(a.doc_ids)];
+    const ids = await Promise.all(args.map((arg) =>
+      resolveStoredDoc(shelf, arg).catch((e) => {
+        if (e instanceof ToolError && e.code === "DOCUMENT_NOT_FOUND") return undefined;
         throw e;
-      }
-      if (seen.has(id)) continue;
-      seen.add(id);
-      const doc = shelf.outline(id)!;
+      })
+    ));
+    // Each document once, however often (or by whichever name) it is asked for.
+    const unique = [...new Set(ids.filter((id) => id !== undefined))];
+    const docs = await Promise.all(unique.map((id) => shelf.outline(id)));
+    args.forEach((arg, i) => ids[i] === undefined && missing.push(arg));
+    for (const doc of docs) {
+      if (!doc) continue;
       const card = { ...doc.card, path: shownPath(shelf, doc.card.path) };
       const shown = { ...card, path: escapeControl(card.path), title: escapeControl(card.title) };
       const view = { card: shown, outline: doc.outline, maxTokens: a.max_tokens, expand: a.expand };

@@ -11,7 +11,7 @@ import {
   docIdArg,
   escapeControl,
   needArgs,
-  resolveDoc,
+  resolveStoredDoc,
   shownPath,
 } from "../tool.ts";
 import { nextOffset, obj, optInt, optString } from "./_output.ts";
@@ -58,13 +58,10 @@ export const read = defineTool({
     partial: optString,
     warnings: z.array(z.string()).optional(),
   },
-  run(shelf, a) {
-    const id = resolveDoc(shelf, a.doc_id);
-    const r = shelf.readLines(id, a);
-    // A document extracted only in part says so (why, and where its extractor stopped).
-    const card = shelf.cards([id]).get(id);
-    const part = card?.partial ? { partial: card.partial, warnings: card.warnings } : {};
-    return { ...r, path: shownPath(shelf, r.path), ...part };
+  async run(shelf, a) {
+    const id = await resolveStoredDoc(shelf, a.doc_id);
+    const r = await shelf.readLines(id, a);
+    return { ...r, path: shownPath(shelf, r.path) };
   },
   markdown(r, render) {
     const note = partialNote(r);

@@ -181,7 +181,13 @@ export const search = defineTool({
         const dir = a.sort === "newest" ? -1 : 1;
         results.sort((x, y) => dir * x.modified_at.localeCompare(y.modified_at));
       }
-      addAnswers(shelf, query, results, a.limit_passages, (id, from) => stored.get(id)?.get(from));
+      await addAnswers(
+        shelf,
+        query,
+        results,
+        a.limit_passages,
+        (id, from) => stored.get(id)?.get(from),
+      );
       const mode_reason = a.mode === undefined ? shelf.defaultSearchMode().why : undefined;
       return { query, mode_used: mode, mode_reason, note, results, verbose: a.verbose };
     }
@@ -258,7 +264,7 @@ const WINDOW_LINES = 15;
  * read (`stored`, by document and first line) when it has them and none was cut for
  * reading, else read again.
  */
-function addAnswers(
+async function addAnswers(
   shelf: Shelf,
   query: string,
   results: SearchResult[],
@@ -266,18 +272,18 @@ function addAnswers(
   stored: (docId: string, startLine: number) => PassageHit["lines"],
 ) {
   const terms = positiveTerms(parseQuery(query));
-  results.forEach((r, i) => {
+  for (const [i, r] of results.entries()) {
     const passages = r.passages ?? [];
     if (i < WITH_SNIPPETS && terms.length && passages.length) {
       const candidates: Candidate[] = [];
       const from: number[] = [];
       const read: NumberedLine[][] = [];
-      passages.forEach((p, k) => {
+      for (const [k, p] of passages.entries()) {
         const limit = Math.min(PASSAGE_LINES, p.end_line - p.start_line + 1);
         const known = stored(r.doc_id, p.start_line)?.slice(0, limit);
         const lines = known?.length === limit && known.every((l) => l.text.length <= MAX_LINE_CHARS)
           ? known
-          : shelf.readLines(r.doc_id, { offset: p.start_line, limit }).lines;
+          : (await shelf.readLines(r.doc_id, { offset: p.start_line, limit })).lines;
         read.push(lines);
         // Paragraphs numbered on from the previous passage's (none is shared across them).
         const base = candidates.length ? candidates.at(-1)!.paragraph + 1 : 0;
@@ -285,7 +291,7 @@ function addAnswers(
           candidates.push({ ...s, paragraph: base + s.paragraph });
           from.push(k);
         }
-      });
+      }
       const max = i < FULL_ANSWERS ? ANSWER_CHARS : ANSWER_LINE;
       // A sentence of a lower passage must score higher to be chosen: a long passage has
       // more sentences, so more chances of one scoring high by words alone, and the passage
@@ -302,7 +308,7 @@ function addAnswers(
     }
     if (r.passages) r.passages = passages.slice(0, limitPassages);
     if (r.passages?.length === 0) delete r.passages;
-  });
+  }
 }
 
 /** `--filter field=value` flags as the `filters` argument (a field repeated: any value). */
