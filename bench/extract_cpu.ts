@@ -5,16 +5,18 @@
  * machine is noise; CPU is what is compared.
  *
  * ```
- * deno run -A bench/extract_cpu.ts [CORPUS_DIR] [--ext .docx,.html] [--out FILE.jsonl] [--compare FILE.jsonl]
+ * deno run -A bench/extract_cpu.ts [CORPUS_DIR] [--ext .docx,.html] [--out FILE.jsonl] [--compare FILE.jsonl] [--top N]
  * ```
  *
  * `--out` writes every file's whole answer (lines, headings, links, meta, ...) one JSON line
  * per file; `--compare` reads such a file (written before a change) and counts the files
- * whose answer is now different, naming the first few: a change that should not change
+ * whose answer is now different, naming the first few (`--top` lists the N files that took
+ * the most CPU): a change that should not change
  * output is checked on every file. Not a test: numbers, not assertions.
  *
  * @module
  */
+import { readdirSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { extname, join } from "node:path";
 import process from "node:process";
@@ -23,16 +25,8 @@ import { builtinExtractors } from "../extractors/mod.ts";
 
 /** Files under `dir` whose extension (lower case) is in `exts`, sorted. */
 function corpusFiles(dir: string, exts: Set<string>): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of Deno.readDirSync(d)) {
-      const p = join(d, e.name);
-      if (e.isDirectory) walk(p);
-      else if (e.isFile && exts.has(extname(e.name).toLowerCase())) out.push(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((p) => exts.has(extname(p).toLowerCase())).sort().map((p) => join(dir, p));
 }
 
 /** CPU seconds of this process so far. */
@@ -56,6 +50,7 @@ async function main(): Promise<void> {
       ext: { type: "string", default: ".docx,.html,.md,.txt,.epub" },
       out: { type: "string" },
       compare: { type: "string" },
+      top: { type: "string", default: "0" },
     },
   });
   const dir = positionals[0] ??
@@ -76,6 +71,7 @@ async function main(): Promise<void> {
     ? await Deno.open(values.out, { write: true, create: true, truncate: true })
     : undefined;
   const rows = new Map<string, Row>();
+  const perFile: [string, number][] = [];
   let same = 0;
   const differ: string[] = [];
   for (const path of corpusFiles(dir, exts)) {
@@ -93,7 +89,9 @@ async function main(): Promise<void> {
       row.errors++;
       answer = { error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
     }
-    row.cpu += cpu() - t0;
+    const spent = cpu() - t0;
+    row.cpu += spent;
+    perFile.push([path, spent]);
     row.files++;
     const json = JSON.stringify(answer);
     const rel = path.slice(dir.length + 1);
@@ -113,6 +111,9 @@ async function main(): Promise<void> {
     console.log(`| ${ext} | ${r.files} | ${r.cpu.toFixed(2)} | ${per} | ${r.errors} |`);
   }
   console.log(`| all | | ${total.toFixed(2)} | | |`);
+  for (const [path, spent] of perFile.sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) {
+    console.log(`${spent.toFixed(2)} s ${path.slice(dir.length + 1)}`);
+  }
   if (values.compare) {
     console.log(`identical: ${same}, different: ${differ.length}`);
     for (const d of differ.slice(0, 10)) console.log(`  differs: ${d}`);

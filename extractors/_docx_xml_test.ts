@@ -1,3 +1,4 @@
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { smallCorpus } from "../tests/corpus.ts";
@@ -21,16 +22,9 @@ interface MammothNodes {
 
 /** The Word files of the small corpus. */
 async function wordFiles(): Promise<string[]> {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of Deno.readDirSync(d)) {
-      const p = join(d, e.name);
-      if (e.isDirectory) walk(p);
-      else if (e.name.endsWith(".docx")) out.push(p);
-    }
-  };
-  walk(join(await smallCorpus(), "word"));
-  return out.sort();
+  const dir = join(await smallCorpus(), "word");
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((p) => p.endsWith(".docx")).sort().map((p) => join(dir, p));
 }
 
 /**

@@ -29,6 +29,8 @@ import { unwrapLayoutTables } from "./_html_layout.ts";
 import { attr, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
 // node-html-markdown without its quadratic append (same Markdown).
 import "./_markdown_append.ts";
+// node-html-parser without its quadratic repair of unclosed elements (same tree).
+import "./_html_parse.ts";
 
 /** Between the pieces of a long page (see {@link splitBlocks}). */
 const heap = new HeapTrimmer(PIECE_TRIM);
