@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { appendMatchesLibrary, fastAppendResult, libraryAppendResult } from "./_markdown_append.ts";
+import {
+  appendMatchesLibrary,
+  fastAppendResult,
+  fastVisitNode,
+  libraryAppendResult,
+  libraryVisitNode,
+} from "./_markdown_append.ts";
 import { html } from "./html.ts";
 import { Visitor } from "node-html-markdown/dist/visitor.js";
 
@@ -65,4 +71,56 @@ Deno.test("html() gives the same lines, headings and links as with the library's
   }
   assert.equal(fast.headings?.length, 300);
   assert.equal(fast.links?.length, 300);
+});
+
+Deno.test("fastVisitNode() stands in for visitNode of the installed node-html-markdown", () => {
+  assert.equal(typeof fastVisitNode, "function", "node-html-markdown changed: check it again");
+  assert.equal((Visitor.prototype as { visitNode: unknown }).visitNode, fastVisitNode);
+});
+
+Deno.test("fastAppendResult() keeps the text in pieces and cuts back across them", () => {
+  const pieces = ["", " ", "\n", "ab", "word ", "*", "long piece of text "];
+  let seed = 11;
+  const next = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  for (let run = 0; run < 200; run++) {
+    const lib = fresh();
+    const fast = fresh();
+    let length = 0;
+    for (let step = 0; step < 80; step++) {
+      const s = pieces[next(pieces.length)]!.repeat(1 + next(3));
+      // the text of `fast` is read only at the end, so its pieces pile up between rewinds
+      const rewind = next(6) === 0 ? next(length + 1) : undefined;
+      const space = next(2) === 0;
+      libraryAppendResult.call(lib, s, rewind, space);
+      fastAppendResult.call(fast, s, rewind, space);
+      length = lib.result.text.length;
+      assert.deepEqual(fast.result.trailingNewlineStats, lib.result.trailingNewlineStats);
+    }
+    assert.equal(fast.result.text, lib.result.text);
+  }
+});
+
+Deno.test("html() gives the same answer as with the library's visitNode and append", async () => {
+  const items = Array.from(
+    { length: 200 },
+    (_, i) =>
+      `<h2>Part ${i}</h2><p>See <a href="p${i}.html">page <b>${i}</b></a> <em>now</em>.</p>` +
+      `<ul><li>one <strong></strong>${i}<ul><li><code>two</code></li></ul></li></ul>` +
+      `<blockquote><p>q ${i}</p></blockquote><table><tr><td>a</td><td>${i}</td></tr></table>`,
+  ).join("\n");
+  const bytes = new TextEncoder().encode(`<html><body>${items}</body></html>`);
+  const extract = () =>
+    html().extract({ path: "a.html", extension: ".html", bytes: bytes.slice() });
+  const fast = await extract();
+  const proto = Visitor.prototype as { appendResult: unknown; visitNode: unknown };
+  proto.appendResult = libraryAppendResult;
+  proto.visitNode = libraryVisitNode;
+  try {
+    assert.deepEqual(fast, await extract());
+  } finally {
+    proto.appendResult = fastAppendResult;
+    proto.visitNode = fastVisitNode;
+  }
+  assert.equal(fast.headings?.length, 200);
+  assert.equal(fast.links?.length, 200);
 });

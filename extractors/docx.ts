@@ -28,6 +28,7 @@ import { html } from "./html.ts";
 import { decodeEntities, textOf, xmlValue } from "./_xml.ts";
 import { entryText, readZip, type ZipEntry } from "./_zip.ts";
 import { splitDocumentXml } from "./_docx_split.ts";
+import { readXmlTree } from "./_docx_xml.ts";
 import { HeapTrimmer, PIECE_TRIM } from "../core/heap.ts";
 
 /** The part of mammoth's API used here. */
@@ -77,6 +78,7 @@ function loadMammoth(): Promise<Mammoth> {
     }
     try {
       const mod = await import("mammoth");
+      await readXmlWithSaxes();
       return (mod.default ?? mod) as unknown as Mammoth;
     } finally {
       if (!works) {
@@ -87,6 +89,33 @@ function loadMammoth(): Promise<Mammoth> {
   })();
   mammothModule.catch(() => mammothModule = undefined);
   return mammothModule;
+}
+
+/** mammoth's XML module (`mammoth/lib/xml/index.js`), the part of it replaced here. */
+interface MammothXml {
+  readString(xml: string, namespaceMap?: Record<string, string>): Promise<unknown>;
+  Element: new (name: string, attributes: Record<string, string>, children: unknown[]) => unknown;
+  text(value: string): unknown;
+}
+
+/**
+ * Make mammoth read the parts of a document with saxes (see `_docx_xml.ts`): its office
+ * reader calls `xml.readString` of this module at each part, so the replacement is set on
+ * the module's exports. A part saxes refuses goes to mammoth's own reader.
+ */
+async function readXmlWithSaxes(): Promise<void> {
+  const mod = await import("mammoth/lib/xml/index.js");
+  const xml = (mod.default ?? mod) as unknown as MammothXml;
+  const library = xml.readString;
+  const nodes = {
+    element: (name: string, attributes: Record<string, string>, children: unknown[]) =>
+      new xml.Element(name, attributes, children),
+    text: xml.text,
+  };
+  xml.readString = (s, namespaceMap = {}) => {
+    const tree = readXmlTree(s, namespaceMap, nodes);
+    return tree === undefined ? library(s, namespaceMap) : Promise.resolve(tree);
+  };
 }
 
 /** Style map: headings 1–9 (h6 for 7–9), Title as a marked paragraph, code as code. */
