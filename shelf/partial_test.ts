@@ -187,3 +187,55 @@ Deno.test("a file stopped by the hard time limit is tried again with twice the t
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a partial document stopped by the hard limit on its retry keeps its part", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-kept-" });
+  const root = join(base, "Lib");
+  await Deno.mkdir(root);
+  // A plugin stands for a format whose extractor stops between pages but can hang on one:
+  // pages of 40 ms of CPU, checking the soft deadline before each; page 7 never ends (it
+  // waits, using no CPU). At 1x (soft cut at 160 ms of CPU) it is cut before page 7 (240 ms
+  // in); at 2x (320 ms) it reaches page 7 and the hard limit stops it.
+  const plugin = join(base, "pages.ts");
+  await Deno.writeTextFile(
+    plugin,
+    `export default { name: "pages", extensions: [".pages"], async extract(input) {
+      const lines = [], warnings = [];
+      for (let i = 1; i <= 20; i++) {
+        if (input.signal?.aborted) { warnings.push("stopped at page " + i); break; }
+        if (i === 7) await new Promise(() => {});
+        const t = Date.now();
+        while (Date.now() - t < 40) {}
+        lines.push("page " + i + " about quokkas");
+      }
+      return { lines, warnings };
+    } };`,
+  );
+  await Deno.writeTextFile(join(root, "a.pages"), "x");
+  const pool = new ExtractPool({ workers: 1, timeoutMs: 200, wallMs: 1000, plugins: [plugin] });
+  const catalog = new Catalog(join(base, "catalog.db"));
+  try {
+    const indexer = new Indexer(catalog, pool.extract, {});
+    const lib = { name: "Lib", root };
+    assertEquals((await indexer.run([lib])).indexed, 1);
+    const id = catalog.idByPath("Lib/a.pages")!;
+    const part = catalog.text(id);
+    assertEquals(catalog.cards([id]).get(id)?.attempts, 1);
+    assert(part?.startsWith("page 1 about quokkas"), part);
+
+    const p = await indexer.run([lib]);
+    assertEquals([p.indexed, p.skipped], [0, 1]);
+    // The part is kept, still marked for another try; the stop is counted.
+    assertEquals(catalog.text(id), part);
+    assertEquals(catalog.cards([id]).get(id)?.partial, "time limit");
+    assertEquals(catalog.skipped().map((s) => s.message), [
+      "extraction ran longer than 2000 ms (2x the time limit); tried again by the next " +
+      "index run with 4x the time",
+    ]);
+    assertEquals(catalog.skippedStates("Lib").get("Lib/a.pages")?.attempts, 2);
+  } finally {
+    pool.close();
+    catalog.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
