@@ -3,8 +3,9 @@
  * the extraction process spent on it: run it beside a CPU burner (`yes > /dev/null`) to see
  * what a busy machine does to the limit.
  *
- * `deno run -A bench/cut_pdf.ts FILE [TIMEOUT_S]` prints pages kept of pages, the warnings,
- * wall time and the child's CPU (from /proc/<pid>/stat, read just before the answer).
+ * `deno run -A bench/cut_pdf.ts FILE [TIMEOUT_S] [ALLOWANCE]` prints pages kept of pages, the
+ * warnings, wall time and the child's CPU (from /proc/<pid>/stat, read just before the
+ * answer); ALLOWANCE (default 1) multiplies the limit, as a retry of a cut file gets.
  *
  * @module
  */
@@ -13,10 +14,11 @@ import { ExtractPool } from "../extraction/pool.ts";
 
 const file = Deno.args[0];
 if (!file) {
-  console.error("usage: deno run -A bench/cut_pdf.ts FILE [TIMEOUT_S]");
+  console.error("usage: deno run -A bench/cut_pdf.ts FILE [TIMEOUT_S] [ALLOWANCE]");
   Deno.exit(2);
 }
 const timeoutMs = Number(Deno.args[1] ?? 60) * 1000;
+const allowance = Number(Deno.args[2] ?? 1);
 const pool = new ExtractPool({ workers: 1, timeoutMs, isolation: "process", idleMs: 600_000 });
 const bytes = await Deno.readFile(file);
 // A first small request starts the process, so its start-up CPU is not counted.
@@ -31,12 +33,14 @@ const t0 = performance.now();
 let cpu = 0;
 const watch = setInterval(() => cpu = ticks() - cpu0, 100);
 try {
-  const r = await pool.extract({ path: file, extension: extname(file).toLowerCase(), bytes });
+  const extension = extname(file).toLowerCase();
+  const r = await pool.extract({ path: file, extension, bytes, allowance });
   clearInterval(watch);
   const pages = r?.extracted.pages?.length;
   console.log(JSON.stringify({
     file,
     timeout_s: timeoutMs / 1000,
+    allowance,
     pages,
     warnings: r?.extracted.warnings,
     wall_s: +((performance.now() - t0) / 1000).toFixed(1),

@@ -46,6 +46,17 @@ export interface PartialDoc {
   partial: string;
   /** The extractor's warnings (where it stopped). */
   warnings: string[];
+  /** Whether the next index run extracts it again (false: given up until the file changes). */
+  retry: boolean;
+}
+
+/** What the catalog remembers of a skipped file: its size, mtime, reason and attempts. */
+export interface SkippedState {
+  size: number;
+  mtime_ms: number;
+  reason: string;
+  /** Extractions of the file that were stopped (reason `timeout`), counted for retries. */
+  attempts: number;
 }
 
 /** What the catalog remembers of a file to decide whether it changed. */
@@ -179,13 +190,13 @@ export class Catalog {
     return out;
   }
 
-  /** Skipped files of a library with their size and mtime, by path. */
-  skippedStates(library: string): Map<string, { size: number; mtime_ms: number }> {
-    const out = new Map<string, { size: number; mtime_ms: number }>();
-    const rows = this.#q("SELECT path, size, mtime_ms FROM skipped WHERE library = ?").all(library);
-    for (const r of rows) {
-      out.set(r.path as string, { size: r.size as number, mtime_ms: r.mtime_ms as number });
-    }
+  /** Skipped files of a library with their size, mtime, reason and attempts, by path. */
+  skippedStates(library: string): Map<string, SkippedState> {
+    const out = new Map<string, SkippedState>();
+    const rows = this.#q(
+      "SELECT path, size, mtime_ms, reason, attempts FROM skipped WHERE library = ?",
+    ).all(library);
+    for (const r of rows) out.set(r.path as string, r as unknown as SkippedState);
     return out;
   }
 
@@ -237,11 +248,11 @@ export class Catalog {
     for (const id of ids) removeDoc(this.#q, id);
   }
 
-  /** Record a skipped file. */
-  skip(library: string, s: Skipped, size: number, mtimeMs: number): void {
+  /** Record a skipped file, with the extractions of it that were stopped (`attempts`). */
+  skip(library: string, s: Skipped, size: number, mtimeMs: number, attempts = 0): void {
     this.#q(
-      "INSERT OR REPLACE INTO skipped (path, library, reason, message, size, mtime_ms, at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ).run(s.path, library, s.reason, s.message, size, mtimeMs, new Date().toISOString());
+      "INSERT OR REPLACE INTO skipped (path, library, reason, message, size, mtime_ms, at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+    ).run(s.path, library, s.reason, s.message, size, mtimeMs, new Date().toISOString(), attempts);
   }
 
   /** Forget skipped files by path. */
@@ -260,21 +271,22 @@ export class Catalog {
   }
 
   /**
-   * Documents extracted only in part (cut short by the time limit, see `Card.partial`), which
-   * wait to be extracted again: how many, and the first `limit` by path with their warnings.
-   * Their file state is marked as `invalidate` marks one (`mtime_ms` -1), with their hash kept.
+   * Documents extracted only in part (cut short by the time limit, see `Card.partial`): how
+   * many, and the first `limit` by path with their warnings and whether the next run
+   * extracts them again: those that wait are marked as `invalidate` marks one (`mtime_ms`
+   * -1, hash kept); those given up on keep their file's mtime.
    */
   partialDocuments(limit: number): { count: number; first: PartialDoc[] } {
-    const where =
-      "FROM documents WHERE mtime_ms = -1 AND json_extract(card, '$.partial') IS NOT NULL";
+    const where = "FROM documents WHERE json_extract(card, '$.partial') IS NOT NULL";
     const count = this.#q(`SELECT count(*) AS n ${where}`).get()!.n as number;
     const first = this.#q(
-      `SELECT path, json_extract(card, '$.partial') AS partial,
+      `SELECT path, mtime_ms, json_extract(card, '$.partial') AS partial,
          json_extract(card, '$.warnings') AS warnings ${where} ORDER BY path LIMIT ?`,
     ).all(limit).map((r) => ({
       path: r.path as string,
       partial: r.partial as string,
       warnings: r.warnings ? JSON.parse(r.warnings as string) as string[] : [],
+      retry: r.mtime_ms === -1,
     }));
     return { count, first };
   }

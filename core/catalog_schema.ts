@@ -49,7 +49,8 @@ CREATE TABLE IF NOT EXISTS passages (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS skipped (
   path TEXT PRIMARY KEY, library TEXT NOT NULL, reason TEXT NOT NULL, message TEXT NOT NULL,
-  size INTEGER NOT NULL, mtime_ms REAL NOT NULL, at TEXT NOT NULL
+  size INTEGER NOT NULL, mtime_ms REAL NOT NULL, at TEXT NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -58,6 +59,9 @@ CREATE INDEX IF NOT EXISTS documents_doc_hash ON documents(doc_id, hash);
 -- Documents marked for extraction (mtime_ms -1: invalidated, or extracted only in part),
 -- which status counts without a scan; few rows, so writes barely pay for it.
 CREATE INDEX IF NOT EXISTS documents_unfinished ON documents(path) WHERE mtime_ms = -1;
+-- Documents extracted only in part, those given up on included (status lists them).
+CREATE INDEX IF NOT EXISTS documents_partial ON documents(path)
+  WHERE json_extract(card, '$.partial') IS NOT NULL;
 CREATE TABLE IF NOT EXISTS links (
   doc_id TEXT NOT NULL, line INTEGER NOT NULL, target TEXT NOT NULL, text TEXT NOT NULL
 );
@@ -95,6 +99,11 @@ export function openCatalogDb(
 ): DatabaseSync {
   const db = new DatabaseSync(file);
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=5000;");
+  // A catalog from before the skipped files' attempts were counted.
+  const skippedCols = db.prepare("SELECT name FROM pragma_table_info('skipped')").all();
+  if (skippedCols.length && !skippedCols.some((c) => c.name === "attempts")) {
+    db.exec("ALTER TABLE skipped ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0");
+  }
   db.exec(SCHEMA);
   migrate(db, format, same);
   db.exec("CREATE INDEX IF NOT EXISTS documents_text_key ON documents(text_key)");

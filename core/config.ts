@@ -110,7 +110,9 @@ export interface Limits {
   /**
    * CPU time limit for extracting one file, in seconds (default 60): past 80 % of it the file
    * keeps what was read, marked partial and extracted again next run; its process is stopped
-   * (`timeout`) only past four times it in wall time (see `wallLimitMs`).
+   * (`timeout`) only past four times it in wall time (see `wallLimitMs`). A file cut or
+   * stopped is tried again by the next runs with twice the time each, up to 8 times it; then
+   * not again until it changes.
    */
   file_timeout_s?: number;
   /** Extraction workers (default: cores, at most 4; 0 = in the main thread). */

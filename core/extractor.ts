@@ -41,6 +41,11 @@ export interface ExtractInput {
   mimeType?: string;
   /** Aborted when the per-file time limit runs out. */
   signal?: AbortSignal;
+  /**
+   * How many times the per-file time limit this file gets (default 1): a file cut short or
+   * stopped before gets more on its next run (see `shelf/indexer.ts`).
+   */
+  allowance?: number;
 }
 
 /** A heading found in the document: its level (1 = top), title and 1-based line. */

@@ -86,9 +86,12 @@ export interface Card {
   warnings?: string[];
   /**
    * Why only part of the file was extracted (`time limit`); the warnings say what was left
-   * out. The next index run extracts it again.
+   * out. The next index runs extract it again, each with twice the time, up to 8 times the
+   * per-file limit.
    */
   partial?: string;
+  /** Extractions of this content that were cut short (with `partial`). */
+  attempts?: number;
 }
 
 /** Candidate terms of a text with their counts, kept so keywords can be re-ranked later. */

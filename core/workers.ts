@@ -138,6 +138,8 @@ interface Pending {
   ok: (r: never) => void;
   fail: (e: unknown) => void;
   timer?: ReturnType<typeof setTimeout>;
+  /** This request's own time limit, in place of the pool's. */
+  timeoutMs?: number;
 }
 
 interface Slot {
@@ -196,10 +198,14 @@ export class WorkerPool<Q, R, I = unknown> {
     this.#perWorker = Math.max(1, opts.perWorker ?? 1);
   }
 
-  /** Run a request on a worker; `transfer` lists buffers of `data` to move to a thread. */
-  request(data: Q, transfer: Transferable[] = []): Promise<R> {
+  /**
+   * Run a request on a worker; `transfer` lists buffers of `data` to move to a thread;
+   * `timeoutMs` is this request's time limit in place of the pool's.
+   */
+  request(data: Q, transfer: Transferable[] = [], timeoutMs?: number): Promise<R> {
     return new Promise<R>((ok, fail) => {
-      this.#queue.push({ id: this.#next++, data, transfer, ok: ok as (r: never) => void, fail });
+      const id = this.#next++;
+      this.#queue.push({ id, data, transfer, ok: ok as (r: never) => void, fail, timeoutMs });
       this.#pump();
     });
   }
@@ -330,7 +336,7 @@ export class WorkerPool<Q, R, I = unknown> {
       const p = this.#queue.shift()!;
       clearTimeout(slot.idle);
       slot.pending.set(p.id, p);
-      const ms = this.#o.timeoutMs;
+      const ms = p.timeoutMs ?? this.#o.timeoutMs;
       if (ms !== undefined) p.timer = setTimeout(() => this.#timeout(slot, p, ms), ms);
       slot.ch.post({ id: p.id, data: p.data }, p.transfer);
     }

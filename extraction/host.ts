@@ -16,6 +16,16 @@ import type { WorkerBody } from "../core/worker_protocol.ts";
 /** How the pool starts an extraction worker or process. */
 export interface ExtractInit {
   plugins: string[];
+  ocrLanguages?: string[];
+  /** Folder holding every OCR language's data, found by the pool (see `ocrData`). */
+  ocrLangPath?: string;
+}
+
+/**
+ * One file to extract with its own soft limits, which the pool scales by the file's
+ * allowance (a file cut short before gets more time).
+ */
+export type ExtractRequest = Omit<ExtractInput, "signal"> & {
   /**
    * CPU time (ms) after which extractors are asked to return what they have: the work done
    * for the file, not the time a busy machine makes it wait (see {@link ExtractClock}).
@@ -26,10 +36,7 @@ export interface ExtractInit {
    * before the pool's hard limit stops the worker and the whole file is lost.
    */
   softWallMs: number;
-  ocrLanguages?: string[];
-  /** Folder holding every OCR language's data, found by the pool (see `ocrData`). */
-  ocrLangPath?: string;
-}
+};
 
 /**
  * Built-in extractors with the image extractor set to `ocrLanguages`, then the plugins that
@@ -92,12 +99,10 @@ function deadline(
  */
 export function extractionWorker(
   clock: ExtractClock,
-): WorkerBody<ExtractInit, ExtractInput, ExtractResult> {
+): WorkerBody<ExtractInit, ExtractRequest, ExtractResult> {
   const registry = new ExtractorRegistry();
-  let limits = { softMs: 50_000, softWallMs: 200_000 };
   return {
     async start(init) {
-      limits = init;
       const list = await hostExtractors(
         init.plugins,
         init.ocrLanguages,
@@ -106,8 +111,8 @@ export function extractionWorker(
       );
       for (const ex of list) registry.register(ex);
     },
-    async handle(input) {
-      const { signal, stopped } = deadline(limits.softMs, limits.softWallMs, clock);
+    async handle({ softMs, softWallMs, ...input }) {
+      const { signal, stopped } = deadline(softMs, softWallMs, clock);
       // Through the registry, so that a container's document is read by its own extractor.
       const r = await registry.extract({ ...input, signal });
       return r && stopped() ? { ...r, partial: "time limit" } : r;

@@ -23,12 +23,12 @@
  *
  * @module
  */
-import type { ExtractInit } from "./host.ts";
+import type { ExtractInit, ExtractRequest } from "./host.ts";
 import { COLLECT_ID } from "../core/worker_protocol.ts";
 import { ProcChannel, procConfig, rssOf } from "./proc_channel.ts";
 import type { ExtractorRegistry } from "../core/registry.ts";
 import type { ExtractFn, ExtractResult } from "../core/types.ts";
-import { ExtractError, type ExtractInput, type Extractor } from "../core/extractor.ts";
+import { ExtractError, type Extractor } from "../core/extractor.ts";
 import {
   type Channel,
   type ChannelEvents,
@@ -146,7 +146,9 @@ export class ExtractPool {
   /** Memory limit of one worker in MiB, when workers are processes. */
   readonly memoryMb?: number;
   #config?: string;
-  #workers: WorkerPool<ExtractInput, ExtractResult, ExtractInit>;
+  #workers: WorkerPool<ExtractRequest, ExtractResult, ExtractInit>;
+  /** The wall-time limit given in the options, which an allowance scales. */
+  #wallGiven?: number;
   /** The extraction processes started and not yet exited. */
   #channels = new Set<ProcChannel>();
   #closed = false;
@@ -159,14 +161,10 @@ export class ExtractPool {
   constructor(opts: PoolOptions = {}) {
     this.size = Math.max(1, opts.workers ?? Math.min(4, navigator.hardwareConcurrency || 2));
     this.timeoutMs = opts.timeoutMs ?? 60_000;
-    this.wallMs = opts.wallMs ?? wallLimitMs(this.timeoutMs);
+    this.#wallGiven = opts.wallMs;
+    this.wallMs = this.wallFor(1);
     const ocrLanguages = opts.ocrLanguages?.length ? [...opts.ocrLanguages] : undefined;
-    const init: ExtractInit = {
-      plugins: opts.plugins ?? [],
-      softMs: Math.floor(this.timeoutMs * 0.8),
-      softWallMs: Math.floor(this.wallMs * 0.8),
-      ocrLanguages,
-    };
+    const init: ExtractInit = { plugins: opts.plugins ?? [], ocrLanguages };
     if (ocrLanguages) {
       // Found before the first file, here where writing is allowed (languages from several
       // packages are gathered in one folder); a missing language is reported by the
@@ -313,7 +311,7 @@ export class ExtractPool {
         return new ExtractError(r?.name === "ExtractError" && r.reason || "failed", e.detail);
       }
       case "timeout":
-        return new ExtractError("timeout", `extraction ran longer than ${this.wallMs} ms`);
+        return new ExtractError("timeout", e.detail);
       case "start":
         this.#broken = `extraction workers fail to start: ${e.detail}`;
         return new ExtractError("crashed", this.#broken);
@@ -324,15 +322,35 @@ export class ExtractPool {
     }
   }
 
-  /** Extract a file in a worker. The input's bytes are handed over to the worker. */
+  /**
+   * The wall-time limit of a file given `allowance` times the time limit: the one of the
+   * options scaled, or {@link wallLimitMs} of the larger CPU limit.
+   */
+  wallFor(allowance: number): number {
+    return this.#wallGiven !== undefined
+      ? this.#wallGiven * allowance
+      : wallLimitMs(this.timeoutMs * allowance);
+  }
+
+  /**
+   * Extract a file in a worker. The input's bytes are handed over to the worker. Its
+   * `allowance` (at least 1) multiplies the CPU and wall-time limits of this file.
+   */
   extract: ExtractFn = (input) => {
     if (this.#ready) return this.#ready.then(() => this.extract(input));
     if (this.#closed) return Promise.reject(new Error("extraction pool is closed"));
     if (this.#broken) return Promise.reject(new ExtractError("crashed", this.#broken));
     const { signal: _signal, ...data } = input;
+    const allowance = Math.max(1, Number.isFinite(input.allowance) ? input.allowance! : 1);
+    const wall = this.wallFor(allowance);
+    const request: ExtractRequest = {
+      ...data,
+      softMs: Math.floor(this.timeoutMs * allowance * 0.8),
+      softWallMs: Math.floor(wall * 0.8),
+    };
     const b = data.bytes;
     const whole = b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
-    return this.#workers.request(data, whole ? [b.buffer as ArrayBuffer] : []);
+    return this.#workers.request(request, whole ? [b.buffer as ArrayBuffer] : [], wall);
   };
 
   /** Stop every worker; queued jobs are rejected. */

@@ -28,6 +28,12 @@ Deno.test("ExtractPool extracts in workers and stops a file that runs past its t
     );
     assert(err instanceof ExtractError);
     assertEquals((err as ExtractError).reason, "timeout");
+    assertEquals(err.message, "extraction ran longer than 500 ms");
+    // A file given twice the time is stopped at twice the wall limit.
+    const err2 = await assertRejects(() =>
+      pool.extract({ path: "l/x.spin", extension: ".spin", bytes: enc.encode("x"), allowance: 2 })
+    );
+    assertEquals(err2.message, "extraction ran longer than 1000 ms");
 
     // The pool replaced the worker and goes on.
     const txt = await pool.extract({
@@ -323,6 +329,15 @@ for (const isolation of ["process", "thread"] as const) {
       assert(kept >= 1 && kept < 20, `kept ${kept} of 20 pieces`);
       assertEquals(busy?.partial, "time limit");
       assertEquals(busy?.extracted.warnings, [`stopped at piece ${kept + 1} of 20`]);
+      // Eight times the allowance (640 ms of CPU before the cut) is time enough for all 20
+      // pieces (500 ms).
+      const more = await pool.extract({
+        path: "l/a.busy",
+        extension: ".busy",
+        bytes: enc.encode("x"),
+        allowance: 8,
+      });
+      assertEquals([more?.extracted.lines.length, more?.partial], [20, undefined]);
     } finally {
       pool.close();
       await Deno.remove(dir, { recursive: true });

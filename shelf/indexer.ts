@@ -75,6 +75,34 @@ function keptWarnings(warnings: unknown): string[] | undefined {
   return kept;
 }
 
+/**
+ * Extractions of one content that may be cut short or stopped by the time limit: the first
+ * gets the per-file limit, each next one twice the one before (1, 2, 4, 8 times); after
+ * the last the file is not extracted again until it changes (or an index run is `full`).
+ */
+export const MAX_ATTEMPTS = 4;
+
+/**
+ * The time allowance (a multiple of the per-file limit) of a file's extraction after
+ * `attempts` that were cut short or stopped: 1, 2, 4, then 8 at most.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual([0, 1, 2, 3, 4, 9].map(allowanceAfter), [1, 2, 4, 8, 8, 8]);
+ * ```
+ */
+export function allowanceAfter(attempts: number): number {
+  return 2 ** Math.min(Math.max(0, attempts), MAX_ATTEMPTS - 1);
+}
+
+/** What a file stopped by the hard time limit after `attempts` (this one counted) waits for. */
+function stoppedNote(attempts: number): string {
+  return attempts < MAX_ATTEMPTS
+    ? `tried again by the next index run with ${allowanceAfter(attempts)}x the time`
+    : "not tried again until the file changes";
+}
+
 /** Options of the indexer. */
 export interface IndexerOptions {
   /** Files larger than this are skipped with reason `too_large` (default 64 MiB). */
@@ -293,12 +321,19 @@ export class Indexer {
       // library's end left a core idle). A library's removals wait until its files are done.
       const inflight = new Set<Promise<void>>();
       const room = new Room(this.#concurrency, this.#maxBytesInFlight, this.#admit);
-      type Task = { lib: Library; f: FoundFile; file: Weighed; known?: FileState; full: boolean };
+      type Task = {
+        lib: Library;
+        f: FoundFile;
+        file: Weighed;
+        known?: FileState;
+        full: boolean;
+        stopped: number;
+      };
       let aside: Task | undefined;
-      const start = ({ lib, f, file, known, full }: Task) => {
+      const start = ({ lib, f, file, known, full, stopped }: Task) => {
         if (file.large) this.#beforeLarge?.(file.load);
         room.add(file);
-        const task = this.indexFile(lib, f, known, opts.maxFileBytes, full).then(
+        const task = this.indexFile(lib, f, known, opts.maxFileBytes, full, stopped).then(
           (outcome) => {
             p[outcome]++;
             if (outcome !== "unchanged") inBatch++;
@@ -345,7 +380,11 @@ export class Indexer {
           seen.add(f.path);
           p.current = f.path;
           const prev = skippedBefore.get(f.path);
-          if (!full && prev && prev.size === f.size && prev.mtime_ms === f.mtime_ms) {
+          const same = prev && prev.size === f.size && prev.mtime_ms === f.mtime_ms;
+          // Stopped by the time limit (a catalog from before attempts were counted says 0):
+          // tried again with more time, up to the last attempt.
+          const stopped = same && prev.reason === "timeout" ? Math.max(1, prev.attempts) : 0;
+          if (!full && same && !(stopped && stopped < MAX_ATTEMPTS)) {
             p.skipped++;
             p.done++;
             opts.onProgress?.({ ...p });
@@ -359,6 +398,7 @@ export class Indexer {
               file: room.file(f.path, f.size),
               known: known.get(f.path),
               full,
+              stopped,
             };
             const file = task.file;
             // The file set aside goes first whenever it fits (before another large file, at
@@ -550,19 +590,24 @@ export class Indexer {
     }
   }
 
-  /** Index one file; says whether it was indexed, unchanged or skipped. */
+  /**
+   * Index one file; says whether it was indexed, unchanged or skipped. `stopped` counts the
+   * extractions of the file (unchanged since) that the hard time limit stopped.
+   */
   async indexFile(
     lib: Library,
     f: FoundFile,
     known: FileState | undefined,
     maxBytes = 64 * 1024 * 1024,
     force = false,
+    stopped = 0,
   ): Promise<"indexed" | "unchanged" | "skipped"> {
     if (!force && known && known.size === f.size && known.mtime_ms === f.mtime_ms) {
       return "unchanged";
     }
-    const skip = (reason: string, message: string) => {
-      this.#catalog.skip(lib.name, { path: f.path, reason, message }, f.size, f.mtime_ms);
+    const skip = (reason: string, message: string, attempts = 0) => {
+      const s = { path: f.path, reason, message };
+      this.#catalog.skip(lib.name, s, f.size, f.mtime_ms, attempts);
       return "skipped" as const;
     };
     if (f.size > maxBytes) {
@@ -584,12 +629,19 @@ export class Indexer {
       await this.#indexes.catalog?.touch(docId, f.mtime_ms, rfc3339(f.mtime_ms));
       return "unchanged";
     }
+    // Extractions of this content cut short before (a partial document's card counts them;
+    // one from before they were counted, 1) or stopped: this one gets more time.
+    const partCard = known && known.hash === hash
+      ? this.#catalog.cards([docId]).get(docId)
+      : undefined;
+    const attempts = Math.max(stopped, partCard?.partial ? partCard.attempts ?? 1 : 0);
     const sniffed = sniff(bytes);
     const input: ExtractInput = {
       path: f.path,
       extension: extname(f.path).toLowerCase(),
       bytes,
       mimeType: sniffed.mimeType,
+      allowance: allowanceAfter(attempts),
     };
     try {
       const result = await this.#extract(input);
@@ -632,7 +684,10 @@ export class Indexer {
       });
       const warnings = keptWarnings(extracted.warnings);
       if (warnings) card.warnings = warnings;
-      if (result.partial) card.partial = result.partial;
+      if (result.partial) {
+        card.partial = result.partial;
+        card.attempts = attempts + 1;
+      }
       this.#writing++;
       try {
         this.#catalog.countTerms(counts.keys());
@@ -645,8 +700,9 @@ export class Indexer {
             terms,
             hash,
             // A partial document is marked for extraction, as `Catalog.invalidate` marks
-            // one: the next run extracts it again (and it keeps its warnings if cut again).
-            mtime_ms: result.partial ? -1 : f.mtime_ms,
+            // one: the next run extracts it again with more time (and it keeps its warnings
+            // if cut again), until the last attempt.
+            mtime_ms: result.partial && attempts + 1 < MAX_ATTEMPTS ? -1 : f.mtime_ms,
             fields,
           },
           text,
@@ -671,6 +727,16 @@ export class Indexer {
       return "indexed";
     } catch (e) {
       if (isEnvironmentError(e)) throw e; // not the file's fault: retried next run
+      if (e instanceof ExtractError && e.reason === "timeout") {
+        // Stopped by the hard limit: tried again with more time, up to the last attempt.
+        // A partial document of this content is kept (its part loses nothing), given up on
+        // with the file too (its mtime stored: not extracted again until the file changes).
+        if (partCard?.partial && attempts + 1 >= MAX_ATTEMPTS) {
+          this.#catalog.touch(docId, f.mtime_ms, rfc3339(f.mtime_ms));
+        } else if (known && !partCard?.partial) await this.removeDocs([known.doc_id]);
+        const at = attempts ? ` (${allowanceAfter(attempts)}x the time limit)` : "";
+        return skip(e.reason, `${e.message}${at}; ${stoppedNote(attempts + 1)}`, attempts + 1);
+      }
       if (known) await this.removeDocs([known.doc_id]);
       if (e instanceof ExtractError) return skip(e.reason, e.message);
       return skip("failed", (e as Error)?.message ?? String(e));

@@ -5,6 +5,10 @@ import { assert, assertEquals } from "../tests/assert.ts";
 import { smallCorpus } from "../tests/corpus.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
 import { callTool } from "../server/dispatch.ts";
+import { Catalog } from "../core/catalog.ts";
+import type { ExtractFn } from "../core/types.ts";
+import { ExtractPool } from "../extraction/pool.ts";
+import { Indexer } from "./indexer.ts";
 
 const DOC = "Manuals/bashref.pdf";
 
@@ -85,4 +89,153 @@ Deno.test("a PDF cut by the time limit keeps its warning, says so, and is whole 
   assert(!readWhole.text.includes("Partial"), readWhole.text);
   // Whole now: the run after that finds it unchanged.
   assertEquals((await t.shelf.index()).unchanged, 1);
+});
+
+Deno.test("a PDF cut again gets twice the time each run, up to 8x, then waits for a change", async () => {
+  const { base, lib } = await manuals();
+  // 50 ms of CPU (soft cut at 40 ms): bashref.pdf (190 pages) is cut even at 8x (320 ms).
+  await using t = await openTestShelf({ base, folders: [lib], workers: 1, fileTimeoutMs: 50 });
+  const pages: number[] = [];
+  for (let run = 1; run <= 4; run++) {
+    const p = await t.shelf.index();
+    assertEquals([p.indexed, p.unchanged], [1, 0], `run ${run}`);
+    const id = t.shelf.findDocument(DOC)!;
+    const card = t.shelf.cards([id]).get(id)!;
+    assertEquals([card.partial, card.attempts], ["time limit", run]);
+    pages.push(card.page_count ?? 0);
+    const listed = await callTool(t.shelf, "status", { output_format: "json" });
+    assertEquals((listed.json.partial as { retry: boolean }[])[0]?.retry, run < 4);
+  }
+  // Eight times the time keeps more pages than once the time.
+  assert(pages[3]! > pages[0]!, `pages kept per run: ${pages}`);
+  // Cut at 8x: not extracted again (it stays partial, and status says so)...
+  assertEquals((await t.shelf.index()).unchanged, 1);
+  const status = (await callTool(t.shelf, "status", {})).text;
+  assert(status.includes("(cut at 8x the time: not again until the file changes)"), status);
+  // ...until the file changes; then it starts again at once the time.
+  const file = join(lib, "bashref.pdf");
+  await Deno.utime(file, new Date(), new Date(Date.now() + 5_000));
+  await Deno.writeFile(file, new Uint8Array([0x0a]), { append: true });
+  assertEquals((await t.shelf.index()).indexed, 1);
+  const id = t.shelf.findDocument(DOC)!;
+  assertEquals(t.shelf.cards([id]).get(id)!.attempts, 1);
+});
+
+Deno.test("a file stopped by the hard time limit is tried again with twice the time, up to 8x", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-stopped-" });
+  const root = join(base, "Lib");
+  await Deno.mkdir(root);
+  // No real file ignores the soft deadline for long (pdf.js stops between pages), so a
+  // plugin stands for one that does: `.slow` needs 500 ms of wall time, `.stuck` never ends.
+  const plugin = join(base, "ignores.ts");
+  await Deno.writeTextFile(
+    plugin,
+    `export default { name: "ignores", extensions: [".slow", ".stuck"], extract(input) {
+      const t = Date.now();
+      while (input.extension === ".stuck" || Date.now() - t < 500) {}
+      return { lines: ["done at last"] };
+    } };`,
+  );
+  await Deno.writeTextFile(join(root, "a.slow"), "x");
+  await Deno.writeTextFile(join(root, "b.stuck"), "x");
+  // The hard (wall) limit: 100 ms, scaled by each file's allowance.
+  const pool = new ExtractPool({ workers: 1, timeoutMs: 100, wallMs: 100, plugins: [plugin] });
+  const catalog = new Catalog(join(base, "catalog.db"));
+  const asked: string[] = [];
+  const extract: ExtractFn = (input) => {
+    asked.push(`${input.path} ${input.allowance}x`);
+    return pool.extract(input);
+  };
+  try {
+    const indexer = new Indexer(catalog, extract, {});
+    const lib = { name: "Lib", root };
+    const run = async () => {
+      asked.length = 0;
+      const p = await indexer.run([lib]);
+      return [p.indexed, p.skipped, p.unchanged];
+    };
+    for (const allowance of [1, 2, 4]) {
+      assertEquals(await run(), [0, 2, 0]);
+      assertEquals(asked, [`Lib/a.slow ${allowance}x`, `Lib/b.stuck ${allowance}x`]);
+      assertEquals(catalog.skipped().map((s) => s.message), [
+        `extraction ran longer than ${100 * allowance} ms${
+          allowance > 1 ? ` (${allowance}x the time limit)` : ""
+        }; tried again by the next index run with ${2 * allowance}x the time`,
+        `extraction ran longer than ${100 * allowance} ms${
+          allowance > 1 ? ` (${allowance}x the time limit)` : ""
+        }; tried again by the next index run with ${2 * allowance}x the time`,
+      ]);
+    }
+    // 8x (800 ms) is time enough for the slow file; the stuck one is given up on.
+    assertEquals(await run(), [1, 1, 0]);
+    assertEquals(asked, ["Lib/a.slow 8x", "Lib/b.stuck 8x"]);
+    assertEquals(catalog.skipped().map((s) => ({ ...s })), [{
+      path: "Lib/b.stuck",
+      reason: "timeout",
+      message: "extraction ran longer than 800 ms (8x the time limit); not tried again " +
+        "until the file changes",
+    }]);
+    // The next run extracts neither; a change to the stuck file makes it tried again at 1x.
+    assertEquals(await run(), [0, 1, 1]);
+    assertEquals(asked, []);
+    await Deno.writeTextFile(join(root, "b.stuck"), "changed");
+    assertEquals(await run(), [0, 1, 1]);
+    assertEquals(asked, ["Lib/b.stuck 1x"]);
+  } finally {
+    pool.close();
+    catalog.close();
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("a partial document stopped by the hard limit on its retry keeps its part", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-kept-" });
+  const root = join(base, "Lib");
+  await Deno.mkdir(root);
+  // A plugin stands for a format whose extractor stops between pages but can hang on one:
+  // pages of 40 ms of CPU, checking the soft deadline before each; page 7 never ends (it
+  // waits, using no CPU). At 1x (soft cut at 160 ms of CPU) it is cut before page 7 (240 ms
+  // in); at 2x (320 ms) it reaches page 7 and the hard limit stops it.
+  const plugin = join(base, "pages.ts");
+  await Deno.writeTextFile(
+    plugin,
+    `export default { name: "pages", extensions: [".pages"], async extract(input) {
+      const lines = [], warnings = [];
+      for (let i = 1; i <= 20; i++) {
+        if (input.signal?.aborted) { warnings.push("stopped at page " + i); break; }
+        if (i === 7) await new Promise(() => {});
+        const t = Date.now();
+        while (Date.now() - t < 40) {}
+        lines.push("page " + i + " about quokkas");
+      }
+      return { lines, warnings };
+    } };`,
+  );
+  await Deno.writeTextFile(join(root, "a.pages"), "x");
+  const pool = new ExtractPool({ workers: 1, timeoutMs: 200, wallMs: 1000, plugins: [plugin] });
+  const catalog = new Catalog(join(base, "catalog.db"));
+  try {
+    const indexer = new Indexer(catalog, pool.extract, {});
+    const lib = { name: "Lib", root };
+    assertEquals((await indexer.run([lib])).indexed, 1);
+    const id = catalog.idByPath("Lib/a.pages")!;
+    const part = catalog.text(id);
+    assertEquals(catalog.cards([id]).get(id)?.attempts, 1);
+    assert(part?.startsWith("page 1 about quokkas"), part);
+
+    const p = await indexer.run([lib]);
+    assertEquals([p.indexed, p.skipped], [0, 1]);
+    // The part is kept, still marked for another try; the stop is counted.
+    assertEquals(catalog.text(id), part);
+    assertEquals(catalog.cards([id]).get(id)?.partial, "time limit");
+    assertEquals(catalog.skipped().map((s) => s.message), [
+      "extraction ran longer than 2000 ms (2x the time limit); tried again by the next " +
+      "index run with 4x the time",
+    ]);
+    assertEquals(catalog.skippedStates("Lib").get("Lib/a.pages")?.attempts, 2);
+  } finally {
+    pool.close();
+    catalog.close();
+    await Deno.remove(base, { recursive: true });
+  }
 });

@@ -39,7 +39,14 @@ export const status = defineTool({
     skipped: z.array(obj({ path: z.string(), reason: z.string() })),
     next_offset_skipped: nextOffset,
     partial_count: z.number().int(),
-    partial: z.array(obj({ path: z.string(), partial: z.string(), warnings: z.array(z.string()) })),
+    partial: z.array(
+      obj({
+        path: z.string(),
+        partial: z.string(),
+        warnings: z.array(z.string()),
+        retry: z.boolean(),
+      }),
+    ),
   },
   run(shelf, a) {
     const s = shelf.status;
@@ -130,11 +137,14 @@ export const status = defineTool({
     if (r.partial_count) {
       out.push(
         `Extracted in part (time limit) ${count(r.partial_count, "document")}, extracted ` +
-          "again by the next index run:",
+          "again with more time by the next index runs, up to 8x the time limit:",
       );
       for (const d of r.partial) {
+        const again = d.retry ? "" : " (cut at 8x the time: not again until the file changes)";
         out.push(
-          `- ${escapeControl(d.path)}: ${escapeControl(d.warnings.join("; ") || d.partial)}`,
+          `- ${escapeControl(d.path)}: ${
+            escapeControl(d.warnings.join("; ") || d.partial)
+          }${again}`,
         );
       }
       if (r.partial_count > r.partial.length) {
