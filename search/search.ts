@@ -52,6 +52,8 @@ export interface SearchOutcome {
   note?: string;
   /** The cards of the hits (read once, for the answer). */
   cards: Map<string, Card>;
+  /** Hits whose passages were looked for by scanning their whole text (for the bench). */
+  scanned: number;
 }
 
 /** Hits each index contributes to fusion, at least. */
@@ -149,8 +151,8 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   fused = fused.slice(0, wanted);
   if (mode === "hybrid") withPassagesOf(fused, keyword);
   const { hits, cards } = collapseCopies(shelf, fused, q.filters, req.limit);
-  await attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword");
-  return { hits, mode, note, cards };
+  const scanned = await attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword");
+  return { hits, mode, note, cards, scanned };
 }
 
 /**
@@ -186,7 +188,7 @@ function withPassagesOf(fused: Hit[], keyword: Hit[]): void {
  * by its vector alone (`semantic`), the passages nearest to the query, within one budget of
  * embedded passages per search ({@link SEMANTIC_PASSAGES}, spent in rank order); else (a
  * match only in the title, path or headings, or past the budget) the keyword index's
- * snippet.
+ * snippet. Returns how many hits had their whole text scanned.
  */
 async function attachPassages(
   shelf: Shelf,
@@ -194,7 +196,7 @@ async function attachPassages(
   q: Query,
   count: number,
   semantic: boolean,
-): Promise<void> {
+): Promise<number> {
   const terms = positiveTerms(q.parsed);
   const want = Math.max(1, count);
   const bare: string[] = [];
@@ -202,6 +204,7 @@ async function attachPassages(
   const vectors = semantic && v?.ready ? v : undefined;
   let queryVector: Promise<Float32Array | undefined> | undefined;
   let budget = SEMANTIC_PASSAGES;
+  let scanned = 0;
   for (const h of hits) {
     if (h.passages) {
       // the keyword index looked (empty: no passage holds a word; its snippet stays)
@@ -212,6 +215,7 @@ async function attachPassages(
     }
     const doc = catalog.sections(h.doc_id);
     if (!doc) continue;
+    scanned++;
     const text = docText(catalog, h.doc_id, doc.hash);
     const passages = passagesOf({ ...doc, totalLines: text.text ? text.starts.length - 1 : 0 });
     const markup = MARKUP_TYPES.has(doc.docType);
@@ -234,9 +238,10 @@ async function attachPassages(
       bare.push(h.doc_id);
     }
   }
-  if (!bare.length) return;
+  if (!bare.length) return scanned;
   const snippets = await partsOf(shelf).keyword.snippets(bare, q.parsed);
   for (const h of hits) if (!h.snippet) h.snippet = snippets.get(h.doc_id) ?? h.snippet;
+  return scanned;
 }
 
 /** A hybrid ranking held to the keyword evidence (see `hybrid.ts`). */
