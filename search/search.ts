@@ -64,11 +64,6 @@ const VECTOR_FUSION_DEPTH = 20;
 const MAX_CANDIDATES = 100;
 /** Rank constant of reciprocal-rank fusion. */
 const RRF_K = 60;
-/**
- * Keyword hits past the limit that get their passages from the keyword index too: copies
- * collapsed into one hit bring the next hits up (others get theirs from their text).
- */
-const SPARE_PASSAGES = 2;
 
 /**
  * The mode a search takes when none is asked for, and why: the embedder's measured best
@@ -125,10 +120,11 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   // Copies are collapsed after ranking: ask for more hits than will be shown.
   const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);
   const depth = mode !== "hybrid" ? wanted : Math.max(wanted, FUSION_DEPTH);
-  // The keyword index gives the hits that will be shown their best passages (from its
-  // passage rows; in hybrid mode, its first hits, as the vectors may bring any of them up);
-  // hits found otherwise get theirs after the cut.
-  const shown = mode === "keyword" ? Math.min(wanted, req.limit + SPARE_PASSAGES) : wanted;
+  // The keyword index reads the best passages of its first hits (from its passage rows; in
+  // hybrid mode, of all its hits, as the vectors may bring any of them up). Copies collapsed
+  // bring up hits past them: those it ranked carry their candidate passages, read once the
+  // hits are known; hits found otherwise get theirs after the cut too.
+  const shown = mode === "keyword" ? Math.min(wanted, req.limit) : wanted;
   const q: Query = prepareQuery(req.query, depth, req.filters, shown);
   q.passages = Math.max(1, req.passages ?? 1);
   const none = Promise.resolve<Hit[]>([]);
@@ -183,7 +179,8 @@ function withPassagesOf(fused: Hit[], keyword: Hit[]): void {
 
 /**
  * Give each hit its best passages and a snippet: the keyword index's, when it looked (its
- * passage rows: a hit it gave none has its snippet, and its text is not scanned again);
+ * passage rows, read for a hit it ranked but did not read yet: a hit it gave none has its
+ * snippet, and its text is not scanned again);
  * else, for a hit the index did not look at, the best passages of its text; else, for a hit found
  * by its vector alone (`semantic`), the passages nearest to the query, within one budget of
  * embedded passages per search ({@link SEMANTIC_PASSAGES}, spent in rank order); else (a
@@ -200,7 +197,10 @@ async function attachPassages(
   const terms = positiveTerms(q.parsed);
   const want = Math.max(1, count);
   const bare: string[] = [];
-  const { catalog, vectors: v } = partsOf(shelf);
+  const { catalog, vectors: v, keyword } = partsOf(shelf);
+  const unread = hits.filter((h) => h.candidates);
+  if (unread.length && keyword.readPassages) await keyword.readPassages(unread, q.parsed, want);
+  for (const h of unread) delete h.candidates;
   const vectors = semantic && v?.ready ? v : undefined;
   let queryVector: Promise<Float32Array | undefined> | undefined;
   let budget = SEMANTIC_PASSAGES;
@@ -239,7 +239,7 @@ async function attachPassages(
     }
   }
   if (!bare.length) return scanned;
-  const snippets = await partsOf(shelf).keyword.snippets(bare, q.parsed);
+  const snippets = await keyword.snippets(bare, q.parsed);
   for (const h of hits) if (!h.snippet) h.snippet = snippets.get(h.doc_id) ?? h.snippet;
   return scanned;
 }

@@ -280,7 +280,8 @@ export class PassageRows {
    * passages ({@link hits}) — an empty list when none holds a word of the query, so the
    * search path does not look again — and the first one's snippet, or, without passages (a
    * match in the title, path or headings only), the snippet `otherwise` gives. Passages are
-   * read for those hits only.
+   * read for those hits only; the others (when `snippets` > 0) carry their candidates'
+   * sequence numbers (`Hit.candidates`), to be read if they are shown.
    *
    * @param order the hits with their candidate passages ({@link best}), in passage order
    * @param parsed the query
@@ -300,7 +301,11 @@ export class PassageRows {
   ): Hit[] {
     return order.map((doc, i) => {
       const { hit, ranks } = doc;
-      if (i >= show.snippets) return hit;
+      if (i >= show.snippets) {
+        // read later if shown (`readPassages`): copies collapsed bring up hits past the cut
+        if (show.snippets > 0) hit.candidates = ranks.map((r) => r.seq);
+        return hit;
+      }
       const candidates = ranks.length ? ranks : show.loose?.(doc) ?? [];
       const passages = this.hits(hit.doc_id, candidates, parsed, show.passages);
       hit.passages = passages;

@@ -63,6 +63,13 @@ export interface KeywordIndex {
    */
   search(q: Query): Promise<Hit[]>;
   /**
+   * Give hits that {@link search} ranked past its first `q.snippets` (they carry
+   * `candidates`) their `passages` best passages (an empty list when none holds a query
+   * word) and snippet, as `search` gives its first hits; `candidates` is removed. Without
+   * this method the search path looks for their passages in their text.
+   */
+  readPassages?(hits: Hit[], parsed: ParsedQuery, passages: number): Promise<void>;
+  /**
    * The ids, in order, of the documents that satisfy a query's hard constraints (quoted
    * phrases and `+` units match, `-` units do not): for hits found another way (vectors).
    */
