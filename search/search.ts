@@ -120,13 +120,13 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   // Copies are collapsed after ranking: ask for more hits than will be shown.
   const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);
   const depth = mode !== "hybrid" ? wanted : Math.max(wanted, FUSION_DEPTH);
-  // The keyword index reads the best passages of its first hits (from its passage rows; in
-  // hybrid mode, of all its hits, as the vectors may bring any of them up). Copies collapsed
-  // bring up hits past them: those it ranked carry their candidate passages, read once the
-  // hits are known; hits found otherwise get theirs after the cut too.
-  const shown = mode === "keyword" ? Math.min(wanted, req.limit) : wanted;
-  const q: Query = prepareQuery(req.query, depth, req.filters, shown);
+  // The keyword index ranks the passages of its hits (from its passage rows). In keyword
+  // mode it reads none: its hits carry their candidate passages, and those of the hits
+  // shown (copies collapsed) are read after the cut. In hybrid mode it reads them all, as
+  // the vectors may bring any of them up; hits found otherwise get theirs after the cut.
+  const q: Query = prepareQuery(req.query, depth, req.filters, wanted);
   q.passages = Math.max(1, req.passages ?? 1);
+  if (mode === "keyword") q.unread = true;
   const none = Promise.resolve<Hit[]>([]);
   const lists = await settleAll([
     mode === "semantic" ? none : partsOf(shelf).keyword.search(q),

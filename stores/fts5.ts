@@ -371,12 +371,13 @@ export class Fts5Index implements KeywordIndex {
       return { hit, rid: Number(row.rid), ranks: best.get(Number(row.rid)) ?? [] };
     });
     const { order, across, words } = passageOrder(docs, q.parsed, re ? withSnippets : 0);
-    const loose = words && across.length
+    const loose = words && across.length && !q.unread
       ? this.#passages.best(words, across.map((d) => d.rid), Math.max(want, CANDIDATES))
       : undefined;
     return this.#passages.ranked(order, q.parsed, {
       passages: want,
       snippets: re ? withSnippets : 0,
+      read: q.unread ? 0 : undefined,
       otherwise: (id) => re ? this.#snippets.of(id, re) : "",
       loose: (d) => loose?.get(d.rid),
     });

@@ -285,8 +285,9 @@ export class PassageRows {
    *
    * @param order the hits with their candidate passages ({@link best}), in passage order
    * @param parsed the query
-   * @param show passages wanted per hit, hits that get them, the snippet without passages,
-   *   and the candidates of a hit none of whose passages holds a whole phrase
+   * @param show passages wanted per hit, hits that get them, how many of those are read now
+   *   (default: all; the others carry their candidates), the snippet without passages, and
+   *   the candidates of a hit none of whose passages holds a whole phrase
    *   ({@link passageOrder}'s `across`)
    */
   ranked<T extends { hit: Hit; ranks: PassageRank[] }>(
@@ -295,13 +296,14 @@ export class PassageRows {
     show: {
       passages: number;
       snippets: number;
+      read?: number;
       otherwise: (docId: string) => string;
       loose?: (doc: T) => PassageRank[] | undefined;
     },
   ): Hit[] {
     return order.map((doc, i) => {
       const { hit, ranks } = doc;
-      if (i >= show.snippets) {
+      if (i >= (show.read ?? show.snippets)) {
         // read later if shown (`readPassages`): copies collapsed bring up hits past the cut
         if (show.snippets > 0) hit.candidates = ranks.map((r) => r.seq);
         return hit;

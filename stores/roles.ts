@@ -33,6 +33,11 @@ export interface Query {
   snippets?: number;
   /** Best passages each hit with a snippet carries (default 1). */
   passages?: number;
+  /**
+   * Read no passages: the hits that would get a snippet carry their `candidates` instead,
+   * for the caller to have those of the hits it shows read (`readPassages`).
+   */
+  unread?: boolean;
 }
 
 /** Availability of an index while the library is indexed. */
