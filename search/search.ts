@@ -122,11 +122,14 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   const depth = mode !== "hybrid" ? wanted : Math.max(wanted, FUSION_DEPTH);
   // The keyword index ranks the passages of its hits (from its passage rows). In keyword
   // mode it reads none: its hits carry their candidate passages, and those of the hits
-  // shown (copies collapsed) are read after the cut. In hybrid mode it reads them all, as
-  // the vectors may bring any of them up; hits found otherwise get theirs after the cut.
-  const q: Query = prepareQuery(req.query, depth, req.filters, wanted);
+  // shown (copies collapsed) are read after the cut (an index that cannot read them later
+  // reads its first `limit` hits'). In hybrid mode it reads them all, as the vectors may
+  // bring any of them up; hits found otherwise get theirs after the cut.
+  const later = mode === "keyword" && partsOf(shelf).keyword.readPassages !== undefined;
+  const shown = mode === "keyword" && !later ? Math.min(wanted, req.limit) : wanted;
+  const q: Query = prepareQuery(req.query, depth, req.filters, shown);
   q.passages = Math.max(1, req.passages ?? 1);
-  if (mode === "keyword") q.unread = true;
+  if (later) q.unread = true;
   const none = Promise.resolve<Hit[]>([]);
   const lists = await settleAll([
     mode === "semantic" ? none : partsOf(shelf).keyword.search(q),
