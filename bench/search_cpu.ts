@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { callTool } from "../server/dispatch.ts";
 import { Shelf } from "../shelf/shelf.ts";
+import type { SearchMode } from "../search/search.ts";
 import { stdioTransport, testClient } from "../tests/mcp_client.ts";
 import { devQuestions } from "./agent_cost.ts";
 import { pct } from "./stats.ts";
@@ -30,6 +31,11 @@ export interface Timings {
   wall: number[];
   /** CPU of each call of the first, unmeasured pass (what no cache of a search holds yet). */
   first: number[];
+  /**
+   * Per question, the shown hits whose passages were looked for by scanning their whole
+   * text instead of read from the keyword index's passage rows (in process only).
+   */
+  scanned?: number[];
 }
 
 /** CPU ms of this process so far (user + system). */
@@ -87,9 +93,16 @@ export async function inProcess(
 ): Promise<Timings> {
   const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
   try {
-    return await measure(queries, rounds, async (query) => {
+    const t = await measure(queries, rounds, async (query) => {
       await callTool(shelf, "search", { query, limit: 10, output_format: "json", mode });
     }, ownCpu);
+    // as the tool asks (one passage at least), after the measured calls
+    t.scanned = [];
+    for (const query of queries) {
+      const asked = { query, limit: 10, mode: mode as SearchMode, passages: 1 };
+      t.scanned.push((await shelf.search(asked)).scanned);
+    }
+    return t;
   } finally {
     await shelf.close();
   }
@@ -151,4 +164,11 @@ if (import.meta.main) {
   console.log(`| CPU ms | ${f(pct(t.cpu, 50))} | ${f(pct(t.cpu, 95))} |`);
   console.log(`| wall ms | ${f(pct(t.wall, 50))} | ${f(pct(t.wall, 95))} |`);
   console.log(`| CPU ms, first pass | ${f(pct(t.first, 50))} | ${f(pct(t.first, 95))} |`);
+  if (t.scanned) {
+    const hits = t.scanned.reduce((a, b) => a + b, 0);
+    const questions = t.scanned.filter((n) => n > 0).length;
+    console.log(
+      `\nWhole-text scans for passages: ${hits} shown hits in ${questions} of ${t.scanned.length} questions`,
+    );
+  }
 }

@@ -209,6 +209,12 @@ export interface Hit {
   passages?: PassageHit[];
   /** Other documents with the same text, collapsed into this hit (added by the search path). */
   copies?: { doc_id: string; path: string }[];
+  /**
+   * The passages (sequence numbers, best first; empty: none holds a query word) the keyword
+   * index found for a hit it ranked but did not read: the search path has those of the hits
+   * it shows read (`KeywordIndex.readPassages`) and drops the field.
+   */
+  candidates?: number[];
 }
 
 /** A named library root. */

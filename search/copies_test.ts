@@ -4,6 +4,7 @@ import { openTestShelf } from "../tests/shelf_helper.ts";
 import { callTool } from "../server/dispatch.ts";
 import { FINGERPRINT_VERSION } from "../core/fingerprint.ts";
 import { partsOf } from "../shelf/_parts.ts";
+import { searchShelf } from "./search.ts";
 
 const TEXT = Array.from(
   { length: 60 },
@@ -87,4 +88,38 @@ Deno.test("copies are told by their words as they read: link targets do not coun
   await t.shelf.index();
   assertEquals(partsOf(t.shelf).catalog.getMeta("fingerprints"), FINGERPRINT_VERSION);
   assertEquals(collapsed(await search()), [["lib/okapi.md", "lib/okapi.txt"]]);
+});
+
+Deno.test("searchShelf() reads the passages of hits that collapsed copies bring up from the passage rows", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-copies-passages-" });
+  const lib = join(base, "lib");
+  await Deno.mkdir(lib);
+  // Five copies rank first; a distinct document after them comes up into a short answer
+  // (ranked sixth of the six candidates of three hits).
+  for (const name of ["okapi.md", "okapi-2.md", "okapi-3.md", "okapi-4.md", "okapi-5.md"]) {
+    await Deno.writeTextFile(join(lib, name), `# Okapi\n\n${TEXT}\n`);
+  }
+  const other = (animal: string) =>
+    `# ${animal}\n\n## Habitat\n\nThe ${animal} lives on open plains far away.\n\n` +
+    `## Food\n\nThe ${animal} eats leaves where an okapi would not.\n`;
+  await Deno.writeTextFile(join(lib, "giraffe.md"), other("Giraffe"));
+  await Deno.writeTextFile(join(lib, "zebra.md"), other("Zebra"));
+  await using t = await openTestShelf({ base, folders: [lib] });
+  await t.shelf.index();
+  const ask = (limit: number) =>
+    searchShelf(t.shelf, { query: "okapi leaves", limit, mode: "keyword", passages: 1 });
+  const short = await ask(3);
+  assertEquals(short.hits.length, 2);
+  assertEquals(short.hits[0]!.copies?.length, 4);
+  // no hit's whole text was scanned, and the one brought up shows its passage
+  assertEquals(short.scanned, 0);
+  const up = short.hits[1]!;
+  assertEquals(up.candidates, undefined);
+  assertEquals(up.passages?.length, 1, JSON.stringify(up));
+  assert(/\*\*leaves\*\*/.test(up.passages![0]!.snippet), up.passages![0]!.snippet);
+  assertEquals(up.snippet, up.passages![0]!.snippet);
+  // the same passage as when the keyword index reads it itself, among its first hits
+  const long = await ask(10);
+  const same = long.hits.find((h) => h.doc_id === up.doc_id);
+  assertEquals(up.passages, same?.passages);
 });

@@ -52,6 +52,8 @@ export interface SearchOutcome {
   note?: string;
   /** The cards of the hits (read once, for the answer). */
   cards: Map<string, Card>;
+  /** Hits whose passages were looked for by scanning their whole text (for the bench). */
+  scanned: number;
 }
 
 /** Hits each index contributes to fusion, at least. */
@@ -62,11 +64,6 @@ const VECTOR_FUSION_DEPTH = 20;
 const MAX_CANDIDATES = 100;
 /** Rank constant of reciprocal-rank fusion. */
 const RRF_K = 60;
-/**
- * Keyword hits past the limit that get their passages from the keyword index too: copies
- * collapsed into one hit bring the next hits up (others get theirs from their text).
- */
-const SPARE_PASSAGES = 2;
 
 /**
  * The mode a search takes when none is asked for, and why: the embedder's measured best
@@ -123,12 +120,16 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   // Copies are collapsed after ranking: ask for more hits than will be shown.
   const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);
   const depth = mode !== "hybrid" ? wanted : Math.max(wanted, FUSION_DEPTH);
-  // The keyword index gives the hits that will be shown their best passages (from its
-  // passage rows; in hybrid mode, its first hits, as the vectors may bring any of them up);
-  // hits found otherwise get theirs after the cut.
-  const shown = mode === "keyword" ? Math.min(wanted, req.limit + SPARE_PASSAGES) : wanted;
+  // The keyword index ranks the passages of its hits (from its passage rows). In keyword
+  // mode it reads none: its hits carry their candidate passages, and those of the hits
+  // shown (copies collapsed) are read after the cut (an index that cannot read them later
+  // reads its first `limit` hits'). In hybrid mode it reads them all, as the vectors may
+  // bring any of them up; hits found otherwise get theirs after the cut.
+  const later = mode === "keyword" && partsOf(shelf).keyword.readPassages !== undefined;
+  const shown = mode === "keyword" && !later ? Math.min(wanted, req.limit) : wanted;
   const q: Query = prepareQuery(req.query, depth, req.filters, shown);
   q.passages = Math.max(1, req.passages ?? 1);
+  if (later) q.unread = true;
   const none = Promise.resolve<Hit[]>([]);
   const lists = await settleAll([
     mode === "semantic" ? none : partsOf(shelf).keyword.search(q),
@@ -149,8 +150,8 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   fused = fused.slice(0, wanted);
   if (mode === "hybrid") withPassagesOf(fused, keyword);
   const { hits, cards } = collapseCopies(shelf, fused, q.filters, req.limit);
-  await attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword");
-  return { hits, mode, note, cards };
+  const scanned = await attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword");
+  return { hits, mode, note, cards, scanned };
 }
 
 /**
@@ -181,12 +182,13 @@ function withPassagesOf(fused: Hit[], keyword: Hit[]): void {
 
 /**
  * Give each hit its best passages and a snippet: the keyword index's, when it looked (its
- * passage rows: a hit it gave none has its snippet, and its text is not scanned again);
+ * passage rows, read for a hit it ranked but did not read yet: a hit it gave none has its
+ * snippet, and its text is not scanned again);
  * else, for a hit the index did not look at, the best passages of its text; else, for a hit found
  * by its vector alone (`semantic`), the passages nearest to the query, within one budget of
  * embedded passages per search ({@link SEMANTIC_PASSAGES}, spent in rank order); else (a
  * match only in the title, path or headings, or past the budget) the keyword index's
- * snippet.
+ * snippet. Returns how many hits had their whole text scanned.
  */
 async function attachPassages(
   shelf: Shelf,
@@ -194,14 +196,18 @@ async function attachPassages(
   q: Query,
   count: number,
   semantic: boolean,
-): Promise<void> {
+): Promise<number> {
   const terms = positiveTerms(q.parsed);
   const want = Math.max(1, count);
   const bare: string[] = [];
-  const { catalog, vectors: v } = partsOf(shelf);
+  const { catalog, vectors: v, keyword } = partsOf(shelf);
+  const unread = hits.filter((h) => h.candidates);
+  if (unread.length && keyword.readPassages) await keyword.readPassages(unread, q.parsed, want);
+  for (const h of unread) delete h.candidates;
   const vectors = semantic && v?.ready ? v : undefined;
   let queryVector: Promise<Float32Array | undefined> | undefined;
   let budget = SEMANTIC_PASSAGES;
+  let scanned = 0;
   for (const h of hits) {
     if (h.passages) {
       // the keyword index looked (empty: no passage holds a word; its snippet stays)
@@ -212,6 +218,7 @@ async function attachPassages(
     }
     const doc = catalog.sections(h.doc_id);
     if (!doc) continue;
+    scanned++;
     const text = docText(catalog, h.doc_id, doc.hash);
     const passages = passagesOf({ ...doc, totalLines: text.text ? text.starts.length - 1 : 0 });
     const markup = MARKUP_TYPES.has(doc.docType);
@@ -234,9 +241,10 @@ async function attachPassages(
       bare.push(h.doc_id);
     }
   }
-  if (!bare.length) return;
-  const snippets = await partsOf(shelf).keyword.snippets(bare, q.parsed);
+  if (!bare.length) return scanned;
+  const snippets = await keyword.snippets(bare, q.parsed);
   for (const h of hits) if (!h.snippet) h.snippet = snippets.get(h.doc_id) ?? h.snippet;
+  return scanned;
 }
 
 /** A hybrid ranking held to the keyword evidence (see `hybrid.ts`). */

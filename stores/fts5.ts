@@ -44,6 +44,7 @@ import {
   passageOrder,
   type PassageRank,
   PassageRows,
+  wordsMatch,
 } from "./fts5_passages.ts";
 import type { IndexState, KeywordIndex, Query } from "./roles.ts";
 import { Fts5Totals } from "./fts5_totals.ts";
@@ -370,12 +371,45 @@ export class Fts5Index implements KeywordIndex {
       return { hit, rid: Number(row.rid), ranks: best.get(Number(row.rid)) ?? [] };
     });
     const { order, across, words } = passageOrder(docs, q.parsed, re ? withSnippets : 0);
-    const loose = words && across.length
+    const loose = words && across.length && !q.unread
       ? this.#passages.best(words, across.map((d) => d.rid), Math.max(want, CANDIDATES))
       : undefined;
     return this.#passages.ranked(order, q.parsed, {
       passages: want,
       snippets: re ? withSnippets : 0,
+      read: q.unread ? 0 : undefined,
+      otherwise: (id) => re ? this.#snippets.of(id, re) : "",
+      loose: (d) => loose?.get(d.rid),
+    });
+  }
+
+  /**
+   * Give hits ranked past a search's first `snippets` (they carry `candidates`) their best
+   * passages and snippet, as the search gives its first hits: their candidates read (for
+   * a hit none of whose passages holds a whole phrase of the query, the passages of the
+   * query's words) and `candidates` removed.
+   */
+  readPassages(hits: Hit[], parsed: ParsedQuery, passages: number): Promise<void> {
+    return settle(() => this.#readPassages(hits, parsed, passages));
+  }
+
+  #readPassages(hits: Hit[], parsed: ParsedQuery, passages: number): void {
+    const re = snippetMatcher(positiveTerms(parsed));
+    const want = Math.max(1, Math.floor(passages));
+    const rowid = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
+    const docs = hits.filter((hit) => hit.candidates).map((hit) => {
+      const ranks = hit.candidates!.map((seq) => ({ seq, raw: 0 }));
+      delete hit.candidates;
+      return { hit, rid: Number(rowid.get(hit.doc_id)?.rowid ?? -1), ranks };
+    });
+    const words = re ? wordsMatch(parsed) : undefined;
+    const across = words ? docs.filter((d) => !d.ranks.length && d.rid >= 0) : [];
+    const loose = words && across.length
+      ? this.#passages.best(words, across.map((d) => d.rid), Math.max(want, CANDIDATES))
+      : undefined;
+    this.#passages.ranked(docs, parsed, {
+      passages: want,
+      snippets: re ? docs.length : 0,
       otherwise: (id) => re ? this.#snippets.of(id, re) : "",
       loose: (d) => loose?.get(d.rid),
     });

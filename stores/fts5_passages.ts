@@ -280,12 +280,14 @@ export class PassageRows {
    * passages ({@link hits}) — an empty list when none holds a word of the query, so the
    * search path does not look again — and the first one's snippet, or, without passages (a
    * match in the title, path or headings only), the snippet `otherwise` gives. Passages are
-   * read for those hits only.
+   * read for those hits only; the others (when `snippets` > 0) carry their candidates'
+   * sequence numbers (`Hit.candidates`), to be read if they are shown.
    *
    * @param order the hits with their candidate passages ({@link best}), in passage order
    * @param parsed the query
-   * @param show passages wanted per hit, hits that get them, the snippet without passages,
-   *   and the candidates of a hit none of whose passages holds a whole phrase
+   * @param show passages wanted per hit, hits that get them, how many of those are read now
+   *   (default: all; the others carry their candidates), the snippet without passages, and
+   *   the candidates of a hit none of whose passages holds a whole phrase
    *   ({@link passageOrder}'s `across`)
    */
   ranked<T extends { hit: Hit; ranks: PassageRank[] }>(
@@ -294,13 +296,18 @@ export class PassageRows {
     show: {
       passages: number;
       snippets: number;
+      read?: number;
       otherwise: (docId: string) => string;
       loose?: (doc: T) => PassageRank[] | undefined;
     },
   ): Hit[] {
     return order.map((doc, i) => {
       const { hit, ranks } = doc;
-      if (i >= show.snippets) return hit;
+      if (i >= (show.read ?? show.snippets)) {
+        // read later if shown (`readPassages`): copies collapsed bring up hits past the cut
+        if (show.snippets > 0) hit.candidates = ranks.map((r) => r.seq);
+        return hit;
+      }
       const candidates = ranks.length ? ranks : show.loose?.(doc) ?? [];
       const passages = this.hits(hit.doc_id, candidates, parsed, show.passages);
       hit.passages = passages;

@@ -91,9 +91,40 @@ Deno.test("Fts5Index.search() marks the hits it looked for passages in", async (
   assertEquals(all.get("t")?.passages, []);
   assertEquals(all.get("t")?.snippet, "**Zebra** handbook");
   assertEquals(all.get("z")?.passages?.map((p) => p.snippet), ["The **zebra** runs fast."]);
-  // a hit past the snippets is not looked at: its passages are left to the search path
+  // a hit past the snippets is not read: it carries its candidates for the search path
   const first = await hits(1);
-  assertEquals([...first.values()].filter((h) => h.passages === undefined).length, 1);
+  const unread = [...first.values()].filter((h) => h.passages === undefined);
+  assertEquals(unread.length, 1);
+  assert(unread[0]!.candidates, JSON.stringify(unread));
+  db.close();
+});
+
+Deno.test("Fts5Index.readPassages() reads the candidates of unread hits as search() would", async () => {
+  const { db, fts } = await setup([
+    { id: "t", path: "L/t.md", title: "Zebra handbook", body: "Nothing about the animal." },
+    { id: "z", path: "L/z.md", title: "Plains", body: "Grass.\nThe zebra runs fast." },
+    { id: "s", path: "L/s.md", title: "Stripes", body: "Stripes.\nA zebra foal stays close." },
+  ]);
+  const q = prepareQuery("zebra", 5, {}, 5);
+  const read = new Map((await fts.search(q)).map((h) => [h.doc_id, h]));
+  const unread = await fts.search({ ...q, unread: true });
+  // nothing read, the same order; a title match alone has no candidate
+  assertEquals(unread.map((h) => h.doc_id), [...read.keys()]);
+  assert(unread.every((h) => h.passages === undefined && h.candidates), JSON.stringify(unread));
+  assertEquals(unread.find((h) => h.doc_id === "t")?.candidates, []);
+  // read for two of them only: those get what search() gives, the other keeps its candidates
+  const shown = unread.filter((h) => h.doc_id !== "s");
+  await fts.readPassages(shown, q.parsed, 1);
+  for (const h of shown) {
+    assertEquals(h.candidates, undefined);
+    assertEquals(h.passages, read.get(h.doc_id)?.passages);
+    assertEquals(h.snippet, read.get(h.doc_id)?.snippet);
+  }
+  assertEquals(
+    shown.find((h) => h.doc_id === "z")?.passages?.[0]?.snippet,
+    "The **zebra** runs fast.",
+  );
+  assert(unread.find((h) => h.doc_id === "s")?.candidates?.length);
   db.close();
 });
 

@@ -33,6 +33,11 @@ export interface Query {
   snippets?: number;
   /** Best passages each hit with a snippet carries (default 1). */
   passages?: number;
+  /**
+   * Read no passages: the hits that would get a snippet carry their `candidates` instead,
+   * for the caller to have those of the hits it shows read (`readPassages`).
+   */
+  unread?: boolean;
 }
 
 /** Availability of an index while the library is indexed. */
@@ -62,6 +67,13 @@ export interface KeywordIndex {
    *   `QUERY_TIMEOUT` when it runs past the time limit (search workers only)
    */
   search(q: Query): Promise<Hit[]>;
+  /**
+   * Give hits that {@link search} ranked past its first `q.snippets` (they carry
+   * `candidates`) their `passages` best passages (an empty list when none holds a query
+   * word) and snippet, as `search` gives its first hits; `candidates` is removed. Without
+   * this method the search path looks for their passages in their text.
+   */
+  readPassages?(hits: Hit[], parsed: ParsedQuery, passages: number): Promise<void>;
   /**
    * The ids, in order, of the documents that satisfy a query's hard constraints (quoted
    * phrases and `+` units match, `-` units do not): for hits found another way (vectors).
