@@ -289,30 +289,36 @@ for (const isolation of ["process", "thread"] as const) {
   Deno.test(`ExtractPool (${isolation}) cuts a file at its CPU time limit, not while it waits`, async () => {
     const dir = await Deno.makeTempDir();
     const plugin = join(dir, "pieces.ts");
-    // Twenty pieces, each checking the soft deadline first: `.busy` spins 25 ms of CPU a piece,
+    // Twenty pieces, each checking the soft deadline first: `.busy` spins 100 ms of this
+    // thread's CPU time a piece (CPU, not wall time, so a loaded machine changes nothing),
     // `.idle` waits 25 ms a piece (no CPU, as a file does on a machine busy with others).
     await Deno.writeTextFile(
       plugin,
-      `export default { name: "pieces", extensions: [".busy", ".idle"], async extract(input) {
+      `import process from "node:process";
+      const cpu = () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; };
+      export default { name: "pieces", extensions: [".busy", ".idle"], async extract(input) {
         const lines = [], warnings = [];
         for (let i = 1; i <= 20; i++) {
           if (input.signal?.aborted) { warnings.push("stopped at piece " + i + " of 20"); break; }
-          if (input.extension === ".busy") { const t = Date.now(); while (Date.now() - t < 25) {} }
+          if (input.extension === ".busy") { const t = cpu(); while (cpu() - t < 100) {} }
           else await new Promise((r) => setTimeout(r, 25));
           lines.push("piece " + i);
         }
         return { lines, warnings };
       } };`,
     );
-    // Soft limit: 80 ms of CPU; the wall limit (and its soft 80 %) is far away.
+    // Soft limit: 800 ms of CPU (far more than the process's own background work while a file
+    // waits); the wall limit (and its soft 80 %) is far away.
     const pool = new ExtractPool({
       workers: 1,
-      timeoutMs: 100,
-      wallMs: 120_000,
+      timeoutMs: 1000,
+      wallMs: 600_000,
       plugins: [plugin],
       isolation,
     });
     try {
+      // A first file, so the start's own work (compiling, warming up) is done before the test.
+      await pool.extract({ path: "l/w.idle", extension: ".idle", bytes: enc.encode("x") });
       const idle = await pool.extract({
         path: "l/a.idle",
         extension: ".idle",
@@ -329,8 +335,8 @@ for (const isolation of ["process", "thread"] as const) {
       assert(kept >= 1 && kept < 20, `kept ${kept} of 20 pieces`);
       assertEquals(busy?.partial, "time limit");
       assertEquals(busy?.extracted.warnings, [`stopped at piece ${kept + 1} of 20`]);
-      // Eight times the allowance (640 ms of CPU before the cut) is time enough for all 20
-      // pieces (500 ms).
+      // Eight times the allowance (6,400 ms of CPU before the cut) is time enough for all 20
+      // pieces (2,000 ms).
       const more = await pool.extract({
         path: "l/a.busy",
         extension: ".busy",

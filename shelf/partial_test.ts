@@ -126,20 +126,21 @@ Deno.test("a file stopped by the hard time limit is tried again with twice the t
   const root = join(base, "Lib");
   await Deno.mkdir(root);
   // No real file ignores the soft deadline for long (pdf.js stops between pages), so a
-  // plugin stands for one that does: `.slow` needs 500 ms of wall time, `.stuck` never ends.
+  // plugin stands for one that does: `.slow` needs 1,500 ms of wall time (more than 4x the
+  // 300 ms limit, well under 8x), `.stuck` never ends.
   const plugin = join(base, "ignores.ts");
   await Deno.writeTextFile(
     plugin,
     `export default { name: "ignores", extensions: [".slow", ".stuck"], extract(input) {
       const t = Date.now();
-      while (input.extension === ".stuck" || Date.now() - t < 500) {}
+      while (input.extension === ".stuck" || Date.now() - t < 1500) {}
       return { lines: ["done at last"] };
     } };`,
   );
   await Deno.writeTextFile(join(root, "a.slow"), "x");
   await Deno.writeTextFile(join(root, "b.stuck"), "x");
-  // The hard (wall) limit: 100 ms, scaled by each file's allowance.
-  const pool = new ExtractPool({ workers: 1, timeoutMs: 100, wallMs: 100, plugins: [plugin] });
+  // The hard (wall) limit: 300 ms, scaled by each file's allowance.
+  const pool = new ExtractPool({ workers: 1, timeoutMs: 300, wallMs: 300, plugins: [plugin] });
   const catalog = new Catalog(join(base, "catalog.db"));
   const asked: string[] = [];
   const extract: ExtractFn = (input) => {
@@ -158,21 +159,21 @@ Deno.test("a file stopped by the hard time limit is tried again with twice the t
       assertEquals(await run(), [0, 2, 0]);
       assertEquals(asked, [`Lib/a.slow ${allowance}x`, `Lib/b.stuck ${allowance}x`]);
       assertEquals(catalog.skipped().map((s) => s.message), [
-        `extraction ran longer than ${100 * allowance} ms${
+        `extraction ran longer than ${300 * allowance} ms${
           allowance > 1 ? ` (${allowance}x the time limit)` : ""
         }; tried again by the next index run with ${2 * allowance}x the time`,
-        `extraction ran longer than ${100 * allowance} ms${
+        `extraction ran longer than ${300 * allowance} ms${
           allowance > 1 ? ` (${allowance}x the time limit)` : ""
         }; tried again by the next index run with ${2 * allowance}x the time`,
       ]);
     }
-    // 8x (800 ms) is time enough for the slow file; the stuck one is given up on.
+    // 8x (2,400 ms) is time enough for the slow file; the stuck one is given up on.
     assertEquals(await run(), [1, 1, 0]);
     assertEquals(asked, ["Lib/a.slow 8x", "Lib/b.stuck 8x"]);
     assertEquals(catalog.skipped().map((s) => ({ ...s })), [{
       path: "Lib/b.stuck",
       reason: "timeout",
-      message: "extraction ran longer than 800 ms (8x the time limit); not tried again " +
+      message: "extraction ran longer than 2400 ms (8x the time limit); not tried again " +
         "until the file changes",
     }]);
     // The next run extracts neither; a change to the stuck file makes it tried again at 1x.
@@ -193,26 +194,30 @@ Deno.test("a partial document stopped by the hard limit on its retry keeps its p
   const root = join(base, "Lib");
   await Deno.mkdir(root);
   // A plugin stands for a format whose extractor stops between pages but can hang on one:
-  // pages of 40 ms of CPU, checking the soft deadline before each; page 7 never ends (it
-  // waits, using no CPU). At 1x (soft cut at 160 ms of CPU) it is cut before page 7 (240 ms
-  // in); at 2x (320 ms) it reaches page 7 and the hard limit stops it.
+  // pages of 40 ms of CPU time (spun on the thread's clock, so load changes nothing),
+  // checking the soft deadline before each; page 7 never ends (it waits, using no CPU). At
+  // 1x (soft cut at 160 ms of CPU) it is cut before page 7 (240 ms in); at 2x (320 ms) it
+  // reaches page 7 and the hard limit (3 s of wall time a 1x, far more than 6 pages need)
+  // stops it.
   const plugin = join(base, "pages.ts");
   await Deno.writeTextFile(
     plugin,
-    `export default { name: "pages", extensions: [".pages"], async extract(input) {
+    `import process from "node:process";
+    const cpu = () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; };
+    export default { name: "pages", extensions: [".pages"], async extract(input) {
       const lines = [], warnings = [];
       for (let i = 1; i <= 20; i++) {
         if (input.signal?.aborted) { warnings.push("stopped at page " + i); break; }
         if (i === 7) await new Promise(() => {});
-        const t = Date.now();
-        while (Date.now() - t < 40) {}
+        const t = cpu();
+        while (cpu() - t < 40) {}
         lines.push("page " + i + " about quokkas");
       }
       return { lines, warnings };
     } };`,
   );
   await Deno.writeTextFile(join(root, "a.pages"), "x");
-  const pool = new ExtractPool({ workers: 1, timeoutMs: 200, wallMs: 1000, plugins: [plugin] });
+  const pool = new ExtractPool({ workers: 1, timeoutMs: 200, wallMs: 3000, plugins: [plugin] });
   const catalog = new Catalog(join(base, "catalog.db"));
   try {
     const indexer = new Indexer(catalog, pool.extract, {});
@@ -229,7 +234,7 @@ Deno.test("a partial document stopped by the hard limit on its retry keeps its p
     assertEquals(catalog.text(id), part);
     assertEquals(catalog.cards([id]).get(id)?.partial, "time limit");
     assertEquals(catalog.skipped().map((s) => s.message), [
-      "extraction ran longer than 2000 ms (2x the time limit); tried again by the next " +
+      "extraction ran longer than 6000 ms (2x the time limit); tried again by the next " +
       "index run with 4x the time",
     ]);
     assertEquals(catalog.skippedStates("Lib").get("Lib/a.pages")?.attempts, 2);
