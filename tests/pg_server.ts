@@ -28,6 +28,29 @@ async function script(...args: string[]): Promise<string> {
   return text;
 }
 
+/**
+ * A port to start a cluster on: below Linux's ephemeral range (32768-60999), so that no
+ * outgoing connection holds it, and random, as test files start clusters in parallel.
+ */
+function randomPort(): number {
+  return 20000 + Math.floor(Math.random() * 12000);
+}
+
+/**
+ * A cluster started, tried again on another port when the first one fails: the script takes
+ * the first free port it finds, and another process (a parallel test file, a second checkout's
+ * tests) may bind it before the server does ("Address already in use").
+ */
+async function started(start: () => Promise<PgServer>): Promise<PgServer> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await start();
+    } catch (e) {
+      if (attempt === 3) throw e;
+    }
+  }
+}
+
 /** A PostgreSQL cluster of a test, with a database per use. */
 export class PgServer {
   /** The cluster's folder. */
@@ -46,12 +69,13 @@ export class PgServer {
    *
    * @param from the first port tried (the next free one is taken); default: a random one
    */
-  static async start(from?: number): Promise<PgServer> {
-    const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-" });
-    // a port of its own: test files start clusters in parallel
-    const port = from ?? 40000 + Math.floor(Math.random() * 20000);
-    const url = await script("start", dir, String(port));
-    return new PgServer(dir, url);
+  static start(from?: number): Promise<PgServer> {
+    return started(async () => {
+      const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-" });
+      // a port of its own: test files start clusters in parallel
+      const port = from ?? randomPort();
+      return new PgServer(dir, await script("start", dir, String(port)));
+    });
   }
 
   /** A new, empty database; its URL. */
@@ -69,9 +93,10 @@ export class PgServer {
 
   /** A streaming replica of this cluster (`pg_basebackup -R`), started in a folder of its own. */
   async replica(): Promise<PgServer> {
-    const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-replica-" });
-    const port = 40000 + Math.floor(Math.random() * 20000);
-    return new PgServer(dir, await script("replica", this.dir, dir, String(port)));
+    return started(async () => {
+      const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-replica-" });
+      return new PgServer(dir, await script("replica", this.dir, dir, String(randomPort())));
+    });
   }
 
   /** Stop the cluster and remove its folder. */
