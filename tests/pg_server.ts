@@ -92,7 +92,7 @@ export class PgServer {
   }
 
   /** A streaming replica of this cluster (`pg_basebackup -R`), started in a folder of its own. */
-  async replica(): Promise<PgServer> {
+  replica(): Promise<PgServer> {
     return started(async () => {
       const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-replica-" });
       return new PgServer(dir, await script("replica", this.dir, dir, String(randomPort())));
