@@ -56,9 +56,8 @@ CREATE TABLE IF NOT EXISTS df (term TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOU
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS vectors (doc_id TEXT PRIMARY KEY, hash TEXT NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS documents_doc_hash ON documents(doc_id, hash);
--- Documents marked for extraction (mtime_ms -1: invalidated, or extracted only in part),
--- which status counts without a scan; few rows, so writes barely pay for it.
-CREATE INDEX IF NOT EXISTS documents_unfinished ON documents(path) WHERE mtime_ms = -1;
+-- No query looks documents up by mtime_ms -1 (partial ones are found by documents_partial).
+DROP INDEX IF EXISTS documents_unfinished;
 -- Documents extracted only in part, those given up on included (status lists them).
 CREATE INDEX IF NOT EXISTS documents_partial ON documents(path)
   WHERE json_extract(card, '$.partial') IS NOT NULL;

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { ToolError } from "../core/types.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 import type { IndexProgress } from "../shelf/indexer.ts";
+import { documentNotFound } from "../shelf/documents.ts";
 
 /** The `output_format` argument every tool takes. */
 export const outputFormat: z.ZodDefault<z.ZodEnum<{ markdown: "markdown"; json: "json" }>> = z
@@ -275,17 +276,17 @@ export function resolveDoc(shelf: Shelf, arg: string): string {
  * As {@link resolveDoc}, through the shelf's catalog store (the tools that read a document
  * from it: `read`, `outline`, `context`).
  */
-export async function resolveStoredDoc(shelf: Shelf, arg: string): Promise<string> {
-  return await shelf.findStoredDocument(arg) ?? notFound(arg);
+export async function resolveStoredDoc(
+  shelf: Shelf,
+  arg: string,
+  check = true,
+): Promise<string> {
+  return await shelf.findStoredDocument(arg, check) ?? notFound(arg);
 }
 
 /** The answer to a `doc_id` argument that names no stored document. */
 function notFound(arg: string): never {
-  throw new ToolError(
-    "DOCUMENT_NOT_FOUND",
-    `No document ${JSON.stringify(arg)}`,
-    "Use a doc_id from search results (or a path such as <library>/<folder>/<file>).",
-  );
+  throw documentNotFound(arg);
 }
 
 /** Fail with `LIBRARY_NOT_FOUND` unless `name` is undefined or a configured library. */

@@ -36,13 +36,29 @@ export function findDocument(shelf: Shelf, ref: string): string | undefined {
 
 /**
  * As {@link findDocument}, through the shelf's catalog store (a PostgreSQL store answers
- * without the local catalog's rows).
+ * without the local catalog's rows). With `check` false an id is returned without looking
+ * it up (for a caller whose next read of the store fails on an unknown id anyway).
  */
-export async function findStoredDocument(shelf: Shelf, ref: string): Promise<string | undefined> {
+export async function findStoredDocument(
+  shelf: Shelf,
+  ref: string,
+  check = true,
+): Promise<string | undefined> {
   const r = reference(shelf, ref);
   const store = partsOf(shelf).store;
-  if (r && "id" in r) return (await store.cards([r.id])).has(r.id) ? r.id : undefined;
+  if (r && "id" in r) {
+    return !check || (await store.cards([r.id])).has(r.id) ? r.id : undefined;
+  }
   return r && await store.idByPath(r.path);
+}
+
+/** The error for a `doc_id` argument that names no stored document. */
+export function documentNotFound(arg: string): ToolError {
+  return new ToolError(
+    "DOCUMENT_NOT_FOUND",
+    `No document ${JSON.stringify(arg)}`,
+    "Use a doc_id from search results (or a path such as <library>/<folder>/<file>).",
+  );
 }
 
 /** A document's card and outline. */
@@ -104,6 +120,8 @@ export interface ReadLines {
   partial?: string;
   /** The extractor's warnings of a document extracted only in part. */
   warnings?: string[];
+  /** Extractions of a document extracted only in part that were cut short. */
+  attempts?: number;
 }
 
 /** Characters of a line beyond which it is cut. */
@@ -152,7 +170,7 @@ export async function readLines(shelf: Shelf, id: string, r: ReadRequest): Promi
     store.head(id),
     r.section === undefined ? undefined : store.sections(id),
   ]);
-  if (!doc) throw new ToolError("DOCUMENT_NOT_FOUND", `No document ${JSON.stringify(id)}`);
+  if (!doc) throw documentNotFound(id);
   const stated = doc.card.total_lines;
   let offset = r.offset;
   /** The last line the section or page asked for. */
@@ -209,7 +227,9 @@ export async function readLines(shelf: Shelf, id: string, r: ReadRequest): Promi
     ...(last !== undefined && end < Math.min(last, total) ? { truncated: true } : {}),
     version: versionOfHash(doc.hash),
     // A document extracted only in part says so (why, and where its extractor stopped).
-    ...(doc.card.partial ? { partial: doc.card.partial, warnings: doc.card.warnings } : {}),
+    ...(doc.card.partial
+      ? { partial: doc.card.partial, warnings: doc.card.warnings, attempts: doc.card.attempts }
+      : {}),
   };
 }
 

@@ -692,22 +692,19 @@ export class Indexer {
       try {
         this.#catalog.countTerms(counts.keys());
         const fields = documentFields(extracted.meta, libraryFields(lib));
-        this.#catalog.put(
-          {
-            card,
-            outline,
-            pages: extracted.pages,
-            terms,
-            hash,
-            // A partial document is marked for extraction, as `Catalog.invalidate` marks
-            // one: the next run extracts it again with more time (and it keeps its warnings
-            // if cut again), until the last attempt.
-            mtime_ms: result.partial && attempts + 1 < MAX_ATTEMPTS ? -1 : f.mtime_ms,
-            fields,
-          },
-          text,
-          extracted.links,
-        );
+        const stored: StoredDoc = {
+          card,
+          outline,
+          pages: extracted.pages,
+          terms,
+          hash,
+          // A partial document is marked for extraction, as `Catalog.invalidate` marks
+          // one: the next run extracts it again with more time (and it keeps its warnings
+          // if cut again), until the last attempt.
+          mtime_ms: result.partial && attempts + 1 < MAX_ATTEMPTS ? -1 : f.mtime_ms,
+          fields,
+        };
+        this.#catalog.put(stored, text, extracted.links);
         // Blank pages of a PDF, and an image file's page, wait for OCR in the background
         // (shelf/ocr.ts).
         if (OCR_TYPES.includes(result.extractor) && extracted.pages) {
@@ -718,9 +715,8 @@ export class Indexer {
         if (known?.mtime_ms === -1 && known.hash === hash) this.#catalog.vectors.outdated(docId);
         const doc: IndexedDoc = { card, outline, lines, pages: extracted.pages };
         await this.#indexes.keyword?.upsert([doc]);
-        // the row as the local catalog stored it, with its fields, links and text
-        const stored = this.#indexes.catalog && { ...this.#catalog.get(docId)!, fields };
-        if (stored) await this.#indexes.catalog!.put(stored, text, extracted.links);
+        // the same row, with its fields, links and text, to a PostgreSQL store's catalog
+        await this.#indexes.catalog?.put(stored, text, extracted.links);
       } finally {
         this.#writing--;
       }

@@ -112,6 +112,10 @@ Deno.test("a PDF cut again gets twice the time each run, up to 8x, then waits fo
   assertEquals((await t.shelf.index()).unchanged, 1);
   const status = (await callTool(t.shelf, "status", {})).text;
   assert(status.includes("(cut at 8x the time: not again until the file changes)"), status);
+  // ...and read says so, not that the next run extracts it again.
+  const read = (await callTool(t.shelf, "read", { doc_id: DOC, limit: 1 })).text;
+  assert(read.includes("cut at 8x the time limit, not tried again until the file changes"), read);
+  assert(!read.includes("extracts it again"), read);
   // ...until the file changes; then it starts again at once the time.
   const file = join(lib, "bashref.pdf");
   await Deno.utime(file, new Date(), new Date(Date.now() + 5_000));

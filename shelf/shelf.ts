@@ -712,8 +712,8 @@ export class Shelf {
    * As {@link findDocument}, through the catalog store: what `read`, `outline` and `context`
    * resolve (a server with a PostgreSQL store finds documents without the local catalog).
    */
-  findStoredDocument(ref: string): Promise<string | undefined> {
-    return findStoredDocument(this, ref);
+  findStoredDocument(ref: string, check = true): Promise<string | undefined> {
+    return findStoredDocument(this, ref, check);
   }
 
   /** Cards of stored documents by id (ids not stored are left out). */

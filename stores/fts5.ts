@@ -387,7 +387,7 @@ export class Fts5Index implements KeywordIndex {
    * Give hits ranked past a search's first `snippets` (they carry `candidates`) their best
    * passages and snippet, as the search gives its first hits: their candidates read (for
    * a hit none of whose passages holds a whole phrase of the query, the passages of the
-   * query's words) and `candidates` removed.
+   * query's words).
    */
   readPassages(hits: Hit[], parsed: ParsedQuery, passages: number): Promise<void> {
     return settle(() => this.#readPassages(hits, parsed, passages));
@@ -399,7 +399,6 @@ export class Fts5Index implements KeywordIndex {
     const rowid = this.#q("SELECT rowid FROM fts_map WHERE doc_id = ?");
     const docs = hits.filter((hit) => hit.candidates).map((hit) => {
       const ranks = hit.candidates!.map((seq) => ({ seq, raw: 0 }));
-      delete hit.candidates;
       return { hit, rid: Number(rowid.get(hit.doc_id)?.rowid ?? -1), ranks };
     });
     const words = re ? wordsMatch(parsed) : undefined;

@@ -70,8 +70,8 @@ export interface KeywordIndex {
   /**
    * Give hits that {@link search} ranked past its first `q.snippets` (they carry
    * `candidates`) their `passages` best passages (an empty list when none holds a query
-   * word) and snippet, as `search` gives its first hits; `candidates` is removed. Without
-   * this method the search path looks for their passages in their text.
+   * word) and snippet, as `search` gives its first hits (the caller removes `candidates`).
+   * Without this method the search path looks for their passages in their text.
    */
   readPassages?(hits: Hit[], parsed: ParsedQuery, passages: number): Promise<void>;
   /**

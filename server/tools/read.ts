@@ -57,9 +57,11 @@ export const read = defineTool({
     version: z.string(),
     partial: optString,
     warnings: z.array(z.string()).optional(),
+    attempts: z.number().int().optional(),
   },
   async run(shelf, a) {
-    const id = await resolveStoredDoc(shelf, a.doc_id);
+    // An id is not looked up first: readLines fails on an unknown one (one read, not two).
+    const id = await resolveStoredDoc(shelf, a.doc_id, false);
     const r = await shelf.readLines(id, a);
     return { ...r, path: shownPath(shelf, r.path) };
   },

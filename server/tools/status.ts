@@ -8,6 +8,10 @@ import { z } from "zod";
 import { argHint, defineTool, escapeControl, n } from "../tool.ts";
 import { nextOffset, obj } from "./_output.ts";
 import { count } from "./_listing.ts";
+import { allowanceAfter, MAX_ATTEMPTS } from "../../shelf/indexer.ts";
+
+/** The most time a cut document is given (a multiple of the per-file limit). */
+const maxAllowance = allowanceAfter(MAX_ATTEMPTS - 1);
 
 /** Documents extracted in part that status names (it counts them all). */
 const PARTIAL_SHOWN = 5;
@@ -137,10 +141,12 @@ export const status = defineTool({
     if (r.partial_count) {
       out.push(
         `Extracted in part (time limit) ${count(r.partial_count, "document")}, extracted ` +
-          "again with more time by the next index runs, up to 8x the time limit:",
+          `again with more time by the next index runs, up to ${maxAllowance}x the time limit:`,
       );
       for (const d of r.partial) {
-        const again = d.retry ? "" : " (cut at 8x the time: not again until the file changes)";
+        const again = d.retry
+          ? ""
+          : ` (cut at ${maxAllowance}x the time: not again until the file changes)`;
         out.push(
           `- ${escapeControl(d.path)}: ${
             escapeControl(d.warnings.join("; ") || d.partial)
