@@ -312,14 +312,18 @@ export function cosineScores(query: Float32Array, vectors: Float32Array[]): numb
   });
 }
 
+/** Words of the shortest candidate taken as a section's first sentence (see chooseSentence). */
+const MIN_LEAD_WORDS = 3;
+
 /**
  * The best-scored sentence, with the next one of its paragraph when both fit in `maxChars`
  * (the sentence or two that answer: a statement is often explained by the next sentence),
  * or with the previous one instead when that scores higher than the next;
  * a sentence longer than `maxChars` is cut to the window holding the most distinct query
  * words. When no candidate scores above 0 but the title of the passage they start with
- * holds a query word, the first candidate: that passage was chosen by its title, and its
- * first sentence says what the section is about. Else undefined.
+ * holds a query word, the first candidate of at least {@link MIN_LEAD_WORDS} words: that
+ * passage was chosen by its title, and its first sentence says what the section is about (a
+ * shorter line, such as a "top" link after a code block, says nothing). Else undefined.
  *
  * @param sentences the candidates, in document order
  * @param scores one score per candidate
@@ -353,7 +357,9 @@ export function chooseSentence(
     if (s > 0 && (best < 0 || s > scores[best]!)) best = i;
   });
   const words = queryWords(terms);
-  if (best < 0 && sentences.length && holdsWord(title, words)) best = 0;
+  if (best < 0 && holdsWord(title, words)) {
+    best = sentences.findIndex((c) => c.text.split(/\s+/).length >= MIN_LEAD_WORDS);
+  }
   if (best < 0) return undefined;
   const first = sentences[best]!;
   // The neighbour of its paragraph that fits, the previous one when it scores higher than

@@ -129,6 +129,26 @@ Deno.test("chooseSentence() takes the first sentence when only the title holds q
   );
 });
 
+Deno.test("chooseSentence() by the title skips a line of one or two words (a 'top' link)", () => {
+  const s = sentencesOf(numbered([
+    "```",
+    "CacheEnable disk /",
+    "```",
+    "top",
+    "",
+    "The disk keeps responses for later requests.",
+  ]));
+  // the code block is no candidate; no candidate holds a query word, the title does
+  assertEquals(s.map((x) => x.text), ["top", "The disk keeps responses for later requests."]);
+  const terms = ["sample proxy cache configuration"];
+  assertEquals(lexicalScores(s, terms), [0, 0]);
+  assertEquals(
+    chooseSentence(s, [0, 0], terms, 240, "Sample cache configuration")?.text,
+    "The disk keeps responses for later requests.",
+  );
+  assertEquals(chooseSentence([s[0]!], [0], terms, 240, "Sample cache configuration"), undefined);
+});
+
 Deno.test("sentencesOf() leaves comments out and keeps a long fence open past a short one", () => {
   const s = sentencesOf(numbered([
     "The guide starts here with a sentence.",
