@@ -21,6 +21,22 @@ export interface CitedSpan {
 const range = (a: number, b = a) => (b > a ? `${a}-${b}` : `${a}`);
 
 /**
+ * Lines as every answer names them: `L12-40`, or `L12` for one line.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { lineSpan } from "./_cite.ts";
+ *
+ * assert.equal(lineSpan(12, 40), "L12-40");
+ * assert.equal(lineSpan(84, 84), "L84");
+ * ```
+ */
+export function lineSpan(first: number, last = first): string {
+  return `L${range(first, last)}`;
+}
+
+/**
  * A span's place: `p.47 L2381-2384` (`L12` without pages).
  *
  * @param s the span
@@ -36,7 +52,7 @@ const range = (a: number, b = a) => (b > a ? `${a}-${b}` : `${a}`);
  * ```
  */
 export function place(s: CitedSpan): string {
-  const lines = `L${range(s.first, s.last)}`;
+  const lines = lineSpan(s.first, s.last);
   return s.page === undefined ? lines : `p.${range(s.page, s.lastPage)} ${lines}`;
 }
 

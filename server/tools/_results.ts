@@ -8,6 +8,7 @@ import type { Card, Hit, PassageHit } from "../../core/types.ts";
 import type { LineRange, Sentence } from "../../search/sentence.ts";
 import type { Shelf } from "../../shelf/shelf.ts";
 import { escapeControl, n, type Render, shownPath } from "../tool.ts";
+import { lineSpan } from "./_cite.ts";
 import { count } from "./_listing.ts";
 
 /** A search result, as the tool contract names its fields. */
@@ -110,7 +111,7 @@ const HEADING_NUMBER = /^(?:\d{1,3}(?:\.\d{1,3})+\.?|\d{1,2}[.)]?)\s+(?=\p{L})/u
  * heading's own number (`7.4 Inline mode`) goes: the id beside it is the one to read by.
  */
 export function where(p: Omit<PassageHit, "score">, docTitle: string, titled = true): string {
-  const parts = [`L${p.start_line}-${p.end_line}`];
+  const parts = [lineSpan(p.start_line, p.end_line)];
   if (p.page !== undefined) parts.push(`p.${p.page}`);
   if (p.node_id && !titled) parts.push(`§${p.node_id}`);
   else if (p.node_id) {
@@ -300,9 +301,7 @@ function sameWords(words: Set<string>, earlier: Set<string>): boolean {
  * answer's own line or just before it), its page, and the section of the passage holding it.
  */
 function answerPlace(a: Sentence & LineRange, p: Omit<PassageHit, "score"> | undefined): string {
-  const parts = [
-    a.start_line === a.end_line ? `L${a.start_line}` : `L${a.start_line}-${a.end_line}`,
-  ];
+  const parts = [lineSpan(a.start_line, a.end_line)];
   if (a.page !== undefined) parts.push(`p.${a.page}`);
   if (p?.node_id && p.start_line <= a.line && a.line <= p.end_line) parts.push(`§${p.node_id}`);
   return parts.join(" ");
