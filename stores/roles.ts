@@ -38,7 +38,10 @@ export interface Query {
    * for the caller to have those of the hits it shows read (`readPassages`).
    */
   unread?: boolean;
-  /** CPU ms per stage of the search, added to when given (for `bench/search_cpu.ts`). */
+  /**
+   * CPU ms per stage of the search, added to when given (for `bench/search_cpu.ts`); a
+   * search on the search workers leaves it as it was (they get a copy).
+   */
   stages?: Record<string, number>;
 }
 
