@@ -9,7 +9,11 @@
  * shown too: the first time a question is asked, no cache of the searches holds its passages
  * (the process's first calls also compile and warm up, so it is an upper bound).
  *
- * `deno run -A bench/search_cpu.ts DATA_DIR [--rounds 3] [--mcp] [--mode keyword]`
+ * `--slowest N` (in process) prints the N questions whose median CPU per call is highest, each
+ * with the CPU of the search's stages (`SearchRequest.stages`, the mean of `--rounds` more
+ * calls): what makes the p95.
+ *
+ * `deno run -A bench/search_cpu.ts DATA_DIR [--rounds 3] [--mcp] [--mode keyword] [--slowest 10]`
  *
  * @module
  */
@@ -36,6 +40,15 @@ export interface Timings {
    * text instead of read from the keyword index's passage rows (in process only).
    */
   scanned?: number[];
+  /** The slowest questions (`--slowest`), with their stages' CPU (in process only). */
+  slowest?: Slowest[];
+}
+
+/** A question among the slowest: its median CPU per call and its stages' mean CPU, in ms. */
+export interface Slowest {
+  query: string;
+  cpu: number;
+  stages: Record<string, number>;
 }
 
 /** CPU ms of this process so far (user + system). */
@@ -90,6 +103,7 @@ export async function inProcess(
   queries: string[],
   rounds: number,
   mode: string,
+  slowest = 0,
 ): Promise<Timings> {
   const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
   try {
@@ -102,10 +116,27 @@ export async function inProcess(
       const asked = { query, limit: 10, mode: mode as SearchMode, passages: 1 };
       t.scanned.push((await shelf.search(asked)).scanned);
     }
+    t.slowest = [];
+    for (const { query, cpu } of slowestOf(queries, t.cpu).slice(0, slowest)) {
+      const stages: Record<string, number> = {};
+      for (let r = 0; r < rounds; r++) {
+        await shelf.search({ query, limit: 10, mode: mode as SearchMode, passages: 1, stages });
+      }
+      for (const k of Object.keys(stages)) stages[k] = stages[k]! / rounds;
+      t.slowest.push({ query, cpu, stages });
+    }
     return t;
   } finally {
     await shelf.close();
   }
+}
+
+/** Questions by their median CPU per call, highest first (`cpu` holds the rounds in turn). */
+function slowestOf(queries: string[], cpu: number[]): { query: string; cpu: number }[] {
+  return queries.map((query, i) => {
+    const mine = cpu.filter((_, k) => k % queries.length === i);
+    return { query, cpu: pct(mine, 50) };
+  }).sort((a, b) => b.cpu - a.cpu);
 }
 
 /** Over MCP: a `serve` process over stdio (no watching, no embedder). */
@@ -142,6 +173,7 @@ if (import.meta.main) {
       rounds: { type: "string", default: "3" },
       mode: { type: "string", default: "keyword" },
       mcp: { type: "boolean", default: false },
+      slowest: { type: "string", default: "0" },
     },
     allowPositionals: true,
   });
@@ -156,7 +188,7 @@ if (import.meta.main) {
   const rounds = Number(values.rounds);
   const t = values.mcp
     ? await overMcp(data, queries, rounds, values.mode!)
-    : await inProcess(data, queries, rounds, values.mode!);
+    : await inProcess(data, queries, rounds, values.mode!, Number(values.slowest));
   const f = (x: number) => x.toFixed(1);
   const where = values.mcp ? "over MCP (server CPU)" : "in process";
   console.log(`| search (${values.mode}, ${where}), ${t.cpu.length} calls | p50 | p95 |`);
@@ -170,5 +202,15 @@ if (import.meta.main) {
     console.log(
       `\nWhole-text scans for passages: ${hits} shown hits in ${questions} of ${t.scanned.length} questions`,
     );
+  }
+  if (t.slowest?.length) {
+    const names = [...new Set(t.slowest.flatMap((x) => Object.keys(x.stages)))];
+    console.log(`\nSlowest ${t.slowest.length} questions, CPU ms (call: median; stages: mean)`);
+    console.log(`| question | call | ${names.join(" | ")} |`);
+    console.log(`| --- | --- | ${names.map(() => "---").join(" | ")} |`);
+    for (const x of t.slowest) {
+      const cells = names.map((n) => f(x.stages[n] ?? 0));
+      console.log(`| ${x.query.slice(0, 60)} | ${f(x.cpu)} | ${cells.join(" | ")} |`);
+    }
   }
 }

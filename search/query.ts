@@ -15,6 +15,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { normalizeFieldFilters } from "../core/fields.ts";
 import { bareWord, segmentCJK, STOP_WORDS } from "../core/tokenize.ts";
 import {
@@ -283,4 +284,46 @@ export function prepareQuery(
  */
 export function queryText(parsed: ParsedQuery): string {
   return positiveTerms(parsed).join(" ").trim();
+}
+
+/**
+ * Run `fn`, adding the CPU time it takes (ms, user + system, of the whole process) to
+ * `stages[stage]` when `stages` is given: what `bench/search_cpu.ts --slowest` prints per
+ * stage. A promise is timed until it settles.
+ *
+ * @param stages CPU ms per stage, or undefined to only run `fn`
+ * @param stage the stage's name
+ * @param fn the work
+ * @returns what `fn` returns
+ * @example
+ * ```ts
+ * import { stageCpu } from "./query.ts";
+ * import assert from "node:assert/strict";
+ * const stages: Record<string, number> = {};
+ * assert.equal(stageCpu(stages, "sum", () => 1 + 1), 2);
+ * assert.equal(await stageCpu(stages, "later", () => Promise.resolve(3)), 3);
+ * assert.deepEqual(Object.keys(stages), ["sum", "later"]);
+ * ```
+ */
+export function stageCpu<T>(
+  stages: Record<string, number> | undefined,
+  stage: string,
+  fn: () => T,
+): T {
+  if (!stages) return fn();
+  const c0 = process.cpuUsage();
+  const add = () => {
+    const c = process.cpuUsage(c0);
+    stages[stage] = (stages[stage] ?? 0) + (c.user + c.system) / 1000;
+  };
+  let out: T;
+  try {
+    out = fn();
+  } catch (e) {
+    add();
+    throw e;
+  }
+  if (out instanceof Promise) return out.finally(add) as T;
+  add();
+  return out;
 }

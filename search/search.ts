@@ -12,7 +12,7 @@ import type { Card, Hit, SearchFilters } from "../core/types.ts";
 import type { Query } from "../stores/roles.ts";
 import { rrf } from "./fusion.ts";
 import { bestPassages, passagesOf } from "./passages.ts";
-import { parseQuery, positiveTerms, prepareQuery, queryText } from "./query.ts";
+import { parseQuery, positiveTerms, prepareQuery, queryText, stageCpu } from "./query.ts";
 import { MARKUP_TYPES } from "../core/readable.ts";
 import { guardFusion, heldWords, requiredWords } from "./hybrid.ts";
 import { MAX_PASSAGES, nearestPassages, SEMANTIC_PASSAGES } from "./near_passages.ts";
@@ -37,6 +37,8 @@ export interface SearchRequest {
   mode?: SearchMode;
   /** Best passages to attach to each hit (default 1; 0 for none). */
   passages?: number;
+  /** CPU ms per stage, added to when given (`Query.stages`; for the bench). */
+  stages?: Record<string, number>;
 }
 
 /** Ranked hits, and how they were found. */
@@ -130,6 +132,7 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   const q: Query = prepareQuery(req.query, depth, req.filters, shown);
   q.passages = Math.max(1, req.passages ?? 1);
   if (later) q.unread = true;
+  q.stages = req.stages;
   const none = Promise.resolve<Hit[]>([]);
   const lists = await settleAll([
     mode === "semantic" ? none : partsOf(shelf).keyword.search(q),
@@ -149,8 +152,16 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   if (mode === "hybrid") fused = await heldToKeywords(shelf, fused, keyword, q);
   fused = fused.slice(0, wanted);
   if (mode === "hybrid") withPassagesOf(fused, keyword);
-  const { hits, cards } = collapseCopies(shelf, fused, q.filters, req.limit);
-  const scanned = await attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword");
+  const { hits, cards } = stageCpu(
+    req.stages,
+    "copies",
+    () => collapseCopies(shelf, fused, q.filters, req.limit),
+  );
+  const scanned = await stageCpu(
+    req.stages,
+    "shown passages",
+    () => attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword"),
+  );
   return { hits, mode, note, cards, scanned };
 }
 

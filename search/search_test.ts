@@ -19,6 +19,25 @@ Deno.test("searchShelf() hands back the card of every hit it answers", async () 
   }
 });
 
+Deno.test("searchShelf() counts the CPU of its stages when asked, and answers the same", async () => {
+  await using t = await openTestShelf({ folders: [SAMPLES] });
+  await t.shelf.index();
+  const req = { query: "sqlite archive format", limit: 5, mode: "keyword" as const };
+  const stages: Record<string, number> = {};
+  const timed = await searchShelf(t.shelf, { ...req, stages });
+  const plain = await searchShelf(t.shelf, req);
+  assert(timed.hits.length > 0);
+  assertEquals(timed.hits, plain.hits);
+  assertEquals(Object.keys(stages).sort(), [
+    "copies",
+    "passage query",
+    "rank",
+    "read passages",
+    "shown passages",
+  ]);
+  for (const ms of Object.values(stages)) assert(ms >= 0 && Number.isFinite(ms));
+});
+
 Deno.test({
   name: "Shelf keyword index on search workers ranks as the index on the shelf's thread",
   sanitizeResources: false,

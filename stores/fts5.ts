@@ -30,7 +30,7 @@ import {
   ToolError,
 } from "../core/types.ts";
 import { segmentCJK } from "../core/tokenize.ts";
-import { positiveTerms } from "../search/query.ts";
+import { positiveTerms, stageCpu } from "../search/query.ts";
 import { toFtsMatch } from "./fts5_match.ts";
 import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
 import { WordDocs } from "./fts5_words.ts";
@@ -350,7 +350,12 @@ export class Fts5Index implements KeywordIndex {
     const match = matchExpression(q, isCommon);
     const f = filterJoin(q.filters, "m.doc_id");
     const limit = Math.max(0, Math.floor(q.limit));
-    const rows = this.#ranking.rows(q.parsed, match, isCommon, f, limit);
+    const st = q.stages;
+    const rows = stageCpu(
+      st,
+      "rank",
+      () => this.#ranking.rows(q.parsed, match, isCommon, f, limit),
+    );
     const re = snippetMatcher(positiveTerms(q.parsed));
     const withSnippets = q.snippets ?? Infinity;
     // A search that wants snippets is ranked by best passage too (the same query finds both).
@@ -358,7 +363,16 @@ export class Fts5Index implements KeywordIndex {
     const want = Math.max(1, Math.floor(q.passages ?? 1));
     // each document's passages ranked by BM25 among all passages of the library (one query)
     const best = inPassages
-      ? this.#passages.best(inPassages, rows.map((r) => Number(r.rid)), Math.max(want, CANDIDATES))
+      ? stageCpu(
+        st,
+        "passage query",
+        () =>
+          this.#passages.best(
+            inPassages,
+            rows.map((r) => Number(r.rid)),
+            Math.max(want, CANDIDATES),
+          ),
+      )
       : new Map<number, PassageRank[]>();
     const docs = rows.map((row) => {
       const raw = row.raw as number;
@@ -374,13 +388,14 @@ export class Fts5Index implements KeywordIndex {
     const loose = words && across.length && !q.unread
       ? this.#passages.best(words, across.map((d) => d.rid), Math.max(want, CANDIDATES))
       : undefined;
-    return this.#passages.ranked(order, q.parsed, {
-      passages: want,
-      snippets: re ? withSnippets : 0,
-      read: q.unread ? 0 : undefined,
-      otherwise: (id) => re ? this.#snippets.of(id, re) : "",
-      loose: (d) => loose?.get(d.rid),
-    });
+    return stageCpu(st, "read passages", () =>
+      this.#passages.ranked(order, q.parsed, {
+        passages: want,
+        snippets: re ? withSnippets : 0,
+        read: q.unread ? 0 : undefined,
+        otherwise: (id) => re ? this.#snippets.of(id, re) : "",
+        loose: (d) => loose?.get(d.rid),
+      }));
   }
 
   /**

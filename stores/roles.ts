@@ -38,6 +38,11 @@ export interface Query {
    * for the caller to have those of the hits it shows read (`readPassages`).
    */
   unread?: boolean;
+  /**
+   * CPU ms per stage of the search, added to when given (for `bench/search_cpu.ts`); a
+   * search on the search workers leaves it as it was (they get a copy).
+   */
+  stages?: Record<string, number>;
 }
 
 /** Availability of an index while the library is indexed. */
