@@ -149,7 +149,7 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   if (mode === "hybrid") fused = await heldToKeywords(shelf, fused, keyword, q);
   fused = fused.slice(0, wanted);
   if (mode === "hybrid") withPassagesOf(fused, keyword);
-  const { hits, cards } = collapseCopies(shelf, fused, q.filters, req.limit);
+  const { hits, cards } = await collapseCopies(shelf, fused, q.filters, req.limit);
   const scanned = await attachPassages(shelf, hits, q, req.passages ?? 1, mode !== "keyword");
   return { hits, mode, note, cards, scanned };
 }

@@ -11,7 +11,8 @@
  * candidates (`passageHits`). Snippets and passages are cut from the stored text of the
  * catalog store it is given (`CatalogStore`: PostgreSQL's for a shelf with a PostgreSQL
  * store) as the FTS5 index cuts them, all hits' passages in one read (`passagesOf`).
- * Search filters and term statistics are still the local catalog's.
+ * and search filters are evaluated by that store; term statistics for common words are
+ * still the local catalog's.
  *
  * Client: `npm:pg` (node-postgres): a pool that replaces a dropped connection on the
  * next query, and it reads the password from `PGPASSWORD` or `~/.pgpass` itself.
@@ -22,13 +23,7 @@
 import type pg from "pg";
 import type { Catalog } from "../core/catalog.ts";
 import { bareWord, segmentCJK, words } from "../core/tokenize.ts";
-import type {
-  Hit,
-  IndexedDoc,
-  ParsedQuery,
-  SearchFilters,
-  TermStats,
-} from "../core/types.ts";
+import type { Hit, IndexedDoc, ParsedQuery, SearchFilters, TermStats } from "../core/types.ts";
 import { positiveTerms } from "../search/query.ts";
 import { snippetMatcher, snippetOfText } from "../search/snippet.ts";
 import { SqliteCatalogStore } from "./catalog_sqlite.ts";
@@ -582,7 +577,7 @@ export class PgKeywordIndex implements KeywordIndex {
   }
 
   /**
-   * Ranked hits: BM25 as FTS5's, filters checked in the catalog in rank order, passages
+   * Ranked hits: BM25 as FTS5's, filters checked in the catalog store in rank order, passages
    * and snippets from the catalog store's text.
    *
    * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for;
@@ -593,7 +588,7 @@ export class PgKeywordIndex implements KeywordIndex {
     const plan = this.#plan(matchExpression(q, isCommon));
     const limit = Math.max(0, Math.floor(q.limit));
     if (limit === 0) return [];
-    const allowed = this.#catalog.idsMatching(q.filters);
+    const allowed = await this.#store.idsMatching(q.filters);
     let rows: RankedRow[] = [];
     for (let want = allowed ? Math.max(FILTER_FIRST, limit * 4) : limit;; want *= 4) {
       const ranked = await this.#rank(plan, want);
@@ -855,7 +850,7 @@ export class PgKeywordIndex implements KeywordIndex {
   async candidates(words: string[], filters: SearchFilters): Promise<string[]> {
     const match = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" AND ");
     const found = await this.#matching(match, undefined, COLUMNS.indexOf("body"));
-    const allowed = this.#catalog.idsMatching(filters);
+    const allowed = await this.#store.idsMatching(filters);
     return allowed ? allowed.filter((id) => found.has(id)) : [...found];
   }
 
