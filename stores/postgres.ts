@@ -88,7 +88,10 @@ export interface PgOptions {
   machine?: Machine;
   /** Share of documents above which a word is common (default 0.25, as FTS5's). */
   commonShare?: number;
-  /** Term statistics for telling common words (default: the catalog's). */
+  /**
+   * Term statistics for telling common words (default: the store's own, `kw_terms` and
+   * `kw_totals`, so that every server of a shared store decides alike).
+   */
   stats?: TermStats;
   /**
    * Where hits' passages and snippets are read (default: the SQLite adapter over the
@@ -170,7 +173,7 @@ export class PgKeywordIndex implements KeywordIndex {
   #read: pg.Pool;
   #machine?: Machine;
   #catalog: Catalog;
-  #stats: TermStats;
+  #stats?: TermStats;
   #weights: number[];
   #share: number;
   #tokens = new Tokenizer();
@@ -194,7 +197,7 @@ export class PgKeywordIndex implements KeywordIndex {
     this.#read = options.readUrl ? openPool(options.readUrl, max, machine?.name) : this.#pool;
     this.#machine = machine;
     this.#catalog = catalog;
-    this.#stats = options.stats ?? catalog;
+    this.#stats = options.stats;
     const w = { ...DEFAULT_WEIGHTS, ...options.weights };
     this.#weights = COLUMNS.map((c) => w[c]);
     this.#share = options.commonShare ?? 0.25;
@@ -544,34 +547,40 @@ export class PgKeywordIndex implements KeywordIndex {
 
   /**
    * Words too common to be worth matching, as the FTS5 index decides (see `WordDocs`):
-   * by the catalog's counts, else (numbers, single letters) by this index's.
+   * in more than `commonShare` of the documents. Counted in the store's own tables (a
+   * word's stemmed term's documents, `kw_terms`, among the store's, `kw_totals`); with
+   * `stats` given, by those counts, else (numbers, single letters) by the store's.
    */
   async #isCommon(parsed: ParsedQuery): Promise<((word: string) => boolean) | undefined> {
-    const n = this.#stats.docCount();
+    await this.#ready();
+    const stats = this.#stats;
+    const n = stats ? stats.docCount() : this.#documents;
     if (n < 50) return undefined;
     const limit = n * this.#share;
-    const uncounted = new Map<string, string>();
+    // each alternative's term, where the store's counts decide for it
+    const counted = new Map<string, string>();
     for (const u of parsed.optional) {
       for (const a of u.alternatives) {
         const token = bareWord(a.text);
-        if (words(a.text, true).length !== 1 && /^[\p{L}\p{N}]+$/u.test(token)) {
-          const term = this.#tokens.phrase(token)[0];
-          if (term) uncounted.set(token, term);
-        }
+        const one = words(a.text, true);
+        if (stats && one.length === 1) continue;
+        const word = one.length === 1 ? one[0]! : /^[\p{L}\p{N}]+$/u.test(token) ? token : "";
+        const term = word && this.#tokens.phrase(word)[0];
+        if (term) counted.set(a.text, term);
       }
     }
     const df = new Map<string, number>();
-    if (uncounted.size) {
+    if (counted.size) {
       const rows = await this.#query<{ term: string; df: number }>(
         "SELECT term, df FROM kw_terms WHERE term = ANY($1)",
-        [[...new Set(uncounted.values())]],
+        [[...new Set(counted.values())]],
       );
       for (const r of rows) df.set(r.term, r.df);
     }
     return (word) => {
       const ws = words(word, true);
-      if (ws.length === 1) return this.#stats.df(ws[0]!) > limit;
-      const term = uncounted.get(bareWord(word));
+      if (stats && ws.length === 1) return stats.df(ws[0]!) > limit;
+      const term = counted.get(word);
       return term !== undefined && (df.get(term) ?? 0) > limit;
     };
   }
