@@ -36,14 +36,15 @@ function preference(card: Card | undefined): number {
  * @returns at most `limit` hits, each with the `copies` it stands for, and the cards of
  *   the hits (read here once, for the answer)
  */
-export function collapseCopies(
+export async function collapseCopies(
   shelf: Shelf,
   hits: Hit[],
   filters: SearchFilters,
   limit: number,
-): { hits: Hit[]; cards: Map<string, Card> } {
+): Promise<{ hits: Hit[]; cards: Map<string, Card> }> {
   const ids = hits.map((h) => h.doc_id);
-  const fps = partsOf(shelf).catalog.fingerprints(ids);
+  const { store } = partsOf(shelf);
+  const fps = await store.fingerprints(ids);
   // Union-find over the hits.
   const parent = ids.map((_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
@@ -66,10 +67,12 @@ export function collapseCopies(
     groups.set(r, g);
   });
   const chosen = [...groups.values()].slice(0, limit);
-  const cards = partsOf(shelf).catalog.cards(chosen.flat().map((i) => ids[i]!));
   // Exact copies outside the hits (deeper in the ranking, or not matched at all).
   const keys = [...new Set(chosen.flat().map((i) => fps.get(ids[i]!)?.key).filter(Boolean))];
-  const same = partsOf(shelf).catalog.sameText(keys as string[], filters);
+  const [cards, same] = await Promise.all([
+    store.cards(chosen.flat().map((i) => ids[i]!)),
+    store.sameText(keys as string[], filters),
+  ]);
   const collapsed = chosen.map((group) => {
     const best = group.reduce((a, b) =>
       preference(cards.get(ids[b]!)) > preference(cards.get(ids[a]!)) ? b : a

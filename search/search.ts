@@ -152,7 +152,7 @@ export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<Sea
   if (mode === "hybrid") fused = await heldToKeywords(shelf, fused, keyword, q);
   fused = fused.slice(0, wanted);
   if (mode === "hybrid") withPassagesOf(fused, keyword);
-  const { hits, cards } = stageCpu(
+  const { hits, cards } = await stageCpu(
     req.stages,
     "copies",
     () => collapseCopies(shelf, fused, q.filters, req.limit),

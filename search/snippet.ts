@@ -169,20 +169,37 @@ export class StoredSnippets {
    * occur in the text, headings or title.
    */
   of(docId: string, re: RegExp): string {
-    // Cut from the stored text, CJK split into words as the index saw it; most matches are
-    // near the start, so a prefix is tried first and the whole body only if needed.
     this.#text ??= textReader(this.#db);
-    const body = this.#text(docId) ?? "";
-    let text = makeSnippet(segmentCJK(body.slice(0, SNIPPET_PREFIX)), re, SNIPPET_CHARS);
-    if (!text && body.length > SNIPPET_PREFIX) {
-      text = makeSnippet(segmentCJK(body), re, SNIPPET_CHARS);
-    }
-    if (!text) {
+    return snippetOfText(this.#text(docId) ?? "", re, () => {
       this.#titles ??= titleReader(this.#db);
-      const t = this.#titles(docId);
-      text = makeSnippet(segmentCJK(t?.headings.join("\n") ?? ""), re, SNIPPET_CHARS) ||
-        makeSnippet(segmentCJK(t?.title ?? ""), re, SNIPPET_CHARS);
-    }
-    return tidySnippet(text);
+      return this.#titles(docId);
+    });
   }
+}
+
+/**
+ * A document's snippet for a matcher (`snippetMatcher`) cut from its stored text, else its
+ * headings, else its title; `""` when none of its words occur in them.
+ *
+ * @param body the document's stored text
+ * @param re the matcher
+ * @param titles its title and headings, asked only when the text holds no match
+ */
+export function snippetOfText(
+  body: string,
+  re: RegExp,
+  titles: () => DocTitles | undefined,
+): string {
+  // Cut from the stored text, CJK split into words as the index saw it; most matches are
+  // near the start, so a prefix is tried first and the whole body only if needed.
+  let text = makeSnippet(segmentCJK(body.slice(0, SNIPPET_PREFIX)), re, SNIPPET_CHARS);
+  if (!text && body.length > SNIPPET_PREFIX) {
+    text = makeSnippet(segmentCJK(body), re, SNIPPET_CHARS);
+  }
+  if (!text) {
+    const t = titles();
+    text = makeSnippet(segmentCJK(t?.headings.join("\n") ?? ""), re, SNIPPET_CHARS) ||
+      makeSnippet(segmentCJK(t?.title ?? ""), re, SNIPPET_CHARS);
+  }
+  return tidySnippet(text);
 }

@@ -314,11 +314,12 @@ export class Shelf {
       readUrl: opts.storeRead ?? config.store_read,
       machine: { name: machineName(config), owner: pg.dataFolderId(opts.data) },
     };
-    const keyword = store && pg
-      ? new pg.PgKeywordIndex(store, catalog, pgOptions)
-      : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
     // the catalog's copy in PostgreSQL, which the indexer writes beside the local one
     const pgCatalog = store && pg ? new pg.PgCatalogStore(store, pgOptions) : undefined;
+    // searches read their hits' passages and snippets from it
+    const keyword = store && pg
+      ? new pg.PgKeywordIndex(store, catalog, { ...pgOptions, store: pgCatalog })
+      : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
     // the indexer reads what it wrote (which documents the copy holds): on the primary, not
     // on a replica that may lag behind it
     this.#storeWriter = store && pg && pgOptions?.readUrl

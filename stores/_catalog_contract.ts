@@ -13,6 +13,7 @@ import { dirname, join } from "node:path";
 import type { StoredDoc } from "../core/catalog_docs.ts";
 import { docFields } from "../core/fields.ts";
 import type { Link } from "../core/extractor.ts";
+import type { SearchFilters } from "../core/types.ts";
 import { partsOf } from "../shelf/_parts.ts";
 import { docPassages } from "../search/passages.ts";
 import { smallCorpus } from "../tests/corpus.ts";
@@ -230,6 +231,59 @@ export const CATALOG_CONTRACT: CatalogCase[] = [
         });
         assertEquals(await store.list("Elsewhere"), []);
         assertEquals((await store.fileStates("Corpus")).size, docs.length);
+      } finally {
+        await store.close();
+      }
+    },
+  },
+  {
+    name: "idsMatching(), fingerprints() and sameText(): search filters and copies",
+    async fn(b, docs) {
+      const store = await written(b, docs);
+      try {
+        const ids = (keep: (s: SourceDoc) => boolean) =>
+          docs.filter(keep).map((s) => s.doc.card.doc_id).sort();
+        const matching = async (f: SearchFilters) => (await store.idsMatching(f))?.sort();
+        assertEquals(await store.idsMatching({}), undefined, "no filter: all");
+        assertEquals(await matching({ library: "Corpus" }), ids(() => true));
+        assertEquals(await matching({ library: "Elsewhere" }), []);
+        const types = ["pdf", "html"];
+        assertEquals(
+          await matching({ doc_types: types }),
+          ids((s) => types.includes(s.doc.card.doc_type)),
+        );
+        // GLOB: case-sensitive, `*` across folders, `?` one character, sets
+        assertEquals(
+          await matching({ path_glob: "Corpus/*/[gr]*" }),
+          ids((s) => /^Corpus\/.*\/[gr]/.test(s.doc.card.path)),
+        );
+        assertEquals(await matching({ path_glob: "corpus/*" }), []);
+        assertEquals(await matching({ path_glob: "Corpus/html/apache2-doc/d?/bind.html" }), [
+          ...ids((s) => s.doc.card.path.endsWith("bind.html")),
+        ]);
+        const when = docs.map((s) => s.doc.card.modified_at).sort()[2]!;
+        assertEquals(
+          await matching({ modified_after: when, doc_types: ["pdf", "html", "markdown", "text"] }),
+          ids((s) =>
+            s.doc.card.modified_at >= when && s.doc.card.doc_type !== "docx" &&
+            s.doc.card.doc_type !== "epub"
+          ),
+        );
+        assertEquals(
+          await matching({ modified_before: when }),
+          ids((s) => s.doc.card.modified_at <= when),
+        );
+        // every document's fingerprint, unknown ids left out; each text its own key
+        const all = ids(() => true);
+        const fps = await store.fingerprints(["missing", ...all]);
+        assertEquals([...fps.keys()], all);
+        assertEquals(new Set([...fps.values()].map((f) => f.key)).size, all.length);
+        const first = docs[0]!.doc.card;
+        const key = fps.get(first.doc_id)!.key;
+        assertEquals(plain(Object.fromEntries(await store.sameText([key, "no such key"], {}))), {
+          [key]: [{ doc_id: first.doc_id, path: first.path }],
+        });
+        assertEquals((await store.sameText([key], { library: "Elsewhere" })).size, 0);
       } finally {
         await store.close();
       }

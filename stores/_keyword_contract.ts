@@ -439,6 +439,39 @@ export const KEYWORD_CONTRACT: ContractCase[] = [
     },
   },
   {
+    name: "readPassages() reads the candidates of unread hits as search() would",
+    async fn(b) {
+      const { fts, close } = await setup(b, [
+        { id: "t", path: "L/t.md", title: "Zebra handbook", body: "Nothing about the animal." },
+        { id: "z", path: "L/z.md", title: "Plains", body: "Grass.\nThe zebra runs fast." },
+        { id: "s", path: "L/s.md", title: "Stripes", body: "Stripes.\nA zebra foal stays close." },
+      ]);
+      if (!fts.readPassages) return await close();
+      const q = prepareQuery("zebra", 5, {}, 5);
+      const read = new Map((await fts.search(q)).map((h) => [h.doc_id, h]));
+      const unread = await fts.search({ ...q, unread: true });
+      // nothing read, the same order; a title match alone has no candidate
+      assertEquals(unread.map((h) => h.doc_id), [...read.keys()]);
+      assert(unread.every((h) => h.passages === undefined && h.candidates), JSON.stringify(unread));
+      assertEquals(unread.find((h) => h.doc_id === "t")?.candidates, []);
+      // read for two of them only: those get what search() gives, the other has no passages
+      const shown = unread.filter((h) => h.doc_id !== "s");
+      await fts.readPassages(shown, q.parsed, 1);
+      for (const h of shown) {
+        assertEquals(h.passages, read.get(h.doc_id)?.passages);
+        assertEquals(h.snippet, read.get(h.doc_id)?.snippet);
+      }
+      assertEquals(
+        shown.find((h) => h.doc_id === "z")?.passages?.[0]?.snippet,
+        "The **zebra** runs fast.",
+      );
+      assertEquals(shown.find((h) => h.doc_id === "t")?.snippet, "**Zebra** handbook");
+      const s = unread.find((h) => h.doc_id === "s");
+      assert(s?.candidates?.length && s.passages === undefined);
+      await close();
+    },
+  },
+  {
     name: "leaves common words out of the match, punctuation around them or not",
     async fn(b) {
       const stats = { docCount: () => 100, df: (t: string) => (t === "widget" ? 80 : 1) };

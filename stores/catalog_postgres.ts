@@ -34,11 +34,11 @@ import {
   type StoredPassage,
   type StoredPassages,
 } from "../core/catalog_sql.ts";
-import { foldValue } from "../core/fields.ts";
-import { fingerprint } from "../core/fingerprint.ts";
+import { foldValue, normalizeFieldFilters } from "../core/fields.ts";
+import { type Fingerprint, fingerprint } from "../core/fingerprint.ts";
 import { MARKUP_TYPES } from "../core/readable.ts";
 import { decodeText, encodeText, joinTexts, textBlocks } from "../core/text_codec.ts";
-import { type Card, ToolError } from "../core/types.ts";
+import { type Card, type SearchFilters, ToolError } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
 import type { DocEntry } from "../core/listing.ts";
 import { docPassages } from "../search/passages.ts";
@@ -403,6 +403,55 @@ export class PgCatalogStore implements CatalogStore {
     return out;
   }
 
+  async idsMatching(filters: SearchFilters): Promise<string[] | undefined> {
+    const params: unknown[] = [];
+    const where = pgFilterSql(filters, params);
+    if (!params.length) return undefined;
+    const rows = await this.#query(`SELECT doc_id FROM documents d WHERE ${where}`, params);
+    return rows.map((r) => r.doc_id as string);
+  }
+
+  async fingerprints(ids: string[]): Promise<Map<string, Fingerprint>> {
+    const rows = await this.#query(
+      "SELECT doc_id, text_key, minhash FROM documents WHERE doc_id = ANY($1) AND text_key IS NOT NULL",
+      [ids],
+    );
+    const found = new Map(rows.map((r) => [r.doc_id as string, r]));
+    const out = new Map<string, Fingerprint>();
+    for (const id of ids) {
+      const r = found.get(id);
+      if (!r) continue;
+      // a copy of the bytes: a driver's Buffer may be a view into a larger one
+      const blob = r.minhash as Uint8Array | null;
+      out.set(id, {
+        key: r.text_key as string,
+        minhash: blob ? new Uint32Array(new Uint8Array(blob).buffer) : undefined,
+      });
+    }
+    return out;
+  }
+
+  async sameText(
+    keys: string[],
+    filters: SearchFilters,
+  ): Promise<Map<string, { doc_id: string; path: string }[]>> {
+    const out = new Map<string, { doc_id: string; path: string }[]>();
+    if (!keys.length) return out;
+    const params: unknown[] = [keys];
+    const where = pgFilterSql(filters, params);
+    const rows = await this.#query(
+      `SELECT d.text_key, d.doc_id, d.path FROM documents d
+       WHERE d.text_key = ANY($1) AND ${where} ORDER BY d.path COLLATE "C"`,
+      params,
+    );
+    for (const r of rows) {
+      const list = out.get(r.text_key) ?? [];
+      list.push({ doc_id: r.doc_id, path: r.path });
+      out.set(r.text_key, list);
+    }
+    return out;
+  }
+
   async text(docId: string): Promise<string | undefined> {
     return (await this.texts([docId])).get(docId);
   }
@@ -648,4 +697,74 @@ const unread = {
 /** Run a call on PostgreSQL; its failure as `INDEX_UNAVAILABLE`, credentials taken out. */
 function guard<T>(fn: () => Promise<T>): Promise<T> {
   return guarded("the catalog", fn);
+}
+
+/**
+ * The search filters as a condition on `documents d` in PostgreSQL, as the SQLite catalog's
+ * `filterSql` (`true` when there is none): texts compared byte by byte (`COLLATE "C"`, as
+ * SQLite compares them), the path glob as an anchored regular expression ({@link globRegex}).
+ *
+ * @param filters the search filters (dates normalised)
+ * @param params the statement's parameters so far; the condition's are added
+ */
+export function pgFilterSql(filters: SearchFilters, params: unknown[]): string {
+  const conds: string[] = [];
+  const add = (v: unknown) => `$${params.push(v)}`;
+  if (filters.doc_types?.length) conds.push(`d.doc_type = ANY(${add(filters.doc_types)})`);
+  if (filters.library !== undefined) conds.push(`d.library = ${add(filters.library)}`);
+  if (filters.path_glob) {
+    conds.push(`d.path ~ ${add(globRegex(filters.path_glob))} COLLATE "C"`);
+  }
+  if (filters.modified_after) {
+    conds.push(`d.modified_at >= ${add(filters.modified_after)} COLLATE "C"`);
+  }
+  if (filters.modified_before) {
+    conds.push(`d.modified_at <= ${add(filters.modified_before)} COLLATE "C"`);
+  }
+  for (const [field, values] of Object.entries(normalizeFieldFilters(filters.fields ?? {}))) {
+    conds.push(
+      `EXISTS (SELECT 1 FROM fields f WHERE f.doc_id = d.doc_id AND f.field = ${
+        add(field)
+      } AND f.folded = ANY(${add(values)}))`,
+    );
+  }
+  return conds.length ? conds.join(" AND ") : "true";
+}
+
+/**
+ * An SQLite GLOB pattern as an anchored POSIX regular expression: `*` any characters
+ * (slashes too), `?` one, `[...]` a set (`[^...]` its complement), everything else itself.
+ *
+ * @example
+ * ```ts
+ * import { globRegex } from "./catalog_postgres.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(globRegex("Docs/*.md"), "^Docs/.*\\.md$");
+ * assert.equal(globRegex("a?[^x]["), "^a.[^x]\\[$");
+ * ```
+ */
+export function globRegex(glob: string): string {
+  let out = "^";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "*") out += ".*";
+    else if (c === "?") out += ".";
+    else if (c === "[") {
+      // a set runs to the next "]" (one right after "[" or "[^" belongs to the set)
+      let j = i + 1;
+      if (glob[j] === "^") j++;
+      if (glob[j] === "]") j++;
+      while (j < glob.length && glob[j] !== "]") j++;
+      if (j >= glob.length) {
+        out += "\\[";
+        continue;
+      }
+      const body = glob.slice(i + 1, j);
+      const neg = body.startsWith("^");
+      const items = (neg ? body.slice(1) : body).replace(/[\\\[]/g, "\\$&");
+      out += `[${neg ? "^" : ""}${items}]`;
+      i = j;
+    } else out += c.replace(/[.+(){}|^$\\\]]/g, "\\$&");
+  }
+  return out + "$";
 }

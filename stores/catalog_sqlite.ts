@@ -16,7 +16,8 @@ import {
   type StoredPassages,
 } from "../core/catalog_sql.ts";
 import { docFields } from "../core/fields.ts";
-import type { Card } from "../core/types.ts";
+import type { Fingerprint } from "../core/fingerprint.ts";
+import type { Card, SearchFilters } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
 import type { DocEntry } from "../core/listing.ts";
 import type { CatalogStore } from "./roles.ts";
@@ -101,6 +102,21 @@ export class SqliteCatalogStore implements CatalogStore {
 
   text(docId: string): Promise<string | undefined> {
     return this.#do(() => this.#catalog.text(docId));
+  }
+
+  idsMatching(filters: SearchFilters): Promise<string[] | undefined> {
+    return this.#do(() => this.#catalog.idsMatching(filters));
+  }
+
+  fingerprints(ids: string[]): Promise<Map<string, Fingerprint>> {
+    return this.#do(() => this.#catalog.fingerprints(ids));
+  }
+
+  sameText(
+    keys: string[],
+    filters: SearchFilters,
+  ): Promise<Map<string, { doc_id: string; path: string }[]>> {
+    return this.#do(() => this.#catalog.sameText(keys, filters));
   }
 
   texts(ids: string[]): Promise<Map<string, string>> {

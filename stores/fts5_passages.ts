@@ -276,56 +276,23 @@ export class PassageRows {
   }
 
   /**
-   * Hits in passage order ({@link passageOrder}); the first `snippets` of them get their
-   * passages ({@link hits}) — an empty list when none holds a word of the query, so the
-   * search path does not look again — and the first one's snippet, or, without passages (a
-   * match in the title, path or headings only), the snippet `otherwise` gives. Passages are
-   * read for those hits only; the others (when `snippets` > 0) carry their candidates'
-   * sequence numbers (`Hit.candidates`), to be read if they are shown.
+   * Hits in passage order, the first ones with their passages ({@link rankedHits}), read
+   * from the catalog's stored text.
    *
    * @param order the hits with their candidate passages ({@link best}), in passage order
    * @param parsed the query
-   * @param show passages wanted per hit, hits that get them, how many of those are read now
-   *   (default: all; the others carry their candidates), the snippet without passages, and
-   *   the candidates of a hit none of whose passages holds a whole phrase
-   *   ({@link passageOrder}'s `across`)
+   * @param show which hits show passages, and how they are found
    */
   ranked<T extends { hit: Hit; ranks: PassageRank[] }>(
     order: T[],
     parsed: ParsedQuery,
-    show: {
-      passages: number;
-      snippets: number;
-      read?: number;
-      otherwise: (docId: string) => string;
-      loose?: (doc: T) => PassageRank[] | undefined;
-    },
+    show: ShowPassages<T>,
   ): Hit[] {
-    return order.map((doc, i) => {
-      const { hit, ranks } = doc;
-      if (i >= (show.read ?? show.snippets)) {
-        // read later if shown (`readPassages`): copies collapsed bring up hits past the cut
-        if (show.snippets > 0) hit.candidates = ranks.map((r) => r.seq);
-        return hit;
-      }
-      const candidates = ranks.length ? ranks : show.loose?.(doc) ?? [];
-      const passages = this.hits(hit.doc_id, candidates, parsed, show.passages);
-      hit.passages = passages;
-      if (passages.length) {
-        hit.snippet = passages[0]!.snippet;
-        return hit;
-      }
-      const snippet = show.otherwise(hit.doc_id);
-      if (snippet) hit.snippet = snippet;
-      return hit;
-    });
+    return rankedHits(order, parsed, show, this.#reader());
   }
 
   /**
-   * The passages a hit shows: its candidates (the document's passages that match best across
-   * the library, {@link best}) read from the stored text (only the blocks holding them) and
-   * the best `limit` of them chosen with the document's own word statistics
-   * (`chosenPassages`), each with its snippet.
+   * The passages a hit shows ({@link passageHits}), read from the catalog's stored text.
    *
    * @param docId the document
    * @param ranks its candidate passages, best first ({@link best})
@@ -333,24 +300,107 @@ export class PassageRows {
    * @param limit passages wanted
    */
   hits(docId: string, ranks: PassageRank[], parsed: ParsedQuery, limit: number): PassageHit[] {
-    if (!ranks.length) return [];
-    this.#read ??= passageReader(this.#db);
-    const stored = this.#read(docId, ranks.map((r) => r.seq));
-    if (!stored) return [];
-    const candidates = stored.passages.map(({ seq: _, lines, ...passage }) => ({ passage, lines }));
-    const linesAt = new Map(candidates.map((c) => [c.passage.start_line, c.lines]));
-    const pages = stored.pages?.length ? stored.pages : undefined;
-    return chosenPassages(candidates, positiveTerms(parsed), limit, {
-      pages: stored.pages,
-      markup: MARKUP_TYPES.has(stored.docType),
-    }).filter((h) => h.snippet).map((h) => {
-      // numbered as `read` numbers them, for the search answer
-      h.lines = (linesAt.get(h.start_line) ?? []).map((text, k) => {
-        const line: NonNullable<PassageHit["lines"]>[number] = { n: h.start_line + k, text };
-        if (pages) line.page = pageOf(pages, line.n);
-        return line;
-      });
-      return h;
-    });
+    return passageHits(this.#reader(), docId, ranks, parsed, limit);
   }
+
+  #reader(): PassageReader {
+    return this.#read ??= passageReader(this.#db);
+  }
+}
+
+/** Reads some passages of a document by sequence number (`CatalogStore.passages`). */
+export type PassageReader = (docId: string, seqs: number[]) => StoredPassages | undefined;
+
+/** Which hits of {@link rankedHits} show passages, and how they are found. */
+export interface ShowPassages<T> {
+  /** Passages wanted per hit. */
+  passages: number;
+  /** How many of the first hits get them. */
+  snippets: number;
+  /** How many of those are read now (default: all; the others carry their candidates). */
+  read?: number;
+  /** The snippet of a hit without passages. */
+  otherwise: (docId: string) => string;
+  /** The candidates of a hit none of whose passages holds a whole phrase. */
+  loose?: (doc: T) => PassageRank[] | undefined;
+}
+
+/**
+ * Hits in passage order ({@link passageOrder}); the first `snippets` of them get their
+ * passages ({@link passageHits}) — an empty list when none holds a word of the query, so
+ * the search path does not look again — and the first one's snippet, or, without passages
+ * (a match in the title, path or headings only), the snippet `otherwise` gives. Passages
+ * are read for those hits only; the others (when `snippets` > 0) carry their candidates'
+ * sequence numbers (`Hit.candidates`), to be read if they are shown.
+ *
+ * @param order the hits with their candidate passages, in passage order
+ * @param parsed the query
+ * @param show passages wanted per hit, hits that get them, how many of those are read now,
+ *   the snippet without passages, and the candidates of a hit none of whose passages holds
+ *   a whole phrase ({@link passageOrder}'s `across`)
+ * @param read where the passages' text is read
+ */
+export function rankedHits<T extends { hit: Hit; ranks: PassageRank[] }>(
+  order: T[],
+  parsed: ParsedQuery,
+  show: ShowPassages<T>,
+  read: PassageReader,
+): Hit[] {
+  return order.map((doc, i) => {
+    const { hit, ranks } = doc;
+    if (i >= (show.read ?? show.snippets)) {
+      // read later if shown (`readPassages`): copies collapsed bring up hits past the cut
+      if (show.snippets > 0) hit.candidates = ranks.map((r) => r.seq);
+      return hit;
+    }
+    const candidates = ranks.length ? ranks : show.loose?.(doc) ?? [];
+    const passages = passageHits(read, hit.doc_id, candidates, parsed, show.passages);
+    hit.passages = passages;
+    if (passages.length) {
+      hit.snippet = passages[0]!.snippet;
+      return hit;
+    }
+    const snippet = show.otherwise(hit.doc_id);
+    if (snippet) hit.snippet = snippet;
+    return hit;
+  });
+}
+
+/**
+ * The passages a hit shows: its candidates (the document's passages that match best across
+ * the library, `PassageRows.best`) read from the stored text (only the blocks holding them) and
+ * the best `limit` of them chosen with the document's own word statistics
+ * (`chosenPassages`), each with its snippet.
+ *
+ * @param read where the passages' text is read
+ * @param docId the document
+ * @param ranks its candidate passages, best first
+ * @param parsed the query
+ * @param limit passages wanted
+ */
+export function passageHits(
+  read: PassageReader,
+  docId: string,
+  ranks: PassageRank[],
+  parsed: ParsedQuery,
+  limit: number,
+): PassageHit[] {
+  if (!ranks.length) return [];
+  const stored = read(docId, ranks.map((r) => r.seq));
+  if (!stored) return [];
+  const candidates = stored.passages.map(({ seq: _, lines, ...passage }) => ({ passage, lines }));
+  const linesAt = new Map(candidates.map((c) => [c.passage.start_line, c.lines]));
+  const pages = stored.pages?.length ? stored.pages : undefined;
+  return chosenPassages(candidates, positiveTerms(parsed), limit, {
+    pages: stored.pages,
+    markup: MARKUP_TYPES.has(stored.docType),
+  }).filter((h) => h.snippet).map((h) => {
+    // numbered as `read` numbers them, for the search answer
+    h.lines = (linesAt.get(h.start_line) ?? []).map((text, k) => {
+      const line: NonNullable<PassageHit["lines"]>[number] = { n: h.start_line + k, text };
+      if (pages) line.page = pageOf(pages, line.n);
+      return line;
+    });
+    return h;
+  });
 }

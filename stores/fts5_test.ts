@@ -99,35 +99,6 @@ Deno.test("Fts5Index.search() marks the hits it looked for passages in", async (
   db.close();
 });
 
-Deno.test("Fts5Index.readPassages() reads the candidates of unread hits as search() would", async () => {
-  const { db, fts } = await setup([
-    { id: "t", path: "L/t.md", title: "Zebra handbook", body: "Nothing about the animal." },
-    { id: "z", path: "L/z.md", title: "Plains", body: "Grass.\nThe zebra runs fast." },
-    { id: "s", path: "L/s.md", title: "Stripes", body: "Stripes.\nA zebra foal stays close." },
-  ]);
-  const q = prepareQuery("zebra", 5, {}, 5);
-  const read = new Map((await fts.search(q)).map((h) => [h.doc_id, h]));
-  const unread = await fts.search({ ...q, unread: true });
-  // nothing read, the same order; a title match alone has no candidate
-  assertEquals(unread.map((h) => h.doc_id), [...read.keys()]);
-  assert(unread.every((h) => h.passages === undefined && h.candidates), JSON.stringify(unread));
-  assertEquals(unread.find((h) => h.doc_id === "t")?.candidates, []);
-  // read for two of them only: those get what search() gives, the other has no passages
-  const shown = unread.filter((h) => h.doc_id !== "s");
-  await fts.readPassages(shown, q.parsed, 1);
-  for (const h of shown) {
-    assertEquals(h.passages, read.get(h.doc_id)?.passages);
-    assertEquals(h.snippet, read.get(h.doc_id)?.snippet);
-  }
-  assertEquals(
-    shown.find((h) => h.doc_id === "z")?.passages?.[0]?.snippet,
-    "The **zebra** runs fast.",
-  );
-  const s = unread.find((h) => h.doc_id === "s");
-  assert(s?.candidates?.length && s.passages === undefined);
-  db.close();
-});
-
 Deno.test("Fts5Index.upsert() joins the caller's transaction", async () => {
   const { db, fts } = await setup([]);
   db.exec("BEGIN IMMEDIATE");

@@ -8,9 +8,11 @@
  * (`postgres_sql.ts`), and the same passage index: every passage of a document
  * (`docPassages`) ranked by BM25 among all passages of the store, documents re-ranked by
  * their best one (`byBestPassage`) and each hit's passages chosen among its best
- * candidates (`PassageRows.hits`). Snippets and passages are cut from the catalog's
- * stored text as the FTS5 index cuts them, and search filters are the catalog's: the
- * catalog stays in the local SQLite data folder until it has an asynchronous interface.
+ * candidates (`passageHits`). Snippets and passages are cut from the stored text of the
+ * catalog store it is given (`CatalogStore`: PostgreSQL's for a shelf with a PostgreSQL
+ * store) as the FTS5 index cuts them, all hits' passages in one read (`passagesOf`).
+ * and search filters are evaluated by that store; term statistics for common words are
+ * still the local catalog's.
  *
  * Client: `npm:pg` (node-postgres): a pool that replaces a dropped connection on the
  * next query, and it reads the password from `PGPASSWORD` or `~/.pgpass` itself.
@@ -20,18 +22,11 @@
 // @ts-types="@types/pg"
 import type pg from "pg";
 import type { Catalog } from "../core/catalog.ts";
-import { statements } from "../core/catalog_sql.ts";
 import { bareWord, segmentCJK, words } from "../core/tokenize.ts";
-import type {
-  Hit,
-  IndexedDoc,
-  ParsedQuery,
-  PassageHit,
-  SearchFilters,
-  TermStats,
-} from "../core/types.ts";
+import type { Hit, IndexedDoc, ParsedQuery, SearchFilters, TermStats } from "../core/types.ts";
 import { positiveTerms } from "../search/query.ts";
-import { snippetMatcher, StoredSnippets } from "../search/snippet.ts";
+import { snippetMatcher, snippetOfText } from "../search/snippet.ts";
+import { SqliteCatalogStore } from "./catalog_sqlite.ts";
 import { bm25Score, headingTitles, matchExpression, pathWords } from "./fts5.ts";
 import { toFtsMatch } from "./fts5_match.ts";
 import {
@@ -40,8 +35,10 @@ import {
   passageMatch,
   passageOrder,
   type PassageRank,
-  PassageRows,
   passageTexts,
+  rankedHits,
+  type ShowPassages,
+  wordsMatch,
 } from "./fts5_passages.ts";
 import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
@@ -64,7 +61,7 @@ import {
   openPool,
   retriedTransaction,
 } from "./postgres_pool.ts";
-import type { IndexState, KeywordIndex, Query } from "./roles.ts";
+import type { CatalogStore, IndexState, KeywordIndex, Query } from "./roles.ts";
 
 /** A document to write: its card and its postings, for the document and for its passages. */
 interface PreparedDoc {
@@ -91,8 +88,16 @@ export interface PgOptions {
   machine?: Machine;
   /** Share of documents above which a word is common (default 0.25, as FTS5's). */
   commonShare?: number;
-  /** Term statistics for telling common words (default: the catalog's). */
+  /**
+   * Term statistics for telling common words (default: the store's own, `kw_terms` and
+   * `kw_totals`, so that every server of a shared store decides alike).
+   */
   stats?: TermStats;
+  /**
+   * Where hits' passages and snippets are read (default: the SQLite adapter over the
+   * catalog): the shelf's `CatalogStore`.
+   */
+  store?: CatalogStore;
   /**
    * Rows of a phrase of several words sent with a search, at most (default 20,000): a
    * phrase in more documents is found by each search itself.
@@ -168,12 +173,11 @@ export class PgKeywordIndex implements KeywordIndex {
   #read: pg.Pool;
   #machine?: Machine;
   #catalog: Catalog;
-  #stats: TermStats;
+  #stats?: TermStats;
   #weights: number[];
   #share: number;
   #tokens = new Tokenizer();
-  #snippets: StoredSnippets;
-  #passages: PassageRows;
+  #store: CatalogStore;
   #schema?: Promise<void>;
   #documents = 0;
   #counted = 0;
@@ -184,8 +188,8 @@ export class PgKeywordIndex implements KeywordIndex {
    * Connect (lazily: on the first call) and create the tables if missing.
    *
    * @param url the store's URL (`postgres://user@host:5432/db`, no password)
-   * @param catalog the local catalog (term statistics, filters, stored texts)
-   * @param options weights, connections, the URL searches read
+   * @param catalog the local catalog (term statistics, filters)
+   * @param options weights, connections, the URL searches read, the catalog store
    */
   constructor(url: string, catalog: Catalog, options: PgOptions = {}) {
     const [max, machine] = [options.connections ?? 10, options.machine];
@@ -193,14 +197,12 @@ export class PgKeywordIndex implements KeywordIndex {
     this.#read = options.readUrl ? openPool(options.readUrl, max, machine?.name) : this.#pool;
     this.#machine = machine;
     this.#catalog = catalog;
-    this.#stats = options.stats ?? catalog;
+    this.#stats = options.stats;
     const w = { ...DEFAULT_WEIGHTS, ...options.weights };
     this.#weights = COLUMNS.map((c) => w[c]);
     this.#share = options.commonShare ?? 0.25;
     this.#rowsSent = options.phraseRowsSent ?? PHRASE_ROWS_SENT;
-    this.#snippets = new StoredSnippets(catalog.db);
-    // the passages' text and choice are the catalog's, as for the FTS5 index
-    this.#passages = new PassageRows(catalog.db, statements(catalog.db));
+    this.#store = options.store ?? new SqliteCatalogStore(catalog);
   }
 
   /** Run a query, its failures as `INDEX_UNAVAILABLE` without credentials. */
@@ -545,41 +547,47 @@ export class PgKeywordIndex implements KeywordIndex {
 
   /**
    * Words too common to be worth matching, as the FTS5 index decides (see `WordDocs`):
-   * by the catalog's counts, else (numbers, single letters) by this index's.
+   * in more than `commonShare` of the documents. Counted in the store's own tables (a
+   * word's stemmed term's documents, `kw_terms`, among the store's, `kw_totals`); with
+   * `stats` given, by those counts, else (numbers, single letters) by the store's.
    */
   async #isCommon(parsed: ParsedQuery): Promise<((word: string) => boolean) | undefined> {
-    const n = this.#stats.docCount();
+    await this.#ready();
+    const stats = this.#stats;
+    const n = stats ? stats.docCount() : this.#documents;
     if (n < 50) return undefined;
     const limit = n * this.#share;
-    const uncounted = new Map<string, string>();
+    // each alternative's term, where the store's counts decide for it
+    const counted = new Map<string, string>();
     for (const u of parsed.optional) {
       for (const a of u.alternatives) {
         const token = bareWord(a.text);
-        if (words(a.text, true).length !== 1 && /^[\p{L}\p{N}]+$/u.test(token)) {
-          const term = this.#tokens.phrase(token)[0];
-          if (term) uncounted.set(token, term);
-        }
+        const one = words(a.text, true);
+        if (stats && one.length === 1) continue;
+        const word = one.length === 1 ? one[0]! : /^[\p{L}\p{N}]+$/u.test(token) ? token : "";
+        const term = word && this.#tokens.phrase(word)[0];
+        if (term) counted.set(a.text, term);
       }
     }
     const df = new Map<string, number>();
-    if (uncounted.size) {
+    if (counted.size) {
       const rows = await this.#query<{ term: string; df: number }>(
         "SELECT term, df FROM kw_terms WHERE term = ANY($1)",
-        [[...new Set(uncounted.values())]],
+        [[...new Set(counted.values())]],
       );
       for (const r of rows) df.set(r.term, r.df);
     }
     return (word) => {
       const ws = words(word, true);
-      if (ws.length === 1) return this.#stats.df(ws[0]!) > limit;
-      const term = uncounted.get(bareWord(word));
+      if (stats && ws.length === 1) return stats.df(ws[0]!) > limit;
+      const term = counted.get(word);
       return term !== undefined && (df.get(term) ?? 0) > limit;
     };
   }
 
   /**
-   * Ranked hits: BM25 as FTS5's, filters checked in the catalog in rank order, snippets
-   * from the catalog's text.
+   * Ranked hits: BM25 as FTS5's, filters checked in the catalog store in rank order, passages
+   * and snippets from the catalog store's text.
    *
    * @throws {ToolError} `INVALID_ARGUMENT` when the query has nothing to search for;
    *   `INDEX_UNAVAILABLE` when PostgreSQL cannot be reached
@@ -589,7 +597,7 @@ export class PgKeywordIndex implements KeywordIndex {
     const plan = this.#plan(matchExpression(q, isCommon));
     const limit = Math.max(0, Math.floor(q.limit));
     if (limit === 0) return [];
-    const allowed = this.#catalog.idsMatching(q.filters);
+    const allowed = await this.#store.idsMatching(q.filters);
     let rows: RankedRow[] = [];
     for (let want = allowed ? Math.max(FILTER_FIRST, limit * 4) : limit;; want *= 4) {
       const ranked = await this.#rank(plan, want);
@@ -616,14 +624,108 @@ export class PgKeywordIndex implements KeywordIndex {
       return { hit, doc: row.doc, ranks: best.get(row.doc) ?? [] };
     });
     const { order, across, words } = passageOrder(docs, q.parsed, re ? withSnippets : 0);
-    const loose = words && across.length
+    const loose = words && across.length && !q.unread
       ? await this.#bestPassages(words, across.map((d) => d.doc), Math.max(want, CANDIDATES))
       : undefined;
-    return this.#passages.ranked(order, q.parsed, {
+    return await this.#shown(order, q.parsed, re, {
       passages: want,
       snippets: re ? withSnippets : 0,
-      otherwise: (id) => re ? this.#snippets.of(id, re) : "",
+      read: q.unread ? 0 : undefined,
       loose: (d) => loose?.get(d.doc),
+    });
+  }
+
+  /**
+   * Hits in passage order with the passages and snippets they show (`rankedHits`): every
+   * shown hit's candidate passages read from the catalog store at once (`passagesOf`), and
+   * the snippets of those without passages cut from their texts, read at once.
+   *
+   * @param order the hits with their candidate passages, in passage order
+   * @param parsed the query
+   * @param re its snippet matcher (none: no snippets)
+   * @param show which hits show passages
+   */
+  async #shown<T extends { hit: Hit; ranks: PassageRank[] }>(
+    order: T[],
+    parsed: ParsedQuery,
+    re: RegExp | undefined,
+    show: Omit<ShowPassages<T>, "otherwise">,
+  ): Promise<Hit[]> {
+    const wanted = new Map<string, number[]>();
+    for (const d of order.slice(0, show.read ?? show.snippets)) {
+      const ranks = d.ranks.length ? d.ranks : show.loose?.(d) ?? [];
+      if (ranks.length) wanted.set(d.hit.doc_id, ranks.map((r) => r.seq));
+    }
+    const stored = wanted.size ? await this.#store.passagesOf(wanted) : new Map();
+    const bare = new Set<string>();
+    const hits = rankedHits(order, parsed, {
+      ...show,
+      otherwise: (id) => {
+        if (re) bare.add(id);
+        return "";
+      },
+    }, (id) => stored.get(id));
+    if (!re || !bare.size) return hits;
+    const snippets = await this.#textSnippets([...bare], re);
+    for (const h of hits) {
+      const snippet = bare.has(h.doc_id) ? snippets.get(h.doc_id) : undefined;
+      if (snippet) h.snippet = snippet;
+    }
+    return hits;
+  }
+
+  /**
+   * Snippets cut from documents' stored texts (else their headings or title, as
+   * `StoredSnippets`), by id; left out where none of the words occur. The texts are read
+   * in one query; the outlines and cards only of those whose text holds no match.
+   */
+  async #textSnippets(ids: string[], re: RegExp): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    const texts = await this.#store.texts(ids);
+    const rest: string[] = [];
+    for (const id of ids) {
+      const snippet = snippetOfText(texts.get(id) ?? "", re, () => undefined);
+      if (snippet) out.set(id, snippet);
+      else if (texts.has(id)) rest.push(id);
+    }
+    if (!rest.length) return out;
+    const [cards, sections] = await Promise.all([
+      this.#store.cards(rest),
+      Promise.all(rest.map((id) => this.#store.sections(id))),
+    ]);
+    rest.forEach((id, i) => {
+      const snippet = snippetOfText("", re, () => ({
+        title: cards.get(id)?.title ?? "",
+        headings: headingTitles(sections[i]?.outline ?? []),
+      }));
+      if (snippet) out.set(id, snippet);
+    });
+    return out;
+  }
+
+  /**
+   * Give hits ranked past a search's first `snippets` (they carry `candidates`) their best
+   * passages and snippet, as the search gives its first hits: their candidates read (for
+   * a hit none of whose passages holds a whole phrase of the query, the passages of the
+   * query's words), all hits' passages in one read.
+   */
+  async readPassages(hits: Hit[], parsed: ParsedQuery, passages: number): Promise<void> {
+    const re = snippetMatcher(positiveTerms(parsed));
+    const want = Math.max(1, Math.floor(passages));
+    const docs = hits.filter((hit) => hit.candidates).map((hit) => ({
+      hit,
+      ranks: hit.candidates!.map((seq) => ({ seq, raw: 0 })),
+    }));
+    const words = re ? wordsMatch(parsed) : undefined;
+    const across = words ? docs.filter((d) => !d.ranks.length) : [];
+    const rows = across.length ? await this.#indexed(across.map((d) => d.hit.doc_id)) : undefined;
+    const loose = words && rows?.size
+      ? await this.#bestPassages(words, [...rows.values()], Math.max(want, CANDIDATES))
+      : undefined;
+    await this.#shown(docs, parsed, re, {
+      passages: want,
+      snippets: re ? docs.length : 0,
+      loose: (d) => loose?.get(rows?.get(d.hit.doc_id) ?? ""),
     });
   }
 
@@ -696,14 +798,12 @@ export class PgKeywordIndex implements KeywordIndex {
     const best = inPassages
       ? await this.#bestPassages(inPassages, [...indexed.values()], CANDIDATES)
       : new Map<string, PassageRank[]>();
-    for (const id of ids) {
-      const doc = indexed.get(id);
-      if (doc === undefined) continue;
-      const passage: PassageHit | undefined =
-        this.#passages.hits(id, best.get(doc) ?? [], parsed, 1)[0];
-      const snippet = passage?.snippet ?? this.#snippets.of(id, re);
-      if (snippet) out.set(id, snippet);
-    }
+    const docs = ids.filter((id) => indexed.has(id)).map((id) => ({
+      hit: { doc_id: id, score: 0, raw: 0, retriever: this.name },
+      ranks: best.get(indexed.get(id)!) ?? [],
+    }));
+    const hits = await this.#shown(docs, parsed, re, { passages: 1, snippets: docs.length });
+    for (const h of hits) if (h.snippet) out.set(h.doc_id, h.snippet);
     return out;
   }
 
@@ -759,7 +859,7 @@ export class PgKeywordIndex implements KeywordIndex {
   async candidates(words: string[], filters: SearchFilters): Promise<string[]> {
     const match = words.map((w) => `"${w.replaceAll('"', '""')}"`).join(" AND ");
     const found = await this.#matching(match, undefined, COLUMNS.indexOf("body"));
-    const allowed = this.#catalog.idsMatching(filters);
+    const allowed = await this.#store.idsMatching(filters);
     return allowed ? allowed.filter((id) => found.has(id)) : [...found];
   }
 

@@ -18,6 +18,7 @@ import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import type { StoredPassages } from "../core/catalog_sql.ts";
 import type { DocEntry } from "../core/listing.ts";
 import type { Link } from "../core/extractor.ts";
+import type { Fingerprint } from "../core/fingerprint.ts";
 
 /** A query as the keyword index sees it: parsed once by the search path. */
 export interface Query {
@@ -213,6 +214,21 @@ export interface CatalogStore {
    * document.
    */
   passagesOf(wanted: Map<string, number[]>): Promise<Map<string, StoredPassages>>;
+  /**
+   * Ids of the documents the search filters allow (dates normalised), evaluated where the
+   * documents are; `undefined` when there is no filter (all).
+   */
+  idsMatching(filters: SearchFilters): Promise<string[] | undefined>;
+  /** The text fingerprints of documents, by id (documents without one left out). */
+  fingerprints(ids: string[]): Promise<Map<string, Fingerprint>>;
+  /**
+   * Documents with exactly the same text as each key (`Fingerprint.key`), among those the
+   * filters allow, by path.
+   */
+  sameText(
+    keys: string[],
+    filters: SearchFilters,
+  ): Promise<Map<string, { doc_id: string; path: string }[]>>;
   /** The links of a document, in document order. */
   links(docId: string): Promise<Link[]>;
   /** The stored front-matter field values of a document, by field. */

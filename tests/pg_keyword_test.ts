@@ -75,7 +75,7 @@ Deno.test({
     const server = await PgServer.start();
     const catalog = new Catalog(":memory:");
     const url = await server.database();
-    const pgIndex = new PgKeywordIndex(url, catalog);
+    const pgIndex = new PgKeywordIndex(url, catalog, { stats: catalog });
     try {
       const docs = corpus();
       put(catalog, docs);
@@ -161,7 +161,7 @@ Deno.test({
 
 async function changedBetweenSearches(url: string, phraseRowsSent?: number): Promise<void> {
   const catalog = new Catalog(":memory:");
-  const pgIndex = new PgKeywordIndex(url, catalog, { phraseRowsSent });
+  const pgIndex = new PgKeywordIndex(url, catalog, { phraseRowsSent, stats: catalog });
   try {
     const docs = corpus();
     put(catalog, docs);
@@ -264,3 +264,44 @@ async function droppedDuringSearch(server: PgServer, reader?: string): Promise<v
     catalog.close();
   }
 }
+
+Deno.test({
+  name: "PgKeywordIndex tells common words by the store's own counts, without the catalog's",
+  ignore: noPostgres,
+  async fn() {
+    const server = await PgServer.start(56900);
+    // the catalog holds no rows and no term counts: a server that did not index
+    const empty = new Catalog(":memory:");
+    const index = new PgKeywordIndex(await server.database(), empty);
+    try {
+      // "widgets" in 55 of 60 documents (its stem in all of those), "zebra" and "giraffe" in two
+      const docs = Array.from({ length: 60 }, (_, i) =>
+        makeDoc({
+          id: `d${i}`,
+          path: `lib/d${i}.md`,
+          body: [
+            i < 55 ? "Widgets here." : "Nothing much.",
+            i % 30 === 0 ? "A zebra and a giraffe." : "",
+          ]
+            .join("\n"),
+        }));
+      await index.upsert(docs);
+      const ids = async (text: string) =>
+        (await index.search(prepareQuery(text, 100))).map((h) => h.doc_id).sort();
+      // the common word is left out of the match: only the zebra documents are found
+      assertEquals(await ids("widget zebra giraffe"), ["d0", "d30"]);
+      // alone it is still searched
+      assertEquals((await ids("widget")).length, 55);
+      // below 50 documents nothing is common
+      await index.remove(docs.slice(10).map((d) => d.card.doc_id));
+      assertEquals(
+        await ids("widget zebra giraffe"),
+        Array.from({ length: 10 }, (_, i) => `d${i}`).sort(),
+      );
+    } finally {
+      await index.close();
+      empty.close();
+      await server.stop();
+    }
+  },
+});

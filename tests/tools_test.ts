@@ -36,50 +36,51 @@ async function paths(shelf: Shelf, args: Record<string, unknown>): Promise<strin
   return (r.json.results as { path: string }[]).map((h) => h.path);
 }
 
-Deno.test("search filters: doc_types, library, path_glob, modified_after/before, time_sort", async () => {
-  const { t, shelf } = await setup();
-  try {
-    assertEquals((await paths(shelf, {})).length, 3);
-    assertEquals(await paths(shelf, { doc_types: ["html"] }), ["Lab/2024/page.html"]);
-    assertEquals((await paths(shelf, { path_glob: "Lab/2024/*" })).sort(), [
-      "Lab/2024/new.md",
-      "Lab/2024/page.html",
-    ]);
-    assertEquals(await paths(shelf, { path_glob: "lab/2024/*" }), [], "GLOB is case-sensitive");
-    assertEquals(await paths(shelf, { modified_before: "2023-12-31" }), ["Lab/2023/old.md"]);
-    assertEquals(
-      await paths(shelf, { modified_after: "2024-06-01" }),
-      ["Lab/2024/new.md"],
-      "inclusive",
-    );
-    assertEquals(
-      (await paths(shelf, { modified_before: "2024-01-15" })).sort(),
-      ["Lab/2023/old.md", "Lab/2024/page.html"],
-      "a date-only upper bound takes in the whole day",
-    );
-    assertEquals(await paths(shelf, { time_sort: "newest" }), [
-      "Lab/2024/new.md",
-      "Lab/2024/page.html",
-      "Lab/2023/old.md",
-    ]);
-    assertEquals(await paths(shelf, { time_sort: "oldest" }), [
-      "Lab/2023/old.md",
-      "Lab/2024/page.html",
-      "Lab/2024/new.md",
-    ]);
-    assertEquals(await paths(shelf, { library: "Lab", limit: 1 }).then((p) => p.length), 1);
-    const bad = await assertRejects(() =>
-      callTool(shelf, "search", { query: "lemur", modified_after: "last week" })
-    );
-    assertEquals((bad as ToolError).code, "INVALID_ARGUMENT");
-    const none = await assertRejects(() => callTool(shelf, "search", { query: "-lemur" }));
-    assertEquals((none as ToolError).code, "INVALID_ARGUMENT");
-  } finally {
-    await t.close();
-  }
-});
-
 storeCases(56830, {
+  "search filters: doc_types, library, path_glob, modified_after/before, time_sort": async (
+    { store },
+  ) => {
+    const { t, shelf } = await setup(store);
+    try {
+      assertEquals((await paths(shelf, {})).length, 3);
+      assertEquals(await paths(shelf, { doc_types: ["html"] }), ["Lab/2024/page.html"]);
+      assertEquals((await paths(shelf, { path_glob: "Lab/2024/*" })).sort(), [
+        "Lab/2024/new.md",
+        "Lab/2024/page.html",
+      ]);
+      assertEquals(await paths(shelf, { path_glob: "lab/2024/*" }), [], "GLOB is case-sensitive");
+      assertEquals(await paths(shelf, { modified_before: "2023-12-31" }), ["Lab/2023/old.md"]);
+      assertEquals(
+        await paths(shelf, { modified_after: "2024-06-01" }),
+        ["Lab/2024/new.md"],
+        "inclusive",
+      );
+      assertEquals(
+        (await paths(shelf, { modified_before: "2024-01-15" })).sort(),
+        ["Lab/2023/old.md", "Lab/2024/page.html"],
+        "a date-only upper bound takes in the whole day",
+      );
+      assertEquals(await paths(shelf, { time_sort: "newest" }), [
+        "Lab/2024/new.md",
+        "Lab/2024/page.html",
+        "Lab/2023/old.md",
+      ]);
+      assertEquals(await paths(shelf, { time_sort: "oldest" }), [
+        "Lab/2023/old.md",
+        "Lab/2024/page.html",
+        "Lab/2024/new.md",
+      ]);
+      assertEquals(await paths(shelf, { library: "Lab", limit: 1 }).then((p) => p.length), 1);
+      const bad = await assertRejects(() =>
+        callTool(shelf, "search", { query: "lemur", modified_after: "last week" })
+      );
+      assertEquals((bad as ToolError).code, "INVALID_ARGUMENT");
+      const none = await assertRejects(() => callTool(shelf, "search", { query: "-lemur" }));
+      assertEquals((none as ToolError).code, "INVALID_ARGUMENT");
+    } finally {
+      await t.close();
+    }
+  },
   "outline and read: titles, line ranges, pages refused for text, offsets past the end": async (
     { store },
   ) => {

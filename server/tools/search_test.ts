@@ -7,8 +7,7 @@ import { assert, assertEquals, assertMatch } from "../../tests/assert.ts";
 import { smallCorpus } from "../../tests/corpus.ts";
 import { openTestShelf } from "../../tests/shelf_helper.ts";
 import { callTool } from "../dispatch.ts";
-
-const sanitize = { sanitizeResources: false, sanitizeOps: false };
+import { storeCases } from "../../tests/store_cases.ts";
 
 const PLANTED = "The quokka harbour lights are switched on by the night ferry captain.";
 
@@ -37,10 +36,10 @@ async function bigText(corpus: string): Promise<{ text: string; line: number }> 
   return { text: lines.join("\n"), line: at + 4 };
 }
 
-Deno.test({
-  name: "search: a hit's answering sentence is the one holding the planted phrase, with its line",
-  ...sanitize,
-  async fn() {
+storeCases(56890, {
+  "search: a hit's answering sentence is the one holding the planted phrase, with its line": async (
+    { store },
+  ) => {
     const corpus = await smallCorpus();
     const base = await Deno.makeTempDir({ prefix: "shelfmark-answer-" });
     const { text, line } = await bigText(corpus);
@@ -50,7 +49,7 @@ Deno.test({
       join(corpus, "text", "licenses", "Apache-2.0.txt"),
       join(base, "Lib", "apache.txt"),
     );
-    await using t = await openTestShelf({ base, folders: [join(base, "Lib")] });
+    await using t = await openTestShelf({ base, store, folders: [join(base, "Lib")] });
     await t.shelf.index();
     const query = "who switches on the quokka harbour lights";
     const js = await callTool(t.shelf, "search", { query, output_format: "json" });
