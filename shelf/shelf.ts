@@ -361,6 +361,11 @@ export class Shelf {
           fullCollection()?.();
           pool.makeRoom(budget);
         }),
+        // A file kept waiting for memory: this process's garbage and the idle processes'.
+        makeRoom: pool && (() => {
+          fullCollection()?.();
+          pool.makeRoom(INDEX_MEMORY_MB);
+        }),
         hold: pool && (() => pool.hold()),
       },
     );
