@@ -347,9 +347,23 @@ Deno.test("Indexer starts the next library's files while the last large file of 
   }
 });
 
-Deno.test("Indexer runs small files of a later library beside each of a run of large files, one large at a time, losing none", async () => {
-  const base = await Deno.makeTempDir({ prefix: "shelfmark-large-run-" });
+/** Runs `fn` with a temporary folder and a real catalog in it, both gone afterwards. */
+async function withCatalog(
+  prefix: string,
+  fn: (base: string, catalog: Catalog) => Promise<void>,
+): Promise<void> {
+  const base = await Deno.makeTempDir({ prefix });
+  const catalog = new Catalog(join(base, "catalog.db"));
   try {
+    await fn(base, catalog);
+  } finally {
+    catalog.close();
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
+Deno.test("Indexer runs small files of a later library beside each of a run of large files, one large at a time, losing none", () =>
+  withCatalog("shelfmark-large-run-", async (base, catalog) => {
     const a = join(base, "A");
     const b = join(base, "B");
     await Deno.mkdir(a);
@@ -397,32 +411,23 @@ Deno.test("Indexer runs small files of a later library beside each of a run of l
       used -= mb;
       return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
     };
-    const catalog = new Catalog(join(base, "catalog.db"));
-    try {
-      const indexer = new Indexer(catalog, extract, {}, {
-        concurrency: 3,
-        admit: (load, isLarge) => used + (isLarge ? expectedGrowthMb(load) : 10) <= LIMIT_MB,
-      });
-      const libs = [{ name: "A", root: a }, { name: "B", root: b }];
-      const p = await indexer.run(libs);
-      assertEquals([p.indexed, p.skipped], [33, 0], "every file indexed");
-      assertEquals(catalog.count(), 33);
-      assertEquals(extracted.length, 33, "each file extracted once");
-      assert(peak <= LIMIT_MB, `memory in flight ${peak} MiB over the limit of ${LIMIT_MB}`);
-      assertEquals(bothLarge, false, "two large files ran together");
-      for (const [path, n] of besideEach) assert(n > 0, `${path} ran alone`);
-      assertEquals(besideEach.size, 3);
-    } finally {
-      catalog.close();
-    }
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    const indexer = new Indexer(catalog, extract, {}, {
+      concurrency: 3,
+      admit: (load, isLarge) => used + (isLarge ? expectedGrowthMb(load) : 10) <= LIMIT_MB,
+    });
+    const libs = [{ name: "A", root: a }, { name: "B", root: b }];
+    const p = await indexer.run(libs);
+    assertEquals([p.indexed, p.skipped], [33, 0], "every file indexed");
+    assertEquals(catalog.count(), 33);
+    assertEquals(extracted.length, 33, "each file extracted once");
+    assert(peak <= LIMIT_MB, `memory in flight ${peak} MiB over the limit of ${LIMIT_MB}`);
+    assertEquals(bothLarge, false, "two large files ran together");
+    for (const [path, n] of besideEach) assert(n > 0, `${path} ran alone`);
+    assertEquals(besideEach.size, 3);
+  }));
 
-Deno.test("Indexer asks makeRoom for memory while a file waits for it, then runs the file", async () => {
-  const base = await Deno.makeTempDir({ prefix: "shelfmark-make-room-" });
-  try {
+Deno.test("Indexer asks makeRoom for memory while a file waits for it, then runs the file", () =>
+  withCatalog("shelfmark-make-room-", async (base, catalog) => {
     const root = join(base, "Lib");
     await Deno.mkdir(root);
     for (let i = 0; i < 6; i++) await Deno.writeTextFile(join(root, `t${i}.txt`), `text ${i}\n`);
@@ -438,32 +443,23 @@ Deno.test("Indexer asks makeRoom for memory while a file waits for it, then runs
       files--;
       return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
     };
-    const catalog = new Catalog(join(base, "catalog.db"));
-    try {
-      const indexer = new Indexer(catalog, extract, {}, {
-        concurrency: 2,
-        admit: () => !garbage,
-        makeRoom: (load) => {
-          asked.push(load);
-          garbage = false;
-        },
-      });
-      const p = await indexer.run([{ name: "Lib", root }]);
-      assertEquals([p.indexed, p.skipped], [6, 0], "every file indexed");
-      assertEquals(asked.length, 1, "asked once: the room it made was used");
-      assertEquals(asked[0], expectedLoad("t1.txt", "text 1\n".length));
-      assert(besideOthers > 0, "files ran together once there was room");
-    } finally {
-      catalog.close();
-    }
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    const indexer = new Indexer(catalog, extract, {}, {
+      concurrency: 2,
+      admit: () => !garbage,
+      makeRoom: (load) => {
+        asked.push(load);
+        garbage = false;
+      },
+    });
+    const p = await indexer.run([{ name: "Lib", root }]);
+    assertEquals([p.indexed, p.skipped], [6, 0], "every file indexed");
+    assertEquals(asked.length, 1, "asked once: the room it made was used");
+    assertEquals(asked[0], expectedLoad("t1.txt", "text 1\n".length));
+    assert(besideOthers > 0, "files ran together once there was room");
+  }));
 
-Deno.test("Indexer stopped with large files set aside resumes without extracting a finished file again", async () => {
-  const base = await Deno.makeTempDir({ prefix: "shelfmark-resume-aside-" });
-  try {
+Deno.test("Indexer stopped with large files set aside resumes without extracting a finished file again", () =>
+  withCatalog("shelfmark-resume-aside-", async (base, catalog) => {
     const root = join(base, "Lib");
     await Deno.mkdir(root);
     for (let i = 0; i < 3; i++) {
@@ -480,24 +476,16 @@ Deno.test("Indexer stopped with large files set aside resumes without extracting
       await new Promise((r) => setTimeout(r, 2));
       return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
     };
-    const catalog = new Catalog(join(base, "catalog.db"));
-    try {
-      const indexer = new Indexer(catalog, extract, {}, { concurrency: 3, admit: () => true });
-      const lib = [{ name: "Lib", root }];
-      const first = await indexer.run(lib, { signal: stop.signal });
-      assert(first.indexed < 13, `the first run stopped early: ${first.indexed}`);
-      assertEquals(catalog.count(), first.indexed, "what the first run finished is kept");
-      run = 1;
-      const second = await indexer.run(lib);
-      assertEquals(catalog.count(), 13, "every file indexed in the end");
-      assertEquals(second.unchanged, first.indexed);
-      const again = runs[1]!.filter((path) => runs[0]!.includes(path));
-      assertEquals(again, [], "no finished file extracted again");
-      assertEquals(runs[0]!.length + runs[1]!.length, 13);
-    } finally {
-      catalog.close();
-    }
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    const indexer = new Indexer(catalog, extract, {}, { concurrency: 3, admit: () => true });
+    const lib = [{ name: "Lib", root }];
+    const first = await indexer.run(lib, { signal: stop.signal });
+    assert(first.indexed < 13, `the first run stopped early: ${first.indexed}`);
+    assertEquals(catalog.count(), first.indexed, "what the first run finished is kept");
+    run = 1;
+    const second = await indexer.run(lib);
+    assertEquals(catalog.count(), 13, "every file indexed in the end");
+    assertEquals(second.unchanged, first.indexed);
+    const again = runs[1]!.filter((path) => runs[0]!.includes(path));
+    assertEquals(again, [], "no finished file extracted again");
+    assertEquals(runs[0]!.length + runs[1]!.length, 13);
+  }));
