@@ -319,6 +319,7 @@ export class Indexer {
     let inBatch = 0;
     /** A storage failure of a file's task: it stops the run (see `isEnvironmentError`). */
     let fatal: { error: unknown } | undefined;
+    let log: SchedLog | undefined;
     this.#catalog.begin();
     try {
       this.#reextractChanged();
@@ -330,7 +331,7 @@ export class Indexer {
       // library's end left a core idle). A library's removals wait until its files are done.
       const inflight = new Set<Promise<void>>();
       const room = new Room(this.#concurrency, this.#maxBytesInFlight, this.#admit);
-      const log = SchedLog.fromEnv(() => inflight.size);
+      log = SchedLog.fromEnv(() => inflight.size);
       let madeRoom = -Infinity;
       /**
        * Wait until a file in flight is done. A file kept waiting for memory first asks for
@@ -501,6 +502,7 @@ export class Indexer {
       // `finish`); those it did are done now, as each was done before the next began.
       for (const f of finish) await f();
     } catch (e) {
+      log?.close();
       // The batch is undone, its files are retried next run; the run fails with the cause
       // (a commit after SQLite gave up the transaction would only say "no transaction").
       this.#catalog.rollback();
