@@ -29,6 +29,7 @@ import { ExtractError, type ExtractInput } from "../core/extractor.ts";
 import type { CatalogStore, KeywordIndex, LibraryClaim, VectorIndex } from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
 import { MAX_BYTES_IN_FLIGHT, Room, type Weighed } from "./load.ts";
+import { SchedLog } from "./sched_log.ts";
 import { applyOcrPages, blankPages } from "./ocr.ts";
 import { OCR_TYPES } from "../core/ocr_records.ts";
 
@@ -187,6 +188,12 @@ export interface IndexerOptions {
   /** Called before a large file starts, with its weighted load. */
   beforeLarge?: (load: number) => void;
   /**
+   * Called when a file waits because `admit` found no memory for it (at most once a second
+   * of waiting), with its weighted load: say, to have idle extraction processes collect
+   * the garbage a large PDF left, which otherwise kept every other file waiting.
+   */
+  makeRoom?: (load: number) => void;
+  /**
    * Called when a run starts; the function it returns when the run ends (say, to keep idle
    * extraction workers for the whole run).
    */
@@ -207,6 +214,7 @@ export class Indexer {
   #maxBytesInFlight: number;
   #admit?: (load: number, large: boolean) => boolean;
   #beforeLarge?: (load: number) => void;
+  #makeRoom?: (load: number) => void;
   #hold?: () => () => void;
   /** Documents written to the catalog whose keyword index write has not finished. */
   #writing = 0;
@@ -240,6 +248,7 @@ export class Indexer {
     this.#maxBytesInFlight = opts.maxBytesInFlight ?? MAX_BYTES_IN_FLIGHT;
     this.#admit = opts.admit;
     this.#beforeLarge = opts.beforeLarge;
+    this.#makeRoom = opts.makeRoom;
     this.#hold = opts.hold;
     this.heap = new HeapTrimmer({ growthMb: opts.heapGrowthMb ?? 96 });
   }
@@ -310,6 +319,7 @@ export class Indexer {
     let inBatch = 0;
     /** A storage failure of a file's task: it stops the run (see `isEnvironmentError`). */
     let fatal: { error: unknown } | undefined;
+    let log: SchedLog | undefined;
     this.#catalog.begin();
     try {
       this.#reextractChanged();
@@ -321,6 +331,22 @@ export class Indexer {
       // library's end left a core idle). A library's removals wait until its files are done.
       const inflight = new Set<Promise<void>>();
       const room = new Room(this.#concurrency, this.#maxBytesInFlight, this.#admit);
+      log = SchedLog.fromEnv(() => inflight.size);
+      let madeRoom = -Infinity;
+      /**
+       * Wait until a file in flight is done. A file kept waiting for memory first asks for
+       * room (at most once a second).
+       */
+      const wait = async (f: Weighed) => {
+        const why = (log || this.#makeRoom) && room.why(f);
+        if (why === "memory" && performance.now() - madeRoom > 1000) {
+          this.#makeRoom?.(f.load);
+          madeRoom = performance.now();
+        }
+        const t0 = performance.now();
+        await Promise.race(inflight);
+        if (why) log?.waited(why, performance.now() - t0);
+      };
       type Task = {
         lib: Library;
         f: FoundFile;
@@ -329,10 +355,19 @@ export class Indexer {
         full: boolean;
         stopped: number;
       };
-      let aside: Task | undefined;
+      /**
+       * Large files set aside, in walk order, while smaller files go on: each starts as soon
+       * as it fits, so a large PDF runs beside small files instead of alone (a library of
+       * large PDFs walked before one of small files left a core idle).
+       */
+      const aside: Task[] = [];
+      const startAside = () => {
+        while (aside.length && room.fits(aside[0]!.file)) start(aside.shift()!);
+      };
       const start = ({ lib, f, file, known, full, stopped }: Task) => {
         if (file.large) this.#beforeLarge?.(file.load);
         room.add(file);
+        log?.started();
         const task = this.indexFile(lib, f, known, opts.maxFileBytes, full, stopped).then(
           (outcome) => {
             p[outcome]++;
@@ -349,6 +384,7 @@ export class Indexer {
         task.finally(() => {
           inflight.delete(task);
           room.remove(file);
+          log?.finished();
         }).catch(() => {});
       };
       /** Each library whose files were all started: its removals, once they are done. */
@@ -401,23 +437,22 @@ export class Indexer {
               stopped,
             };
             const file = task.file;
-            // The file set aside goes first whenever it fits (before another large file, at
-            // once).
-            while (aside && file.large && !room.fits(aside.file)) await Promise.race(inflight);
+            // The files set aside go first whenever they fit.
             for (;;) {
-              if (aside && room.fits(aside.file)) {
-                start(aside);
-                aside = undefined;
+              startAside();
+              if (file.large && this.#admit && aside.length) {
+                aside.push(task);
+                break;
               }
               if (room.fits(file)) {
                 start(task);
                 break;
               }
-              if (file.large && !aside && this.#admit) {
-                aside = task;
+              if (file.large && this.#admit) {
+                aside.push(task);
                 break;
               }
-              await Promise.race(inflight);
+              await wait(file);
             }
           }
           if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
@@ -456,16 +491,18 @@ export class Indexer {
           this.#catalog.unskip([...skippedBefore.keys()].filter((k) => !seen.has(k)));
         });
       }
-      if (aside && !opts.signal?.aborted && !fatal) {
-        while (!room.fits(aside.file)) await Promise.race(inflight);
-        start(aside);
+      while (aside.length && !opts.signal?.aborted && !fatal) {
+        if (!room.fits(aside[0]!.file)) await wait(aside[0]!.file);
+        startAside();
       }
       await Promise.all(inflight);
+      log?.close();
       if (fatal) throw fatal.error;
       // A library a stopped run did not walk to its end removes nothing (it is not in
       // `finish`); those it did are done now, as each was done before the next began.
       for (const f of finish) await f();
     } catch (e) {
+      log?.close();
       // The batch is undone, its files are retried next run; the run fails with the cause
       // (a commit after SQLite gave up the transaction would only say "no transaction").
       this.#catalog.rollback();

@@ -346,3 +346,146 @@ Deno.test("Indexer starts the next library's files while the last large file of 
     await Deno.remove(base, { recursive: true });
   }
 });
+
+/** Runs `fn` with a temporary folder and a real catalog in it, both gone afterwards. */
+async function withCatalog(
+  prefix: string,
+  fn: (base: string, catalog: Catalog) => Promise<void>,
+): Promise<void> {
+  const base = await Deno.makeTempDir({ prefix });
+  const catalog = new Catalog(join(base, "catalog.db"));
+  try {
+    await fn(base, catalog);
+  } finally {
+    catalog.close();
+    await Deno.remove(base, { recursive: true });
+  }
+}
+
+Deno.test("Indexer runs small files of a later library beside each of a run of large files, one large at a time, losing none", () =>
+  withCatalog("shelfmark-large-run-", async (base, catalog) => {
+    const a = join(base, "A");
+    const b = join(base, "B");
+    await Deno.mkdir(a);
+    await Deno.mkdir(b);
+    // Three 1 MiB "PDFs" (8 MiB weighted each: large) walked before 30 small files.
+    for (let i = 0; i < 3; i++) {
+      await Deno.writeTextFile(join(a, `big${i}.pdf`), `big ${i} narwhals\n`.repeat(65_536));
+    }
+    for (let i = 0; i < 30; i++) {
+      await Deno.writeTextFile(join(b, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(20));
+    }
+    // Memory is a stand-in (the extraction is too): each file in flight holds what
+    // admission expects of it.
+    const LIMIT_MB = 120;
+    let used = 0;
+    let peak = 0;
+    let large = 0;
+    let bothLarge = false;
+    let current: string | undefined;
+    const besideEach = new Map<string, number>();
+    const smallStart: (() => void)[] = [];
+    const extracted: string[] = [];
+    const extract: ExtractFn = async (input) => {
+      extracted.push(input.path);
+      const big = input.path.endsWith(".pdf");
+      const mb = big ? expectedGrowthMb(expectedLoad(input.path, input.bytes.length)) : 10;
+      used += mb;
+      peak = Math.max(peak, used);
+      if (big) {
+        if (++large > 1) bothLarge = true;
+        current = input.path;
+        besideEach.set(input.path, 0);
+        // Read until a small file starts beside it (or a fallback, and the test fails).
+        await Promise.race([
+          new Promise<void>((r) => smallStart.push(r)),
+          new Promise((r) => setTimeout(r, 2000)),
+        ]);
+        current = undefined;
+        large--;
+      } else {
+        if (current) besideEach.set(current, besideEach.get(current)! + 1);
+        smallStart.splice(0).forEach((r) => r());
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      used -= mb;
+      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+    };
+    const indexer = new Indexer(catalog, extract, {}, {
+      concurrency: 3,
+      admit: (load, isLarge) => used + (isLarge ? expectedGrowthMb(load) : 10) <= LIMIT_MB,
+    });
+    const libs = [{ name: "A", root: a }, { name: "B", root: b }];
+    const p = await indexer.run(libs);
+    assertEquals([p.indexed, p.skipped], [33, 0], "every file indexed");
+    assertEquals(catalog.count(), 33);
+    assertEquals(extracted.length, 33, "each file extracted once");
+    assert(peak <= LIMIT_MB, `memory in flight ${peak} MiB over the limit of ${LIMIT_MB}`);
+    assertEquals(bothLarge, false, "two large files ran together");
+    for (const [path, n] of besideEach) assert(n > 0, `${path} ran alone`);
+    assertEquals(besideEach.size, 3);
+  }));
+
+Deno.test("Indexer asks makeRoom for memory while a file waits for it, then runs the file", () =>
+  withCatalog("shelfmark-make-room-", async (base, catalog) => {
+    const root = join(base, "Lib");
+    await Deno.mkdir(root);
+    for (let i = 0; i < 6; i++) await Deno.writeTextFile(join(root, `t${i}.txt`), `text ${i}\n`);
+    // Memory (a stand-in) holds garbage that leaves no room beside a file until makeRoom
+    // collects it.
+    let garbage = true;
+    let files = 0;
+    let besideOthers = 0;
+    const asked: number[] = [];
+    const extract: ExtractFn = async (input) => {
+      if (++files > 1) besideOthers++;
+      await new Promise((r) => setTimeout(r, 5));
+      files--;
+      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+    };
+    const indexer = new Indexer(catalog, extract, {}, {
+      concurrency: 2,
+      admit: () => !garbage,
+      makeRoom: (load) => {
+        asked.push(load);
+        garbage = false;
+      },
+    });
+    const p = await indexer.run([{ name: "Lib", root }]);
+    assertEquals([p.indexed, p.skipped], [6, 0], "every file indexed");
+    assertEquals(asked.length, 1, "asked once: the room it made was used");
+    assertEquals(asked[0], expectedLoad("t1.txt", "text 1\n".length));
+    assert(besideOthers > 0, "files ran together once there was room");
+  }));
+
+Deno.test("Indexer stopped with large files set aside resumes without extracting a finished file again", () =>
+  withCatalog("shelfmark-resume-aside-", async (base, catalog) => {
+    const root = join(base, "Lib");
+    await Deno.mkdir(root);
+    for (let i = 0; i < 3; i++) {
+      await Deno.writeTextFile(join(root, `big${i}.pdf`), `big ${i} narwhals\n`.repeat(65_536));
+    }
+    for (let i = 0; i < 10; i++) await Deno.writeTextFile(join(root, `t${i}.txt`), `text ${i}\n`);
+    const stop = new AbortController();
+    const runs: string[][] = [[], []];
+    let run = 0;
+    const extract: ExtractFn = async (input) => {
+      runs[run]!.push(input.path);
+      // The first run is stopped while its first large file is read: the others are aside.
+      if (run === 0 && input.path.endsWith(".pdf")) stop.abort();
+      await new Promise((r) => setTimeout(r, 2));
+      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+    };
+    const indexer = new Indexer(catalog, extract, {}, { concurrency: 3, admit: () => true });
+    const lib = [{ name: "Lib", root }];
+    const first = await indexer.run(lib, { signal: stop.signal });
+    assert(first.indexed < 13, `the first run stopped early: ${first.indexed}`);
+    assertEquals(catalog.count(), first.indexed, "what the first run finished is kept");
+    run = 1;
+    const second = await indexer.run(lib);
+    assertEquals(catalog.count(), 13, "every file indexed in the end");
+    assertEquals(second.unchanged, first.indexed);
+    const again = runs[1]!.filter((path) => runs[0]!.includes(path));
+    assertEquals(again, [], "no finished file extracted again");
+    assertEquals(runs[0]!.length + runs[1]!.length, 13);
+  }));

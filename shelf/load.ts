@@ -133,6 +133,23 @@ export class Room {
     return this.#bytes + f.load <= this.#maxBytes && this.#admit(f.load, false);
   }
 
+  /**
+   * Why the file may not start now (`files`, `alone`, `bytes`, `memory`, `large`), or
+   * undefined when it may: what a scheduling log records of a wait.
+   */
+  why(f: Weighed): string | undefined {
+    if (this.#files === 0) return undefined;
+    if (this.#files >= this.#concurrency) return "files";
+    if (this.#alone > 0 || f.alone) return "alone";
+    if (!this.#admit) return this.#bytes + f.load <= this.#maxBytes ? undefined : "bytes";
+    if (f.large) {
+      if (this.#large > 0) return "large";
+      return this.#admit(f.load, true) ? undefined : "memory";
+    }
+    if (this.#bytes + f.load > this.#maxBytes) return "bytes";
+    return this.#admit(f.load, false) ? undefined : "memory";
+  }
+
   /** A file starts. */
   add(f: Weighed): void {
     this.#move(f, 1);
