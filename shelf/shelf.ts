@@ -767,7 +767,7 @@ export class Shelf {
   }
 
   /** A page of a folder's sub-folders and documents (or of the libraries). */
-  browse(r: BrowseRequest): FolderListing {
+  browse(r: BrowseRequest): Promise<FolderListing> {
     return browseFolder(this, r);
   }
 
@@ -777,7 +777,7 @@ export class Shelf {
   }
 
   /** Documents by file name or title. */
-  findDocuments(r: NameRequest): NameMatches {
+  findDocuments(r: NameRequest): Promise<NameMatches> {
     return documentsNamed(this, this.#names, r);
   }
 
