@@ -630,9 +630,12 @@ export class Shelf {
     return { libraries, after_run_in_progress: joined, run };
   }
 
-  /** Documents indexed, in one library or in all. */
-  documentCount(library?: string): number {
-    return this.#parts.catalog.count(library);
+  /**
+   * Documents indexed, in one library or in all, as the catalog store holds them (with a
+   * PostgreSQL store: its count, whatever the data folder's catalog holds).
+   */
+  documentCount(library?: string): Promise<number> {
+    return this.#parts.store.count(library);
   }
 
   /**

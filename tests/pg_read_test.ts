@@ -112,6 +112,11 @@ Deno.test({
       );
 
       const status = await callTool(t.shelf, "status", { output_format: "json" });
+      // the counts are the store's (the data folder's catalog holds none)
+      assertEquals(status.json.documents_indexed, 1);
+      assertEquals(status.json.libraries, [{ name: "Docs", documents: 1 }]);
+      const libs = await callTool(t.shelf, "list_libraries", { output_format: "json" });
+      assertEquals((libs.json.libraries as { document_count: number }[])[0]?.document_count, 1);
       assert(!JSON.stringify(status).includes(SECRET), "no password in status");
       assert(!JSON.stringify(status).includes("shelfmark@"), "no user name in status");
 
