@@ -358,6 +358,14 @@ export const CATALOG_CONTRACT: CatalogCase[] = [
           before.byId.get(touched.doc.card.doc_id)?.modified_at,
           "2031-01-01T00:00:00.000Z",
         );
+        // a card holding NUL (PDF metadata read as UTF-16, as in the full corpus) is listed
+        const nul = structuredClone(gone.doc);
+        nul.card.author = "A\u0000u\u0000t\u0000h";
+        nul.card.title = "A title beside a NUL";
+        await store.put(nul, gone.text, gone.links);
+        const listed = (await store.table()).byId.get(nul.card.doc_id);
+        assertEquals(listed?.title, "A title beside a NUL");
+        assertEquals(listed?.total_lines, nul.card.total_lines);
       } finally {
         await store.close();
       }

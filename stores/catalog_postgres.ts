@@ -21,8 +21,6 @@
  */
 // @ts-types="@types/pg"
 import type pg from "pg";
-// @ts-types="@types/pg-cursor"
-import Cursor from "pg-cursor";
 import type { FileState } from "../core/catalog.ts";
 import {
   type DocHead,
@@ -118,7 +116,14 @@ const LOCK_SQL =
 const BUMP_SQL = `INSERT INTO catalog_changes VALUES ($1, 1)
   ON CONFLICT (library) DO UPDATE SET n = catalog_changes.n + 1`;
 
-/** Rows a listing reads from its cursor at a time. */
+/**
+ * A card `->>` cannot read: PostgreSQL refuses to de-escape `\u0000` (a card's author or
+ * abstract may hold one, read from a PDF: "unsupported Unicode escape sequence"). Such a
+ * card (rare) comes back whole, as text, for the client to read its fields.
+ */
+const HAS_NUL = String.raw`strpos(card::text, '\u0000') > 0`;
+
+/** Rows a listing reads at a time. */
 const LIST_BATCH = 5000;
 
 /** Libraries one store may hold claimed at once (a connection each). */
@@ -564,47 +569,41 @@ export class PgCatalogStore implements CatalogStore {
   }
 
   /**
-   * Read through a cursor, {@link LIST_BATCH} rows at a time: a million documents never sit
-   * in one result (nor in the protocol's buffers) beside the entries made of them.
+   * Read in pages of {@link LIST_BATCH} rows, each page after the last path of the one before
+   * (keyset, on the `documents_list` index): a million documents never sit in one result
+   * (nor in the protocol's buffers) beside the entries made of them, and no connection is
+   * held between pages.
    */
   async list(library?: string): Promise<DocEntry[]> {
-    if (this.#read === this.#pool) await this.#ready();
     const out: DocEntry[] = [];
-    await guard(async () => {
-      const c = await this.#read.connect();
-      try {
-        const cursor = c.query(
-          new Cursor(
-            `SELECT doc_id, library, path, doc_type, size::float8 AS size, modified_at,
-               card->>'title' AS title, (card->>'total_lines')::float8 AS lines
-             FROM documents ${library === undefined ? "" : "WHERE library = $1"}
-             ORDER BY path COLLATE "C"`,
-            library === undefined ? [] : [library],
-          ),
-        );
-        try {
-          for (let rows; (rows = await cursor.read(LIST_BATCH)).length;) {
-            for (const r of rows) {
-              out.push({
-                doc_id: r.doc_id,
-                library: r.library,
-                path: r.path,
-                doc_type: r.doc_type,
-                title: r.title ?? "",
-                total_lines: r.lines ?? 0,
-                size: r.size,
-                modified_at: r.modified_at,
-              });
-            }
-          }
-        } finally {
-          await cursor.close();
-        }
-      } finally {
-        c.release();
+    for (let after: string | null = null;;) {
+      const rows = await this.#query(
+        `SELECT doc_id, library, path, doc_type, size::float8 AS size, modified_at,
+           CASE WHEN ${HAS_NUL} THEN card::text END AS raw,
+           CASE WHEN NOT ${HAS_NUL} THEN card->>'title' END AS title,
+           CASE WHEN NOT ${HAS_NUL} THEN (card->>'total_lines')::float8 END AS lines
+         FROM documents
+         WHERE ($1::text IS NULL OR path COLLATE "C" > $1) AND ($2::text IS NULL OR library = $2)
+         ORDER BY path COLLATE "C" LIMIT ${LIST_BATCH}`,
+        [after, library ?? null],
+      );
+      for (const r of rows) {
+        const raw = r.raw === null ? undefined : JSON.parse(r.raw) as Partial<Card>;
+        if (raw) [r.title, r.lines] = [raw.title, raw.total_lines];
+        out.push({
+          doc_id: r.doc_id,
+          library: r.library,
+          path: r.path,
+          doc_type: r.doc_type,
+          title: r.title ?? "",
+          total_lines: r.lines ?? 0,
+          size: r.size,
+          modified_at: r.modified_at,
+        });
       }
-    });
-    return out;
+      if (rows.length < LIST_BATCH) return out;
+      after = rows[rows.length - 1]!.path;
+    }
   }
 
   async changeToken(): Promise<string> {
