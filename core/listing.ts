@@ -61,15 +61,34 @@ export function docTable(catalog: Catalog): DocTable {
   const c = catalog.cache(LISTING);
   const version = catalog.changeToken();
   if (version === c.version) return c.table;
-  const entries = [...catalog.listEntries()];
-  // SQLite's UTF-8 byte order and JavaScript's UTF-16 order (which the binary search uses)
-  // differ between astral characters and U+E000-U+FFFF: sorted again when they do.
+  c.table = tableOf([...catalog.listEntries()]);
+  c.version = version;
+  return c.table;
+}
+
+/**
+ * The table of documents listed in a store's byte order of paths (SQLite's, PostgreSQL's
+ * `COLLATE "C"`), sorted again where JavaScript's order differs (`entries` is sorted in
+ * place).
+ *
+ * @example
+ * ```ts
+ * import { tableOf, type DocEntry } from "./listing.ts";
+ * import assert from "node:assert/strict";
+ * const e = (doc_id: string, path: string) => ({ doc_id, path } as DocEntry);
+ * // UTF-8 puts U+FF21 before an astral character; UTF-16 puts it after
+ * const t = tableOf([e("a", "L/\uFF21"), e("b", "L/\u{1F600}")]);
+ * assert.deepEqual(t.entries.map((d) => d.doc_id), ["b", "a"]);
+ * assert.equal(t.byId.get("a")?.path, "L/\uFF21");
+ * ```
+ */
+export function tableOf(entries: DocEntry[]): DocTable {
+  // UTF-8 byte order and JavaScript's UTF-16 order (which the binary search uses) differ
+  // between astral characters and U+E000-U+FFFF: sorted again when they do.
   if (entries.some((e, i) => i > 0 && entries[i - 1]!.path > e.path)) {
     entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
-  c.table = { entries, byId: new Map(entries.map((e) => [e.doc_id, e])) };
-  c.version = version;
-  return c.table;
+  return { entries, byId: new Map(entries.map((e) => [e.doc_id, e])) };
 }
 
 /** First index in `entries` (sorted by path) whose path is not below `key`. */

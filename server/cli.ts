@@ -275,12 +275,13 @@ async function indexWithProgress(
     bar?.update(p);
   }, full);
   const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const indexed = await shelf.documentCount();
   bar?.done(
     `indexed ${p.indexed}, unchanged ${p.unchanged}, skipped ${p.skipped}, removed ${p.removed}` +
       (p.restored ? `, restored to the keyword index ${p.restored}` : "") + "; " +
-      `${shelf.documentCount()} of ${
-        count(shelf.documentCount() + shelf.skippedFiles().length, "document")
-      } indexed in ${count(shelf.libraries.length, "library", "libraries")}` +
+      `${indexed} of ${count(indexed + shelf.skippedFiles().length, "document")} indexed in ${
+        count(shelf.libraries.length, "library", "libraries")
+      }` +
       (searchable !== undefined ? `; keyword search answered from ${secs(searchable)} on` : ""),
   );
   return p;

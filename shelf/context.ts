@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { docTable, under } from "../core/listing.ts";
+import { under } from "../core/listing.ts";
 import { type Card, ToolError } from "../core/types.ts";
 import {
   graphOf,
@@ -79,9 +79,13 @@ export async function documentContext(
   limit: number,
 ): Promise<DocumentContext> {
   const store = partsOf(shelf).store;
-  // its card and fields from the catalog store; links and folder peers are still the local
-  // catalog's (the link graph and the listing: later steps of docs/postgres.md's plan)
-  const [cards, fields] = await Promise.all([store.cards([id]), store.fields(id)]);
+  // its card, fields and folder peers from the catalog store; links are still the local
+  // catalog's (the link graph: a later step of docs/postgres.md's plan)
+  const [cards, fields, table] = await Promise.all([
+    store.cards([id]),
+    store.fields(id),
+    store.table(),
+  ]);
   const c = cards.get(id);
   if (!c) throw new ToolError("DOCUMENT_NOT_FOUND", `No document ${JSON.stringify(id)}`);
   const graph = graphOf(shelf);
@@ -90,7 +94,7 @@ export async function documentContext(
   // the graph's rows are read before the search below gives the indexer a turn
   const backlinks = { total: back.all.length, items: back.all.slice(0, limit).map(back.detail) };
   const folder = c.path.slice(0, c.path.lastIndexOf("/"));
-  const peers = under(docTable(partsOf(shelf).catalog).entries, folder).filter((d) =>
+  const peers = under(table.entries, folder).filter((d) =>
     d.doc_id !== id && !d.path.includes("/", folder.length + 1)
   );
   const similar = await similarTo(shelf, c, limit);

@@ -92,8 +92,9 @@ Deno.test({
         .map((h) => [h.doc_id, h.score]),
       read: (await t.shelf.readLines(id, { offset: 3, limit: 5 })).lines,
       grep: (await t.shelf.grep(id, { pattern: "Line 3\\d" })).total_matches,
-      named: t.shelf.findDocuments({ query: "gardens", fuzzy: true, doc_types: [], limit: 5 })
-        .matches.map((m) => m.entry.path),
+      named:
+        (await t.shelf.findDocuments({ query: "gardens", fuzzy: true, doc_types: [], limit: 5 }))
+          .matches.map((m) => m.entry.path),
       links: t.shelf.documentLinks(catalog.idByPath("Notes/b.md")!, {
         direction: "both",
         offset: 0,

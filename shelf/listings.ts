@@ -107,8 +107,8 @@ function group(docs: DocEntry[], prefixLength: number) {
 }
 
 /** Why a folder with no indexed document shows nothing, or a refusal when it is none. */
-function emptyFolder(shelf: Shelf, folder: string, arg: string): string {
-  const id = partsOf(shelf).catalog.idByPath(folder);
+async function emptyFolder(shelf: Shelf, folder: string, arg: string): Promise<string> {
+  const id = await partsOf(shelf).store.idByPath(folder);
   if (id) {
     throw new ToolError(
       "INVALID_ARGUMENT",
@@ -133,11 +133,12 @@ function emptyFolder(shelf: Shelf, folder: string, arg: string): string {
 }
 
 /**
- * A page of a folder's sub-folders and documents, as the index holds them; without a
- * path, the libraries. A path that is a document, or no folder at all, is refused.
+ * A page of a folder's sub-folders and documents, as the index holds them (the catalog
+ * store's listing); without a path, the libraries. A path that is a document, or no folder
+ * at all, is refused.
  */
-export function browseFolder(shelf: Shelf, a: BrowseRequest): FolderListing {
-  const { entries } = docTable(partsOf(shelf).catalog);
+export async function browseFolder(shelf: Shelf, a: BrowseRequest): Promise<FolderListing> {
+  const { entries } = await partsOf(shelf).store.table();
   let folders: Folder[];
   let docs: DocEntry[] = [];
   let path: string | null = null;
@@ -159,7 +160,7 @@ export function browseFolder(shelf: Shelf, a: BrowseRequest): FolderListing {
   } else {
     path = confinePath(a.path, shelf.libraries);
     const inside = under(entries, path);
-    if (!inside.length) note = emptyFolder(shelf, path, a.path);
+    if (!inside.length) note = await emptyFolder(shelf, path, a.path);
     const g = group(inside, path.length + 1);
     docs = g.files;
     folders = [...g.folders].map(([name, f]) => ({
@@ -236,13 +237,17 @@ export interface NameMatches {
 
 /**
  * Documents whose file name or title matches: exact, then prefix, then contains, and with
- * `fuzzy` names within a few typos.
+ * `fuzzy` names within a few typos (the catalog store's listing).
  *
  * @param names the normalised names of each table seen (kept by the shelf)
  */
-export function documentsNamed(shelf: Shelf, names: NamesCache, r: NameRequest): NameMatches {
+export async function documentsNamed(
+  shelf: Shelf,
+  names: NamesCache,
+  r: NameRequest,
+): Promise<NameMatches> {
   const types = new Set(r.doc_types);
-  const { entries } = docTable(partsOf(shelf).catalog);
+  const { entries } = await partsOf(shelf).store.table();
   let all = names.get(entries);
   if (!all) names.set(entries, all = entries.map((e) => namesOf(e.path, e.title)));
   const hits: { entry: DocEntry; match: NameMatch }[] = [];

@@ -638,9 +638,12 @@ export class Shelf {
     return { libraries, after_run_in_progress: joined, run };
   }
 
-  /** Documents indexed, in one library or in all. */
-  documentCount(library?: string): number {
-    return this.#parts.catalog.count(library);
+  /**
+   * Documents indexed, in one library or in all, as the catalog store holds them (with a
+   * PostgreSQL store: its count, whatever the data folder's catalog holds).
+   */
+  documentCount(library?: string): Promise<number> {
+    return this.#parts.store.count(library);
   }
 
   /**
@@ -775,7 +778,7 @@ export class Shelf {
   }
 
   /** A page of a folder's sub-folders and documents (or of the libraries). */
-  browse(r: BrowseRequest): FolderListing {
+  browse(r: BrowseRequest): Promise<FolderListing> {
     return browseFolder(this, r);
   }
 
@@ -785,7 +788,7 @@ export class Shelf {
   }
 
   /** Documents by file name or title. */
-  findDocuments(r: NameRequest): NameMatches {
+  findDocuments(r: NameRequest): Promise<NameMatches> {
     return documentsNamed(this, this.#names, r);
   }
 

@@ -18,6 +18,7 @@ import { partsOf } from "../shelf/_parts.ts";
 import { docPassages } from "../search/passages.ts";
 import { smallCorpus } from "../tests/corpus.ts";
 import { openTestShelf } from "../tests/shelf_helper.ts";
+import type { DocTable } from "../core/listing.ts";
 import type { CatalogStore } from "./roles.ts";
 
 /** A document as the indexer stores it: its row (fields included), text and links. */
@@ -359,6 +360,66 @@ export const CATALOG_CONTRACT: CatalogCase[] = [
         assertEquals(await store.count(), kept.length);
         await store.remove([]);
         assertEquals(await store.count(), kept.length);
+      } finally {
+        await store.close();
+      }
+    },
+  },
+  {
+    name: "table() lists every document by path, read again after each kind of write only",
+    async fn(b, docs) {
+      const store = await written(b, docs);
+      try {
+        const paths = (t: DocTable) => t.entries.map((e) => e.path);
+        const first = await store.table();
+        const byPath = docs.map((s) => s.doc.card.path).sort();
+        assertEquals(paths(first), byPath);
+        assertEquals(first.entries, await store.list());
+        for (const s of docs) {
+          const e = first.byId.get(s.doc.card.doc_id);
+          assertEquals([e?.title, e?.total_lines], [s.doc.card.title, s.doc.card.total_lines]);
+        }
+        // nothing written: the same table, not read again
+        const token = await store.changeToken();
+        assertEquals(await store.changeToken(), token);
+        assert(await store.table() === first, "the table is kept while nothing changes");
+        const [gone, touched] = docs as [SourceDoc, SourceDoc];
+        const writes: [string, () => Promise<void>, string[]][] = [
+          [
+            "remove",
+            () => store.remove([gone.doc.card.doc_id]),
+            byPath.filter((p) => p !== gone.doc.card.path),
+          ],
+          ["put", () => store.put(gone.doc, gone.text, gone.links), byPath],
+          [
+            "touch",
+            () => store.touch(touched.doc.card.doc_id, 1, "2031-01-01T00:00:00.000Z"),
+            byPath,
+          ],
+        ];
+        let [before, last] = [first, token];
+        for (const [what, write, want] of writes) {
+          await write();
+          const now = await store.changeToken();
+          assert(now !== last, `a new change token after ${what}`);
+          last = now;
+          const after = await store.table();
+          assert(after !== before, `read again after ${what}`);
+          assertEquals(paths(after), want, what);
+          before = after;
+        }
+        assertEquals(
+          before.byId.get(touched.doc.card.doc_id)?.modified_at,
+          "2031-01-01T00:00:00.000Z",
+        );
+        // a card holding NUL (PDF metadata read as UTF-16, as in the full corpus) is listed
+        const nul = structuredClone(gone.doc);
+        nul.card.author = "A\u0000u\u0000t\u0000h";
+        nul.card.title = "A title beside a NUL";
+        await store.put(nul, gone.text, gone.links);
+        const listed = (await store.table()).byId.get(nul.card.doc_id);
+        assertEquals(listed?.title, "A title beside a NUL");
+        assertEquals(listed?.total_lines, nul.card.total_lines);
       } finally {
         await store.close();
       }

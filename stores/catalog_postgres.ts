@@ -40,7 +40,7 @@ import { MARKUP_TYPES } from "../core/readable.ts";
 import { decodeText, encodeText, joinTexts, textBlocks } from "../core/text_codec.ts";
 import { type Card, type SearchFilters, ToolError } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
-import type { DocEntry } from "../core/listing.ts";
+import { type DocEntry, type DocTable, tableOf } from "../core/listing.ts";
 import { docPassages } from "../search/passages.ts";
 import {
   claimMachine,
@@ -96,6 +96,9 @@ CREATE TABLE IF NOT EXISTS fields (
 );
 CREATE INDEX IF NOT EXISTS fields_doc ON fields (doc_id, field, folded);
 CREATE INDEX IF NOT EXISTS fields_value ON fields (field, folded);
+-- the change token: a counter per library, bumped by each write transaction under the
+-- library's lock (writers of different libraries never wait on one row)
+CREATE TABLE IF NOT EXISTS catalog_changes (library text PRIMARY KEY, n bigint NOT NULL);
 `;
 
 /** The advisory lock the store's tables are made under (the keyword index's too). */
@@ -108,6 +111,20 @@ const RUN_LOCK = 7243103;
 /** Take a library's write lock, until the transaction ends. */
 const LOCK_SQL =
   "SELECT pg_advisory_xact_lock($1, hashtext(current_schema() || '/' || $2)) AS locked";
+
+/** Count a write of a library, inside its transaction, after taking the library's lock. */
+const BUMP_SQL = `INSERT INTO catalog_changes VALUES ($1, 1)
+  ON CONFLICT (library) DO UPDATE SET n = catalog_changes.n + 1`;
+
+/**
+ * A card `->>` cannot read: PostgreSQL refuses to de-escape `\u0000` (a card's author or
+ * abstract may hold one, read from a PDF: "unsupported Unicode escape sequence"). Such a
+ * card (rare) comes back whole, as text, for the client to read its fields.
+ */
+const HAS_NUL = String.raw`strpos(card::text, '\u0000') > 0`;
+
+/** Rows a listing reads at a time. */
+const LIST_BATCH = 5000;
 
 /** Libraries one store may hold claimed at once (a connection each). */
 const CLAIMS_AT_MOST = 64;
@@ -157,6 +174,8 @@ export class PgCatalogStore implements CatalogStore {
   readonly #read: pg.Pool;
   readonly #machine?: Machine;
   #schema?: Promise<void>;
+  /** The listing and the change token it was read at ({@link table}). */
+  #listing?: { version: string; table: DocTable };
   /** The name of each read's statement, by SQL text. */
   readonly #names = new Map<string, string>();
 
@@ -193,6 +212,7 @@ export class PgCatalogStore implements CatalogStore {
     );
     await this.#transaction(async (tx) => {
       await tx.query(LOCK_SQL, [LIBRARY_LOCK, c.library]);
+      await tx.query(BUMP_SQL, [c.library]);
       await this.#delete(tx, [c.doc_id], false);
       await tx.query(
         `INSERT INTO documents (doc_id, library, path, doc_type, modified_at, size, mtime_ms,
@@ -261,6 +281,7 @@ export class PgCatalogStore implements CatalogStore {
         .rows[0];
       if (!r) return;
       await tx.query(LOCK_SQL, [LIBRARY_LOCK, r.library]);
+      await tx.query(BUMP_SQL, [r.library]);
       await tx.query(
         `UPDATE documents SET mtime_ms = $2, modified_at = $3, card = $4 WHERE doc_id = $1`,
         [docId, mtimeMs, modifiedAt, JSON.stringify({ ...r.card, modified_at: modifiedAt })],
@@ -336,7 +357,10 @@ export class PgCatalogStore implements CatalogStore {
         "SELECT DISTINCT library FROM documents WHERE doc_id = ANY($1) ORDER BY 1",
         [ids],
       );
-      for (const r of libs.rows) await tx.query(LOCK_SQL, [LIBRARY_LOCK, r.library]);
+      for (const r of libs.rows) {
+        await tx.query(LOCK_SQL, [LIBRARY_LOCK, r.library]);
+        await tx.query(BUMP_SQL, [r.library]);
+      }
       await this.#delete(tx, ids, true);
     });
   }
@@ -593,24 +617,60 @@ export class PgCatalogStore implements CatalogStore {
       ?.doc_id;
   }
 
+  /**
+   * Read in pages of {@link LIST_BATCH} rows, each page after the last path of the one before
+   * (keyset, on the `documents_list` index): a million documents never sit in one result
+   * (nor in the protocol's buffers) beside the entries made of them, and no connection is
+   * held between pages.
+   */
   async list(library?: string): Promise<DocEntry[]> {
+    const out: DocEntry[] = [];
+    for (let after: string | null = null;;) {
+      const rows = await this.#query(
+        `SELECT doc_id, library, path, doc_type, size::float8 AS size, modified_at,
+           CASE WHEN ${HAS_NUL} THEN card::text END AS raw,
+           CASE WHEN NOT ${HAS_NUL} THEN card->>'title' END AS title,
+           CASE WHEN NOT ${HAS_NUL} THEN (card->>'total_lines')::float8 END AS lines
+         FROM documents
+         WHERE ($1::text IS NULL OR path COLLATE "C" > $1) AND ($2::text IS NULL OR library = $2)
+         ORDER BY path COLLATE "C" LIMIT ${LIST_BATCH}`,
+        [after, library ?? null],
+      );
+      for (const r of rows) {
+        const raw = r.raw === null ? undefined : JSON.parse(r.raw) as Partial<Card>;
+        if (raw) [r.title, r.lines] = [raw.title, raw.total_lines];
+        out.push({
+          doc_id: r.doc_id,
+          library: r.library,
+          path: r.path,
+          doc_type: r.doc_type,
+          title: r.title ?? "",
+          total_lines: r.lines ?? 0,
+          size: r.size,
+          modified_at: r.modified_at,
+        });
+      }
+      if (rows.length < LIST_BATCH) return out;
+      after = rows[rows.length - 1]!.path;
+    }
+  }
+
+  async changeToken(): Promise<string> {
+    // committed writes only (a transaction's bump is seen when it commits); counters only
+    // grow and their rows are never deleted, so the sum changes with every write
     const rows = await this.#query(
-      `SELECT doc_id, library, path, doc_type, size::float8 AS size, modified_at,
-         card->>'title' AS title, (card->>'total_lines')::float8 AS lines
-       FROM documents ${library === undefined ? "" : "WHERE library = $1"}
-       ORDER BY path COLLATE "C"`,
-      library === undefined ? [] : [library],
+      "SELECT coalesce(sum(n), 0)::text AS t FROM catalog_changes",
     );
-    return rows.map((r) => ({
-      doc_id: r.doc_id,
-      library: r.library,
-      path: r.path,
-      doc_type: r.doc_type,
-      title: r.title ?? "",
-      total_lines: r.lines ?? 0,
-      size: r.size,
-      modified_at: r.modified_at,
-    }));
+    return rows[0]?.t ?? "0";
+  }
+
+  async table(): Promise<DocTable> {
+    // the token first: a write landing during the read makes the next call read again
+    const version = await this.changeToken();
+    if (this.#listing?.version === version) return this.#listing.table;
+    const table = tableOf(await this.list());
+    this.#listing = { version, table };
+    return table;
   }
 
   async fileStates(library: string): Promise<Map<string, FileState>> {

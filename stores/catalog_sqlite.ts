@@ -19,7 +19,7 @@ import { docFields } from "../core/fields.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
 import type { Card, SearchFilters } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
-import type { DocEntry } from "../core/listing.ts";
+import { type DocEntry, type DocTable, docTable } from "../core/listing.ts";
 import type { CatalogStore } from "./roles.ts";
 
 /**
@@ -170,6 +170,15 @@ export class SqliteCatalogStore implements CatalogStore {
       const all = [...this.#catalog.listEntries()];
       return library === undefined ? all : all.filter((e) => e.library === library);
     });
+  }
+
+  changeToken(): Promise<string> {
+    return this.#do(() => this.#catalog.changeToken());
+  }
+
+  table(): Promise<DocTable> {
+    // the catalog's own listing: kept by the catalog, released when the shelf is idle
+    return this.#do(() => docTable(this.#catalog));
   }
 
   fileStates(library: string): Promise<Map<string, FileState>> {

@@ -16,7 +16,7 @@ import type { Card, Hit, IndexedDoc, ParsedQuery, SearchFilters } from "../core/
 import type { FileState } from "../core/catalog.ts";
 import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import type { StoredPassages } from "../core/catalog_sql.ts";
-import type { DocEntry } from "../core/listing.ts";
+import type { DocEntry, DocTable } from "../core/listing.ts";
 import type { Link } from "../core/extractor.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
 
@@ -168,8 +168,8 @@ export interface VectorIndex {
  *
  * Left for later (the synchronous `Catalog` keeps them): skipped files, invalidation of
  * file states, text fingerprints and copies, term statistics, the meta
- * table, vector and OCR records, the link graph's scans, filtered id lists (`recentIds`,
- * `idsMatching`, `paths`) and the change token.
+ * table, vector and OCR records, the link graph's scans and filtered id lists (`recentIds`,
+ * `idsMatching`, `paths`).
  */
 export interface CatalogStore {
   /** Backend name (`"sqlite"`, `"postgres"`). */
@@ -237,6 +237,16 @@ export interface CatalogStore {
   idByPath(path: string): Promise<string | undefined>;
   /** Every document of a library (all libraries without one), as listings show it, by path. */
   list(library?: string): Promise<DocEntry[]>;
+  /**
+   * A token that changes whenever a write to the store commits (any machine's): views read
+   * from the store (the listing) are read again only when it changed.
+   */
+  changeToken(): Promise<string>;
+  /**
+   * The table of every document as listings show it (by path, and by id), read again only
+   * when the store changed since the last call ({@link changeToken}); kept until `close()`.
+   */
+  table(): Promise<DocTable>;
   /** File states of every document of a library, by path (what an index run compares). */
   fileStates(library: string): Promise<Map<string, FileState>>;
   /** Number of documents (all libraries, or one). */

@@ -1,13 +1,16 @@
 /**
  * A server whose data folder has no catalog rows (the SQLite catalog deleted after
- * indexing, the library's files gone) answers `read`, `outline` and `context` from the
- * PostgreSQL store's catalog: the same lines, page numbers and outline as before; and
+ * indexing, the library's files gone) answers `read`, `outline`, `context`, `browse` and
+ * `find_documents` from the PostgreSQL store's catalog: the same lines, page numbers,
+ * outline and listings as before, a write by another machine's store seen at once; and
  * neither its answers, its errors nor `status` show credentials.
  */
 import { join } from "node:path";
 import { callTool } from "../server/dispatch.ts";
 import { partsOf } from "../shelf/_parts.ts";
+import { machineName } from "../core/config.ts";
 import { PgCatalogStore } from "../stores/catalog_postgres.ts";
+import { dataFolderId } from "../stores/postgres_pool.ts";
 import type { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
@@ -25,7 +28,8 @@ const READS: Record<string, Record<string, unknown>[]> = {
 };
 
 Deno.test({
-  name: "read, outline and context answer from PostgreSQL when the data folder's catalog is gone",
+  name:
+    "read, outline, context and listings answer from PostgreSQL when the data folder's catalog is gone",
   ignore: noPostgres,
   async fn() {
     const corpus = await smallCorpus();
@@ -60,8 +64,16 @@ Deno.test({
           });
           out[`outline ${doc}`] = bare(o.json);
           const c = await callTool(t.shelf, "context", { doc_id: doc, output_format: "json" });
-          const { card, tags, fields } = c.json;
-          out[`context ${doc}`] = { card, tags, fields };
+          const { card, tags, fields, folder } = c.json;
+          out[`context ${doc}`] = { card, tags, fields, folder };
+        }
+        for (const path of [undefined, "Docs"]) {
+          const b = await callTool(t.shelf, "browse", { path, output_format: "json" });
+          out[`browse ${path}`] = bare(b.json);
+        }
+        for (const query of ["readme", "faq"]) {
+          const f = await callTool(t.shelf, "find_documents", { query, output_format: "json" });
+          out[`find_documents ${query}`] = bare(f.json);
         }
         return out;
       };
@@ -80,8 +92,31 @@ Deno.test({
       await t.reopen();
       assertEquals(partsOf(t.shelf).catalog.count(), 0, "no local catalog rows");
       assertEquals(await answers(), before);
+      const listed = before["browse Docs"] as { documents: { doc_id: string }[] };
+      assertEquals(listed.documents.length, 2, "both documents listed");
+
+      // another process of this data folder (an index run beside the server) removes a
+      // document through a store of its own: the server's listing is read again
+      const other = new PgCatalogStore(store, {
+        machine: { name: machineName(t.shelf.config), owner: dataFolderId(t.data) },
+      });
+      try {
+        await other.remove([listed.documents[0]!.doc_id]);
+      } finally {
+        await other.close();
+      }
+      const after = await callTool(t.shelf, "browse", { path: "Docs", output_format: "json" });
+      assertEquals(
+        (after.json.documents as { doc_id: string }[]).map((d) => d.doc_id),
+        [listed.documents[1]!.doc_id],
+      );
 
       const status = await callTool(t.shelf, "status", { output_format: "json" });
+      // the counts are the store's (the data folder's catalog holds none)
+      assertEquals(status.json.documents_indexed, 1);
+      assertEquals(status.json.libraries, [{ name: "Docs", documents: 1 }]);
+      const libs = await callTool(t.shelf, "list_libraries", { output_format: "json" });
+      assertEquals((libs.json.libraries as { document_count: number }[])[0]?.document_count, 1);
       assert(!JSON.stringify(status).includes(SECRET), "no password in status");
       assert(!JSON.stringify(status).includes("shelfmark@"), "no user name in status");
 

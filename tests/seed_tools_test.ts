@@ -14,6 +14,7 @@ import { startStandIn } from "./embed_standin.ts";
 import { OllamaEmbedder } from "../embedders/remote.ts";
 import { openTestShelf, type TestShelf } from "./shelf_helper.ts";
 import { partsOf } from "../shelf/_parts.ts";
+import { storeCases } from "./store_cases.ts";
 
 type Json = Record<string, unknown>;
 
@@ -42,9 +43,13 @@ async function write(root: string, files: Record<string, [string, string]>): Pro
   }
 }
 
-/** A shelf over libraries written into a fresh folder, with `shelfmark.json` as given. */
+/**
+ * A shelf over libraries written into a fresh folder, with `shelfmark.json` as given, on a
+ * catalog store (default: the data folder's SQLite catalog).
+ */
 async function shelfWith(
   libs: { name: string; files: Record<string, [string, string]>; fields?: string[] }[],
+  store?: string,
 ): Promise<TestShelf> {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-seed-" });
   for (const l of libs) await write(join(base, l.name), l.files);
@@ -55,215 +60,228 @@ async function shelfWith(
       libraries: libs.map((l) => ({ name: l.name, path: join(base, l.name), fields: l.fields })),
     }),
   );
-  const t = await openTestShelf({ base });
+  const t = await openTestShelf({ base, store });
   await t.shelf.index();
   return t;
 }
 
 const DAY = (d: number) => `2024-01-${String(d).padStart(2, "0")}T12:00:00Z`;
 
-Deno.test("browse: roots, folders with spaces and Unicode names, counts, pages, sort", async () => {
-  await using t = await shelfWith([{
-    name: "Lab",
-    files: {
-      "top.md": ["# Top note\n\nhello\n", DAY(1)],
-      "my notes/a.md": ["# Alpha\n\none\n", DAY(2)],
-      "my notes/b.txt": ["bravo\n", DAY(9)],
-      "my notes/deep/c.md": ["# C\n", DAY(3)],
-      "my notes/deep/er/d.md": ["# D\n", DAY(4)],
-      "Ünïcode 文件/é.md": ["# Accent\n", DAY(5)],
-      "Ünïcode 文件/子/f.md": ["# Sub\n", DAY(6)],
-    },
-  }, { name: "Other", files: { "x.md": ["# X\n", DAY(7)] } }]);
-  const shelf = t.shelf;
+storeCases(56870, {
+  "browse: roots, folders with spaces and Unicode names, counts, pages, sort": async (
+    { store },
+  ) => {
+    await using t = await shelfWith([{
+      name: "Lab",
+      files: {
+        "top.md": ["# Top note\n\nhello\n", DAY(1)],
+        "my notes/a.md": ["# Alpha\n\none\n", DAY(2)],
+        "my notes/b.txt": ["bravo\n", DAY(9)],
+        "my notes/deep/c.md": ["# C\n", DAY(3)],
+        "my notes/deep/er/d.md": ["# D\n", DAY(4)],
+        "Ünïcode 文件/é.md": ["# Accent\n", DAY(5)],
+        "Ünïcode 文件/子/f.md": ["# Sub\n", DAY(6)],
+      },
+    }, { name: "Other", files: { "x.md": ["# X\n", DAY(7)] } }], store);
+    const shelf = t.shelf;
 
-  const roots = await json(shelf, "browse", {});
-  assertEquals(roots.path, null);
-  assertEquals(
-    (roots.folders as Json[]).map((f) => [f.name, f.documents, f.folders]),
-    [["Lab", 7, 2], ["Other", 1, 0]],
-  );
+    const roots = await json(shelf, "browse", {});
+    assertEquals(roots.path, null);
+    assertEquals(
+      (roots.folders as Json[]).map((f) => [f.name, f.documents, f.folders]),
+      [["Lab", 7, 2], ["Other", 1, 0]],
+    );
 
-  const lab = await json(shelf, "browse", { path: "Lab" });
-  assertEquals(
-    (lab.folders as Json[]).map((f) => [f.name, f.path, f.documents, f.folders]),
-    [["my notes", "Lab/my notes", 4, 1], ["Ünïcode 文件", "Lab/Ünïcode 文件", 2, 1]],
-  );
-  const top = (lab.documents as Json[])[0]!;
-  assertEquals(top.name, "top.md");
-  assertEquals(top.title, "Top note");
-  assertEquals(top.doc_type, "markdown");
-  assertEquals(top.total_lines, 3);
-  assertEquals(top.size, 18);
-  assertEquals(top.modified_at, "2024-01-01T12:00:00.000Z");
+    const lab = await json(shelf, "browse", { path: "Lab" });
+    assertEquals(
+      (lab.folders as Json[]).map((f) => [f.name, f.path, f.documents, f.folders]),
+      [["my notes", "Lab/my notes", 4, 1], ["Ünïcode 文件", "Lab/Ünïcode 文件", 2, 1]],
+    );
+    const top = (lab.documents as Json[])[0]!;
+    assertEquals(top.name, "top.md");
+    assertEquals(top.title, "Top note");
+    assertEquals(top.doc_type, "markdown");
+    assertEquals(top.total_lines, 3);
+    assertEquals(top.size, 18);
+    assertEquals(top.modified_at, "2024-01-01T12:00:00.000Z");
 
-  // A folder name with a space, and a trailing slash, work as given.
-  const notes = await json(shelf, "browse", { path: "Lab/my notes/" });
-  assertEquals(notes.path, "Lab/my notes");
-  assertEquals((notes.folders as Json[]).map((f) => [f.name, f.documents, f.folders]), [[
-    "deep",
-    2,
-    1,
-  ]]);
-  assertEquals((notes.documents as Json[]).map((d) => d.name), ["a.md", "b.txt"]);
-  const uni = await json(shelf, "browse", { path: "Lab/Ünïcode 文件" });
-  assertEquals((uni.folders as Json[]).map((f) => f.name), ["子"]);
-  assertEquals((uni.documents as Json[]).map((d) => d.title), ["Accent"]);
-  assertEquals(
-    ((await json(shelf, "browse", { path: "Lab/Ünïcode 文件/子" })).documents as Json[])
-      .map((d) => d.path),
-    ["Lab/Ünïcode 文件/子/f.md"],
-  );
+    // A folder name with a space, and a trailing slash, work as given.
+    const notes = await json(shelf, "browse", { path: "Lab/my notes/" });
+    assertEquals(notes.path, "Lab/my notes");
+    assertEquals((notes.folders as Json[]).map((f) => [f.name, f.documents, f.folders]), [[
+      "deep",
+      2,
+      1,
+    ]]);
+    assertEquals((notes.documents as Json[]).map((d) => d.name), ["a.md", "b.txt"]);
+    const uni = await json(shelf, "browse", { path: "Lab/Ünïcode 文件" });
+    assertEquals((uni.folders as Json[]).map((f) => f.name), ["子"]);
+    assertEquals((uni.documents as Json[]).map((d) => d.title), ["Accent"]);
+    assertEquals(
+      ((await json(shelf, "browse", { path: "Lab/Ünïcode 文件/子" })).documents as Json[])
+        .map((d) => d.path),
+      ["Lab/Ünïcode 文件/子/f.md"],
+    );
 
-  // Newest first: the folder holding the newest document (b.txt, day 9) leads.
-  const newest = await json(shelf, "browse", { path: "Lab", sort: "newest" });
-  assertEquals((newest.folders as Json[]).map((f) => f.name), ["my notes", "Ünïcode 文件"]);
-  const notesNewest = await json(shelf, "browse", { path: "Lab/my notes", sort: "newest" });
-  assertEquals((notesNewest.documents as Json[]).map((d) => d.name), ["b.txt", "a.md"]);
+    // Newest first: the folder holding the newest document (b.txt, day 9) leads.
+    const newest = await json(shelf, "browse", { path: "Lab", sort: "newest" });
+    assertEquals((newest.folders as Json[]).map((f) => f.name), ["my notes", "Ünïcode 文件"]);
+    const notesNewest = await json(shelf, "browse", { path: "Lab/my notes", sort: "newest" });
+    assertEquals((notesNewest.documents as Json[]).map((d) => d.name), ["b.txt", "a.md"]);
 
-  // Pages run over folders then documents.
-  const p1 = await json(shelf, "browse", { path: "Lab/my notes", limit: 2 });
-  assertEquals((p1.folders as Json[]).length + (p1.documents as Json[]).length, 2);
-  assertEquals(p1.next_offset, 2);
-  const p2 = await json(shelf, "browse", { path: "Lab/my notes", limit: 2, offset: 2 });
-  assertEquals((p2.documents as Json[]).map((d) => d.name), ["b.txt"]);
-  assertEquals(p2.next_offset, undefined);
-  assertEquals([p2.total_folders, p2.total_documents], [1, 2]);
+    // Pages run over folders then documents.
+    const p1 = await json(shelf, "browse", { path: "Lab/my notes", limit: 2 });
+    assertEquals((p1.folders as Json[]).length + (p1.documents as Json[]).length, 2);
+    assertEquals(p1.next_offset, 2);
+    const p2 = await json(shelf, "browse", { path: "Lab/my notes", limit: 2, offset: 2 });
+    assertEquals((p2.documents as Json[]).map((d) => d.name), ["b.txt"]);
+    assertEquals(p2.next_offset, undefined);
+    assertEquals([p2.total_folders, p2.total_documents], [1, 2]);
 
-  const text = await md(shelf, "browse", { path: "Lab/my notes", limit: 2 });
-  assertMatch(text, /^Lab\/my notes: 1 folder, 2 documents/);
-  assertMatch(text, /- deep\/ \(2 docs, 1 folder\)/);
-  assertMatch(text, /\] a\.md · Alpha · 3 lines · /);
-  assertMatch(text, /next: offset=2/);
-  assertMatch(await md(shelf, "browse", {}), /- Lab\/ \(7 docs, 2 folders\)/);
-});
+    const text = await md(shelf, "browse", { path: "Lab/my notes", limit: 2 });
+    assertMatch(text, /^Lab\/my notes: 1 folder, 2 documents/);
+    assertMatch(text, /- deep\/ \(2 docs, 1 folder\)/);
+    assertMatch(text, /\] a\.md · Alpha · 3 lines · /);
+    assertMatch(text, /next: offset=2/);
+    assertMatch(await md(shelf, "browse", {}), /- Lab\/ \(7 docs, 2 folders\)/);
+  },
 
-Deno.test("browse: folders whose UTF-8 and UTF-16 orders differ (astral characters) are found", async () => {
-  await using t = await shelfWith([{
-    name: "Lab",
-    files: {
-      "📁 box/g.md": ["# G\n", DAY(1)],
-      "！bang/h.md": ["# H\n", DAY(2)],
-      "！bang/📁/i.md": ["# I\n", DAY(3)],
-      "z.md": ["# Z\n", DAY(4)],
-    },
-  }]);
-  const shelf = t.shelf;
-  const lab = await json(shelf, "browse", { path: "Lab" });
-  assertEquals((lab.folders as Json[]).map((f) => [f.name, f.documents]).sort(), [
-    ["📁 box", 1],
-    ["！bang", 2],
-  ]);
-  const cases: [string, string[]][] = [
-    ["Lab/📁 box", ["g.md"]],
-    ["Lab/！bang", ["h.md"]],
-    ["Lab/！bang/📁", ["i.md"]],
-  ];
-  for (const [path, docs] of cases) {
-    const r = await json(shelf, "browse", { path });
-    assertEquals((r.documents as Json[]).map((d) => d.name), docs, path);
-  }
-});
-
-Deno.test("browse: paths outside the libraries, documents and missing folders are refused", async () => {
-  await using t = await shelfWith([{
-    name: "Lab",
-    files: { "a/b.md": ["# B\n", DAY(1)] },
-  }]);
-  const shelf = t.shelf;
-  const outside = await Deno.makeTempDir({ prefix: "shelfmark-outside-" });
-  try {
-    await Deno.writeTextFile(join(outside, "secret.md"), "# Secret\n");
-    await Deno.symlink(outside, join(t.base, "Lab", "escape"));
-    for (
-      const path of ["Lab/../..", "../etc", "/etc", "Lab/a/%2e%2e/%2e%2e", outside, "Lab/escape"]
-    ) {
-      assertEquals(await code(json(shelf, "browse", { path })), "PATH_OUTSIDE_LIBRARY", path);
+  "browse: folders whose UTF-8 and UTF-16 orders differ (astral characters) are found": async (
+    { store },
+  ) => {
+    await using t = await shelfWith([{
+      name: "Lab",
+      files: {
+        "📁 box/g.md": ["# G\n", DAY(1)],
+        "！bang/h.md": ["# H\n", DAY(2)],
+        "！bang/📁/i.md": ["# I\n", DAY(3)],
+        "z.md": ["# Z\n", DAY(4)],
+      },
+    }], store);
+    const shelf = t.shelf;
+    const lab = await json(shelf, "browse", { path: "Lab" });
+    assertEquals((lab.folders as Json[]).map((f) => [f.name, f.documents]).sort(), [
+      ["📁 box", 1],
+      ["！bang", 2],
+    ]);
+    const cases: [string, string[]][] = [
+      ["Lab/📁 box", ["g.md"]],
+      ["Lab/！bang", ["h.md"]],
+      ["Lab/！bang/📁", ["i.md"]],
+    ];
+    for (const [path, docs] of cases) {
+      const r = await json(shelf, "browse", { path });
+      assertEquals((r.documents as Json[]).map((d) => d.name), docs, path);
     }
-    assertEquals(await code(json(shelf, "browse", { path: "Nope/a" })), "LIBRARY_NOT_FOUND");
-    assertEquals(await code(json(shelf, "browse", { path: "Lab/a/b.md" })), "INVALID_ARGUMENT");
-    assertEquals(await code(json(shelf, "browse", { path: "Lab/zzz" })), "INVALID_ARGUMENT");
-    assertEquals(await code(json(shelf, "browse", { path: "Lab", limit: 0 })), "INVALID_ARGUMENT");
-    // An absolute path inside the root is the same folder.
-    const abs = await json(shelf, "browse", { path: join(t.base, "Lab", "a") });
-    assertEquals(abs.path, "Lab/a");
-    // An existing folder with nothing indexed is empty, not an error.
-    await Deno.mkdir(join(t.base, "Lab", "empty"));
-    const empty = await json(shelf, "browse", { path: "Lab/empty" });
-    assertEquals([empty.total_folders, empty.total_documents], [0, 0]);
-  } finally {
-    await Deno.remove(outside, { recursive: true });
-  }
-});
+  },
 
-Deno.test("find_documents: exact > prefix > contains, titles, filters, fuzzy with a typo", async () => {
-  await using t = await shelfWith([{
-    name: "Lib",
-    files: {
-      "x/report.md": ["plain\n", DAY(1)],
-      "report-2023-final.md": ["plain\n", DAY(2)],
-      "annual_report.txt": ["plain\n", DAY(3)],
-      "notes.md": ["# Quarterly Report\n\ntext\n", DAY(4)],
-      "reporting.html": ["<title>Reporting</title><p>x</p>", DAY(5)],
-      "Résumé.md": ["# CV\n", DAY(6)],
-      "other.md": ["# Unrelated\n", DAY(7)],
-    },
-  }]);
-  const shelf = t.shelf;
-  const r = await json(shelf, "find_documents", { query: "Report" });
-  const got = (r.results as Json[]).map((d) => [d.path, d.match, d.matched_on]);
-  assertEquals(got, [
-    ["Lib/x/report.md", "exact", "name"],
-    ["Lib/report-2023-final.md", "prefix", "name"],
-    ["Lib/reporting.html", "prefix", "name"],
-    ["Lib/annual_report.txt", "contains", "name"],
-    ["Lib/notes.md", "contains", "title"],
-  ]);
-  assertEquals(r.total, 5);
-  // Separators and case are ignored; the extension may be given.
-  assertEquals(
-    ((await json(shelf, "find_documents", { query: "REPORT 2023" })).results as Json[])[0]!.path,
-    "Lib/report-2023-final.md",
-  );
-  assertEquals(
-    ((await json(shelf, "find_documents", { query: "report.md" })).results as Json[])[0]!.match,
-    "exact",
-  );
-  // Accents are ignored.
-  assertEquals(
-    ((await json(shelf, "find_documents", { query: "resume" })).results as Json[])[0]!.path,
-    "Lib/Résumé.md",
-  );
-  // doc_types and limit.
-  assertEquals(
-    ((await json(shelf, "find_documents", { query: "report", doc_types: ["html"] }))
-      .results as Json[]).map((d) => d.path),
-    ["Lib/reporting.html"],
-  );
-  assertEquals(
-    ((await json(shelf, "find_documents", { query: "report", limit: 2 })).results as Json[])
-      .length,
-    2,
-  );
-  // A typo: nothing without fuzzy, the right documents with it.
-  assertEquals((await json(shelf, "find_documents", { query: "quartrely" })).total, 0);
-  assertMatch(await md(shelf, "find_documents", { query: "quartrely" }), /fuzzy=true/);
-  const fz = await json(shelf, "find_documents", { query: "quartrely", fuzzy: true });
-  assertEquals((fz.results as Json[]).map((d) => [d.path, d.match, d.edits]), [[
-    "Lib/notes.md",
-    "fuzzy",
-    1,
-  ]]);
-  const fz2 = await json(shelf, "find_documents", { query: "anual reprot", fuzzy: true });
-  assertEquals((fz2.results as Json[])[0]!.path, "Lib/annual_report.txt");
-  // Exact matches still come before fuzzy ones.
-  const mixed = await json(shelf, "find_documents", { query: "report", fuzzy: true });
-  assertEquals((mixed.results as Json[])[0]!.match, "exact");
-  assertEquals(await code(json(shelf, "find_documents", { query: "--" })), "INVALID_ARGUMENT");
-  assertEquals(
-    await code(json(shelf, "find_documents", { query: "x", library: "Nope" })),
-    "LIBRARY_NOT_FOUND",
-  );
+  "browse: paths outside the libraries, documents and missing folders are refused": async (
+    { store },
+  ) => {
+    await using t = await shelfWith([{
+      name: "Lab",
+      files: { "a/b.md": ["# B\n", DAY(1)] },
+    }], store);
+    const shelf = t.shelf;
+    const outside = await Deno.makeTempDir({ prefix: "shelfmark-outside-" });
+    try {
+      await Deno.writeTextFile(join(outside, "secret.md"), "# Secret\n");
+      await Deno.symlink(outside, join(t.base, "Lab", "escape"));
+      for (
+        const path of ["Lab/../..", "../etc", "/etc", "Lab/a/%2e%2e/%2e%2e", outside, "Lab/escape"]
+      ) {
+        assertEquals(await code(json(shelf, "browse", { path })), "PATH_OUTSIDE_LIBRARY", path);
+      }
+      assertEquals(await code(json(shelf, "browse", { path: "Nope/a" })), "LIBRARY_NOT_FOUND");
+      assertEquals(await code(json(shelf, "browse", { path: "Lab/a/b.md" })), "INVALID_ARGUMENT");
+      assertEquals(await code(json(shelf, "browse", { path: "Lab/zzz" })), "INVALID_ARGUMENT");
+      assertEquals(
+        await code(json(shelf, "browse", { path: "Lab", limit: 0 })),
+        "INVALID_ARGUMENT",
+      );
+      // An absolute path inside the root is the same folder.
+      const abs = await json(shelf, "browse", { path: join(t.base, "Lab", "a") });
+      assertEquals(abs.path, "Lab/a");
+      // An existing folder with nothing indexed is empty, not an error.
+      await Deno.mkdir(join(t.base, "Lab", "empty"));
+      const empty = await json(shelf, "browse", { path: "Lab/empty" });
+      assertEquals([empty.total_folders, empty.total_documents], [0, 0]);
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  },
+
+  "find_documents: exact > prefix > contains, titles, filters, fuzzy with a typo": async (
+    { store },
+  ) => {
+    await using t = await shelfWith([{
+      name: "Lib",
+      files: {
+        "x/report.md": ["plain\n", DAY(1)],
+        "report-2023-final.md": ["plain\n", DAY(2)],
+        "annual_report.txt": ["plain\n", DAY(3)],
+        "notes.md": ["# Quarterly Report\n\ntext\n", DAY(4)],
+        "reporting.html": ["<title>Reporting</title><p>x</p>", DAY(5)],
+        "Résumé.md": ["# CV\n", DAY(6)],
+        "other.md": ["# Unrelated\n", DAY(7)],
+      },
+    }], store);
+    const shelf = t.shelf;
+    const r = await json(shelf, "find_documents", { query: "Report" });
+    const got = (r.results as Json[]).map((d) => [d.path, d.match, d.matched_on]);
+    assertEquals(got, [
+      ["Lib/x/report.md", "exact", "name"],
+      ["Lib/report-2023-final.md", "prefix", "name"],
+      ["Lib/reporting.html", "prefix", "name"],
+      ["Lib/annual_report.txt", "contains", "name"],
+      ["Lib/notes.md", "contains", "title"],
+    ]);
+    assertEquals(r.total, 5);
+    // Separators and case are ignored; the extension may be given.
+    assertEquals(
+      ((await json(shelf, "find_documents", { query: "REPORT 2023" })).results as Json[])[0]!.path,
+      "Lib/report-2023-final.md",
+    );
+    assertEquals(
+      ((await json(shelf, "find_documents", { query: "report.md" })).results as Json[])[0]!.match,
+      "exact",
+    );
+    // Accents are ignored.
+    assertEquals(
+      ((await json(shelf, "find_documents", { query: "resume" })).results as Json[])[0]!.path,
+      "Lib/Résumé.md",
+    );
+    // doc_types and limit.
+    assertEquals(
+      ((await json(shelf, "find_documents", { query: "report", doc_types: ["html"] }))
+        .results as Json[]).map((d) => d.path),
+      ["Lib/reporting.html"],
+    );
+    assertEquals(
+      ((await json(shelf, "find_documents", { query: "report", limit: 2 })).results as Json[])
+        .length,
+      2,
+    );
+    // A typo: nothing without fuzzy, the right documents with it.
+    assertEquals((await json(shelf, "find_documents", { query: "quartrely" })).total, 0);
+    assertMatch(await md(shelf, "find_documents", { query: "quartrely" }), /fuzzy=true/);
+    const fz = await json(shelf, "find_documents", { query: "quartrely", fuzzy: true });
+    assertEquals((fz.results as Json[]).map((d) => [d.path, d.match, d.edits]), [[
+      "Lib/notes.md",
+      "fuzzy",
+      1,
+    ]]);
+    const fz2 = await json(shelf, "find_documents", { query: "anual reprot", fuzzy: true });
+    assertEquals((fz2.results as Json[])[0]!.path, "Lib/annual_report.txt");
+    // Exact matches still come before fuzzy ones.
+    const mixed = await json(shelf, "find_documents", { query: "report", fuzzy: true });
+    assertEquals((mixed.results as Json[])[0]!.match, "exact");
+    assertEquals(await code(json(shelf, "find_documents", { query: "--" })), "INVALID_ARGUMENT");
+    assertEquals(
+      await code(json(shelf, "find_documents", { query: "x", library: "Nope" })),
+      "LIBRARY_NOT_FOUND",
+    );
+  },
 });
 
 Deno.test("recent: newest first, library, path_glob, doc_types, limit", async () => {

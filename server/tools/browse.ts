@@ -20,8 +20,8 @@ const USAGE =
 type Listing = Omit<FolderListing, "documents"> & { documents: (DocCard & { name: string })[] };
 
 /** A page of a folder's entries (or of the libraries). */
-function browseFolder(shelf: Shelf, a: BrowseRequest): Listing {
-  const r = shelf.browse(a);
+async function browseFolder(shelf: Shelf, a: BrowseRequest): Promise<Listing> {
+  const r = await shelf.browse(a);
   return {
     ...r,
     path: r.path === null ? null : shownPath(shelf, r.path),

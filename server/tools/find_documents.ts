@@ -43,7 +43,7 @@ export const findDocuments = defineTool({
     total: z.number().int(),
     results: z.array(obj({ ...docEntry.shape, match: z.string(), matched_on: z.string() })),
   },
-  run(shelf, a) {
+  async run(shelf, a) {
     checkLibrary(shelf, a.library);
     const q = normalizeName(a.query);
     if (!q) {
@@ -53,7 +53,7 @@ export const findDocuments = defineTool({
         "Give part of a file name or title.",
       );
     }
-    const found = shelf.findDocuments({
+    const found = await shelf.findDocuments({
       query: q,
       fuzzy: a.fuzzy,
       library: a.library,

@@ -21,13 +21,14 @@ export const listLibraries = defineTool({
       obj({ name: z.string(), document_count: z.number().int(), state: z.string() }),
     ),
   },
-  run(shelf) {
+  async run(shelf) {
     const building = shelf.status.state === "building";
+    const counts = await Promise.all(shelf.libraries.map((l) => shelf.documentCount(l.name)));
     return {
-      libraries: shelf.libraries.map((l) => ({
+      libraries: shelf.libraries.map((l, i) => ({
         name: l.name,
         description: l.description ?? "",
-        document_count: shelf.documentCount(l.name),
+        document_count: counts[i]!,
         state: building ? "building" : "ready",
         root: shelf.fullPaths ? l.root : undefined,
       })),

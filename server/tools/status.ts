@@ -52,10 +52,14 @@ export const status = defineTool({
       }),
     ),
   },
-  run(shelf, a) {
+  async run(shelf, a) {
     const s = shelf.status;
     const skipped = shelf.skippedFiles();
-    const indexed = shelf.documentCount();
+    // the store's counts, all of them at once (with PostgreSQL: in parallel on its pool)
+    const [indexed, ...counts] = await Promise.all([
+      shelf.documentCount(),
+      ...shelf.libraries.map((l) => shelf.documentCount(l.name)),
+    ]);
     return {
       state: s.state,
       documents_indexed: indexed,
@@ -69,10 +73,7 @@ export const status = defineTool({
         { state: "unavailable" as const, model: null, note: "no embedder configured" },
       ocr: shelf.ocrStatus() ??
         { state: "off" as const, note: "ocr.pdf_pages and ocr.images are false" },
-      libraries: shelf.libraries.map((l) => ({
-        name: l.name,
-        documents: shelf.documentCount(l.name),
-      })),
+      libraries: shelf.libraries.map((l, i) => ({ name: l.name, documents: counts[i]! })),
       skipped_count: skipped.length,
       offset_skipped: a.offset_skipped,
       skipped: skipped.slice(a.offset_skipped, a.offset_skipped + a.limit_skipped),
