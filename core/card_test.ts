@@ -72,6 +72,14 @@ Deno.test("buildCard() takes the title from metadata, then the first heading, th
   assertEquals(buildCard(untrusted).card.title, "setup.guide");
 });
 
+Deno.test("buildCard() counts runs of letters or digits and CJK words, the same each time", () => {
+  // `utf-8` is two runs, `x2` one; the Japanese line is three words (全文 検索 エンジン)
+  const lines = ["Hello, world: utf-8 x2 ...", "全文検索エンジン", "", "  --  "];
+  assertEquals(buildCard(input(lines)).card.word_count, 8);
+  assertEquals(buildCard(input(lines)).card.word_count, 8);
+  assertEquals(buildCard(input(["", "—"])).card.word_count, 0);
+});
+
 Deno.test("buildCard() fills counts, pages, author and brief", () => {
   const lines = ["Alpha beta gamma.", "", "Delta epsilon."];
   const { card } = buildCard(

@@ -1,7 +1,8 @@
 /**
  * The corpus's term statistics for TF-IDF, kept by a catalog handle: document frequencies
- * (the `df` table, looked up a term at a time and held until the next `save`, changes
- * written back by `save`) and the number of documents, reused between writes.
+ * (the `df` table, looked up a term at a time, or a counted document's terms at once, held
+ * until the next `save`, changes written back by `save`) and the number of documents,
+ * reused between writes.
  *
  * @module
  */
@@ -83,10 +84,25 @@ export class CorpusStats implements TermStats {
 
   /** Add (or with `sign = -1` take away) one document's distinct terms. */
   countTerms(terms: Iterable<string>, sign: 1 | -1 = 1): void {
-    for (const t of terms) {
+    const list = [...terms];
+    this.#load(list.filter((t) => !this.#df.has(t)));
+    for (const t of list) {
       this.#df.set(t, Math.max(0, this.df(t) + sign));
       this.#dirty.add(t);
     }
+  }
+
+  /**
+   * Read the frequencies of terms not held yet, one statement for all of them: a document
+   * brings thousands of terms, and a statement per term cost more than the lookup itself.
+   */
+  #load(terms: string[]): void {
+    if (!terms.length) return;
+    for (const t of terms) this.#df.set(t, 0);
+    const rows = this.#q(
+      "SELECT term, n FROM df WHERE term IN (SELECT value FROM json_each(?))",
+    ).all(JSON.stringify(terms));
+    for (const r of rows) this.#df.set(r.term as string, r.n as number);
   }
 
   /**

