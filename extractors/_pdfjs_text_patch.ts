@@ -230,6 +230,55 @@ const LEXER_GET_NAME_CODES = [
   ['return Name.get(strBuf.join(""));', "return Name.get(charCodesToString(strBuf));"],
 ].reduce((src, [from, to]) => src.replaceAll(from!, to!), LEXER_GET_NAME);
 
+/** pdf.js's `Lexer.getHexString` (pdfjs-dist 6.5.438), which a patch rewrites. */
+const LEXER_GET_HEX_STRING = `  getHexString() {
+    const strBuf = this.strBuf;
+    strBuf.length = 0;
+    let ch = this.currentChar;
+    let firstDigit = -1,
+      digit = -1;
+    this._hexStringNumWarn = 0;
+    while (true) {
+      if (ch < 0) {
+        warn("Unterminated hex string");
+        break;
+      } else if (ch === 0x3e) {
+        this.nextChar();
+        break;
+      } else if (specialChars[ch] === 1) {
+        ch = this.nextChar();
+        continue;
+      } else {
+        digit = toHexDigit(ch);
+        if (digit === -1) {
+          this._hexStringWarn(ch);
+        } else if (firstDigit === -1) {
+          firstDigit = digit;
+        } else {
+          strBuf.push(String.fromCharCode(firstDigit << 4 | digit));
+          firstDigit = -1;
+        }
+        ch = this.nextChar();
+      }
+    }
+    if (firstDigit !== -1) {
+      strBuf.push(String.fromCharCode(firstDigit << 4));
+    }
+    return strBuf.join("");
+  }
+`;
+
+/** {@link LEXER_GET_HEX_STRING} with character codes in a buffer of its own. */
+const LEXER_GET_HEX_STRING_CODES = [
+  ["const strBuf = this.strBuf;\n    strBuf.length = 0;\n", "const strBuf = [];\n"],
+  [
+    "strBuf.push(String.fromCharCode(firstDigit << 4 | digit));",
+    "strBuf.push(firstDigit << 4 | digit);",
+  ],
+  ["strBuf.push(String.fromCharCode(firstDigit << 4));", "strBuf.push(firstDigit << 4);"],
+  ['return strBuf.join("");', "return charCodesToString(strBuf);"],
+].reduce((src, [from, to]) => src.replaceAll(from!, to!), LEXER_GET_HEX_STRING);
+
 /**
  * The rewrites. The first three make the ES module a function body; the others are the
  * text-builder changes. Indentation is the bundle's (the match is exact).
@@ -635,6 +684,12 @@ function isCidKeyedType1File(file) {
     name: "Lexer.getName: character codes",
     from: LEXER_GET_NAME,
     to: LEXER_GET_NAME_CODES,
+  },
+  {
+    // And a hex string ("<0041> Tj", the text of most CID fonts).
+    name: "Lexer.getHexString: character codes",
+    from: LEXER_GET_HEX_STRING,
+    to: LEXER_GET_HEX_STRING_CODES,
   },
   {
     name: "charCodesToString",
