@@ -78,12 +78,16 @@ export function readingGroups(runs: Run[]): Run[][] {
   const width = maxX - minX;
   if (!(width > 100)) return [runs];
   const scale = BINS / width;
-  const cover = new Int32Array(BINS);
+  // How many runs cover each bin: +1 where a run starts, -1 past its end, summed left to right.
+  const cover = new Int32Array(BINS + 1);
   for (const r of runs) {
     const a = Math.max(0, Math.floor((r.x - minX) * scale));
     const b = Math.min(BINS - 1, Math.floor((r.x + r.w - minX) * scale));
-    for (let i = a; i <= b; i++) cover[i]!++;
+    if (a > b) continue;
+    cover[a]!++;
+    cover[b + 1]!--;
   }
+  for (let i = 1; i < BINS; i++) cover[i]! += cover[i - 1]!;
   // The gutter: the widest stretch of nearly uncovered bins in the middle third of the page.
   const allowed = Math.max(1, Math.floor(runs.length * 0.03));
   let best = -1;
@@ -246,6 +250,7 @@ function gapsOf(row: Run[]): { at: number; x: number; end: number; gap: number }
  */
 function tableCells(rows: Run[][]): Run[][][] {
   const gaps = rows.map((row) => {
+    if (row.length < 2) return [];
     const mono = row.reduce((n, r) => n + (r.mono ? r.str.length : -r.str.length), 0) > 0;
     return mono || row.some((r) => LEADER.test(r.str)) ? [] : gapsOf(row);
   });
@@ -272,6 +277,7 @@ function tableCells(rows: Run[][]): Run[][][] {
       ((near(i, i + 1) && at(i + 1, x)) || (near(i - 1, i - 2) && at(i - 2, x)))) ||
     (near(i, i + 1) && at(i + 1, x) && near(i + 1, i + 2) && at(i + 2, x));
   return rows.map((row, i) => {
+    if (!gaps[i]!.length) return [row];
     const byGap = lined(i, i - 1) || lined(i, i + 1);
     const cuts = gaps[i]!.filter((g) => (byGap && g.gap > CELL_GAP) || column(i, g.x));
     if (!cuts.length) return [row];
@@ -283,19 +289,60 @@ function tableCells(rows: Run[][]): Run[][][] {
   });
 }
 
+/**
+ * A run of whitespace that is not a single space: replacing these by a space is
+ * `replace(/\s+/g, " ")`, without rewriting the string at every word space.
+ */
+const NOT_ONE_SPACE = /\s{2,}|[^\S ]/g;
+
+/** `text` with control characters and whitespace runs made single spaces, trimmed. */
+function collapse(text: string): string {
+  if (isCollapsed(text)) return text;
+  if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ");
+  return text.replace(NOT_ONE_SPACE, " ").trim();
+}
+
+/**
+ * Whether `text` is already what {@link collapse} makes of it: no control character, no
+ * whitespace but single spaces between other characters (one pass over the characters, for
+ * the common case; any character that might be whitespace sends it to the regular path).
+ */
+function isCollapsed(text: string): boolean {
+  let prev = 32;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32) {
+      if (prev === 32) return false;
+    } else if (c < 32 || c === 0x7f || (c >= 0x80 && c <= 0xa0) || c === 0x1680) {
+      return false;
+    } else if (
+      c >= 0x2000 && (c <= 0x200a || c === 0x2028 || c === 0x2029 || c === 0x202f ||
+        c === 0x205f || c === 0x3000 || c === 0xfeff)
+    ) {
+      return false;
+    }
+    prev = c;
+  }
+  return prev !== 32;
+}
+
 /** Join runs into text: a space where they do not touch, whitespace collapsed. */
 function joinRuns(runs: Run[]): string {
   let text = "";
+  // The last character of `text`, kept aside: asking the growing string would flatten it.
+  let last = "";
   let end = -Infinity;
   for (const r of runs) {
-    if (text && r.x - end > r.h * 0.15 && !text.endsWith(" ") && !r.str.startsWith(" ")) {
+    const s = r.str;
+    if (text && r.x - end > r.h * 0.15 && last !== " " && s[0] !== " ") {
       text += " ";
+      last = " ";
     }
-    text += r.str;
+    text += s;
+    if (s) last = s[s.length - 1]!;
     end = Math.max(end, r.x + r.w);
   }
-  if (CONTROL.test(text)) text = text.replace(CONTROL_ALL, " ");
-  return text.replace(/\s+/g, " ").trim();
+  return collapse(text);
 }
 
 /** Rebuild runs (of one reading group) into lines, top to bottom, table cells joined by `|`. */
@@ -305,42 +352,67 @@ function groupLines(runs: Run[], out: PageLine[]): void {
   let prevY = NaN;
   let prevH = 0;
   let first = true;
-  rows.forEach((line, k) => {
-    const head = line.reduce((a, b) => (b.y > a.y ? b : a));
-    const cells = cellsOf[k]!.map(joinRuns).filter((c) => c);
-    const text = cells.join(" | ");
-    if (!text) return;
+  // Characters per font size and per font of a line, in order of first use (a line has few).
+  const sizes: number[] = [];
+  const sizeChars: number[] = [];
+  const fonts: string[] = [];
+  const fontChars: number[] = [];
+  for (let k = 0; k < rows.length; k++) {
+    const line = rows[k]!;
+    const rowCells = cellsOf[k]!;
+    // (One cell, nearly every line: no array to filter, no join to copy its text.)
+    const cells = rowCells.length === 1
+      ? [joinRuns(rowCells[0]!)]
+      : rowCells.map(joinRuns).filter((c) => c);
+    const text = cells.length === 1 ? cells[0]! : cells.join(" | ");
+    if (!text) continue;
+    let head = line[0]!;
     let end = -Infinity;
-    const sizes = new Map<number, number>();
-    const fonts = new Map<string, number>();
+    let nSizes = 0;
+    let nFonts = 0;
     let boldChars = 0;
     let monoChars = 0;
     let chars = 0;
     let maxH = 0;
     for (const r of line) {
+      if (r.y > head.y) head = r;
       end = Math.max(end, r.x + r.w);
       const n = r.str.length;
-      const s = Math.round(r.h * 10) / 10;
-      sizes.set(s, (sizes.get(s) ?? 0) + n);
+      // `+ 0` makes -0 a 0, as a Map key would.
+      const s = Math.round(r.h * 10) / 10 + 0;
+      let i = 0;
+      // NaN is one size, as a Map key is.
+      while (i < nSizes && sizes[i] !== s && !(s !== s && sizes[i] !== sizes[i])) i++;
+      if (i === nSizes) sizes[nSizes] = s, sizeChars[nSizes++] = n;
+      else sizeChars[i]! += n;
       chars += n;
       if (r.bold) boldChars += n;
       if (r.mono) monoChars += n;
-      if (r.font !== undefined) fonts.set(r.font, (fonts.get(r.font) ?? 0) + n);
+      if (r.font !== undefined) {
+        let f = 0;
+        while (f < nFonts && fonts[f] !== r.font) f++;
+        if (f === nFonts) fonts[nFonts] = r.font, fontChars[nFonts++] = n;
+        else fontChars[f]! += n;
+      }
       if (r.h > maxH) maxH = r.h;
     }
     let size = 0;
     let best = -1;
-    for (const [s, n] of sizes) if (n > best) [size, best] = [s, n];
+    for (let i = 0; i < nSizes; i++) {
+      if (sizeChars[i]! > best) [size, best] = [sizes[i]!, sizeChars[i]!];
+    }
     let font = "";
     best = -1;
-    for (const [f, n] of fonts) if (n > best) [font, best] = [f, n];
+    for (let i = 0; i < nFonts; i++) {
+      if (fontChars[i]! > best) [font, best] = [fonts[i]!, fontChars[i]!];
+    }
     const leadFont = line[0]!.font ?? "";
     let lead = "";
     for (const r of line) {
       if ((r.font ?? "") !== leadFont) break;
       lead += ` ${r.str}`;
     }
-    lead = lead.replace(CONTROL_ALL, " ").replace(/\s+/g, " ").trim();
+    lead = collapse(lead);
     const gap = prevY - head.y;
     const gapBefore = first || gap > 1.45 * Math.max(prevH, maxH);
     out.push({
@@ -360,7 +432,7 @@ function groupLines(runs: Run[], out: PageLine[]): void {
     first = false;
     prevY = head.y;
     prevH = maxH;
-  });
+  }
 }
 
 /** Rebuild one page's runs into lines in reading order, joining words hyphenated at a break. */

@@ -90,3 +90,43 @@ Deno.test("layout: cells a word space apart split where a column runs three rows
   ) => [run("•", 50, 700 - i * 12, 5), run(`point ${i}`, 63, 700 - i * 12, 40)]);
   assertEquals(layoutLines(list.flat()).map((l) => l.text)[0], "• point 0");
 });
+
+Deno.test("layout: every kind of whitespace and control character becomes one space", () => {
+  const odd = [
+    "plain words here",
+    "  padded  ",
+    "tab\there",
+    "no\u00a0break",
+    "ideo\u3000graphic",
+    "thin\u2009space",
+    "bom\ufeffmark",
+    "line\u2028sep",
+    "nul\u0000char",
+    "del\u007fchar",
+    "trail ",
+  ];
+  // One run per line, far apart, so each is a line of its own.
+  const lines = layoutLines(odd.map((s, i) => run(s, 50, 700 - i * 40)));
+  const want = odd.map((s) =>
+    // deno-lint-ignore no-control-regex
+    s.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, " ").replace(/\s+/g, " ").trim()
+  );
+  assertEquals(lines.map((l) => l.text), want);
+  assertEquals(lines.map((l) => l.lead), want);
+  assert(want.every((t) => !/\s\s|^\s|\s$/.test(t)), "the expected texts are collapsed");
+});
+
+Deno.test("layout: a line's size and font are those of most of its characters", () => {
+  const line = [
+    { ...run("ab", 50, 700, 10, 9), font: "f1" },
+    { ...run("cdefgh", 70, 700, 30, 12), font: "f2" },
+    { ...run("ij", 110, 700, 10, 9), font: "f1" },
+    { ...run("klm", 130, 700, 15, 9.04), font: "f1" },
+  ];
+  const [l] = layoutLines(line);
+  // Size 9 (2 + 2 + 3 characters, 9.04 rounds to 9) beats 12 (6); font f1 (7) beats f2 (6).
+  assertEquals(l?.size, 9);
+  assertEquals(l?.font, "f1");
+  assertEquals(l?.leadFont, "f1");
+  assertEquals(l?.lead, "ab");
+});

@@ -120,10 +120,13 @@ function handMadePdf(content: string): Uint8Array {
 /**
  * Text drawn the ways the text builder treats differently: kerning gaps that become spaces
  * or whitespace items, overlaps, rotations by 90, 180, 270 and 30 degrees, rise, word and
- * character spacing, horizontal scaling, a scaled CTM, a Type3 font at size 1 and a
- * vertical CID font.
+ * character spacing, horizontal scaling, a scaled CTM, a Type3 font at size 1, a
+ * vertical CID font, and strings and names written with every escape the lexer reads
+ * (`/F#31` is `/F1`; a hex string with spaces and an odd digit).
  */
 const HAND_MADE = [
+  "BT /F#31 12 Tf 20 700 Td (esc \\(paren\\) \\101\\102\\3 nl\\n tab\\t bs\\\\ (nested) \\q " +
+  "cont\\\nline) Tj /F1 10 Tf (\\0537) Tj <48 65 6C6C\n6F2> Tj ET",
   "BT /F1 12 Tf 1 0 0 1 20 700 Tm (Hello) Tj [(Wor) -300 (ld) -2500 (far) 4000 (back)] TJ " +
   "0 -14 TD (next line) Tj T* (third) Tj 5 Ts (up) Tj 0 Ts (down) Tj ET",
   "BT /F1 10 Tf 0 1 -1 0 100 100 Tm (Ninety degrees) Tj [(a) -2000 (b)] TJ ET " +

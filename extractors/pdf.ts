@@ -95,6 +95,7 @@ function withTextOnlyFonts(message: unknown): unknown {
 
 type PdfDoc = Awaited<ReturnType<typeof getDocument>["promise"]>;
 type TextContent = Awaited<ReturnType<Awaited<ReturnType<PdfDoc["getPage"]>>["getTextContent"]>>;
+type TextItem = Extract<TextContent["items"][number], { str: string }>;
 interface OutlineItem {
   title: string;
   dest: string | unknown[] | null;
@@ -113,22 +114,31 @@ const CONTROL_ALL = /[\u0000-\u001f\u007f\u2028\u2029]+/g;
  */
 function pageLines(tc: TextContent): PageLine[] {
   const styles = tc.styles as Record<string, { fontFamily?: string }>;
+  // Whether each font of the page is bold and fixed-pitch, worked out once per font.
+  const looks = new Map<string, { bold: boolean; mono: boolean }>();
   const runs: Run[] = [];
-  for (const it of tc.items) {
-    if (!("str" in it)) continue;
+  for (const item of tc.items) {
+    // A marked-content item has no `str`.
+    const it = item as Partial<TextItem>;
     const str = it.str;
-    if (!str || it.height <= 0 || !str.trim()) continue;
-    const t = it.transform;
-    const family = styles[it.fontName]?.fontFamily ?? "";
+    if (!str || it.height! <= 0 || !str.trim()) continue;
+    const t = it.transform!;
+    const fontName = it.fontName!;
+    let look = looks.get(fontName);
+    if (!look) {
+      const family = styles[fontName]?.fontFamily ?? "";
+      look = { bold: BOLD.test(fontName) || BOLD.test(family), mono: family === "monospace" };
+      looks.set(fontName, look);
+    }
     runs.push({
       str,
       x: t[4],
       y: t[5],
-      w: it.width,
-      h: it.height,
-      bold: BOLD.test(it.fontName) || BOLD.test(family),
-      font: it.fontName,
-      mono: family === "monospace",
+      w: it.width!,
+      h: it.height!,
+      bold: look.bold,
+      font: fontName,
+      mono: look.mono,
     });
   }
   return layoutLines(runs);
