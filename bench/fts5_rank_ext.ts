@@ -113,8 +113,12 @@ if (import.meta.main) {
     return st;
   };
   const counts = new Map<string, number[]>();
-  /** The statement with bm25c() and each phrase's count (from the cache). */
-  const withCounts = (r: Ran): Ran => {
+  /**
+   * The statement with bm25c() and each phrase's count (from the cache); `skip`: the
+   * passage query's document tokens (its last phrases, in the weight-0 `doc` column) marked
+   * to be left out (-1).
+   */
+  const withCounts = (r: Ran, skip = false): Ran => {
     const p = parts(r.sql);
     const match = r.params[p.matchAt] as string;
     const key = `${p.table}\u0000${match}`;
@@ -127,23 +131,30 @@ if (import.meta.main) {
       c = String(row!.h).split(",").map(Number);
       counts.set(key, c);
     }
+    const docs = /doc : \((.*)\)$/.exec(match)?.[1]?.split(" OR ").length ?? 0;
+    if (skip && p.table === "passages_fts" && docs) {
+      c = [...c.slice(0, c.length - docs), ...c.slice(c.length - docs).map(() => -1)];
+    }
     const sql = `${r.sql.slice(0, p.end).replace("bm25(", "bm25c(")}${", ?".repeat(c.length)}${
       r.sql.slice(p.end)
     }`;
     return { sql, params: [...r.params.slice(0, p.before), ...c, ...r.params.slice(p.before)] };
   };
-  const fast = ran.map((rs) => rs.map(withCounts));
+  const fast = ran.map((rs) => rs.map((r) => withCounts(r)));
+  const skipped = ran.map((rs) => rs.map((r) => withCounts(r, true)));
   // identical rows and bit-identical scores
   let rowsCompared = 0;
   const differ: string[] = [];
   for (const [i, rs] of ran.entries()) {
     for (const [k, r] of rs.entries()) {
       const a = q(r.sql).all(...r.params);
-      const b = q(fast[i]![k]!.sql).all(...fast[i]![k]!.params);
       rowsCompared += a.length;
-      const same = a.length === b.length &&
-        a.every((x, j) => Object.entries(x).every(([f, v]) => Object.is(v, b[j]![f])));
-      if (!same) differ.push(`${queries[i]} (statement ${k})`);
+      for (const [name, v] of [["bm25c", fast], ["bm25c skip", skipped]] as const) {
+        const b = q(v[i]![k]!.sql).all(...v[i]![k]!.params);
+        const same = a.length === b.length &&
+          a.every((x, j) => Object.entries(x).every(([f, v]) => Object.is(v, b[j]![f])));
+        if (!same) differ.push(`${name}: ${queries[i]} (statement ${k})`);
+      }
     }
   }
   // CPU of each question's bm25 statements, both ways, alternating
@@ -152,23 +163,34 @@ if (import.meta.main) {
     for (const r of rs) q(r.sql).all(...r.params);
     return ownCpu() - c0;
   };
-  const slow: number[][] = queries.map(() => []);
-  const quick: number[][] = queries.map(() => []);
+  // the floor of any ranking function: the same statements scoring nothing (weights unused)
+  const unranked = ran.map((rs) =>
+    rs.map((r) => ({
+      ...r,
+      sql: r.sql.replace(/bm25\((?:docs_fts|passages_fts),([^)]*)\)/, "(0 * max($1))"),
+    }))
+  );
+  const variants = [ran, fast, skipped, unranked];
+  const spent = variants.map(() => queries.map((): number[] => []));
   for (let round = 0; round < rounds; round++) {
     for (const i of queries.keys()) {
-      if (round % 2) {
-        quick[i]!.push(time(fast[i]!));
-        slow[i]!.push(time(ran[i]!));
-      } else {
-        slow[i]!.push(time(ran[i]!));
-        quick[i]!.push(time(fast[i]!));
+      // each round starts with another variant
+      for (let k = 0; k < variants.length; k++) {
+        const v = (k + round) % variants.length;
+        spent[v]![i]!.push(time(variants[v]![i]!));
       }
     }
   }
-  const med = (xs: number[][]) => xs.map((x) => pct(x, 50));
-  const bm25 = med(slow), bm25c = med(quick);
+  const [bm25, bm25c, bm25s, none] = spent.map((xs) => xs.map((x) => pct(x, 50))) as [
+    number[],
+    number[],
+    number[],
+    number[],
+  ];
   const saved = bm25.map((x, i) => x - bm25c[i]!);
   const after = cpu.map((x, i) => x - saved[i]!);
+  const savedS = bm25.map((x, i) => x - bm25s[i]!);
+  const afterS = cpu.map((x, i) => x - savedS[i]!);
   const f = (xs: number[]) => `${pct(xs, 50).toFixed(1)} / ${pct(xs, 95).toFixed(1)}`;
   const nStmt = ran.reduce((s, r) => s + r.length, 0);
   console.log(
@@ -182,5 +204,9 @@ if (import.meta.main) {
   console.log(`  saved per question:           ${f(saved)}`);
   console.log(`  whole search today:           ${f(cpu)}`);
   console.log(`  whole search, projected:      ${f(after)}`);
+  console.log(`  bm25c(), doc tokens skipped:  ${f(bm25s)}`);
+  console.log(`  saved per question:           ${f(savedS)}`);
+  console.log(`  whole search, projected:      ${f(afterS)}`);
+  console.log(`  no ranking at all (floor):    ${f(none)}`);
   db.close();
 }

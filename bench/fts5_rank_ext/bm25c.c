@@ -6,7 +6,8 @@
 ** compute its IDF. With many phrases or common words that recount is a large
 ** share of a query's CPU. bm25c(tbl, w0..w{nCol-1}, n0..n{nPhrase-1}) takes the
 ** column weights as bm25() does, then each phrase's row count (NULL: counted as
-** bm25() counts it), and computes the very same score: the same formula, in the
+** bm25() counts it; negative: the phrase matches only columns of weight 0, so its
+** term is 0 and its instances are not walked), and computes the very same score: the same formula, in the
 ** same order of floating-point operations (SQLite 3.53's fts5_aux.c).
 **
 ** phrase_hits(tbl) returns each phrase's row count, comma-separated (what a
@@ -23,6 +24,8 @@ SQLITE_EXTENSION_INIT1
 
 typedef struct Bm25cData {
   int nPhrase;
+  int bSkip;         /* some phrase is skipped: walk phrases, not instances */
+  unsigned char *aSkip;
   double avgdl;
   double *aIDF;
   double *aFreq;
@@ -43,12 +46,14 @@ static int getData(const Fts5ExtensionApi *pApi, Fts5Context *pFts,
     int nCol = pApi->xColumnCount(pFts);
     sqlite3_int64 nRow = 0, nToken = 0;
     int i;
-    p = (Bm25cData *)sqlite3_malloc64(sizeof(Bm25cData) + sizeof(double) * nPhrase * 2);
+    sqlite3_int64 nByte = sizeof(Bm25cData) + sizeof(double) * nPhrase * 2 + nPhrase;
+    p = (Bm25cData *)sqlite3_malloc64(nByte);
     if (p == 0) return SQLITE_NOMEM;
-    memset(p, 0, sizeof(Bm25cData) + sizeof(double) * nPhrase * 2);
+    memset(p, 0, nByte);
     p->nPhrase = nPhrase;
     p->aIDF = (double *)&p[1];
     p->aFreq = &p->aIDF[nPhrase];
+    p->aSkip = (unsigned char *)&p->aFreq[nPhrase];
     rc = pApi->xRowCount(pFts, &nRow);
     if (rc == SQLITE_OK) rc = pApi->xColumnTotalSize(pFts, -1, &nToken);
     if (rc == SQLITE_OK) p->avgdl = (double)nToken / (double)nRow;
@@ -57,6 +62,13 @@ static int getData(const Fts5ExtensionApi *pApi, Fts5Context *pFts,
       int a = nCol + i;
       if (a < nVal && sqlite3_value_type(apVal[a]) != SQLITE_NULL) {
         nHit = sqlite3_value_int64(apVal[a]);
+        if (nHit < 0) {
+          /* the caller says this phrase matches weight-0 columns only: its term is 0 */
+          p->aSkip[i] = 1;
+          p->bSkip = 1;
+          p->aIDF[i] = 0.0;
+          continue;
+        }
       } else {
         rc = pApi->xQueryPhrase(pFts, i, (void *)&nHit, countCb);
       }
@@ -89,7 +101,21 @@ static void bm25cFunction(const Fts5ExtensionApi *pApi, Fts5Context *pFts,
   rc = getData(pApi, pFts, nVal, apVal, &pData);
   if (rc == SQLITE_OK) {
     memset(pData->aFreq, 0, sizeof(double) * pData->nPhrase);
-    rc = pApi->xInstCount(pFts, &nInst);
+    if (pData->bSkip) {
+      /* each phrase's instances in (column, offset) order, as xInst gives them:
+      ** the same sums in the same order, without merging the skipped phrases in */
+      for (i = 0; rc == SQLITE_OK && i < pData->nPhrase; i++) {
+        Fts5PhraseIter it;
+        int ic, io;
+        if (pData->aSkip[i]) continue;
+        rc = pApi->xPhraseFirst(pFts, i, &it, &ic, &io);
+        for (; rc == SQLITE_OK && ic >= 0; pApi->xPhraseNext(pFts, &it, &ic, &io)) {
+          pData->aFreq[i] += (nVal > ic) ? sqlite3_value_double(apVal[ic]) : 1.0;
+        }
+      }
+    } else {
+      rc = pApi->xInstCount(pFts, &nInst);
+    }
   }
   for (i = 0; rc == SQLITE_OK && i < nInst; i++) {
     int ip, ic, io;
@@ -103,6 +129,7 @@ static void bm25cFunction(const Fts5ExtensionApi *pApi, Fts5Context *pFts,
   D = (double)nTok;
   if (rc == SQLITE_OK) {
     for (i = 0; i < pData->nPhrase; i++) {
+      if (pData->aSkip[i]) continue;
       score += pData->aIDF[i] * ((pData->aFreq[i] * (k1 + 1.0)) /
                                  (pData->aFreq[i] + k1 * (1 - b + b * D / pData->avgdl)));
     }
