@@ -31,14 +31,15 @@ import {
 import {
   blockLines,
   type DocBlocks,
+  filterSql,
   type StoredPassage,
   type StoredPassages,
 } from "../core/catalog_sql.ts";
 import { foldValue } from "../core/fields.ts";
-import { fingerprint } from "../core/fingerprint.ts";
+import { type Fingerprint, fingerprint } from "../core/fingerprint.ts";
 import { MARKUP_TYPES } from "../core/readable.ts";
 import { decodeText, encodeText, joinTexts, textBlocks } from "../core/text_codec.ts";
-import { type Card, ToolError } from "../core/types.ts";
+import { type Card, type SearchFilters, ToolError } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
 import type { DocEntry } from "../core/listing.ts";
 import { docPassages } from "../search/passages.ts";
@@ -544,6 +545,42 @@ export class PgCatalogStore implements CatalogStore {
       ?.doc_id;
   }
 
+  async idsMatching(filters: SearchFilters): Promise<string[]> {
+    // the catalog's filter, SQLite's GLOB as a POSIX regular expression
+    const { path_glob, ...rest } = filters;
+    const f = filterSql(rest, "d");
+    const conds = f.params.length ? [f.where] : [];
+    const params: unknown[] = [...f.params];
+    if (path_glob) {
+      conds.push("d.path ~ ?");
+      params.push(globRegex(path_glob));
+    }
+    let n = 0;
+    const where = conds.length
+      ? ` WHERE ${conds.join(" AND ").replace(/\?/g, () => `$${++n}`)}`
+      : "";
+    return (await this.#query(`SELECT doc_id FROM documents d${where}`, params)).map((r) =>
+      r.doc_id as string
+    );
+  }
+
+  async fingerprints(ids: string[]): Promise<Map<string, Fingerprint>> {
+    const rows = await this.#query(
+      "SELECT doc_id, text_key, minhash FROM documents WHERE doc_id = ANY($1)",
+      [ids],
+    );
+    const out = new Map<string, Fingerprint>();
+    for (const r of rows) {
+      if (!r.text_key) continue;
+      const blob = r.minhash as Uint8Array | null;
+      out.set(r.doc_id, {
+        key: r.text_key,
+        minhash: blob ? new Uint32Array(blob.slice().buffer) : undefined,
+      });
+    }
+    return out;
+  }
+
   async list(library?: string): Promise<DocEntry[]> {
     const rows = await this.#query(
       `SELECT doc_id, library, path, doc_type, size::float8 AS size, modified_at,
@@ -648,4 +685,28 @@ const unread = {
 /** Run a call on PostgreSQL; its failure as `INDEX_UNAVAILABLE`, credentials taken out. */
 function guard<T>(fn: () => Promise<T>): Promise<T> {
   return guarded("the catalog", fn);
+}
+
+/**
+ * SQLite's GLOB pattern (case-sensitive; `*`, `?`, `[...]` and `[^...]`) as an anchored
+ * POSIX regular expression matching the same paths.
+ */
+function globRegex(glob: string): string {
+  let out = "^";
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === "*") out += ".*";
+    else if (c === "?") out += ".";
+    else if (c === "[") {
+      // a class runs to the first `]` after its first character (which may be `]`)
+      const close = glob.indexOf("]", i + (glob[i + 1] === "^" ? 3 : 2));
+      if (close < 0) out += "\\[";
+      else {
+        const body = glob.slice(i + 1, close).replace(/\\/g, "\\\\");
+        out += `[${body}]`;
+        i = close;
+      }
+    } else out += /[\\^$.|+(){}\]]/.test(c) ? `\\${c}` : c;
+  }
+  return out + "$";
 }

@@ -16,7 +16,8 @@ import {
   type StoredPassages,
 } from "../core/catalog_sql.ts";
 import { docFields } from "../core/fields.ts";
-import type { Card } from "../core/types.ts";
+import type { Card, SearchFilters } from "../core/types.ts";
+import type { Fingerprint } from "../core/fingerprint.ts";
 import type { Link } from "../core/extractor.ts";
 import type { DocEntry } from "../core/listing.ts";
 import type { CatalogStore } from "./roles.ts";
@@ -147,6 +148,14 @@ export class SqliteCatalogStore implements CatalogStore {
 
   idByPath(path: string): Promise<string | undefined> {
     return this.#do(() => this.#catalog.idByPath(path));
+  }
+
+  idsMatching(filters: SearchFilters): Promise<string[]> {
+    return this.#do(() => this.#catalog.idsMatching(filters) ?? this.#catalog.ids());
+  }
+
+  fingerprints(ids: string[]): Promise<Map<string, Fingerprint>> {
+    return this.#do(() => this.#catalog.fingerprints(ids));
   }
 
   list(library?: string): Promise<DocEntry[]> {

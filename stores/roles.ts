@@ -18,6 +18,7 @@ import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import type { StoredPassages } from "../core/catalog_sql.ts";
 import type { DocEntry } from "../core/listing.ts";
 import type { Link } from "../core/extractor.ts";
+import type { Fingerprint } from "../core/fingerprint.ts";
 
 /** A query as the keyword index sees it: parsed once by the search path. */
 export interface Query {
@@ -214,6 +215,16 @@ export interface CatalogStore {
   fields(docId: string): Promise<Record<string, string[]>>;
   /** The id of the document at a display path. */
   idByPath(path: string): Promise<string | undefined>;
+  /**
+   * Ids of every document the search filters allow (dates normalised; no filter: all), in
+   * no particular order: a grep's scope.
+   */
+  idsMatching(filters: SearchFilters): Promise<string[]>;
+  /**
+   * The text fingerprints of documents, by id (documents without one are left out): copies
+   * folded in a grep's answer.
+   */
+  fingerprints(ids: string[]): Promise<Map<string, Fingerprint>>;
   /** Every document of a library (all libraries without one), as listings show it, by path. */
   list(library?: string): Promise<DocEntry[]>;
   /** File states of every document of a library, by path (what an index run compares). */
