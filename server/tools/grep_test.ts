@@ -107,7 +107,10 @@ storeCases(56870, {
     // 100 matching lines of ~300 characters, every other line: far past the cap.
     const long = " " + "word ".repeat(60);
     await using t = await shelfOf(
-      { Lab: { "long.txt": numbered(200, (i) => i % 2 === 0, long) } },
+      {
+        Lab: { "long.txt": numbered(200, (i) => i % 2 === 0, long) },
+        Wide: { "w.txt": `${"x".repeat(3000)} needle ${"y".repeat(3000)}` },
+      },
       store,
     );
     const args = { pattern: "needle", doc_id: "Lab/long.txt", limit: 100 };
@@ -132,20 +135,13 @@ storeCases(56870, {
     });
     assertEquals((next.json.matches as GrepMatch[])[0]!.line, 2 * (shown + 1));
     // A long matching line is cut around the match, so the match stays visible.
-    const wide = await shelfOf({
-      Wide: { "w.txt": `${"x".repeat(3000)} needle ${"y".repeat(3000)}` },
-    }, store);
-    try {
-      const w = await callTool(wide.shelf, "grep", {
-        pattern: "needle",
-        doc_id: "Wide/w.txt",
-        output_format: "json",
-      });
-      const text = (w.json.matches as GrepMatch[])[0]!.text;
-      assert(text.includes("needle") && text.length < 600, text.length.toString());
-    } finally {
-      await wide.close();
-    }
+    const w = await callTool(t.shelf, "grep", {
+      pattern: "needle",
+      doc_id: "Wide/w.txt",
+      output_format: "json",
+    });
+    const text = (w.json.matches as GrepMatch[])[0]!.text;
+    assert(text.includes("needle") && text.length < 600, text.length.toString());
   },
   "grep across documents: grouped by document, scope and limits, index shortcut = full scan":
     async ({ store }) => {
