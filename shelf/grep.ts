@@ -14,11 +14,18 @@ import { patternLiterals, regexFlags, wrapOf } from "./grep_pattern.ts";
 import type { GrepJob, GrepMatch, GrepResult } from "./grep_worker.ts";
 import { partsOf } from "./_parts.ts";
 import { pageOf } from "../search/passages.ts";
+import type { Fingerprint } from "../core/fingerprint.ts";
+import type { CatalogStore } from "../stores/roles.ts";
 
 /** Documents in one request to the grep worker (it reads fewer when they are long). */
 const BATCH_DOCS = 512;
 /** A batch that ran past the time limit is tried again with this share of its documents. */
 const RETRY_SHARE = 16;
+/**
+ * Characters of texts sent to the worker in one job: as many as it reads from the catalog
+ * file in one (`BATCH_CHARS` of the worker, whose module only the worker thread loads).
+ */
+const SEND_CHARS = 8_000_000;
 /** Time a grep across documents may take before it stops and answers with what it found. */
 const SCAN_MS = 15_000;
 
@@ -156,7 +163,8 @@ export async function grepDocument(
   o: GrepDocumentOptions,
 ): Promise<GrepDocumentAnswer> {
   const job = jobOf(o);
-  const card = partsOf(shelf).catalog.cards([docId]).get(docId);
+  const store = partsOf(shelf).store;
+  const card = (await store.cards([docId])).get(docId);
   if (!card) {
     throw new ToolError(
       "DOCUMENT_NOT_FOUND",
@@ -165,9 +173,9 @@ export async function grepDocument(
     );
   }
   const offset = o.offset ?? 0;
-  const text = partsOf(shelf).catalog.text(docId) ?? "";
+  const text = await store.text(docId) ?? "";
   const [r] = await runner.run({ ...job, texts: [text], offset, limit: o.limit ?? 20 });
-  addPages(shelf, docId, r!.matches);
+  await addPages(shelf, docId, r!.matches);
   return {
     doc_id: docId,
     title: card.title,
@@ -181,9 +189,10 @@ export async function grepDocument(
 }
 
 /**
- * Grep the documents `ids` in batches: the worker reads their texts from the catalog file
- * (a batch ends after `BATCH_CHARS` characters, see the worker); the texts of a catalog in
- * memory are sent. Stops at the time budget.
+ * Grep the documents `ids` in batches: the worker reads their texts from the SQLite catalog
+ * file (a batch ends after `BATCH_CHARS` characters, see the worker); the texts of another
+ * store (PostgreSQL: one query a batch) or of a catalog in memory are read here and sent,
+ * `SEND_CHARS` at most a job. Stops at the time budget.
  */
 async function grepBatches(
   shelf: Shelf,
@@ -192,7 +201,10 @@ async function grepBatches(
   job: GrepJob,
 ): Promise<{ found: Map<string, GrepResult>; grepped: number; complete: boolean }> {
   const found = new Map<string, GrepResult>();
-  const file = partsOf(shelf).catalog.db.location() ?? undefined;
+  const { store, catalog } = partsOf(shelf);
+  const file = store.name === "sqlite" ? catalog.db.location() ?? undefined : undefined;
+  /** Texts read but not yet sent (a batch's texts past `SEND_CHARS`). */
+  const read = new Map<string, string>();
   const started = Date.now();
   let rest = [...ids].sort();
   let grepped = 0;
@@ -203,9 +215,7 @@ async function grepBatches(
     let rs: GrepResult[];
     try {
       rs = await runner.run(
-        file
-          ? { ...job, file, ids: batch }
-          : { ...job, texts: batch.map((id) => partsOf(shelf).catalog.text(id) ?? "") },
+        file ? { ...job, file, ids: batch } : { ...job, texts: await textsOf(store, batch, read) },
       );
     } catch (e) {
       // A busy machine may need more than the job's limit for a batch of many texts: the
@@ -215,6 +225,7 @@ async function grepBatches(
       continue;
     }
     rs.forEach((r, i) => r.total && found.set(batch[i]!, r));
+    for (const id of batch.slice(0, rs.length)) read.delete(id);
     grepped += rs.length;
     rest = rest.slice(Math.max(1, rs.length));
   }
@@ -239,12 +250,18 @@ export async function grepDocuments(
   const pattern = o.pattern;
   const offsetDocs = o.offsetDocuments ?? 0;
   const limitDocs = o.limitDocuments ?? 10;
-  const inScope = partsOf(shelf).catalog.idsMatching(scope) ?? partsOf(shelf).catalog.ids();
+  const store = partsOf(shelf).store;
+  const inScope = await store.idsMatching(scope); // undefined: no filter
   const { literal, words } = patternLiterals(pattern);
   // A phrase may wrap a line (at a space or a hyphen): only its longest piece without
   // either must be on one line.
   const piece = literal?.split(/[\s-]+/).sort((a, b) => b.length - a.length)[0] || undefined;
-  const ids = words.length ? await partsOf(shelf).keyword.candidates(words, scope) : inScope;
+  // The scope is applied here, from the store: the keyword index's own filter may need the
+  // local catalog, which a server reading PostgreSQL does not have.
+  const scoped = inScope && new Set(inScope);
+  const ids = words.length
+    ? (await partsOf(shelf).keyword.candidates(words, {})).filter((id) => scoped?.has(id) ?? true)
+    : inScope ?? (await store.list()).map((d) => d.doc_id);
   const list = o.list === true && !job.countOnly;
   const { found, grepped, complete } = await grepBatches(shelf, runner, ids, {
     ...job,
@@ -253,7 +270,7 @@ export async function grepDocuments(
     offset: 0,
     limit: o.limit ?? 5,
   });
-  const cards = partsOf(shelf).catalog.cards([...found.keys()]);
+  const cards = await store.cards([...found.keys()]);
   const docs: DocMatches[] = [...found].flatMap(([id, r]) => {
     const card = cards.get(id);
     if (!card) return [];
@@ -273,9 +290,9 @@ export async function grepDocuments(
     y.total_matches - x.total_matches || depth(x.path) - depth(y.path) ||
     x.path.localeCompare(y.path)
   );
-  const folded = foldCopies(shelf, docs);
+  const folded = foldCopies(docs, await store.fingerprints(docs.map((d) => d.doc_id)));
   const page = folded.slice(offsetDocs, offsetDocs + limitDocs);
-  for (const d of page) addPages(shelf, d.doc_id, d.best ? [d.best] : d.matches);
+  for (const d of page) await addPages(shelf, d.doc_id, d.best ? [d.best] : d.matches);
   return {
     pattern,
     scope,
@@ -291,9 +308,13 @@ export async function grepDocuments(
 }
 
 /** The page of each match, in a paged document (PDF, slides, scans). */
-function addPages(shelf: Shelf, docId: string, matches: GrepMatch[] | undefined): void {
+async function addPages(
+  shelf: Shelf,
+  docId: string,
+  matches: GrepMatch[] | undefined,
+): Promise<void> {
   if (!matches?.length) return;
-  const pages = partsOf(shelf).catalog.sections(docId)?.pages;
+  const pages = (await partsOf(shelf).store.sections(docId))?.pages;
   if (!pages?.length) return;
   for (const m of matches) m.page = pageOf(pages, m.line);
 }
@@ -302,8 +323,7 @@ function addPages(shelf: Shelf, docId: string, matches: GrepMatch[] | undefined)
  * Documents with the same text (the catalog's exact text key) and the same matches are
  * one entry with `copies`, the first in order kept; the totals still count each copy.
  */
-function foldCopies(shelf: Shelf, docs: DocMatches[]): DocMatches[] {
-  const keys = partsOf(shelf).catalog.fingerprints(docs.map((d) => d.doc_id));
+function foldCopies(docs: DocMatches[], keys: Map<string, Fingerprint>): DocMatches[] {
   const kept = new Map<string, DocMatches>();
   const out: DocMatches[] = [];
   for (const d of docs) {
@@ -315,6 +335,32 @@ function foldCopies(shelf: Shelf, docs: DocMatches[]): DocMatches[] {
       if (sig) kept.set(sig, d);
       out.push(d);
     }
+  }
+  return out;
+}
+
+/**
+ * The texts of a batch's first documents, `SEND_CHARS` characters at most (one at least),
+ * in order: those not in `read` are read from the store at once, and kept there until the
+ * worker has grepped them.
+ */
+async function textsOf(
+  store: CatalogStore,
+  batch: string[],
+  read: Map<string, string>,
+): Promise<string[]> {
+  const missing = batch.filter((id) => !read.has(id));
+  if (missing.length) {
+    const got = await store.texts(missing);
+    for (const id of missing) read.set(id, got.get(id) ?? "");
+  }
+  const out: string[] = [];
+  let chars = 0;
+  for (const id of batch) {
+    if (chars >= SEND_CHARS) break;
+    const t = read.get(id)!;
+    chars += t.length;
+    out.push(t);
   }
   return out;
 }

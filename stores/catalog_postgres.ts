@@ -31,6 +31,7 @@ import {
 import {
   blockLines,
   type DocBlocks,
+  filterSql,
   type StoredPassage,
   type StoredPassages,
 } from "../core/catalog_sql.ts";

@@ -15,7 +15,11 @@
  *
  * @module
  */
+import { join } from "node:path";
+import { partsOf } from "../shelf/_parts.ts";
+import { assertEquals } from "./assert.ts";
 import { noPostgres, PgServer } from "./pg_server.ts";
+import type { TestShelf } from "./shelf_helper.ts";
 
 /** What a case runs on. */
 export interface StoreCase {
@@ -31,15 +35,18 @@ export interface StoreCase {
  * @param port the first port the PostgreSQL cluster tries (one range per test file: files
  *   run in parallel)
  * @param cases the tests, by name
+ * @param options test options of every case (sanitizers)
  */
 export function storeCases(
   port: number,
   cases: Record<string, (c: StoreCase) => Promise<void>>,
+  options: Pick<Deno.TestDefinition, "sanitizeOps" | "sanitizeResources"> = {},
 ): void {
   for (const [name, fn] of Object.entries(cases)) {
-    Deno.test(name, () => fn({ backend: "sqlite" }));
+    Deno.test({ name, ...options, fn: () => fn({ backend: "sqlite" }) });
   }
   Deno.test({
+    ...options,
     name: `the ${Object.keys(cases).length} tests above, on a PostgreSQL store`,
     ignore: noPostgres,
     async fn(t) {
@@ -56,4 +63,22 @@ export function storeCases(
       }
     },
   });
+}
+
+/**
+ * Leave a test shelf that indexed into a PostgreSQL store with that store alone: the data
+ * folder's catalog deleted and the shelf opened again on an empty one, so its answers come
+ * from PostgreSQL only. Nothing is done on SQLite (`store` undefined).
+ *
+ * @param t the test shelf, indexed
+ * @param store the store's URL, as the case got it
+ */
+export async function storeAlone(t: TestShelf, store: string | undefined): Promise<void> {
+  if (!store) return;
+  await t.shelf.close();
+  for (const f of ["catalog.db", "catalog.db-wal", "catalog.db-shm"]) {
+    await Deno.remove(join(t.data, f)).catch(() => {});
+  }
+  await t.reopen();
+  assertEquals(partsOf(t.shelf).catalog.count(), 0, "no local catalog rows");
 }

@@ -29,7 +29,7 @@ import {
   n,
   needArgs,
   type Render,
-  resolveDoc,
+  resolveStoredDoc,
   shownPath,
 } from "../tool.ts";
 import { docRef, grepMatch, nextOffset, obj, optString } from "./_output.ts";
@@ -300,7 +300,7 @@ export const grep = defineTool({
           "Give doc_id to grep one document, or the scope (and list) to grep many.",
         );
       }
-      const id = resolveDoc(shelf, a.doc_id);
+      const id = await resolveStoredDoc(shelf, a.doc_id, false);
       const r = await shelf.grep(id, { ...options, offset: a.offset, limit: a.limit ?? 20 });
       return { ...r, path: shownPath(shelf, r.path) };
     }
