@@ -298,7 +298,7 @@ export async function grepDocuments(
     scope,
     total_matches: docs.reduce((s, d) => s + d.total_matches, 0),
     total_documents: docs.length,
-    documents_in_scope: inScope.length,
+    documents_in_scope: inScope?.length ?? await store.count(),
     documents_grepped: grepped,
     complete,
     offset_documents: offsetDocs,

@@ -31,7 +31,6 @@ import {
 import {
   blockLines,
   type DocBlocks,
-  filterSql,
   type StoredPassage,
   type StoredPassages,
 } from "../core/catalog_sql.ts";
