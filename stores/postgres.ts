@@ -10,9 +10,9 @@
  * their best one (`byBestPassage`) and each hit's passages chosen among its best
  * candidates (`passageHits`). Snippets and passages are cut from the stored text of the
  * catalog store it is given (`CatalogStore`: PostgreSQL's for a shelf with a PostgreSQL
- * store) as the FTS5 index cuts them, all hits' passages in one read (`passagesOf`).
- * and search filters are evaluated by that store; term statistics for common words are
- * still the local catalog's.
+ * store) as the FTS5 index cuts them, all hits' passages in one read (`passagesOf`);
+ * search filters are evaluated by that store, and common words are told by this index's
+ * own term counts (`kw_terms`, `kw_totals`), which every server of the store shares.
  *
  * Client: `npm:pg` (node-postgres): a pool that replaces a dropped connection on the
  * next query, and it reads the password from `PGPASSWORD` or `~/.pgpass` itself.
