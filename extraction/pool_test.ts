@@ -14,11 +14,15 @@ Deno.test("ExtractPool extracts in workers and stops a file that runs past its t
     `export default { name: "spin", extensions: [".spin"], extract() { while (true) {} } };`,
   );
   const pool = new ExtractPool({ workers: 2, timeoutMs: 500, wallMs: 500, plugins: [plugin] });
+  // The files that should succeed get 40x the limits (20 s): a fresh worker's start counts
+  // against a file's wall limit, and on a loaded machine it can pass 500 ms.
+  const roomy = 40;
   try {
     const md = await pool.extract({
       path: "l/a.md",
       extension: ".md",
       bytes: enc.encode("# Hi\n\nText.\n"),
+      allowance: roomy,
     });
     assertEquals(md?.extractor, "markdown");
     assertEquals(md?.extracted.headings?.[0]?.title, "Hi");
@@ -40,6 +44,7 @@ Deno.test("ExtractPool extracts in workers and stops a file that runs past its t
       path: "l/b.txt",
       extension: ".txt",
       bytes: enc.encode("plain words\n"),
+      allowance: roomy,
     });
     assertEquals(txt?.extracted.lines, ["plain words"]);
 
@@ -47,6 +52,7 @@ Deno.test("ExtractPool extracts in workers and stops a file that runs past its t
       path: "l/c.xyz",
       extension: ".xyz",
       bytes: new Uint8Array([0, 1, 2]),
+      allowance: roomy,
     });
     assertEquals(none, undefined);
   } finally {
