@@ -14,8 +14,8 @@ Deno.test("ExtractPool extracts in workers and stops a file that runs past its t
     `export default { name: "spin", extensions: [".spin"], extract() { while (true) {} } };`,
   );
   const pool = new ExtractPool({ workers: 2, timeoutMs: 500, wallMs: 500, plugins: [plugin] });
-  // The files that should succeed get 40x the limits (20 s): a fresh worker's start counts
-  // against a file's wall limit, and on a loaded machine it can pass 500 ms.
+  // The files that should succeed get 40x the limits (20 s): the first file of a format in a
+  // fresh worker loads its extractor's modules, which on a loaded machine can pass 500 ms.
   const roomy = 40;
   try {
     const md = await pool.extract({
