@@ -6,11 +6,11 @@
  */
 import { join } from "node:path";
 import { callTool } from "../server/dispatch.ts";
-import { partsOf } from "../shelf/_parts.ts";
 import { ToolError } from "../core/types.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
 import { noPostgres, pgRows, PgServer } from "./pg_server.ts";
+import { storeAlone } from "./store_cases.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 
 /** The greps asked, before and after the catalog is gone. */
@@ -63,13 +63,7 @@ Deno.test({
       };
       assert(many.documents.some((d) => d.copies?.length), "the copy folded");
 
-      await t.shelf.close();
-      for (const f of ["catalog.db", "catalog.db-wal", "catalog.db-shm"]) {
-        await Deno.remove(join(t.data, f)).catch(() => {});
-      }
-      await Deno.remove(lib, { recursive: true });
-      await t.reopen();
-      assertEquals(partsOf(t.shelf).catalog.count(), 0, "no local catalog rows");
+      await storeAlone(t, url, [lib]);
       assertEquals(await answers(), before);
 
       // every connection of the database dropped while a grep runs

@@ -15,6 +15,7 @@ import type { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
 import { noPostgres, PgServer } from "./pg_server.ts";
+import { storeAlone } from "./store_cases.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 
 const SECRET = "Zq9-secret-pw";
@@ -84,13 +85,7 @@ Deno.test({
       assert(pageTwo.lines.length > 0 && pageTwo.lines.every((l) => l.page === 2), "page 2");
 
       // the local catalog and the files go; the shelf opens on an empty catalog
-      await t.shelf.close();
-      for (const f of ["catalog.db", "catalog.db-wal", "catalog.db-shm"]) {
-        await Deno.remove(join(t.data, f)).catch(() => {});
-      }
-      await Deno.remove(lib, { recursive: true });
-      await t.reopen();
-      assertEquals(partsOf(t.shelf).catalog.count(), 0, "no local catalog rows");
+      await storeAlone(t, store, [lib]);
       assertEquals(await answers(), before);
       const listed = before["browse Docs"] as { documents: { doc_id: string }[] };
       assertEquals(listed.documents.length, 2, "both documents listed");

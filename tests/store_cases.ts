@@ -67,18 +67,25 @@ export function storeCases(
 
 /**
  * Leave a test shelf that indexed into a PostgreSQL store with that store alone: the data
- * folder's catalog deleted and the shelf opened again on an empty one, so its answers come
- * from PostgreSQL only. Nothing is done on SQLite (`store` undefined).
+ * folder's catalog deleted (and the `folders` given: the libraries' files) and the shelf
+ * opened again on an empty one, so its answers come from PostgreSQL only. Nothing is done
+ * on SQLite (`store` undefined).
  *
  * @param t the test shelf, indexed
  * @param store the store's URL, as the case got it
+ * @param folders folders to delete too before the shelf opens again
  */
-export async function storeAlone(t: TestShelf, store: string | undefined): Promise<void> {
+export async function storeAlone(
+  t: TestShelf,
+  store: string | undefined,
+  folders: string[] = [],
+): Promise<void> {
   if (!store) return;
   await t.shelf.close();
   for (const f of ["catalog.db", "catalog.db-wal", "catalog.db-shm"]) {
     await Deno.remove(join(t.data, f)).catch(() => {});
   }
+  for (const f of folders) await Deno.remove(f, { recursive: true });
   await t.reopen();
   assertEquals(partsOf(t.shelf).catalog.count(), 0, "no local catalog rows");
 }
