@@ -6,10 +6,10 @@
  */
 import { join } from "node:path";
 import { callTool } from "../server/dispatch.ts";
-import { partsOf } from "../shelf/_parts.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
 import { noPostgres, PgServer } from "./pg_server.ts";
+import { storeAlone } from "./store_cases.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 
 /** Files of the small corpus, copied into two libraries (one file twice: copies). */
@@ -86,13 +86,7 @@ Deno.test({
       assertEquals(results(SEARCHES[9]!), []);
 
       // the local catalog and the files go; the shelf opens on an empty catalog
-      await t.shelf.close();
-      for (const f of ["catalog.db", "catalog.db-wal", "catalog.db-shm"]) {
-        await Deno.remove(join(t.data, f)).catch(() => {});
-      }
-      for (const l of libs) await Deno.remove(l, { recursive: true });
-      await t.reopen();
-      assertEquals(partsOf(t.shelf).catalog.count(), 0, "no local catalog rows");
+      await storeAlone(t, store, libs);
       assertEquals(await answers(), before);
     } finally {
       await server.stop().catch(() => {});
