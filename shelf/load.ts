@@ -126,11 +126,7 @@ export class Room {
 
   /** Whether the file may start now (one file always may, when none is in flight). */
   fits(f: Weighed): boolean {
-    if (this.#files === 0) return true;
-    if (this.#files >= this.#concurrency || this.#alone > 0 || f.alone) return false;
-    if (!this.#admit) return this.#bytes + f.load <= this.#maxBytes;
-    if (f.large) return this.#large === 0 && this.#admit(f.load, true);
-    return this.#bytes + f.load <= this.#maxBytes && this.#admit(f.load, false);
+    return this.why(f) === undefined;
   }
 
   /**
