@@ -6,7 +6,8 @@
  * @module
  */
 import { under } from "../core/listing.ts";
-import { type Card, ToolError } from "../core/types.ts";
+import type { Card } from "../core/types.ts";
+import { documentNotFound } from "./documents.ts";
 import {
   graphOf,
   type InLink,
@@ -87,7 +88,7 @@ export async function documentContext(
     store.table(),
   ]);
   const c = cards.get(id);
-  if (!c) throw new ToolError("DOCUMENT_NOT_FOUND", `No document ${JSON.stringify(id)}`);
+  if (!c) throw documentNotFound(id);
   const graph = graphOf(shelf);
   const out = outLinks(graph, id);
   const back = inLinks(graph, id);

@@ -8,6 +8,7 @@
  * @module
  */
 import { type SearchFilters, ToolError } from "../core/types.ts";
+import { documentNotFound } from "./documents.ts";
 import type { Shelf } from "./shelf.ts";
 import type { GrepRunner } from "./grep_runner.ts";
 import { patternLiterals, regexFlags, wrapOf } from "./grep_pattern.ts";
@@ -165,13 +166,7 @@ export async function grepDocument(
   const job = jobOf(o);
   const store = partsOf(shelf).store;
   const card = (await store.cards([docId])).get(docId);
-  if (!card) {
-    throw new ToolError(
-      "DOCUMENT_NOT_FOUND",
-      `No document ${JSON.stringify(docId)}`,
-      "Use a doc_id from search results.",
-    );
-  }
+  if (!card) throw documentNotFound(docId);
   const offset = o.offset ?? 0;
   const text = await store.text(docId) ?? "";
   const [r] = await runner.run({ ...job, texts: [text], offset, limit: o.limit ?? 20 });
