@@ -1,25 +1,36 @@
 /**
- * Link graph benchmark: the graph's build time and size on an existing index, then the
- * latency (p50/p95/max) of warm `links`, `connection` and `context` calls, in process
- * through the shelf and the dispatcher (markdown answers rendered).
+ * Link graph benchmark: the graph's build time, CPU and size on an existing index, read
+ * through the shelf's catalog store (the data folder's SQLite catalog, or PostgreSQL with
+ * `--store`: its copy of the catalog, written by `index --store` or `bench/pg_fill.ts
+ * --catalog`), then the latency (p50/p95/max) of warm `links`, `connection` and `context`
+ * calls, in process through the shelf and the dispatcher (markdown answers rendered).
+ * With `--pg-dir` (the folder of `scripts/pg_local.sh`) the PostgreSQL server's CPU too.
  *
- *   deno run -A bench/graph.ts [--data /root/smfull] [--calls 500]
+ *   deno run -A bench/graph.ts [--data /root/smfull] [--store URL --pg-dir DIR] [--calls 500]
  *
- * The index is only read: open a copy when another process may be indexing it.
+ * The index is only read (with `--store`, the data folder gets its `store-id`): open a copy
+ * when another process may be indexing it.
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { LinkGraph, linkGraph } from "../core/graph.ts";
+import { LinkGraph } from "../core/graph.ts";
 import { callTool } from "../server/dispatch.ts";
 import type { ToolName } from "../server/tools/mod.ts";
 import { partsOf } from "../shelf/_parts.ts";
 import { Shelf } from "../shelf/shelf.ts";
+import { serverCpu } from "./pg_bench.ts";
 
 const { values } = parseArgs({
   args: Deno.args,
-  options: { data: { type: "string", default: "/root/smfull" }, calls: { type: "string" } },
+  options: {
+    data: { type: "string", default: "/root/smfull" },
+    calls: { type: "string" },
+    store: { type: "string" },
+    "pg-dir": { type: "string" },
+  },
 });
+const pgDir = values["pg-dir"];
 const CALLS = Number(values.calls ?? 500);
 
 /** A small deterministic generator (mulberry32), so runs pick the same documents. */
@@ -32,37 +43,59 @@ function random(seed: number): () => number {
   };
 }
 
-const shelf = await Shelf.open({ data: values.data!, embedder: "none", workers: 0, log: () => {} });
-const { catalog } = partsOf(shelf);
+const shelf = await Shelf.open({
+  data: values.data!,
+  store: values.store,
+  embedder: "none",
+  workers: 0,
+  log: () => {},
+});
+const { catalog, store, graphs } = partsOf(shelf);
+const inputs = { catalog, libraries: shelf.libraries };
 const links = catalog.db.prepare("SELECT count(*) AS n FROM links").get()?.n as number;
 
-const heap0 = Deno.memoryUsage().heapUsed;
-let t0 = performance.now();
-const graph = linkGraph(catalog, shelf.libraries);
-const build = performance.now() - t0;
-const heap = Deno.memoryUsage().heapUsed - heap0;
-t0 = performance.now();
-linkGraph(catalog, shelf.libraries);
-const check = performance.now() - t0;
-console.log(
-  `graph: ${graph.size} documents, ${links} links, ${graph.edges} document pairs linked; ` +
-    `built in ${build.toFixed(0)} ms, ~${(heap / 2 ** 20).toFixed(1)} MiB heap; ` +
-    `unchanged-catalog check ${(check * 1000).toFixed(0)} µs`,
-);
-// Rebuilds, as after a change of the documents (the same work, the catalog read again).
-const rebuilds: number[] = [];
-for (let i = 0; i < 5; i++) {
-  const s = performance.now();
-  const docs = catalog.graphDocs();
-  const skipped = catalog.skipped().map((s) => s.path);
-  new LinkGraph(catalog, docs, skipped, shelf.libraries);
-  rebuilds.push(performance.now() - s);
+/** CPU seconds of this process so far. */
+const cpu = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+/** Wall ms, this process's CPU ms and the PostgreSQL server's (with `--pg-dir`) of a call. */
+async function costOf(fn: () => Promise<unknown>): Promise<[number, number, number]> {
+  const [t, c, s] = [performance.now(), cpu(), pgDir ? await serverCpu(pgDir) : 0];
+  await fn();
+  const server = pgDir ? await serverCpu(pgDir) - s : 0;
+  return [performance.now() - t, (cpu() - c) * 1000, server * 1000];
 }
-rebuilds.sort((a, b) => a - b);
+
+const heap0 = Deno.memoryUsage().heapUsed;
+let graph!: LinkGraph;
+const [build, buildCpu, buildServer] = await costOf(async () => {
+  graph = await graphs.graph(inputs);
+});
+const heap = Deno.memoryUsage().heapUsed - heap0;
+const [check] = await costOf(() => graphs.graph(inputs));
 console.log(
-  `  rebuilt 5 times: median ${rebuilds[2]!.toFixed(0)} ms (${
-    rebuilds.map((m) => m.toFixed(0)).join(", ")
-  })`,
+  `graph (${store.name}): ${graph.size} documents, ${links} links, ${graph.edges} document ` +
+    `pairs linked; built in ${build.toFixed(0)} ms (CPU ${buildCpu.toFixed(0)} ms, server ` +
+    `${buildServer.toFixed(0)} ms), ~${(heap / 2 ** 20).toFixed(1)} MiB heap; ` +
+    `unchanged-store check ${(check * 1000).toFixed(0)} µs`,
+);
+// Rebuilds, as after a change of the documents (the same work, the store read again).
+const rebuilds: [number, number, number][] = [];
+for (let i = 0; i < 5; i++) {
+  rebuilds.push(
+    await costOf(async () => {
+      const docs = await store.graphDocs();
+      const skipped = catalog.skipped().map((s) => s.path);
+      await LinkGraph.build(store, docs, skipped, shelf.libraries);
+    }),
+  );
+}
+const median = (k: number) => rebuilds.map((r) => r[k]!).sort((a, b) => a - b)[2]!.toFixed(0);
+console.log(
+  `  rebuilt 5 times: median wall ${median(0)} ms, CPU ${median(1)} ms, server CPU ${
+    median(2)
+  } ms (CPU: ${rebuilds.map((r) => r[1].toFixed(0)).join(", ")})`,
 );
 const bytes = (sql: string) => catalog.db.prepare(sql).get()?.n as number;
 console.log(
@@ -75,14 +108,19 @@ console.log(
     } MiB`,
 );
 for (const kind of ["broken", "orphans", "most_linked"] as const) {
-  t0 = performance.now();
-  const r = await callTool(shelf, "links", { kind, output_format: "json" });
-  console.log(`  ${kind}: ${r.json.total} (first call ${(performance.now() - t0).toFixed(0)} ms)`);
+  let total = 0;
+  const [ms, cpuMs] = await costOf(async () => {
+    total = (await callTool(shelf, "links", { kind, output_format: "json" })).json.total as number;
+  });
+  console.log(`  ${kind}: ${total} (first call ${ms.toFixed(0)} ms, CPU ${cpuMs.toFixed(0)} ms)`);
 }
 
 const rand = random(14);
 const ids = catalog.ids().sort();
-const linked = ids.filter((id) => graph.incoming(id).length || graph.outgoing(id).length);
+const linked: string[] = [];
+for (const id of ids) {
+  if (graph.incoming(id).length || (await graph.outgoing(id)).length) linked.push(id);
+}
 const pick = (from: string[]) => from[Math.floor(rand() * from.length)]!;
 
 /** Run `CALLS` calls (after 20 warm-up calls) and print the latency percentiles. */
@@ -125,7 +163,7 @@ let found = 0;
 let hops = 0;
 for (let i = 0; i < 200; i++) {
   const p = pair();
-  const c = graph.chain(p.from, p.to, 10);
+  const c = await graph.chain(p.from, p.to, 10);
   if (c) [found, hops] = [found + 1, hops + c.hops.length];
 }
 console.log(

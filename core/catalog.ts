@@ -110,6 +110,19 @@ export class CatalogCache<T> {
   constructor(readonly name: string, readonly make: (catalog: Catalog) => T) {}
 }
 
+/**
+ * The stored links of one document as the link graph reads them: their targets and their
+ * rows (ids of the stored links, for `linkRows`), in the same order.
+ */
+export interface LinkTargets {
+  /** The document. */
+  doc_id: string;
+  /** Its links' targets, in document order. */
+  targets: string[];
+  /** The row of each. */
+  rows: number[];
+}
+
 /** A document as the link graph keeps it, with what tells whether its links changed. */
 export interface GraphDocRow extends GraphDoc {
   /** Its extractor. */
@@ -570,32 +583,40 @@ export class Catalog {
   }
 
   /**
-   * The stored links of every document that has some, one document at a time: their
-   * targets and rows in the same order (`#fragment` targets, inside the document, left out).
+   * The stored links of the documents that have some, a page of documents at a time by id
+   * (keyset: those after `after`): each one's targets and rows in document order
+   * (`#fragment` targets, inside the document, left out). Read on the `links_doc` index.
+   *
+   * @param after the last document id of the page before (`""` for the first page)
+   * @param limit documents at most
    */
-  *linkTargets(): Generator<{ doc_id: string; targets: string[]; rows: number[] }> {
-    // Two arrays aggregated over the same rows line up.
-    const rows = this.#q(
+  linkTargets(after: string, limit: number): LinkTargets[] {
+    // Two arrays aggregated over the same rows line up; the index gives them in row order.
+    return this.#q(
       `SELECT doc_id, json_group_array(target) AS t, json_group_array(rowid) AS r
-       FROM links WHERE substr(target, 1, 1) <> '#' GROUP BY doc_id`,
-    ).iterate();
-    for (const r of rows) {
-      yield {
-        doc_id: r.doc_id as string,
-        targets: JSON.parse(r.t as string) as string[],
-        rows: JSON.parse(r.r as string) as number[],
-      };
-    }
+       FROM links INDEXED BY links_doc WHERE doc_id > ? AND substr(target, 1, 1) <> '#'
+       GROUP BY doc_id ORDER BY doc_id LIMIT ?`,
+    ).all(after, limit).map((r) => ({
+      doc_id: r.doc_id as string,
+      targets: JSON.parse(r.t as string) as string[],
+      rows: JSON.parse(r.r as string) as number[],
+    }));
   }
 
-  /** A stored link by its row (see {@link linkTargets}); empty fields when there is none. */
-  linkAt(rowid: number): LinkRow {
-    const r = this.#q("SELECT line, target, text FROM links WHERE rowid = ?").get(rowid);
-    return {
-      line: (r?.line as number) ?? 0,
-      text: (r?.text as string) ?? "",
-      target: (r?.target as string) ?? "",
-    };
+  /** Stored links by their rows (see {@link linkTargets}); unknown rows left out. */
+  linkRows(rows: number[]): Map<number, LinkRow> {
+    const out = new Map<number, LinkRow>();
+    const found = this.#q(
+      "SELECT rowid AS id, line, target, text FROM links WHERE rowid IN (SELECT value FROM json_each(?))",
+    ).all(JSON.stringify(rows));
+    for (const r of found) {
+      out.set(r.id as number, {
+        line: r.line as number,
+        text: r.text as string,
+        target: r.target as string,
+      });
+    }
+    return out;
   }
 
   /** Close the database. */

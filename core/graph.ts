@@ -3,20 +3,22 @@
  * of the same library, a file on disk, a broken target, an external URL or a place inside
  * its own document (see {@link parseTarget}), with the documents as nodes.
  *
- * Resolution happens at query time: {@link linkGraph} builds the graph from the catalog
- * once and keeps it until the catalog's documents change. Measured on the full corpus
+ * Resolution happens at query time: {@link LinkGraphs} builds the graph from the catalog
+ * store (SQLite or PostgreSQL, `stores/roles.ts`) once and keeps it until the store's
+ * documents change. Measured on the full corpus
  * (4,124 documents, 212,903 links; `bench/graph.ts`): a build takes 0.3-0.5 s and about
  * 20 MiB, then `links` and `connection` answer in under 1.5 ms at p95. Stored resolutions
  * would not save that pass: a document that appears or leaves changes what other
  * documents' links resolve to (a broken link comes alive, a wiki name becomes ambiguous),
  * so the index would redo it after each run, and the catalog format would change.
- * The catalog reads the rows (`Catalog.graphDocs`, `linkTargets`, `links`, `linkAt`) and
- * keeps the graph; the links between documents, kept both ways, and the path search live in
- * `link_adjacency.ts`.
+ * The store reads the rows (`CatalogStore.graphDocs`, `linkTargets` in pages, `links`,
+ * `linkRows` in batches), the data folder's catalog gives its skipped files; the links
+ * between documents, kept both ways, and the path search live in `link_adjacency.ts`.
  *
  * @module
  */
-import { type Catalog, CatalogCache, type GraphDocRow } from "./catalog.ts";
+import type { Catalog, GraphDocRow, LinkTargets } from "./catalog.ts";
+import type { Link } from "./extractor.ts";
 import { Adjacency, type Pair } from "./link_adjacency.ts";
 import { type Resolved, TargetResolver } from "./link_target.ts";
 import type { Library } from "./types.ts";
@@ -90,7 +92,7 @@ export interface BrokenLink {
   path: string;
   /** How many links of the source have this target. */
   count: number;
-  /** The row of the first one (its line and text: {@link LinkGraph.linkAt}). */
+  /** The row of the first one (its line and text: {@link LinkGraph.linkRows}). */
   row: number;
 }
 
@@ -117,68 +119,116 @@ type Missing = { node: number; target: string; count: number; first: number };
 const byPath = (a: { path: string }, b: { path: string }) =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
-/** What the graph reads of the catalog. */
-export type LinkSource = Pick<Catalog, "linkTargets" | "links" | "linkAt">;
+/**
+ * What the link graph reads of the catalog store (`CatalogStore` in `stores/roles.ts`
+ * extends it; the SQLite catalog and PostgreSQL implement it): each read is one query or
+ * one page, never one per link.
+ */
+export interface LinkStore {
+  /**
+   * A token that changes whenever a write to the store commits (any machine's): views read
+   * from the store (the listing, the link graph) are read again only when it changed.
+   */
+  changeToken(): Promise<string>;
+  /**
+   * Every document with what the link graph needs of it (id, path, library, type, when it
+   * was stored), by path in byte order: one read.
+   */
+  graphDocs(): Promise<GraphDocRow[]>;
+  /**
+   * The stored links of every document that has some, a page of documents at a time (by
+   * id): each one's targets and rows in document order, `#fragment` targets (inside the
+   * document) left out. Each page is one read; nothing is held open between pages.
+   */
+  linkTargets(): AsyncGenerator<LinkTargets[]>;
+  /** The links of a document, in document order. */
+  links(docId: string): Promise<Link[]>;
+  /**
+   * Stored links by their rows (as {@link linkTargets} gives them), in one read; unknown
+   * rows left out.
+   */
+  linkRows(rows: number[]): Promise<Map<number, LinkRow>>;
+}
 
-/** The resolved links of a catalog's documents. Build one with {@link linkGraph}. */
+/** A link row that is gone (the store changed since the graph was built): empty fields. */
+const NO_ROW: LinkRow = { line: 0, text: "", target: "" };
+
+/** The resolved links of a store's documents. Build one with {@link LinkGraph.build}. */
 export class LinkGraph {
-  readonly #catalog: LinkSource;
+  readonly #store: LinkStore;
   readonly #docs: GraphDoc[];
   readonly #types: string[];
   readonly #byId = new Map<string, number>();
   readonly #targets: TargetResolver;
-  readonly #adj: Adjacency;
+  #adj: Adjacency;
   /** Local targets that matched no document or known file, once per source document. */
   readonly #missing: Missing[] = [];
   readonly #broken = new Map<string, BrokenLink[]>();
 
-  /**
-   * Resolve every link of the catalog (use {@link linkGraph}, which keeps the result).
-   *
-   * @param catalog the catalog (its links)
-   * @param docs every document, with its type
-   * @param skipped display paths of files the catalog skipped (on disk, not indexed)
-   * @param libraries the configured libraries (their roots, for files on disk)
-   */
-  constructor(
-    catalog: LinkSource,
+  private constructor(
+    store: LinkStore,
     docs: (GraphDoc & { doc_type: string })[],
     skipped: string[],
     libraries: Library[],
   ) {
-    this.#catalog = catalog;
+    this.#store = store;
     this.#docs = docs.map(({ doc_id, path, library }) => ({ doc_id, path, library }));
     this.#types = docs.map((d) => d.doc_type);
     docs.forEach((d, i) => this.#byId.set(d.doc_id, i));
     this.#targets = new TargetResolver(docs.map((d) => d.path), skipped, libraries);
-    const n = docs.length;
+    this.#adj = new Adjacency(0, new Map());
+  }
+
+  /**
+   * Resolve every link of the store's documents (use {@link LinkGraphs}, which keeps the
+   * result): the links are read a page of documents at a time.
+   *
+   * @param store the store (its links)
+   * @param docs every document, with its type
+   * @param skipped display paths of files the data folder's catalog skipped (on disk, not
+   *   indexed)
+   * @param libraries the configured libraries (their roots, for files on disk)
+   * @returns the graph
+   */
+  static async build(
+    store: LinkStore,
+    docs: (GraphDoc & { doc_type: string })[],
+    skipped: string[],
+    libraries: Library[],
+  ): Promise<LinkGraph> {
+    const g = new LinkGraph(store, docs, skipped, libraries);
     const pairs = new Map<number, Pair>();
-    // Fragments (`#x`) are internal: the catalog leaves them out.
-    for (const r of catalog.linkTargets()) {
-      const src = this.#byId.get(r.doc_id);
-      if (src === undefined) continue;
-      const rowids = r.rows;
-      const memo = this.#targets.memo(this.#docs[src]!.path, this.#types[src]!);
-      const missing = new Map<string, Missing>();
-      r.targets.forEach((target, k) => {
-        const res = this.#resolve(src, target, memo);
-        const row = rowids[k]!;
-        if (res.kind === "document") {
-          const key = src * n + res.node;
-          const p = pairs.get(key);
-          if (!p) pairs.set(key, { count: 1, first: row });
-          else [p.count, p.first] = [p.count + 1, Math.min(p.first, row)];
-        } else if (res.kind === "missing") {
-          const m = missing.get(target);
-          if (!m) {
-            const entry = { node: src, target, count: 1, first: row };
-            missing.set(target, entry);
-            this.#missing.push(entry);
-          } else [m.count, m.first] = [m.count + 1, Math.min(m.first, row)];
-        }
-      });
+    for await (const page of store.linkTargets()) {
+      for (const r of page) g.#add(r, pairs);
     }
-    this.#adj = new Adjacency(n, pairs);
+    g.#adj = new Adjacency(docs.length, pairs);
+    return g;
+  }
+
+  /** Resolve one document's stored links: count its links to documents and its missing targets. */
+  #add(r: LinkTargets, pairs: Map<number, Pair>): void {
+    const src = this.#byId.get(r.doc_id);
+    if (src === undefined) return;
+    const n = this.#docs.length;
+    const memo = this.#targets.memo(this.#docs[src]!.path, this.#types[src]!);
+    const missing = new Map<string, Missing>();
+    r.targets.forEach((target, k) => {
+      const res = this.#resolve(src, target, memo);
+      const row = r.rows[k]!;
+      if (res.kind === "document") {
+        const key = src * n + res.node;
+        const p = pairs.get(key);
+        if (!p) pairs.set(key, { count: 1, first: row });
+        else [p.count, p.first] = [p.count + 1, Math.min(p.first, row)];
+      } else if (res.kind === "missing") {
+        const m = missing.get(target);
+        if (!m) {
+          const entry = { node: src, target, count: 1, first: row };
+          missing.set(target, entry);
+          this.#missing.push(entry);
+        } else [m.count, m.first] = [m.count + 1, Math.min(m.first, row)];
+      }
+    });
   }
 
   #resolve(src: number, target: string, memo?: Map<string, Resolved>): Resolved {
@@ -207,13 +257,14 @@ export class LinkGraph {
     }
   }
 
-  #rows(node: number): { target: string; text: string; line: number }[] {
-    return this.#catalog.links(this.#docs[node]!.doc_id);
-  }
-
-  /** A stored link by its row (as {@link BrokenLink.row} gives it). */
-  linkAt(rowid: number): LinkRow {
-    return this.#catalog.linkAt(rowid);
+  /**
+   * Stored links by their rows (as {@link BrokenLink.row} gives them), in the order asked,
+   * read in one batch; a row that is gone has empty fields.
+   */
+  async linkRows(rows: number[]): Promise<LinkRow[]> {
+    if (!rows.length) return [];
+    const found = await this.#store.linkRows([...new Set(rows)]);
+    return rows.map((r) => found.get(r) ?? NO_ROW);
   }
 
   /** Documents in the graph. */
@@ -232,10 +283,11 @@ export class LinkGraph {
     return i === undefined ? undefined : this.#docs[i];
   }
 
-  /** Every link of a document, in document order, resolved. */
-  outgoing(docId: string): ResolvedLink[] {
+  /** Every link of a document, in document order, resolved (one read of its links). */
+  async outgoing(docId: string): Promise<ResolvedLink[]> {
     const src = this.#byId.get(docId);
-    return src === undefined ? [] : this.#rows(src).map((l) => this.#link(src, l));
+    if (src === undefined) return [];
+    return (await this.#store.links(docId)).map((l) => this.#link(src, l));
   }
 
   /** The documents linking to a document, with their link counts, by path. */
@@ -246,13 +298,19 @@ export class LinkGraph {
       .sort(byPath);
   }
 
-  /** The first link of `from` that points at `to`, or undefined when there is none. */
-  linkBetween(from: string, to: string): LinkRow | undefined {
-    const a = this.#byId.get(from);
-    const b = this.#byId.get(to);
-    if (a === undefined || b === undefined) return undefined;
-    const row = this.#adj.firstRow(a, b);
-    return row === undefined ? undefined : this.linkAt(row);
+  /**
+   * The first link of each `[from, to]` pair (undefined where `from` does not link to `to`),
+   * read in one batch.
+   */
+  async firstLinks(pairs: [string, string][]): Promise<(LinkRow | undefined)[]> {
+    const rows = pairs.map(([from, to]) => {
+      const a = this.#byId.get(from);
+      const b = this.#byId.get(to);
+      return a === undefined || b === undefined ? undefined : this.#adj.firstRow(a, b);
+    });
+    const read = await this.linkRows(rows.filter((r) => r !== undefined));
+    let k = 0;
+    return rows.map((r) => r === undefined ? undefined : read[k++]);
   }
 
   /** Links whose target does not exist, in a library or all, by source path. */
@@ -294,77 +352,117 @@ export class LinkGraph {
 
   /**
    * The shortest chain of links from one document to another, following links either way
-   * (breadth first), with the link used at each step; undefined when there is none within
-   * `maxDepth` steps.
+   * (breadth first), with the link used at each step (read in one batch); undefined when
+   * there is none within `maxDepth` steps.
    */
-  chain(from: string, to: string, maxDepth: number): { docs: GraphDoc[]; hops: Hop[] } | undefined {
+  async chain(
+    from: string,
+    to: string,
+    maxDepth: number,
+  ): Promise<{ docs: GraphDoc[]; hops: Hop[] } | undefined> {
     const a = this.#byId.get(from);
     const b = this.#byId.get(to);
     if (a === undefined || b === undefined) return undefined;
     const path = this.#adj.path(a, b, maxDepth);
     if (!path) return undefined;
     const docs = path.map((i) => this.#docs[i]!);
-    const hops: Hop[] = [];
-    for (let k = 1; k < docs.length; k++) {
-      const [x, y] = [docs[k - 1]!.doc_id, docs[k]!.doc_id];
-      const fwd = this.linkBetween(x, y);
-      const l = fwd ?? this.linkBetween(y, x)!;
-      hops.push({
-        from: fwd ? x : y,
-        to: fwd ? y : x,
-        line: l.line,
-        text: l.text,
-        target: l.target,
-      });
-    }
+    // each step's link: forward when the earlier document links to the later, else back
+    const steps = docs.slice(1).map((d, k) => {
+      const [x, y] = [docs[k]!.doc_id, d.doc_id];
+      const fwd = this.#adj.firstRow(path[k]!, path[k + 1]!) !== undefined;
+      return fwd ? [x, y] as [string, string] : [y, x] as [string, string];
+    });
+    const rows = await this.firstLinks(steps);
+    const hops = steps.map(([x, y], k): Hop => {
+      const l = rows[k] ?? NO_ROW;
+      return { from: x, to: y, line: l.line, text: l.text, target: l.target };
+    });
     return { docs, hops };
   }
 }
 
-/** The graph of a catalog and what it was built from. */
+/** What a graph is built from besides the store. */
+export interface GraphInputs {
+  /**
+   * The data folder's catalog: its skipped files (on disk, not indexed: link targets that
+   * exist) and its change token (a file skipped or no longer skipped).
+   */
+  catalog: Pick<Catalog, "changeToken" | "skipped">;
+  /** The configured libraries (their roots, for files on disk). */
+  libraries: Library[];
+}
+
+/** A graph and what it was built from. */
 interface Built {
-  version: string;
   docs: string;
-  libraries: string;
   graph: LinkGraph;
 }
 
-/** Each catalog's graph (one slot: the graph last built). */
-const GRAPH = new CatalogCache("link graph", () => ({ built: undefined as Built | undefined }));
-
 /**
- * The link graph of a catalog, built on first use and kept by the catalog until the
- * documents change: the catalog's change token tells when anything was written; the
- * documents' ids, paths, types and times of indexing (a document stored again has its
+ * The link graph of a store, built on first use and kept until the documents change: the
+ * store's change token (and the data folder's catalog's) tells when anything was written;
+ * the documents' ids, paths, types and times of indexing (a document stored again has its
  * links written again), and the skipped files, tell whether the graph must be rebuilt.
+ * Calls while a graph is built wait for that build.
  *
- * @param catalog the catalog
- * @param libraries the configured libraries
- * @returns the graph
  * @example
  * ```ts
  * import { Catalog } from "./catalog.ts";
- * import { linkGraph } from "./graph.ts";
+ * import { LinkGraphs } from "./graph.ts";
+ * import { SqliteCatalogStore } from "../stores/catalog_sqlite.ts";
  * import assert from "node:assert/strict";
  * const catalog = new Catalog(":memory:");
- * assert.equal(linkGraph(catalog, []).size, 0);
+ * const graphs = new LinkGraphs(new SqliteCatalogStore(catalog));
+ * const graph = await graphs.graph({ catalog, libraries: [] });
+ * assert.equal(graph.size, 0);
+ * assert.equal(await graphs.graph({ catalog, libraries: [] }), graph);
  * ```
  */
-export function linkGraph(catalog: Catalog, libraries: Library[]): LinkGraph {
-  const slot = catalog.cache(GRAPH);
-  const hit = slot.built;
-  const version = catalog.changeToken();
-  const libs = JSON.stringify(libraries.map((l) => [l.name, l.root]));
-  if (hit && hit.version === version && hit.libraries === libs) return hit.graph;
-  const rows: GraphDocRow[] = catalog.graphDocs();
-  const skipped = catalog.skipped().map((s) => s.path);
-  const docs = rows.map((r) => `${r.doc_id} ${r.indexed_at} ${r.doc_type} ${r.path}`).join("\n") +
-    `\n\n${skipped.join("\n")}`;
-  if (hit && hit.docs === docs && hit.libraries === libs) {
-    hit.version = version;
-    return hit.graph;
+export class LinkGraphs {
+  readonly #store: LinkStore;
+  #slot?: { version: string; libraries: string; built: Promise<Built> };
+
+  /** @param store the store the graphs are read from */
+  constructor(store: LinkStore) {
+    this.#store = store;
   }
-  const graph = new LinkGraph(catalog, rows, skipped, libraries);
-  slot.built = { version, docs, libraries: libs, graph };
-  return graph;
+
+  /**
+   * The graph of the store's documents now.
+   *
+   * @param inputs the data folder's catalog (skipped files) and the libraries
+   * @returns the graph, kept or built again
+   */
+  async graph(inputs: GraphInputs): Promise<LinkGraph> {
+    const { catalog, libraries } = inputs;
+    const version = `${await this.#store.changeToken()} ${catalog.changeToken()}`;
+    const libs = JSON.stringify(libraries.map((l) => [l.name, l.root]));
+    const slot = this.#slot;
+    if (slot && slot.version === version && slot.libraries === libs) {
+      return (await slot.built).graph;
+    }
+    const before = slot?.libraries === libs ? slot.built : undefined;
+    const built = (async (): Promise<Built> => {
+      const rows = await this.#store.graphDocs();
+      const skipped = catalog.skipped().map((s) => s.path);
+      const docs = rows.map((r) => `${r.doc_id} ${r.indexed_at} ${r.doc_type} ${r.path}`)
+        .join("\n") + `\n\n${skipped.join("\n")}`;
+      const old = await before?.catch(() => undefined);
+      if (old?.docs === docs) return old;
+      return { docs, graph: await LinkGraph.build(this.#store, rows, skipped, libraries) };
+    })();
+    const mine = { version, libraries: libs, built };
+    this.#slot = mine;
+    try {
+      return (await built).graph;
+    } catch (e) {
+      if (this.#slot === mine) this.#slot = undefined;
+      throw e;
+    }
+  }
+
+  /** Drop the graph kept (an idle server gives its memory back); the next call builds it. */
+  release(): void {
+    this.#slot = undefined;
+  }
 }

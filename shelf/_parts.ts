@@ -7,6 +7,7 @@
  * @module
  */
 import type { Catalog } from "../core/catalog.ts";
+import type { LinkGraphs } from "../core/graph.ts";
 import type { ExtractorRegistry } from "../core/registry.ts";
 import type { ExtractPool } from "../extraction/pool.ts";
 import type { SearchPool } from "../stores/fts5_pool.ts";
@@ -28,6 +29,8 @@ export interface ShelfParts {
    * local catalog, so a server without the local rows answers from it.
    */
   readonly store: CatalogStore;
+  /** The link graph of the store, kept until the store changes (dropped when idle). */
+  readonly graphs: LinkGraphs;
   /** Extractors by extension and sniffed type. */
   readonly registry: ExtractorRegistry;
   /**

@@ -80,20 +80,18 @@ export async function documentContext(
   limit: number,
 ): Promise<DocumentContext> {
   const store = partsOf(shelf).store;
-  // its card, fields and folder peers from the catalog store; links are still the local
-  // catalog's (the link graph: a later step of docs/postgres.md's plan)
-  const [cards, fields, table] = await Promise.all([
+  // its card, fields, folder peers and links, all from the catalog store
+  const [cards, fields, table, graph] = await Promise.all([
     store.cards([id]),
     store.fields(id),
     store.table(),
+    graphOf(shelf),
   ]);
   const c = cards.get(id);
   if (!c) throw documentNotFound(id);
-  const graph = graphOf(shelf);
-  const out = outLinks(graph, id);
+  const out = await outLinks(graph, id);
   const back = inLinks(graph, id);
-  // the graph's rows are read before the search below gives the indexer a turn
-  const backlinks = { total: back.all.length, items: back.all.slice(0, limit).map(back.detail) };
+  const backlinks = { total: back.all.length, items: await back.detail(back.all.slice(0, limit)) };
   const folder = c.path.slice(0, c.path.lastIndexOf("/"));
   const peers = under(table.entries, folder).filter((d) =>
     d.doc_id !== id && !d.path.includes("/", folder.length + 1)

@@ -98,14 +98,14 @@ Deno.test("Shelf links: a document's links, its backlinks and the chain between 
   await using t = await setup();
   const otters = t.shelf.findDocument("Zoo/mammals/otters.md")!;
   const index = t.shelf.findDocument("Zoo/index.md")!;
-  const out = t.shelf.documentLinks(index, { direction: "out", offset: 0, limit: 10 });
+  const out = await t.shelf.documentLinks(index, { direction: "out", offset: 0, limit: 10 });
   assertEquals(out.outgoing?.items.map((l) => [l.kind, l.doc_id, l.path]), [
     ["document", otters, "Zoo/mammals/otters.md"],
   ]);
   assertEquals(out.incoming, undefined);
-  const back = t.shelf.documentLinks(otters, { direction: "in", offset: 0, limit: 10 });
+  const back = await t.shelf.documentLinks(otters, { direction: "in", offset: 0, limit: 10 });
   assertEquals(back.incoming?.items.map((l) => [l.doc_id, l.line, l.text]), [[index, 1, "otters"]]);
-  const chain = t.shelf.connection(otters, index, 3);
+  const chain = await t.shelf.connection(otters, index, 3);
   assertEquals(chain.chain?.map((d) => d.path), ["Zoo/mammals/otters.md", "Zoo/index.md"]);
   assertEquals(chain.links?.[0]?.direction, "in");
 });

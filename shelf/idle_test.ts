@@ -95,7 +95,7 @@ Deno.test({
       named:
         (await t.shelf.findDocuments({ query: "gardens", fuzzy: true, doc_types: [], limit: 5 }))
           .matches.map((m) => m.entry.path),
-      links: t.shelf.documentLinks(catalog.idByPath("Notes/b.md")!, {
+      links: await t.shelf.documentLinks(catalog.idByPath("Notes/b.md")!, {
         direction: "both",
         offset: 0,
         limit: 10,

@@ -2,11 +2,13 @@
  * Links as the tools ask for them (the link graph of `core/graph.ts`): a document's
  * outgoing links, one per target, and its backlinks; a library's broken links, orphans and
  * most linked documents; the shortest chain of links between two documents. Paths are
- * display paths, `<library>/<path inside it>`.
+ * display paths, `<library>/<path inside it>`. Everything is read from the shelf's catalog
+ * store (SQLite or PostgreSQL): the graph it keeps, links' lines and texts, cards.
  *
  * @module
  */
-import { type GraphDoc, type LinkGraph, linkGraph, type LinkKind } from "../core/graph.ts";
+import type { GraphDoc, LinkGraph, LinkKind } from "../core/graph.ts";
+import { documentNotFound } from "./documents.ts";
 import type { Shelf } from "./shelf.ts";
 import { partsOf } from "./_parts.ts";
 
@@ -191,22 +193,23 @@ function page<T>(all: T[], offset: number, limit: number): Page<T> {
   return { total: all.length, items, ...(next < all.length ? { next_offset: next } : {}) };
 }
 
-/** The link graph of the shelf's catalog. */
-export function graphOf(shelf: Shelf): LinkGraph {
-  return linkGraph(partsOf(shelf).catalog, shelf.libraries);
+/** The link graph of the shelf's catalog store (kept until the store changes). */
+export function graphOf(shelf: Shelf): Promise<LinkGraph> {
+  const { graphs, catalog } = partsOf(shelf);
+  return graphs.graph({ catalog, libraries: shelf.libraries });
 }
 
 /**
  * A document's outgoing links, one per target (documents first, then files, broken
  * links, URLs), and the number of links inside the document.
  */
-export function outLinks(
+export async function outLinks(
   graph: LinkGraph,
   docId: string,
-): { all: OutLink[]; links: number; internal: number } {
+): Promise<{ all: OutLink[]; links: number; internal: number }> {
   const groups = new Map<string, OutLink>();
   let internal = 0;
-  const links = graph.outgoing(docId);
+  const links = await graph.outgoing(docId);
   for (const l of links) {
     if (l.kind === "internal") {
       internal++;
@@ -232,13 +235,16 @@ export function outLinks(
   return { all, links: links.length - internal, internal };
 }
 
+/** A document linking to another, before its first link is read. */
+type Source = { doc_id: string; path: string; count: number };
+
 /**
  * The documents linking to a document, by path; `detail` adds the line and text of
- * each one's first link (read only for the entries shown).
+ * each one's first link (read only for the entries shown, in one batch).
  */
 export function inLinks(graph: LinkGraph, docId: string): {
-  all: { doc_id: string; path: string; count: number }[];
-  detail: (e: { doc_id: string; path: string; count: number }) => InLink;
+  all: Source[];
+  detail: (shown: Source[]) => Promise<InLink[]>;
 } {
   const all = graph.incoming(docId).map((s) => ({
     doc_id: s.doc_id,
@@ -247,9 +253,13 @@ export function inLinks(graph: LinkGraph, docId: string): {
   }));
   return {
     all,
-    detail(e) {
-      const first = graph.linkBetween(e.doc_id, docId);
-      return { ...e, line: first?.line ?? 0, text: first?.text ?? "" };
+    async detail(shown) {
+      const firsts = await graph.firstLinks(shown.map((e) => [e.doc_id, docId]));
+      return shown.map((e, k) => ({
+        ...e,
+        line: firsts[k]?.line ?? 0,
+        text: firsts[k]?.text ?? "",
+      }));
     },
   };
 }
@@ -262,12 +272,17 @@ export function kindCounts(all: OutLink[]): KindCounts {
 }
 
 /** A stored document's outgoing links and backlinks, a page of each. */
-export function documentLinks(shelf: Shelf, id: string, r: LinksRequest): DocumentLinks {
-  const graph = graphOf(shelf);
-  const card = partsOf(shelf).catalog.cards([id]).get(id)!;
+export async function documentLinks(
+  shelf: Shelf,
+  id: string,
+  r: LinksRequest,
+): Promise<DocumentLinks> {
+  const graph = await graphOf(shelf);
+  const card = (await partsOf(shelf).store.cards([id])).get(id);
+  if (!card) throw documentNotFound(id);
   const out: DocumentLinks = { doc_id: id, path: card.path, title: card.title };
   if (r.direction !== "in") {
-    const o = outLinks(graph, id);
+    const o = await outLinks(graph, id);
     out.outgoing = {
       ...page(o.all, r.offset, r.limit),
       by_kind: kindCounts(o.all),
@@ -278,25 +293,27 @@ export function documentLinks(shelf: Shelf, id: string, r: LinksRequest): Docume
   if (r.direction !== "out") {
     const i = inLinks(graph, id);
     const p = page(i.all, r.offset, r.limit);
-    out.incoming = { ...p, items: p.items.map(i.detail) };
+    out.incoming = { ...p, items: await i.detail(p.items) };
   }
   return out;
 }
 
 /** A page of a library's (or every library's) broken links, orphans or most linked documents. */
-export function linkReport(
+export async function linkReport(
   shelf: Shelf,
   kind: LinkReportKind,
   library: string | undefined,
   offset: number,
   limit: number,
-): LinkReport {
-  const graph = graphOf(shelf);
+): Promise<LinkReport> {
+  const graph = await graphOf(shelf);
+  const { store } = partsOf(shelf);
   const base = { kind, ...(library === undefined ? {} : { library }) };
   if (kind === "broken") {
     const p = page(graph.broken(library), offset, limit);
-    const items = p.items.map((b): BrokenItem => {
-      const first = graph.linkAt(b.row);
+    const firsts = await graph.linkRows(p.items.map((b) => b.row));
+    const items = p.items.map((b, k): BrokenItem => {
+      const first = firsts[k]!;
       return {
         doc_id: b.source.doc_id,
         path: b.source.path,
@@ -312,18 +329,24 @@ export function linkReport(
   }
   const all: GraphDoc[] = kind === "orphans" ? graph.orphans(library) : graph.mostLinked(library);
   const p = page(all, offset, limit);
-  const cards = partsOf(shelf).catalog.cards(p.items.map((d) => d.doc_id));
+  const cards = await store.cards(p.items.map((d) => d.doc_id));
   const items = p.items.map((d) => ({ ...d, title: cards.get(d.doc_id)?.title ?? "" }));
   return { ...base, ...p, items };
 }
 
 /** The shortest chain of links between two stored documents, followed either way. */
-export function connection(shelf: Shelf, from: string, to: string, maxDepth: number): Connection {
-  const found = graphOf(shelf).chain(from, to, maxDepth);
+export async function connection(
+  shelf: Shelf,
+  from: string,
+  to: string,
+  maxDepth: number,
+): Promise<Connection> {
+  const found = await (await graphOf(shelf)).chain(from, to, maxDepth);
   const ids = found ? found.docs.map((d) => d.doc_id) : [from, to];
-  const cards = partsOf(shelf).catalog.cards(ids);
+  const cards = await partsOf(shelf).store.cards(ids);
   const doc = (id: string): ChainDoc => {
-    const c = cards.get(id)!;
+    const c = cards.get(id);
+    if (!c) throw documentNotFound(id);
     return { doc_id: id, path: c.path, title: c.title };
   };
   const base = { from: doc(from), to: doc(to), max_depth: maxDepth };

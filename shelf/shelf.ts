@@ -18,6 +18,7 @@ import { SearchPool } from "../stores/fts5_pool.ts";
 import { SqliteCatalogStore } from "../stores/catalog_sqlite.ts";
 import type { CatalogStore } from "../stores/roles.ts";
 import { Catalog, type PartialDoc } from "../core/catalog.ts";
+import { LinkGraphs } from "../core/graph.ts";
 import {
   addFolders,
   type Config,
@@ -373,7 +374,8 @@ export class Shelf {
       },
     );
     const parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };
-    this.#parts = { ...parts, store: pgCatalog ?? new SqliteCatalogStore(catalog) };
+    const catalogStore = pgCatalog ?? new SqliteCatalogStore(catalog);
+    this.#parts = { ...parts, store: catalogStore, graphs: new LinkGraphs(catalogStore) };
     const ocrTypes = [
       ...(config.ocr?.pdf_pages !== false ? ["pdf"] : []),
       ...(config.ocr?.images !== false ? ["image"] : []),
@@ -758,7 +760,7 @@ export class Shelf {
   }
 
   /** A stored document's outgoing links and backlinks, a page of each. */
-  documentLinks(id: string, r: LinksRequest): DocumentLinks {
+  documentLinks(id: string, r: LinksRequest): Promise<DocumentLinks> {
     return documentLinks(this, id, r);
   }
 
@@ -768,12 +770,12 @@ export class Shelf {
     library: string | undefined,
     offset: number,
     limit: number,
-  ): LinkReport {
+  ): Promise<LinkReport> {
     return linkReport(this, kind, library, offset, limit);
   }
 
   /** The shortest chain of links between two stored documents. */
-  connection(from: string, to: string, maxDepth: number): Connection {
+  connection(from: string, to: string, maxDepth: number): Promise<Connection> {
     return connection(this, from, to, maxDepth);
   }
 
@@ -1158,6 +1160,7 @@ export class Shelf {
   releaseMemory(): void {
     if (this.#closed) return;
     this.#parts.catalog.releaseMemory();
+    this.#parts.graphs.release();
     this.#names = new WeakMap();
     this.#parts.searchPool?.stopIdle();
     this.#parts.pool?.stopIdle();

@@ -21,7 +21,7 @@
  */
 // @ts-types="@types/pg"
 import type pg from "pg";
-import type { FileState } from "../core/catalog.ts";
+import type { FileState, GraphDocRow, LinkTargets } from "../core/catalog.ts";
 import {
   type DocHead,
   type DocSections,
@@ -40,6 +40,7 @@ import { MARKUP_TYPES } from "../core/readable.ts";
 import { decodeText, encodeText, joinTexts, textBlocks } from "../core/text_codec.ts";
 import { type Card, type SearchFilters, ToolError } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
+import type { LinkRow } from "../core/graph.ts";
 import { type DocEntry, type DocTable, tableOf } from "../core/listing.ts";
 import { docPassages } from "../search/passages.ts";
 import {
@@ -125,6 +126,9 @@ const HAS_NUL = String.raw`strpos(card::text, '\u0000') > 0`;
 
 /** Rows a listing reads at a time. */
 const LIST_BATCH = 5000;
+
+/** Documents a page of {@link PgCatalogStore.linkTargets} holds. */
+const LINK_PAGE = 1000;
 
 /** Libraries one store may hold claimed at once (a connection each). */
 const CLAIMS_AT_MOST = 64;
@@ -600,6 +604,40 @@ export class PgCatalogStore implements CatalogStore {
       [docId],
     );
     return rows.map((r) => ({ target: r.target, text: r.text, line: r.line }));
+  }
+
+  async graphDocs(): Promise<GraphDocRow[]> {
+    return await this.#query(
+      `SELECT doc_id, path, library, doc_type, indexed_at FROM documents
+       ORDER BY path COLLATE "C"`,
+    ) as GraphDocRow[];
+  }
+
+  /**
+   * Pages of {@link LINK_PAGE} documents by id (keyset, each page a walk of the `links_doc`
+   * index from the last id of the page before): the rows' ids as numbers, in row order.
+   */
+  async *linkTargets(): AsyncGenerator<LinkTargets[]> {
+    for (let after = "";;) {
+      const page = await this.#query(
+        `SELECT doc_id, array_agg(target ORDER BY id) AS targets,
+           array_agg(id::float8 ORDER BY id) AS rows
+         FROM links WHERE doc_id > $1 AND left(target, 1) <> '#'
+         GROUP BY doc_id ORDER BY doc_id LIMIT ${LINK_PAGE}`,
+        [after],
+      ) as LinkTargets[];
+      if (page.length) yield page;
+      if (page.length < LINK_PAGE) return;
+      after = page[page.length - 1]!.doc_id;
+    }
+  }
+
+  async linkRows(rows: number[]): Promise<Map<number, LinkRow>> {
+    const found = await this.#query(
+      "SELECT id::float8 AS id, line, target, text FROM links WHERE id = ANY($1::bigint[])",
+      [rows],
+    );
+    return new Map(found.map((r) => [r.id, { line: r.line, text: r.text, target: r.target }]));
   }
 
   async fields(docId: string): Promise<Record<string, string[]>> {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { Catalog, type FileState } from "../core/catalog.ts";
+import { Catalog, type FileState, type GraphDocRow, type LinkTargets } from "../core/catalog.ts";
 import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import {
   blockLines,
@@ -19,8 +19,12 @@ import { docFields } from "../core/fields.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
 import type { Card, SearchFilters } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
+import type { LinkRow } from "../core/graph.ts";
 import { type DocEntry, type DocTable, docTable } from "../core/listing.ts";
 import type { CatalogStore } from "./roles.ts";
+
+/** Documents a page of {@link SqliteCatalogStore.linkTargets} holds. */
+const LINK_PAGE = 1000;
 
 /**
  * The SQLite catalog as a {@link CatalogStore}.
@@ -155,6 +159,24 @@ export class SqliteCatalogStore implements CatalogStore {
 
   links(docId: string): Promise<Link[]> {
     return this.#do(() => this.#catalog.links(docId));
+  }
+
+  graphDocs(): Promise<GraphDocRow[]> {
+    return this.#do(() => this.#catalog.graphDocs());
+  }
+
+  async *linkTargets(): AsyncGenerator<LinkTargets[]> {
+    // each page read whole: no statement stays open while the caller awaits
+    for (let after = "";;) {
+      const page = this.#catalog.linkTargets(after, LINK_PAGE);
+      if (page.length) yield page;
+      if (page.length < LINK_PAGE) return;
+      after = page[page.length - 1]!.doc_id;
+    }
+  }
+
+  linkRows(rows: number[]): Promise<Map<number, LinkRow>> {
+    return this.#do(() => this.#catalog.linkRows(rows));
   }
 
   fields(docId: string): Promise<Record<string, string[]>> {

@@ -19,6 +19,7 @@ import type { StoredPassages } from "../core/catalog_sql.ts";
 import type { DocEntry, DocTable } from "../core/listing.ts";
 import type { Link } from "../core/extractor.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
+import type { LinkStore } from "../core/graph.ts";
 
 /** A query as the keyword index sees it: parsed once by the search path. */
 export interface Query {
@@ -164,14 +165,15 @@ export interface VectorIndex {
  * The catalog as a server answering the tools and an indexer writing a library reach it,
  * asynchronously: so it can live in a database several machines share. What a document is
  * made of (row, card, outline, text in compressed blocks of lines, passages, links, fields)
- * is written and removed as one whole: a reader sees all of a document or none of it.
+ * is written and removed as one whole: a reader sees all of a document or none of it. What
+ * the link graph reads of it (its change token, links) is declared with the graph
+ * (`LinkStore` in `core/graph.ts`).
  *
  * Left for later (the synchronous `Catalog` keeps them): skipped files, invalidation of
  * file states, text fingerprints and copies, term statistics, the meta
- * table, vector and OCR records, the link graph's scans and filtered id lists (`recentIds`,
- * `idsMatching`, `paths`).
+ * table, vector and OCR records, filtered id lists (`recentIds`, `paths`).
  */
-export interface CatalogStore {
+export interface CatalogStore extends LinkStore {
   /** Backend name (`"sqlite"`, `"postgres"`). */
   readonly name: string;
   /**
@@ -229,19 +231,12 @@ export interface CatalogStore {
     keys: string[],
     filters: SearchFilters,
   ): Promise<Map<string, { doc_id: string; path: string }[]>>;
-  /** The links of a document, in document order. */
-  links(docId: string): Promise<Link[]>;
   /** The stored front-matter field values of a document, by field. */
   fields(docId: string): Promise<Record<string, string[]>>;
   /** The id of the document at a display path. */
   idByPath(path: string): Promise<string | undefined>;
   /** Every document of a library (all libraries without one), as listings show it, by path. */
   list(library?: string): Promise<DocEntry[]>;
-  /**
-   * A token that changes whenever a write to the store commits (any machine's): views read
-   * from the store (the listing) are read again only when it changed.
-   */
-  changeToken(): Promise<string>;
   /**
    * The table of every document as listings show it (by path, and by id), read again only
    * when the store changed since the last call ({@link changeToken}); kept until `close()`.

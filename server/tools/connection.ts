@@ -6,7 +6,14 @@
  */
 import { z } from "zod";
 import type { ChainDoc, Connection } from "../../shelf/links.ts";
-import { defineTool, docIdArg, escapeControl, needArgs, resolveDoc, shownPaths } from "../tool.ts";
+import {
+  defineTool,
+  docIdArg,
+  escapeControl,
+  needArgs,
+  resolveStoredDoc,
+  shownPaths,
+} from "../tool.ts";
 import { quote } from "./links.ts";
 import { count } from "./_listing.ts";
 import { docRef, obj, optInt, optString } from "./_output.ts";
@@ -38,10 +45,14 @@ export const connection = defineTool({
     chain: z.array(docRef).optional(),
     links: z.array(obj({ line: optInt, text: optString })).optional(),
   },
-  run(shelf, a): Connection {
-    const r = shelf.connection(resolveDoc(shelf, a.from), resolveDoc(shelf, a.to), a.max_depth);
-    const [from, to] = shownPaths(shelf, [r.from, r.to]);
-    return { ...r, from: from!, to: to!, chain: r.chain && shownPaths(shelf, r.chain) };
+  async run(shelf, a): Promise<Connection> {
+    const [from, to] = await Promise.all([
+      resolveStoredDoc(shelf, a.from),
+      resolveStoredDoc(shelf, a.to),
+    ]);
+    const r = await shelf.connection(from, to, a.max_depth);
+    const [shownFrom, shownTo] = shownPaths(shelf, [r.from, r.to]);
+    return { ...r, from: shownFrom!, to: shownTo!, chain: r.chain && shownPaths(shelf, r.chain) };
   },
   markdown(r) {
     const name = (d: ChainDoc) => `${escapeControl(d.path)} (${d.doc_id})`;

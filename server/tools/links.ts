@@ -26,7 +26,7 @@ import {
   escapeControl,
   libraryArg,
   n,
-  resolveDoc,
+  resolveStoredDoc,
   shownPath,
   shownPaths,
   UsageError,
@@ -98,7 +98,7 @@ export const links = defineTool({
     items: z.array(linkItem).optional(),
     next_offset: nextOffset,
   },
-  run(shelf, a): DocumentLinks | LinkReport {
+  async run(shelf, a): Promise<DocumentLinks | LinkReport> {
     if ((a.doc_id === undefined) === (a.kind === undefined)) {
       throw new ToolError(
         "INVALID_ARGUMENT",
@@ -108,7 +108,7 @@ export const links = defineTool({
     }
     checkLibrary(shelf, a.library);
     if (a.kind) {
-      const r = shelf.linkReport(a.kind, a.library, a.offset, a.limit);
+      const r = await shelf.linkReport(a.kind, a.library, a.offset, a.limit);
       const items = r.items.map((e) =>
         "target_path" in e
           ? { ...e, path: shownPath(shelf, e.path), target_path: shownPath(shelf, e.target_path) }
@@ -116,7 +116,7 @@ export const links = defineTool({
       );
       return { ...r, items };
     }
-    const r = shelf.documentLinks(resolveDoc(shelf, a.doc_id!), a);
+    const r = await shelf.documentLinks(await resolveStoredDoc(shelf, a.doc_id!), a);
     return {
       ...r,
       path: shownPath(shelf, r.path),
