@@ -366,6 +366,49 @@ export const CATALOG_CONTRACT: CatalogCase[] = [
     },
   },
   {
+    name: "graphDocs(), linkTargets() and linkRows(): what the link graph reads",
+    async fn(b, docs) {
+      const store = await written(b, docs);
+      try {
+        const byPath = [...docs].sort((x, y) => x.doc.card.path < y.doc.card.path ? -1 : 1);
+        const rows = await store.graphDocs();
+        assertEquals(
+          rows.map(({ doc_id, path, library, doc_type }) => ({ doc_id, path, library, doc_type })),
+          byPath.map(({ doc: { card: c } }) => ({
+            doc_id: c.doc_id,
+            path: c.path,
+            library: c.library,
+            doc_type: c.doc_type,
+          })),
+        );
+        assert(rows.every((r) => typeof r.indexed_at === "string" && r.indexed_at), "indexed_at");
+        // every document's links but fragments, in order, by id; each row reads its link back
+        const read = new Map<string, { targets: string[]; rows: number[] }>();
+        for await (const page of store.linkTargets()) {
+          for (const r of page) read.set(r.doc_id, r);
+        }
+        const linked = docs.filter((s) => s.links.some((l) => !l.target.startsWith("#")));
+        assert(linked.length >= 3, "documents with links to read");
+        assertEquals([...read.keys()], linked.map((s) => s.doc.card.doc_id).sort());
+        for (const s of linked) {
+          const r = read.get(s.doc.card.doc_id)!;
+          const want = s.links.filter((l) => !l.target.startsWith("#"));
+          assertEquals(r.targets, want.map((l) => l.target));
+          const got = await store.linkRows([...r.rows, -5]);
+          assertEquals(got.size, r.rows.length, "an unknown row left out");
+          assertEquals(plain(r.rows.map((k) => got.get(k))), plain(want));
+        }
+        await store.remove([linked[0]!.doc.card.doc_id]);
+        const after: string[] = [];
+        for await (const page of store.linkTargets()) after.push(...page.map((r) => r.doc_id));
+        assert(!after.includes(linked[0]!.doc.card.doc_id), "a removed document's links go");
+        assertEquals((await store.linkRows(read.get(linked[0]!.doc.card.doc_id)!.rows)).size, 0);
+      } finally {
+        await store.close();
+      }
+    },
+  },
+  {
     name: "table() lists every document by path, read again after each kind of write only",
     async fn(b, docs) {
       const store = await written(b, docs);

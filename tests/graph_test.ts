@@ -2,6 +2,9 @@
  * The link graph tools (`links`, `connection`, `context`) through a real shelf: a Markdown
  * vault written here (wiki links, aliases, headings, embeds, a broken link, an orphan, a
  * URL, front-matter tags), the real small corpus's HTML manuals, the CLI, and bad input.
+ * Each case runs on both catalog stores; on PostgreSQL the data folder's catalog is deleted
+ * after indexing (`storeAlone`), so the answers come from PostgreSQL alone, and they are
+ * the JSON a shelf on SQLite gives for the same files.
  */
 import { join } from "node:path";
 import { callTool } from "../server/dispatch.ts";
@@ -10,8 +13,8 @@ import type { Shelf } from "../shelf/shelf.ts";
 import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
 import { runCli } from "./cli_helper.ts";
 import { smallCorpus } from "./corpus.ts";
-import { openTestShelf } from "./shelf_helper.ts";
-import { storeCases } from "./store_cases.ts";
+import { openTestShelf, type TestShelf } from "./shelf_helper.ts";
+import { storeAlone, storeCases } from "./store_cases.ts";
 import { partsOf } from "../shelf/_parts.ts";
 
 const VAULT: Record<string, string> = {
@@ -32,6 +35,10 @@ const VAULT: Record<string, string> = {
   "old/2020/Alpha.md": "# Old alpha\n\nAn older Alpha, deeper in the vault.\n",
 };
 
+/**
+ * A shelf on the vault, indexed; with a store, left with the store alone (the data folder's
+ * catalog deleted).
+ */
 async function vault(store?: string) {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-graph-" });
   const lib = join(base, "Vault");
@@ -41,7 +48,48 @@ async function vault(store?: string) {
   }
   const t = await openTestShelf({ base, store, folders: [lib] });
   await t.shelf.index();
+  await storeAlone(t, store);
   return t;
+}
+
+/** A stored document's id by its display path (from the shelf's catalog store). */
+async function idOf(shelf: Shelf, path: string): Promise<string> {
+  const id = await partsOf(shelf).store.idByPath(path);
+  assert(id, `${path} is stored`);
+  return id;
+}
+
+/** Every answer the link tools give about a shelf's documents, as JSON without `_meta`. */
+async function linkAnswers(shelf: Shelf, paths: string[]): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  const bare = (tool: "links" | "connection" | "context", json: Record<string, unknown>) => {
+    const { _meta: _, ...rest } = json;
+    if (tool !== "context") return rest;
+    const { backlinks, outlinks } = rest;
+    return { backlinks, outlinks };
+  };
+  const ask = async (tool: "links" | "connection" | "context", args: object) => {
+    out[`${tool} ${JSON.stringify(args)}`] = bare(tool, await json(shelf, tool, args));
+  };
+  for (const doc_id of paths) {
+    await ask("links", { doc_id, limit: 200 });
+    await ask("context", { doc_id, limit: 50 });
+    await ask("connection", { from: paths[0], to: doc_id });
+  }
+  for (const kind of ["broken", "orphans", "most_linked"]) await ask("links", { kind, limit: 200 });
+  return out;
+}
+
+/**
+ * On PostgreSQL (`store` given): the link tools answer the same JSON as a shelf on SQLite
+ * indexing the same library folder.
+ */
+async function sameAsSqlite(t: TestShelf, store: string | undefined, folder: string) {
+  if (!store) return;
+  const paths = (await partsOf(t.shelf).store.list()).map((e) => e.path);
+  await using sqlite = await openTestShelf({ folders: [folder] });
+  await sqlite.shelf.index();
+  assertEquals(await linkAnswers(t.shelf, paths), await linkAnswers(sqlite.shelf, paths));
 }
 
 async function json(shelf: Shelf, tool: "links" | "connection" | "context", args: object) {
@@ -53,69 +101,83 @@ async function code(shelf: Shelf, tool: "links" | "connection" | "context", args
   return ((await assertRejects(() => callTool(shelf, tool, args))) as ToolError).code;
 }
 
-Deno.test("links: wiki links, aliases, headings, embeds, broken links and URLs of a vault", async () => {
-  await using t = await vault();
-  const { shelf } = t;
-  const id = (p: string) => partsOf(shelf).catalog.idByPath(`Vault/${p}`)!;
-  const home = await json(shelf, "links", { doc_id: "Vault/Home.md" });
-  assertEquals(home.doc_id, id("Home.md"));
-  const out = home.outgoing.items.map((
-    l: Record<string, unknown>,
-  ) => [l.target, l.kind, l.doc_id, l.path, l.exists, l.text, l.line, l.count]);
-  assertEquals(out, [
-    ["Alpha", "document", id("notes/Alpha.md"), "Vault/notes/Alpha.md", true, "Alpha", 6, 2],
-    ["Beta", "document", id("notes/Beta.md"), "Vault/notes/Beta.md", true, "the second note", 6, 1],
-    ["Gamma", "document", id("notes/Gamma.md"), "Vault/notes/Gamma.md", true, "Gamma", 7, 1],
-    ["photo.png", "broken", null, "Vault/photo.png", false, "photo.png", 7, 1],
-    ["nowhere.md", "broken", null, "Vault/nowhere.md", false, "a lost page", 8, 1],
-    ["https://obsidian.md", "external", null, null, null, "https://obsidian.md", 8, 1],
-  ]);
-  assertEquals(home.outgoing.by_kind, { document: 3, broken: 2, external: 1 });
-  assertEquals(
-    home.incoming.items.map((l: { path: string; line: number; text: string }) => [
-      l.path,
-      l.line,
-      l.text,
-    ]),
-    [["Vault/notes/Beta.md", 3, "home"]],
-  );
-
-  const md = (await callTool(shelf, "links", { doc_id: id("Home.md"), limit: 2 })).text;
-  assertMatch(md, /^Out: 3 documents, 2 broken, 1 URL$/m);
-  assertMatch(md, /^- L6 "Alpha" → Vault\/notes\/Alpha\.md \(\d{15}\) ×2$/m);
-  assertMatch(md, /^\(more: offset=2\)$/m);
-  assertMatch(md, /^- Vault\/notes\/Beta\.md \(\d{15}\) L3 "home"$/m);
-
-  const onlyIn = await json(shelf, "links", { doc_id: id("notes/Gamma.md"), direction: "in" });
-  assertEquals(onlyIn.outgoing, undefined);
-  assertEquals(onlyIn.incoming.items.map((l: { path: string }) => l.path), [
-    "Vault/Home.md",
-    "Vault/notes/Alpha.md",
-  ]);
-
-  const broken = await json(shelf, "links", { kind: "broken", library: "Vault" });
-  assertEquals(broken.items.map((b: { path: string; target: string }) => [b.path, b.target]), [
-    ["Vault/Home.md", "photo.png"],
-    ["Vault/Home.md", "nowhere.md"],
-  ]);
-  const orphans = await json(shelf, "links", { kind: "orphans", library: "Vault" });
-  assertEquals(orphans.items.map((d: { path: string }) => d.path), [
-    "Vault/Orphan.md",
-    "Vault/old/2020/Alpha.md",
-  ]);
-  const most = await json(shelf, "links", { kind: "most_linked", limit: 1 });
-  assertEquals(most.total, 4);
-  assertEquals(most.next_offset, 1);
-  assertEquals(most.items.map((d: { path: string; sources: number }) => [d.path, d.sources]), [
-    ["Vault/notes/Gamma.md", 2],
-  ]);
-  assertMatch(
-    (await callTool(shelf, "links", { kind: "most_linked", library: "Vault", limit: 1 })).text,
-    /^- Vault\/notes\/Gamma\.md \(\d{15}\) Gamma ← 2 documents, 2 links$/m,
-  );
-});
-
 storeCases(56840, {
+  "links: wiki links, aliases, headings, embeds, broken links and URLs of a vault": async (
+    { store },
+  ) => {
+    await using t = await vault(store);
+    const { shelf } = t;
+    const ids = new Map<string, string>();
+    for (const p of Object.keys(VAULT)) ids.set(p, await idOf(shelf, `Vault/${p}`));
+    const id = (p: string) => ids.get(p)!;
+    const home = await json(shelf, "links", { doc_id: "Vault/Home.md" });
+    assertEquals(home.doc_id, id("Home.md"));
+    const out = home.outgoing.items.map((
+      l: Record<string, unknown>,
+    ) => [l.target, l.kind, l.doc_id, l.path, l.exists, l.text, l.line, l.count]);
+    assertEquals(out, [
+      ["Alpha", "document", id("notes/Alpha.md"), "Vault/notes/Alpha.md", true, "Alpha", 6, 2],
+      [
+        "Beta",
+        "document",
+        id("notes/Beta.md"),
+        "Vault/notes/Beta.md",
+        true,
+        "the second note",
+        6,
+        1,
+      ],
+      ["Gamma", "document", id("notes/Gamma.md"), "Vault/notes/Gamma.md", true, "Gamma", 7, 1],
+      ["photo.png", "broken", null, "Vault/photo.png", false, "photo.png", 7, 1],
+      ["nowhere.md", "broken", null, "Vault/nowhere.md", false, "a lost page", 8, 1],
+      ["https://obsidian.md", "external", null, null, null, "https://obsidian.md", 8, 1],
+    ]);
+    assertEquals(home.outgoing.by_kind, { document: 3, broken: 2, external: 1 });
+    assertEquals(
+      home.incoming.items.map((l: { path: string; line: number; text: string }) => [
+        l.path,
+        l.line,
+        l.text,
+      ]),
+      [["Vault/notes/Beta.md", 3, "home"]],
+    );
+
+    const md = (await callTool(shelf, "links", { doc_id: id("Home.md"), limit: 2 })).text;
+    assertMatch(md, /^Out: 3 documents, 2 broken, 1 URL$/m);
+    assertMatch(md, /^- L6 "Alpha" → Vault\/notes\/Alpha\.md \(\d{15}\) ×2$/m);
+    assertMatch(md, /^\(more: offset=2\)$/m);
+    assertMatch(md, /^- Vault\/notes\/Beta\.md \(\d{15}\) L3 "home"$/m);
+
+    const onlyIn = await json(shelf, "links", { doc_id: id("notes/Gamma.md"), direction: "in" });
+    assertEquals(onlyIn.outgoing, undefined);
+    assertEquals(onlyIn.incoming.items.map((l: { path: string }) => l.path), [
+      "Vault/Home.md",
+      "Vault/notes/Alpha.md",
+    ]);
+
+    const broken = await json(shelf, "links", { kind: "broken", library: "Vault" });
+    assertEquals(broken.items.map((b: { path: string; target: string }) => [b.path, b.target]), [
+      ["Vault/Home.md", "photo.png"],
+      ["Vault/Home.md", "nowhere.md"],
+    ]);
+    const orphans = await json(shelf, "links", { kind: "orphans", library: "Vault" });
+    assertEquals(orphans.items.map((d: { path: string }) => d.path), [
+      "Vault/Orphan.md",
+      "Vault/old/2020/Alpha.md",
+    ]);
+    const most = await json(shelf, "links", { kind: "most_linked", limit: 1 });
+    assertEquals(most.total, 4);
+    assertEquals(most.next_offset, 1);
+    assertEquals(most.items.map((d: { path: string; sources: number }) => [d.path, d.sources]), [
+      ["Vault/notes/Gamma.md", 2],
+    ]);
+    assertMatch(
+      (await callTool(shelf, "links", { kind: "most_linked", library: "Vault", limit: 1 })).text,
+      /^- Vault\/notes\/Gamma\.md \(\d{15}\) Gamma ← 2 documents, 2 links$/m,
+    );
+    await sameAsSqlite(t, store, join(t.base, "Vault"));
+  },
+
   "connection and context on a vault": async ({ store }) => {
     await using t = await vault(store);
     const { shelf } = t;
@@ -215,67 +277,85 @@ storeCases(56840, {
     },
 });
 
-Deno.test("the HTML manuals of the small corpus: backlinks, broken links, the shortest chain", async () => {
-  const corpus = await smallCorpus();
-  await using t = await openTestShelf({ folders: [join(corpus, "html")] });
-  const { shelf } = t;
-  await shelf.index();
-  const id = (p: string) => partsOf(shelf).catalog.idByPath(`html/${p}`)!;
+storeCases(56880, {
+  "the HTML manuals of the small corpus: backlinks, broken links, the shortest chain": async (
+    { store },
+  ) => {
+    const corpus = await smallCorpus();
+    await using t = await openTestShelf({ store, folders: [join(corpus, "html")] });
+    await t.shelf.index();
+    await storeAlone(t, store);
+    const { shelf } = t;
+    const ids = new Map<string, string>();
+    for (
+      const p of [
+        "apache2-doc/de/mod/mpm_common.html",
+        "apache2-doc/de/mpm.html",
+        "apache2-doc/fr/bind.html",
+      ]
+    ) {
+      ids.set(p, await idOf(shelf, `html/${p}`));
+    }
+    const id = (p: string) => ids.get(p)!;
 
-  const common = await json(shelf, "links", { doc_id: id("apache2-doc/de/mod/mpm_common.html") });
-  assertEquals(common.incoming.items.map((l: { path: string; text: string }) => [l.path, l.text]), [
-    ["html/apache2-doc/de/bind.html", "Listen"],
-    ["html/apache2-doc/de/invoking.html", "Listen"],
-  ]);
-  assertEquals(common.outgoing.items[0].path, "html/apache2-doc/de/bind.html");
-  assert(common.outgoing.internal > 0, "links to its own sections are counted apart");
+    const common = await json(shelf, "links", { doc_id: id("apache2-doc/de/mod/mpm_common.html") });
+    assertEquals(
+      common.incoming.items.map((l: { path: string; text: string }) => [l.path, l.text]),
+      [
+        ["html/apache2-doc/de/bind.html", "Listen"],
+        ["html/apache2-doc/de/invoking.html", "Listen"],
+      ],
+    );
+    assertEquals(common.outgoing.items[0].path, "html/apache2-doc/de/bind.html");
+    assert(common.outgoing.internal > 0, "links to its own sections are counted apart");
 
-  // The Python page links to sys.html, which the small corpus does not hold.
-  const warnings = await json(shelf, "links", {
-    doc_id: "html/python3.11-doc/library/warnings.html",
-    direction: "out",
-    limit: 200,
-  });
-  const sys = warnings.outgoing.items.find((l: { target: string }) =>
-    l.target === "sys.html#sys.stderr"
-  );
-  assertEquals([sys.kind, sys.exists, sys.path, sys.line], [
-    "broken",
-    false,
-    "html/python3.11-doc/library/sys.html",
-    11,
-  ]);
-  const github = warnings.outgoing.items.find((l: { kind: string }) => l.kind === "external");
-  assertEquals([github.exists, github.doc_id], [null, null]);
-  const broken = await json(shelf, "links", { kind: "broken", library: "html", limit: 200 });
-  assert(broken.total > 100, `${broken.total} broken`);
-  assert(
-    broken.items.some((b: { path: string; target: string }) =>
-      b.path === "html/apache2-doc/de/bind.html" && b.target === "dns-caveats.html"
-    ),
-  );
+    // The Python page links to sys.html, which the small corpus does not hold.
+    const warnings = await json(shelf, "links", {
+      doc_id: "html/python3.11-doc/library/warnings.html",
+      direction: "out",
+      limit: 200,
+    });
+    const sys = warnings.outgoing.items.find((l: { target: string }) =>
+      l.target === "sys.html#sys.stderr"
+    );
+    assertEquals([sys.kind, sys.exists, sys.path, sys.line], [
+      "broken",
+      false,
+      "html/python3.11-doc/library/sys.html",
+      11,
+    ]);
+    const github = warnings.outgoing.items.find((l: { kind: string }) => l.kind === "external");
+    assertEquals([github.exists, github.doc_id], [null, null]);
+    const broken = await json(shelf, "links", { kind: "broken", library: "html", limit: 200 });
+    assert(broken.total > 100, `${broken.total} broken`);
+    assert(
+      broken.items.some((b: { path: string; target: string }) =>
+        b.path === "html/apache2-doc/de/bind.html" && b.target === "dns-caveats.html"
+      ),
+    );
 
-  // mpm.html <- invoking.html -> mod/mpm_common.html -> bind.html
-  const chain = await json(shelf, "connection", {
-    from: id("apache2-doc/de/mpm.html"),
-    to: "html/apache2-doc/de/bind.html",
-  });
-  assertEquals(chain.hops, 3);
-  assertEquals(chain.chain.map((d: { path: string }) => d.path), [
-    "html/apache2-doc/de/mpm.html",
-    "html/apache2-doc/de/invoking.html",
-    "html/apache2-doc/de/mod/mpm_common.html",
-    "html/apache2-doc/de/bind.html",
-  ]);
-  assertEquals(
-    chain.links.map((l: { direction: string; target: string }) => [l.direction, l.target]),
-    [["in", "mpm.html"], ["out", "./mod/mpm_common.html#listen"], ["out", "../bind.html"]],
-  );
-  const other = await json(shelf, "connection", {
-    from: id("apache2-doc/de/mpm.html"),
-    to: id("apache2-doc/fr/bind.html"),
-  });
-  assertEquals(other.found, false, "the German and French manuals do not link to each other");
+    // mpm.html <- invoking.html -> mod/mpm_common.html -> bind.html
+    const chain = await json(shelf, "connection", {
+      from: id("apache2-doc/de/mpm.html"),
+      to: "html/apache2-doc/de/bind.html",
+    });
+    assertEquals(chain.hops, 3);
+    assertEquals(chain.chain.map((d: { path: string }) => d.path), [
+      "html/apache2-doc/de/mpm.html",
+      "html/apache2-doc/de/invoking.html",
+      "html/apache2-doc/de/mod/mpm_common.html",
+      "html/apache2-doc/de/bind.html",
+    ]);
+    assertEquals(
+      chain.links.map((l: { direction: string; target: string }) => [l.direction, l.target]),
+      [["in", "mpm.html"], ["out", "./mod/mpm_common.html#listen"], ["out", "../bind.html"]],
+    );
+    const other = await json(shelf, "connection", {
+      from: id("apache2-doc/de/mpm.html"),
+      to: id("apache2-doc/fr/bind.html"),
+    });
+    assertEquals(other.found, false, "the German and French manuals do not link to each other");
+  },
 });
 
 Deno.test("cli: links, connection and context", async () => {
