@@ -86,10 +86,9 @@ const FORMAT = "8";
 const SAME_TABLES = ["7"];
 
 /**
- * A kind of cache of a view of the catalog (the document listing, the link graph, texts
- * split into lines): each catalog makes its own with `make` on first use
- * ({@link Catalog.cache}) and drops it on close, so nothing outlives the catalog it
- * describes and two catalogs never share one.
+ * A kind of cache of a view of the catalog (the document listing, texts split into lines):
+ * each catalog makes its own with `make` on first use ({@link Catalog.cache}) and drops it
+ * on close, so nothing outlives the catalog it describes and two catalogs never share one.
  *
  * @example
  * ```ts

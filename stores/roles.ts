@@ -7,8 +7,9 @@
  *
  * A third role, the catalog as a server and an indexer reach it asynchronously
  * (`CatalogStore`), is implemented over the SQLite catalog (`catalog_sqlite.ts`) and in
- * PostgreSQL (`catalog_postgres.ts`); the shelf owns one, and `read`, `outline` and
- * `context` read through it (see docs/postgres.md, the catalog's plan).
+ * PostgreSQL (`catalog_postgres.ts`); the shelf owns one, and the reading tools (`read`,
+ * `outline`, `grep`, listings, the link graph's `links`, `connection`, `context`) read
+ * through it (see docs/postgres.md, the catalog's plan).
  *
  * @module
  */
