@@ -615,13 +615,14 @@ export class PgCatalogStore implements CatalogStore {
 
   /**
    * Pages of {@link LINK_PAGE} documents by id (keyset, each page a walk of the `links_doc`
-   * index from the last id of the page before): the rows' ids as numbers, in row order.
+   * index from the last id of the page before): targets and ids in row order, as JSON
+   * arrays, parsed natively (with `array_agg` the driver's `text[]` parser made a build of the
+   * full corpus cost the client 3.5 times the CPU: 940 against 264 ms).
    */
   async *linkTargets(): AsyncGenerator<LinkTargets[]> {
     for (let after = "";;) {
       const page = await this.#query(
-        `SELECT doc_id, array_agg(target ORDER BY id) AS targets,
-           array_agg(id::float8 ORDER BY id) AS rows
+        `SELECT doc_id, json_agg(target ORDER BY id) AS targets, json_agg(id ORDER BY id) AS rows
          FROM links WHERE doc_id > $1 AND left(target, 1) <> '#'
          GROUP BY doc_id ORDER BY doc_id LIMIT ${LINK_PAGE}`,
         [after],
