@@ -8,8 +8,9 @@
  *
  *   deno run -A bench/graph.ts [--data /root/smfull] [--store URL --pg-dir DIR] [--calls 500]
  *
- * The index is only read (with `--store`, the data folder gets its `store-id`): open a copy
- * when another process may be indexing it.
+ * The index is only read, but with `--store` the data folder's configuration remembers the
+ * store (as `--store` does for every command) and the folder gets its `store-id`: run on a
+ * copy, one for each store, and on a copy when another process may be indexing it.
  *
  * @module
  */
