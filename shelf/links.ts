@@ -271,14 +271,18 @@ export function kindCounts(all: OutLink[]): KindCounts {
   return counts;
 }
 
-/** A stored document's outgoing links and backlinks, a page of each. */
+/**
+ * A stored document's outgoing links and backlinks, a page of each.
+ *
+ * @throws {ToolError} `DOCUMENT_NOT_FOUND` when the store does not hold the document
+ */
 export async function documentLinks(
   shelf: Shelf,
   id: string,
   r: LinksRequest,
 ): Promise<DocumentLinks> {
-  const graph = await graphOf(shelf);
-  const card = (await partsOf(shelf).store.cards([id])).get(id);
+  const [graph, cards] = await Promise.all([graphOf(shelf), partsOf(shelf).store.cards([id])]);
+  const card = cards.get(id);
   if (!card) throw documentNotFound(id);
   const out: DocumentLinks = { doc_id: id, path: card.path, title: card.title };
   if (r.direction !== "in") {
@@ -334,7 +338,11 @@ export async function linkReport(
   return { ...base, ...p, items };
 }
 
-/** The shortest chain of links between two stored documents, followed either way. */
+/**
+ * The shortest chain of links between two stored documents, followed either way.
+ *
+ * @throws {ToolError} `DOCUMENT_NOT_FOUND` when the store does not hold one of them
+ */
 export async function connection(
   shelf: Shelf,
   from: string,

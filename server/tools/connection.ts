@@ -46,9 +46,10 @@ export const connection = defineTool({
     links: z.array(obj({ line: optInt, text: optString })).optional(),
   },
   async run(shelf, a): Promise<Connection> {
+    // not looked up twice: the shelf fails on an id it does not hold
     const [from, to] = await Promise.all([
-      resolveStoredDoc(shelf, a.from),
-      resolveStoredDoc(shelf, a.to),
+      resolveStoredDoc(shelf, a.from, false),
+      resolveStoredDoc(shelf, a.to, false),
     ]);
     const r = await shelf.connection(from, to, a.max_depth);
     const [shownFrom, shownTo] = shownPaths(shelf, [r.from, r.to]);

@@ -116,7 +116,8 @@ export const links = defineTool({
       );
       return { ...r, items };
     }
-    const r = await shelf.documentLinks(await resolveStoredDoc(shelf, a.doc_id!), a);
+    // not looked up twice: the shelf fails on an id it does not hold
+    const r = await shelf.documentLinks(await resolveStoredDoc(shelf, a.doc_id!, false), a);
     return {
       ...r,
       path: shownPath(shelf, r.path),
