@@ -137,6 +137,11 @@ export interface PgCatalogOptions {
   readUrl?: string;
   /** The data folder's machine: its tables are in its schema. Default: `public`. */
   machine?: Machine;
+  /**
+   * Another machine of the store, whose tables (in its schema) this store only reads: it
+   * claims no name and makes no table (`machine` is then not given).
+   */
+  reads?: string;
 }
 
 /** PostgreSQL text holds no NUL (nor does SQLite's, read back): as the catalog, U+FFFD. */
@@ -187,10 +192,13 @@ export class PgCatalogStore implements CatalogStore {
    */
   constructor(url: string, options: PgCatalogOptions = {}) {
     const [max, machine] = [options.connections ?? 10, options.machine];
-    this.#pool = openPool(url, max, machine?.name);
-    this.#claims = openPool(url, CLAIMS_AT_MOST, machine?.name);
-    this.#read = options.readUrl ? openPool(options.readUrl, max, machine?.name) : this.#pool;
+    const schema = machine?.name ?? options.reads;
+    this.#pool = openPool(url, max, schema);
+    this.#claims = openPool(url, CLAIMS_AT_MOST, schema);
+    this.#read = options.readUrl ? openPool(options.readUrl, max, schema) : this.#pool;
     this.#machine = machine;
+    // another machine's tables are its own to make
+    if (options.reads !== undefined) this.#schema = Promise.resolve();
   }
 
   async put(doc: StoredDoc, text: string, links: Link[] = []): Promise<void> {
@@ -680,6 +688,14 @@ export class PgCatalogStore implements CatalogStore {
       [library],
     );
     return new Map(rows.map((r) => [r.path as string, r as FileState]));
+  }
+
+  /** The libraries the store holds documents of, by name. */
+  async libraries(): Promise<string[]> {
+    const rows = await this.#query(
+      `SELECT DISTINCT library COLLATE "C" AS library FROM documents ORDER BY 1`,
+    );
+    return rows.map((r) => r.library as string);
   }
 
   async count(library?: string): Promise<number> {
