@@ -166,6 +166,29 @@ Deno.test({
         "nas:Docs",
       ]);
 
+      // grep in one document, and its context: as on its machine, under qualified names
+      const grep = { pattern: "LFS|Git", context: 1 };
+      const mine = await json(own.nas!, "grep", { ...grep, doc_id: "Docs/README.md" });
+      const there = await json(srv, "grep", { ...grep, doc_id: readme("nas") });
+      assert((mine.matches as unknown[]).length > 0, "grep matches");
+      assertEquals(there.matches, mine.matches);
+      assertEquals(there.path, "nas:Docs/README.md");
+      const context = await json(srv, "context", { doc_id: "laptop:Docs/README.md" });
+      assertEquals((context.card as { path: string }).path, "laptop:Docs/README.md");
+      // keyword search and grep across documents reach this machine's libraries only: said
+      for (
+        const [tool, args] of [
+          ["search", { query: "compression" }],
+          ["grep", { pattern: "Git" }],
+        ] as const
+      ) {
+        const e = await assertRejects(() =>
+          json(srv, tool, { ...args, library: "nas:Docs" })
+        ) as ToolError;
+        assertEquals(e.code, "INVALID_ARGUMENT", tool);
+        assert(/another machine's library yet/.test(e.message), e.message);
+      }
+
       // names of no machine, or of a machine without the document: not found
       for (const doc of ["zz:123456789012345", "nas:Docs/none.md", "laptop:123456789012345"]) {
         const e = await assertRejects(() => json(srv, "read", { doc_id: doc })) as ToolError;
