@@ -21,7 +21,7 @@ import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import type { StoredPassages } from "../core/catalog_sql.ts";
 import type { Link } from "../core/extractor.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
-import { type DocEntry, type DocTable, tableOf } from "../core/listing.ts";
+import { type DocEntry, type DocTable, KeptTable } from "../core/listing.ts";
 import type { Card, SearchFilters } from "../core/types.ts";
 import { PgCatalogStore } from "./catalog_postgres.ts";
 import { guarded, openPool } from "./postgres_pool.ts";
@@ -70,8 +70,8 @@ export class MachinesCatalogStore implements CatalogStore {
   #known: string[] = [];
   /** A connection or two to read which machines the store holds. */
   readonly #pool: pg.Pool;
-  /** The listing and the change token it was read at ({@link table}). */
-  #listing?: { version: string; table: DocTable };
+  /** The listing, kept until the change token moves ({@link table}). */
+  readonly #listing = new KeptTable(() => this.changeToken(), () => this.list());
 
   /**
    * @param own the own machine's catalog (its writes, and its reads)
@@ -322,12 +322,8 @@ export class MachinesCatalogStore implements CatalogStore {
     return routes.map((r, i) => `${r.machine ?? ""}=${tokens[i]}`).join(" ");
   }
 
-  async table(): Promise<DocTable> {
-    const version = await this.changeToken();
-    if (this.#listing?.version === version) return this.#listing.table;
-    const table = tableOf(await this.list());
-    this.#listing = { version, table };
-    return table;
+  table(): Promise<DocTable> {
+    return this.#listing.get();
   }
 
   async count(library?: string): Promise<number> {

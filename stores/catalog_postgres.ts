@@ -40,7 +40,7 @@ import { MARKUP_TYPES } from "../core/readable.ts";
 import { decodeText, encodeText, joinTexts, textBlocks } from "../core/text_codec.ts";
 import { type Card, type SearchFilters, ToolError } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
-import { type DocEntry, type DocTable, tableOf } from "../core/listing.ts";
+import { type DocEntry, type DocTable, KeptTable } from "../core/listing.ts";
 import { docPassages } from "../search/passages.ts";
 import {
   claimMachine,
@@ -179,8 +179,8 @@ export class PgCatalogStore implements CatalogStore {
   readonly #read: pg.Pool;
   readonly #machine?: Machine;
   #schema?: Promise<void>;
-  /** The listing and the change token it was read at ({@link table}). */
-  #listing?: { version: string; table: DocTable };
+  /** The listing, kept until the change token moves ({@link table}). */
+  readonly #listing = new KeptTable(() => this.changeToken(), () => this.list());
   /** The name of each read's statement, by SQL text. */
   readonly #names = new Map<string, string>();
 
@@ -672,13 +672,8 @@ export class PgCatalogStore implements CatalogStore {
     return rows[0]?.t ?? "0";
   }
 
-  async table(): Promise<DocTable> {
-    // the token first: a write landing during the read makes the next call read again
-    const version = await this.changeToken();
-    if (this.#listing?.version === version) return this.#listing.table;
-    const table = tableOf(await this.list());
-    this.#listing = { version, table };
-    return table;
+  table(): Promise<DocTable> {
+    return this.#listing.get();
   }
 
   async fileStates(library: string): Promise<Map<string, FileState>> {
