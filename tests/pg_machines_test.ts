@@ -86,13 +86,10 @@ Deno.test({
       const srv = await open("srv", store, []);
 
       // every machine's libraries, by their names in the store
-      assertEquals(await json(srv, "list_libraries"), {
-        ...await json(srv, "list_libraries"),
-        libraries: [
-          { name: "laptop:Docs", description: "", document_count: 2, state: "ready" },
-          { name: "nas:Docs", description: "", document_count: 2, state: "ready" },
-        ],
-      });
+      assertEquals((await json(srv, "list_libraries")).libraries, [
+        { name: "laptop:Docs", description: "", document_count: 2, state: "ready" },
+        { name: "nas:Docs", description: "", document_count: 2, state: "ready" },
+      ]);
       const status = await json(srv, "status");
       assertEquals(status.documents_indexed, 4);
       assertEquals(status.libraries, [
