@@ -91,6 +91,49 @@ export function tableOf(entries: DocEntry[]): DocTable {
   return { entries, byId: new Map(entries.map((e) => [e.doc_id, e])) };
 }
 
+/**
+ * A store's table of documents ({@link tableOf} of its listing), kept and read again only
+ * when the store's change token moved: one token query per call while nothing changed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { KeptTable } from "./listing.ts";
+ * let [token, reads] = ["1", 0];
+ * const kept = new KeptTable(async () => token, async () => (reads++, []));
+ * await kept.get();
+ * await kept.get();
+ * assert.equal(reads, 1);
+ * token = "2";
+ * await kept.get();
+ * assert.equal(reads, 2);
+ * ```
+ */
+export class KeptTable {
+  readonly #token: () => Promise<string>;
+  readonly #list: () => Promise<DocEntry[]>;
+  #kept?: { version: string; table: DocTable };
+
+  /**
+   * @param token the store's change token
+   * @param list the store's listing, by path
+   */
+  constructor(token: () => Promise<string>, list: () => Promise<DocEntry[]>) {
+    this.#token = token;
+    this.#list = list;
+  }
+
+  /** The table, read again when the token moved since the last call. */
+  async get(): Promise<DocTable> {
+    // the token first: a write landing during the read makes the next call read again
+    const version = await this.#token();
+    if (this.#kept?.version === version) return this.#kept.table;
+    const table = tableOf(await this.#list());
+    this.#kept = { version, table };
+    return table;
+  }
+}
+
 /** First index in `entries` (sorted by path) whose path is not below `key`. */
 function lowerBound(entries: DocEntry[], key: string): number {
   let lo = 0;

@@ -6,6 +6,7 @@
  * @module
  */
 import { findNode, flattenOutline } from "../core/outline.ts";
+import { isAbsolute } from "node:path";
 import { confinePath, isInside, realPath } from "../core/paths.ts";
 import { type Card, type OutlineNode, ToolError } from "../core/types.ts";
 import { pageOf } from "../search/passages.ts";
@@ -13,14 +14,32 @@ import type { Shelf } from "./shelf.ts";
 import { versionOfHash } from "./vault.ts";
 import { partsOf } from "./_parts.ts";
 
-/** What a document argument names: an id (16 hex digits or fewer) or a display path. */
+/**
+ * What a document argument names: an id (16 hex digits or fewer; another machine's in a
+ * shared store: `laptop:` before it) or a display path.
+ */
 function reference(shelf: Shelf, ref: string): { id: string } | { path: string } | undefined {
   const id = ref.trim();
-  if (/^[0-9a-f]{6,16}$/.test(id)) return { id };
-  if (/[/\\\0]/.test(id) || id.startsWith("..")) {
-    return { path: confinePath(id, shelf.libraries) };
-  }
+  if (/^(?:[a-z0-9_-]+:)?[0-9a-f]{6,16}$/.test(id)) return { id };
+  if (/[/\\\0]/.test(id) || id.startsWith("..")) return { path: storePath(shelf, id) };
   return undefined;
+}
+
+/** A display path of another machine's library: `laptop:Papers/...`. */
+const OTHER_MACHINE_PATH = /^[a-z0-9_-]+:[^/\\]/;
+
+/**
+ * A path argument as the store names it: in a shared PostgreSQL store, another machine's
+ * display path (`laptop:Papers/a.md`: no file here to confine) as it is, without a
+ * trailing `/`; else confined to the configured libraries.
+ *
+ * @throws {ToolError} `PATH_OUTSIDE_LIBRARY` for a path outside every library
+ */
+export function storePath(shelf: Shelf, arg: string): string {
+  if (shelf.config.store && OTHER_MACHINE_PATH.test(arg) && !isAbsolute(arg)) {
+    return arg.replace(/\/+$/, "");
+  }
+  return confinePath(arg, shelf.libraries);
 }
 
 /**

@@ -11,7 +11,6 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { type FieldValues, fieldValues } from "../core/fields.ts";
 import { type DocEntry, docTable, under } from "../core/listing.ts";
-import { confinePath } from "../core/paths.ts";
 import { type SearchFilters, ToolError } from "../core/types.ts";
 import {
   type MatchKind,
@@ -23,6 +22,7 @@ import {
 import { findPaths, type PathAggregate } from "../search/path.ts";
 import type { Shelf } from "./shelf.ts";
 import { partsOf } from "./_parts.ts";
+import { storePath } from "./documents.ts";
 
 /** The file name of a path. */
 export function fileName(path: string): string {
@@ -117,10 +117,11 @@ async function emptyFolder(shelf: Shelf, folder: string, arg: string): Promise<s
     );
   }
   const [name, ...rest] = folder.split("/");
-  const lib = shelf.libraries.find((l) => l.name === name)!;
+  // another machine's library has no folder here: its folders are those of its documents
+  const lib = shelf.libraries.find((l) => l.name === name);
   let dir = false;
   try {
-    dir = statSync(resolve(lib.root, ...rest)).isDirectory();
+    dir = lib !== undefined && statSync(resolve(lib.root, ...rest)).isDirectory();
   } catch { /* missing */ }
   if (!dir) {
     throw new ToolError(
@@ -144,7 +145,8 @@ export async function browseFolder(shelf: Shelf, a: BrowseRequest): Promise<Fold
   let path: string | null = null;
   let note: string | undefined;
   if (a.path === undefined) {
-    folders = shelf.libraries.map((lib) => {
+    const others = (await shelf.otherLibraries()).map((name) => ({ name, description: undefined }));
+    folders = [...shelf.libraries, ...others].map((lib) => {
       const g = group(under(entries, lib.name), lib.name.length + 1);
       const all = [...g.folders.values()];
       return {
@@ -158,7 +160,7 @@ export async function browseFolder(shelf: Shelf, a: BrowseRequest): Promise<Fold
       };
     });
   } else {
-    path = confinePath(a.path, shelf.libraries);
+    path = storePath(shelf, a.path);
     const inside = under(entries, path);
     if (!inside.length) note = await emptyFolder(shelf, path, a.path);
     const g = group(inside, path.length + 1);

@@ -206,7 +206,8 @@ export interface ShelfOptions {
 type PgModules =
   & typeof import("../stores/postgres.ts")
   & typeof import("../stores/postgres_pool.ts")
-  & typeof import("../stores/catalog_postgres.ts");
+  & typeof import("../stores/catalog_postgres.ts")
+  & typeof import("../stores/catalog_machines.ts");
 
 /** State of the index as answers report it. */
 export interface IndexStatus {
@@ -272,6 +273,8 @@ export class Shelf {
   readonly #idle: IdleRelease;
   /** The catalog's copy in a PostgreSQL store as the indexer writes it (on the primary). */
   readonly #storeWriter?: CatalogStore;
+  /** The writer is a store of its own (not the one the reads go through). */
+  readonly #writerApart: boolean;
 
   private constructor(
     opts: ShelfOptions,
@@ -326,6 +329,7 @@ export class Shelf {
     this.#storeWriter = store && pg && pgOptions?.readUrl
       ? new pg.PgCatalogStore(store, { ...pgOptions, readUrl: undefined })
       : pgCatalog;
+    this.#writerApart = this.#storeWriter !== pgCatalog;
     let vectors: VectorSync | undefined;
     if (embedder) {
       makePrivateDir(join(opts.data, "vectors"));
@@ -374,8 +378,14 @@ export class Shelf {
       },
     );
     const parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };
-    const catalogStore = pgCatalog ?? new SqliteCatalogStore(catalog);
-    this.#parts = { ...parts, store: catalogStore, graphs: new LinkGraphs(catalogStore) };
+    // a server reads every machine's catalog: its own, and the others' read only
+    const readStore = pgCatalog && pgOptions
+      ? new pg.MachinesCatalogStore(pgCatalog, store!, {
+        machine: pgOptions.machine.name,
+        readUrl: pgOptions.readUrl,
+      })
+      : new SqliteCatalogStore(catalog);
+    this.#parts = { ...parts, store: readStore, graphs: new LinkGraphs(readStore) };
     const ocrTypes = [
       ...(config.ocr?.pdf_pages !== false ? ["pdf"] : []),
       ...(config.ocr?.images !== false ? ["image"] : []),
@@ -453,6 +463,7 @@ export class Shelf {
         ...await import("../stores/postgres.ts"),
         ...await import("../stores/postgres_pool.ts"),
         ...await import("../stores/catalog_postgres.ts"),
+        ...await import("../stores/catalog_machines.ts"),
       }
       : undefined;
     return new Shelf(opts, config, extractors, plugins, embedder, pg);
@@ -646,6 +657,14 @@ export class Shelf {
    */
   documentCount(library?: string): Promise<number> {
     return this.#parts.store.count(library);
+  }
+
+  /**
+   * The libraries other machines indexed into a shared PostgreSQL store, by their names in
+   * it (`laptop:Papers`): this shelf lists and reads them too. None without such a store.
+   */
+  async otherLibraries(): Promise<string[]> {
+    return await this.#parts.store.otherLibraries?.() ?? [];
   }
 
   /**
@@ -1192,7 +1211,8 @@ export class Shelf {
     this.#grepRunner = undefined;
     await this.#parts.keyword.close?.();
     await this.#parts.store.close();
-    if (this.#storeWriter !== this.#parts.store) await this.#storeWriter?.close();
+    // the own machine's catalog closes with the store; a writer on the primary is apart
+    if (this.#writerApart) await this.#storeWriter?.close();
     this.#parts.catalog.close();
     this.#names = new WeakMap();
   }

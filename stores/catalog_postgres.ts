@@ -41,7 +41,7 @@ import { decodeText, encodeText, joinTexts, textBlocks } from "../core/text_code
 import { type Card, type SearchFilters, ToolError } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
 import type { LinkRow } from "../core/graph.ts";
-import { type DocEntry, type DocTable, tableOf } from "../core/listing.ts";
+import { type DocEntry, type DocTable, KeptTable } from "../core/listing.ts";
 import { docPassages } from "../search/passages.ts";
 import {
   claimMachine,
@@ -141,6 +141,11 @@ export interface PgCatalogOptions {
   readUrl?: string;
   /** The data folder's machine: its tables are in its schema. Default: `public`. */
   machine?: Machine;
+  /**
+   * Another machine of the store, whose tables (in its schema) this store only reads: it
+   * claims no name and makes no table (`machine` is then not given).
+   */
+  reads?: string;
 }
 
 /** PostgreSQL text holds no NUL (nor does SQLite's, read back): as the catalog, U+FFFD. */
@@ -178,8 +183,8 @@ export class PgCatalogStore implements CatalogStore {
   readonly #read: pg.Pool;
   readonly #machine?: Machine;
   #schema?: Promise<void>;
-  /** The listing and the change token it was read at ({@link table}). */
-  #listing?: { version: string; table: DocTable };
+  /** The listing, kept until the change token moves ({@link table}). */
+  readonly #listing = new KeptTable(() => this.changeToken(), () => this.list());
   /** The name of each read's statement, by SQL text. */
   readonly #names = new Map<string, string>();
 
@@ -191,10 +196,13 @@ export class PgCatalogStore implements CatalogStore {
    */
   constructor(url: string, options: PgCatalogOptions = {}) {
     const [max, machine] = [options.connections ?? 10, options.machine];
-    this.#pool = openPool(url, max, machine?.name);
-    this.#claims = openPool(url, CLAIMS_AT_MOST, machine?.name);
-    this.#read = options.readUrl ? openPool(options.readUrl, max, machine?.name) : this.#pool;
+    const schema = machine?.name ?? options.reads;
+    this.#pool = openPool(url, max, schema);
+    this.#claims = openPool(url, CLAIMS_AT_MOST, schema);
+    this.#read = options.readUrl ? openPool(options.readUrl, max, schema) : this.#pool;
     this.#machine = machine;
+    // another machine's tables are its own to make
+    if (options.reads !== undefined) this.#schema = Promise.resolve();
   }
 
   async put(doc: StoredDoc, text: string, links: Link[] = []): Promise<void> {
@@ -703,13 +711,8 @@ export class PgCatalogStore implements CatalogStore {
     return rows[0]?.t ?? "0";
   }
 
-  async table(): Promise<DocTable> {
-    // the token first: a write landing during the read makes the next call read again
-    const version = await this.changeToken();
-    if (this.#listing?.version === version) return this.#listing.table;
-    const table = tableOf(await this.list());
-    this.#listing = { version, table };
-    return table;
+  table(): Promise<DocTable> {
+    return this.#listing.get();
   }
 
   async fileStates(library: string): Promise<Map<string, FileState>> {
@@ -719,6 +722,22 @@ export class PgCatalogStore implements CatalogStore {
       [library],
     );
     return new Map(rows.map((r) => [r.path as string, r as FileState]));
+  }
+
+  /** The libraries the store holds documents of, by name (byte order). */
+  async libraries(): Promise<string[]> {
+    // one probe of the (library, path) index per library, from each to the next: not a
+    // scan of every document (PostgreSQL 15 has no skip scan of its own)
+    const rows = await this.#query(
+      `WITH RECURSIVE l AS (
+         SELECT min(library) AS library FROM documents
+         UNION ALL
+         SELECT (SELECT min(library) FROM documents
+                 WHERE library > l.library)
+         FROM l WHERE l.library IS NOT NULL)
+       SELECT library FROM l WHERE library IS NOT NULL`,
+    );
+    return rows.map((r) => r.library as string).sort();
   }
 
   async count(library?: string): Promise<number> {

@@ -254,6 +254,11 @@ export interface CatalogStore extends LinkStore {
    * @throws {ToolError} `CONFLICT` when another indexer holds the library
    */
   claimLibrary?(library: string): Promise<LibraryClaim>;
+  /**
+   * The libraries of the other machines of a shared store, by their names in it
+   * (`laptop:Papers`); a store of one data folder has no such method.
+   */
+  otherLibraries?(): Promise<string[]>;
   /** Release connections; the store is not used after. */
   close(): Promise<void>;
 }

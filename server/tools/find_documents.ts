@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { ToolError } from "../../core/types.ts";
 import { type MatchKind, normalizeName } from "../../search/names.ts";
-import { argHint, checkLibrary, defineTool, libraryArg, n, needArgs } from "../tool.ts";
+import { argHint, checkStoreLibrary, defineTool, libraryArg, n, needArgs } from "../tool.ts";
 import { count, type DocCard, docCard, docLine } from "./_listing.ts";
 import { docEntry, obj } from "./_output.ts";
 
@@ -44,7 +44,7 @@ export const findDocuments = defineTool({
     results: z.array(obj({ ...docEntry.shape, match: z.string(), matched_on: z.string() })),
   },
   async run(shelf, a) {
-    checkLibrary(shelf, a.library);
+    await checkStoreLibrary(shelf, a.library);
     const q = normalizeName(a.query);
     if (!q) {
       throw new ToolError(

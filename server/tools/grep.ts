@@ -21,7 +21,7 @@ import {
 import {
   argHint,
   argNames,
-  checkLibrary,
+  checkOwnLibrary,
   defineTool,
   docIdArg,
   escapeControl,
@@ -311,7 +311,7 @@ export const grep = defineTool({
         "Give doc_id with offset, or use offset_documents across documents.",
       );
     }
-    checkLibrary(shelf, scope.library);
+    await checkOwnLibrary(shelf, scope.library, "grep across documents");
     const r = await shelf.grepDocuments({
       ...options,
       scope,

@@ -23,14 +23,17 @@ export const listLibraries = defineTool({
   },
   async run(shelf) {
     const building = shelf.status.state === "building";
-    const counts = await Promise.all(shelf.libraries.map((l) => shelf.documentCount(l.name)));
+    // another machine's libraries of a shared store too (no root here)
+    const others = (await shelf.otherLibraries()).map((name) => ({ name, description: "" }));
+    const libraries = [...shelf.libraries, ...others];
+    const counts = await Promise.all(libraries.map((l) => shelf.documentCount(l.name)));
     return {
-      libraries: shelf.libraries.map((l, i) => ({
+      libraries: libraries.map((l, i) => ({
         name: l.name,
         description: l.description ?? "",
         document_count: counts[i]!,
         state: building ? "building" : "ready",
-        root: shelf.fullPaths ? l.root : undefined,
+        root: shelf.fullPaths && "root" in l ? l.root : undefined,
       })),
     };
   },

@@ -16,7 +16,7 @@ import {
 } from "../../search/sentence.ts";
 import { type PassageHit, ToolError } from "../../core/types.ts";
 import {
-  checkLibrary,
+  checkOwnLibrary,
   defineTool,
   type ErrorBody,
   errorBody,
@@ -135,7 +135,7 @@ export const search = defineTool({
     queries: z.record(z.string(), obj({ results: z.array(hit).optional() })).optional(),
   },
   async run(shelf, a): Promise<Answer> {
-    checkLibrary(shelf, a.library);
+    await checkOwnLibrary(shelf, a.library, "search");
     if (a.filters) checkFields(shelf.libraries, a.library, Object.keys(a.filters));
     if ((a.query === undefined) === (a.queries === undefined)) {
       throw new ToolError(

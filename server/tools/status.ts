@@ -56,9 +56,11 @@ export const status = defineTool({
     const s = shelf.status;
     const skipped = shelf.skippedFiles();
     // the store's counts, all of them at once (with PostgreSQL: in parallel on its pool)
+    // and another machine's libraries of a shared store
+    const names = [...shelf.libraries.map((l) => l.name), ...await shelf.otherLibraries()];
     const [indexed, ...counts] = await Promise.all([
       shelf.documentCount(),
-      ...shelf.libraries.map((l) => shelf.documentCount(l.name)),
+      ...names.map((name) => shelf.documentCount(name)),
     ]);
     return {
       state: s.state,
@@ -73,7 +75,7 @@ export const status = defineTool({
         { state: "unavailable" as const, model: null, note: "no embedder configured" },
       ocr: shelf.ocrStatus() ??
         { state: "off" as const, note: "ocr.pdf_pages and ocr.images are false" },
-      libraries: shelf.libraries.map((l, i) => ({ name: l.name, documents: counts[i]! })),
+      libraries: names.map((name, i) => ({ name, documents: counts[i]! })),
       skipped_count: skipped.length,
       offset_skipped: a.offset_skipped,
       skipped: skipped.slice(a.offset_skipped, a.offset_skipped + a.limit_skipped),

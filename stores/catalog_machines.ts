@@ -1,0 +1,432 @@
+/**
+ * Every machine's catalog in a shared PostgreSQL store, as one `CatalogStore`: the data
+ * folder's own machine (its schema, which it alone writes) and, read only, each other
+ * machine claimed in `public.shelfmark_machines` (a schema each; see docs/postgres.md,
+ * "Several machines"). A server on any machine so lists and reads every library.
+ *
+ * Names: the own machine's documents keep theirs; another machine's are qualified by its
+ * name, as its libraries are known in the store: library `laptop:Papers`, path
+ * `laptop:Papers/a.md`, id `laptop:123456789012345`. The machine is in every name, so two
+ * machines' libraries or files of the same name (the same ids in their schemas) never
+ * collide, and a call is routed to the machine's schema by the name alone (no table of
+ * ids to keep). Writes go to the own machine only: an indexer never writes another
+ * machine's rows.
+ *
+ * @module
+ */
+// @ts-types="@types/pg"
+import type pg from "pg";
+import type { FileState, GraphDocRow, LinkTargets } from "../core/catalog.ts";
+import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
+import type { StoredPassages } from "../core/catalog_sql.ts";
+import type { Link } from "../core/extractor.ts";
+import type { Fingerprint } from "../core/fingerprint.ts";
+import type { LinkRow } from "../core/graph.ts";
+import { type DocEntry, type DocTable, KeptTable } from "../core/listing.ts";
+import type { Card, SearchFilters } from "../core/types.ts";
+import { PgCatalogStore } from "./catalog_postgres.ts";
+import { guarded, openPool } from "./postgres_pool.ts";
+import type { CatalogStore, LibraryClaim } from "./roles.ts";
+
+/** Connections at most of each other machine's reader. */
+const OTHER_CONNECTIONS = 4;
+
+/** `machine:rest` of a qualified name (a machine name as `"machine"` allows it). */
+const QUALIFIED = /^([a-z0-9_-]+):(.+)$/s;
+
+/** Options of {@link MachinesCatalogStore}. */
+export interface MachinesOptions {
+  /** The own machine's name (its documents keep their names). */
+  machine: string;
+  /** A read-only streaming replica the reads go to (`"store_read"`). */
+  readUrl?: string;
+}
+
+/** A machine's store and the name of its documents in this one. */
+interface Route {
+  /** The machine's store (the own one, or a reader of another's schema). */
+  store: CatalogStore;
+  /** The machine's name, undefined for the own machine. */
+  machine?: string;
+}
+
+/**
+ * The catalogs of every machine of a shared store.
+ *
+ * ```ts ignore
+ * const own = new PgCatalogStore(url, { machine: { name: "nas", owner } });
+ * const store = new MachinesCatalogStore(own, url, { machine: "nas" });
+ * await store.list(); // the NAS's documents, and `laptop:Papers/...` of the laptop
+ * ```
+ */
+export class MachinesCatalogStore implements CatalogStore {
+  /** Backend name. */
+  readonly name = "postgres";
+  readonly #own: CatalogStore;
+  readonly #url: string;
+  readonly #options: MachinesOptions;
+  /** Readers of the other machines' schemas, by machine (made when first seen). */
+  readonly #others = new Map<string, PgCatalogStore>();
+  /** The other machines of the store as last read, by name. */
+  #known: string[] = [];
+  /** A connection or two to read which machines the store holds. */
+  readonly #pool: pg.Pool;
+  /** The listing, kept until the change token moves ({@link table}). */
+  readonly #listing = new KeptTable(() => this.changeToken(), () => this.list());
+
+  /**
+   * @param own the own machine's catalog (its writes, and its reads)
+   * @param url the store's URL (the primary)
+   * @param options the own machine's name, and the replica reads go to
+   */
+  constructor(own: CatalogStore, url: string, options: MachinesOptions) {
+    this.#own = own;
+    this.#url = url;
+    this.#options = options;
+    this.#pool = openPool(options.readUrl ?? url, 2);
+  }
+
+  /**
+   * The other machines whose catalog tables the store holds, read again (a machine that
+   * joined since is seen at the next listing, count or unknown name).
+   */
+  async #machines(): Promise<string[]> {
+    const rows = await guarded("the catalog", async () => {
+      try {
+        return (await this.#pool.query(
+          `SELECT name FROM public.shelfmark_machines
+           WHERE name <> $1 AND to_regclass(format('%I.documents', name)) IS NOT NULL
+           ORDER BY name COLLATE "C"`,
+          [this.#options.machine],
+        )).rows;
+      } catch (e) {
+        // no machine has claimed a name yet
+        if ((e as { code?: string }).code === "42P01") return [];
+        throw e;
+      }
+    });
+    this.#known = rows.map((r) => r.name as string);
+    return this.#known;
+  }
+
+  /** The reader of another machine's schema. */
+  #other(machine: string): PgCatalogStore {
+    let store = this.#others.get(machine);
+    if (!store) {
+      store = new PgCatalogStore(this.#url, {
+        reads: machine,
+        readUrl: this.#options.readUrl,
+        connections: OTHER_CONNECTIONS,
+      });
+      this.#others.set(machine, store);
+    }
+    return store;
+  }
+
+  /** Every machine's route: the own first. */
+  async #all(): Promise<Route[]> {
+    const others = await this.#machines();
+    return [{ store: this.#own }, ...others.map((m) => ({ store: this.#other(m), machine: m }))];
+  }
+
+  /**
+   * The machine a qualified name (id, library or path) is of, and the name in its schema;
+   * a name without a known machine's prefix is the own machine's.
+   */
+  async #route(name: string): Promise<{ route: Route; local: string }> {
+    const m = QUALIFIED.exec(name);
+    if (m) {
+      if (!this.#known.includes(m[1]!)) await this.#machines();
+      if (this.#known.includes(m[1]!)) {
+        return { route: { store: this.#other(m[1]!), machine: m[1] }, local: m[2]! };
+      }
+    }
+    return { route: { store: this.#own }, local: name };
+  }
+
+  /** Ids grouped by machine, each with its local ids (in the order asked). */
+  async #byMachine(ids: string[]): Promise<{ route: Route; ids: Map<string, string> }[]> {
+    const groups = new Map<string | undefined, { route: Route; ids: Map<string, string> }>();
+    for (const id of ids) {
+      const { route, local } = await this.#route(id);
+      let g = groups.get(route.machine);
+      if (!g) groups.set(route.machine, g = { route, ids: new Map() });
+      g.ids.set(local, id);
+    }
+    return [...groups.values()];
+  }
+
+  /**
+   * A map by local id read from each machine (given its local ids, each with the name
+   * asked), keyed by the names asked.
+   */
+  async #each<T>(
+    ids: string[],
+    read: (store: CatalogStore, asked: Map<string, string>) => Promise<Map<string, T>>,
+    shown: (value: T, machine?: string) => T = (v) => v,
+  ): Promise<Map<string, T>> {
+    const got = new Map<string, T>();
+    await Promise.all((await this.#byMachine(ids)).map(async ({ route, ids: asked }) => {
+      for (const [local, value] of await read(route.store, asked)) {
+        got.set(asked.get(local)!, shown(value, route.machine));
+      }
+    }));
+    // in the order asked
+    const out = new Map<string, T>();
+    for (const id of ids) if (got.has(id)) out.set(id, got.get(id)!);
+    return out;
+  }
+
+  put(doc: StoredDoc, text: string, links?: Link[]): Promise<void> {
+    return this.#own.put(doc, text, links);
+  }
+
+  touch(docId: string, mtimeMs: number, modifiedAt: string): Promise<void> {
+    return this.#own.touch(docId, mtimeMs, modifiedAt);
+  }
+
+  /** Removes the own machine's documents; another machine's ids are left to it. */
+  remove(ids: string[]): Promise<void> {
+    return this.#own.remove(ids.filter((id) => !QUALIFIED.test(id)));
+  }
+
+  claimLibrary(library: string): Promise<LibraryClaim> {
+    return this.#own.claimLibrary!(library);
+  }
+
+  fileStates(library: string): Promise<Map<string, FileState>> {
+    return this.#own.fileStates(library);
+  }
+
+  async get(docId: string): Promise<StoredDoc | undefined> {
+    const { route, local } = await this.#route(docId);
+    const doc = await route.store.get(local);
+    return doc && { ...doc, card: qualifiedCard(doc.card, route.machine) };
+  }
+
+  async head(docId: string): Promise<DocHead | undefined> {
+    const { route, local } = await this.#route(docId);
+    const head = await route.store.head(local);
+    return head && { ...head, card: qualifiedCard(head.card, route.machine) };
+  }
+
+  async sections(docId: string): Promise<DocSections | undefined> {
+    const { route, local } = await this.#route(docId);
+    return await route.store.sections(local);
+  }
+
+  cards(ids: string[]): Promise<Map<string, Card>> {
+    return this.#each(ids, (s, asked) => s.cards([...asked.keys()]), qualifiedCard);
+  }
+
+  async text(docId: string): Promise<string | undefined> {
+    const { route, local } = await this.#route(docId);
+    return await route.store.text(local);
+  }
+
+  texts(ids: string[]): Promise<Map<string, string>> {
+    return this.#each(ids, (s, asked) => s.texts([...asked.keys()]));
+  }
+
+  async lines(docId: string, from: number, to: number): Promise<string[] | undefined> {
+    const { route, local } = await this.#route(docId);
+    return await route.store.lines(local, from, to);
+  }
+
+  async passages(docId: string, seqs: number[]): Promise<StoredPassages | undefined> {
+    const { route, local } = await this.#route(docId);
+    return await route.store.passages(local, seqs);
+  }
+
+  passagesOf(wanted: Map<string, number[]>): Promise<Map<string, StoredPassages>> {
+    return this.#each(
+      [...wanted.keys()],
+      (s, asked) =>
+        s.passagesOf(new Map([...asked].map(([local, id]) => [local, wanted.get(id)!]))),
+    );
+  }
+
+  fingerprints(ids: string[]): Promise<Map<string, Fingerprint>> {
+    return this.#each(ids, (s, asked) => s.fingerprints([...asked.keys()]));
+  }
+
+  async idsMatching(filters: SearchFilters): Promise<string[] | undefined> {
+    const lists = await Promise.all((await this.#all()).map(async (route) => {
+      const f = filtersFor(filters, route.machine);
+      if (!f) return [];
+      const ids = await route.store.idsMatching(f);
+      return ids?.map((id) => qualified(id, route.machine));
+    }));
+    return lists.some((l) => l === undefined) ? undefined : lists.flat() as string[];
+  }
+
+  async sameText(
+    keys: string[],
+    filters: SearchFilters,
+  ): Promise<Map<string, { doc_id: string; path: string }[]>> {
+    const out = new Map<string, { doc_id: string; path: string }[]>();
+    for (const route of await this.#all()) {
+      const f = filtersFor(filters, route.machine);
+      if (!f) continue;
+      for (const [key, docs] of await route.store.sameText(keys, f)) {
+        const list = out.get(key) ?? [];
+        for (const d of docs) {
+          list.push({
+            doc_id: qualified(d.doc_id, route.machine),
+            path: qualified(d.path, route.machine),
+          });
+        }
+        out.set(key, list);
+      }
+    }
+    for (const list of out.values()) list.sort((a, b) => byPath(a.path, b.path));
+    return out;
+  }
+
+  async links(docId: string): Promise<Link[]> {
+    const { route, local } = await this.#route(docId);
+    return await route.store.links(local);
+  }
+
+  /**
+   * The link graph is the own machine's: links resolve to files of its libraries, and a
+   * link between machines' libraries has no target there (the graph of every machine is
+   * left for later, with search across machines).
+   */
+  graphDocs(): Promise<GraphDocRow[]> {
+    return this.#own.graphDocs();
+  }
+
+  /** The own machine's links (see {@link graphDocs}). */
+  linkTargets(): AsyncGenerator<LinkTargets[]> {
+    return this.#own.linkTargets();
+  }
+
+  /** The own machine's link rows (see {@link graphDocs}). */
+  linkRows(rows: number[]): Promise<Map<number, LinkRow>> {
+    return this.#own.linkRows(rows);
+  }
+
+  async fields(docId: string): Promise<Record<string, string[]>> {
+    const { route, local } = await this.#route(docId);
+    return await route.store.fields(local);
+  }
+
+  async idByPath(path: string): Promise<string | undefined> {
+    const { route, local } = await this.#route(path);
+    const id = await route.store.idByPath(local);
+    return id && qualified(id, route.machine);
+  }
+
+  async list(library?: string): Promise<DocEntry[]> {
+    const routes = library === undefined ? await this.#all() : [(await this.#route(library)).route];
+    const local = library === undefined ? undefined : (await this.#route(library)).local;
+    const lists = await Promise.all(
+      routes.map(async (route) =>
+        (await route.store.list(local)).map((e) =>
+          route.machine === undefined ? e : {
+            ...e,
+            doc_id: qualified(e.doc_id, route.machine),
+            library: qualified(e.library, route.machine),
+            path: qualified(e.path, route.machine),
+          }
+        )
+      ),
+    );
+    return lists.flat().sort((a, b) => byPath(a.path, b.path));
+  }
+
+  async changeToken(): Promise<string> {
+    const routes = await this.#all();
+    const tokens = await Promise.all(routes.map((r) => r.store.changeToken()));
+    return routes.map((r, i) => `${r.machine ?? ""}=${tokens[i]}`).join(" ");
+  }
+
+  table(): Promise<DocTable> {
+    return this.#listing.get();
+  }
+
+  async count(library?: string): Promise<number> {
+    if (library !== undefined) {
+      const { route, local } = await this.#route(library);
+      return await route.store.count(local);
+    }
+    const counts = await Promise.all((await this.#all()).map((r) => r.store.count()));
+    return counts.reduce((s, n) => s + n, 0);
+  }
+
+  /** The other machines' libraries, by their names in the store (`laptop:Papers`). */
+  async otherLibraries(): Promise<string[]> {
+    const others = await this.#machines();
+    const names = await Promise.all(
+      others.map(async (m) => (await this.#other(m).libraries()).map((l) => qualified(l, m))),
+    );
+    return names.flat();
+  }
+
+  async close(): Promise<void> {
+    await this.#own.close();
+    for (const store of this.#others.values()) await store.close();
+    await this.#pool.end();
+  }
+}
+
+/** A name in a machine's schema as this store shows it (the own machine's as it is). */
+function qualified(name: string, machine?: string): string {
+  return machine === undefined ? name : `${machine}:${name}`;
+}
+
+/** A card with its id, library and path as this store shows them (keys in their order). */
+function qualifiedCard(card: Card, machine?: string): Card {
+  if (machine === undefined) return card;
+  return {
+    ...card,
+    doc_id: qualified(card.doc_id, machine),
+    library: qualified(card.library, machine),
+    path: qualified(card.path, machine),
+  };
+}
+
+/** Paths in binary order (as JavaScript compares strings). */
+function byPath(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Search filters as a machine's schema sees them (its names without the machine), or
+ * undefined when none of its documents can pass: a library of another machine, a path
+ * glob that starts with a literal name of another machine. A glob starting with `*` holds
+ * for every machine; one starting with `?` or `[` is matched against the names in the
+ * schema, without the machine (not yet the qualified path).
+ *
+ * @param filters the filters, with qualified names
+ * @param machine the machine (undefined: the own one)
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { filtersFor } from "./catalog_machines.ts";
+ * const f = { library: "laptop:Papers", path_glob: "laptop:Papers/*.md" };
+ * assert.deepEqual(filtersFor(f, "laptop"), { library: "Papers", path_glob: "Papers/*.md" });
+ * assert.equal(filtersFor(f, "nas"), undefined);
+ * assert.equal(filtersFor(f), undefined); // not the own machine's
+ * assert.deepEqual(filtersFor({ path_glob: "*.md" }, "nas"), { path_glob: "*.md" });
+ * ```
+ */
+export function filtersFor(
+  filters: SearchFilters,
+  machine?: string,
+): SearchFilters | undefined {
+  const out = { ...filters };
+  if (filters.library !== undefined) {
+    const m = QUALIFIED.exec(filters.library);
+    const own = machine === undefined;
+    if (own ? m !== null : m?.[1] !== machine) return undefined;
+    if (!own) out.library = m![2];
+  }
+  const glob = filters.path_glob;
+  if (glob && machine !== undefined && !/^[*?[]/.test(glob)) {
+    if (!glob.startsWith(`${machine}:`)) return undefined;
+    out.path_glob = glob.slice(machine.length + 1);
+  }
+  return out;
+}
