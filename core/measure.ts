@@ -12,6 +12,7 @@ import type { Extracted } from "./extractor.ts";
 import type { ExtractResult } from "./types.ts";
 import { measureCard, type MeasuredCard } from "./card.ts";
 import { type MeasuredOutline, measureOutline } from "./outline.ts";
+import { type PreparedText, prepareText } from "./prepared_text.ts";
 
 /** What the measure step gives for an extracted document (plain data, it crosses processes). */
 export interface MeasuredDoc {
@@ -19,6 +20,8 @@ export interface MeasuredDoc {
   outline: MeasuredOutline;
   /** The card's fields from the text, and the terms to rank. */
   card: MeasuredCard;
+  /** The text's fingerprints and encoded blocks, ready to store. */
+  text: PreparedText;
 }
 
 /**
@@ -42,22 +45,25 @@ export function storableLines(extracted: Extracted): string[] {
 
 /**
  * Measure an extracted document: its lines made storable ({@link storableLines}, set on
- * `extracted`), its outline without keywords and its card's fields and terms. The index
- * process ranks them against the corpus statistics (`rankOutline`, `rankCard`).
+ * `extracted`), its outline without keywords, its card's fields and terms, and its text
+ * prepared to store. The index process ranks them against the corpus statistics
+ * (`rankOutline`, `rankCard`) and writes them.
  *
- * @param path the file's path (`<library>/<path>` is not needed: the path the card names)
+ * @param path the file's path, as its card names it
  * @param extracted the extractor's result (its lines are made storable)
- * @returns the measured outline and card
+ * @param docType the extractor's name (the card's `doc_type`)
+ * @returns the measured outline, card and text
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * const lines = ["# Setup", "Install the server.", "Then start the server."];
- * const m = measureDoc("notes/setup.md", { lines, headings: [{ level: 1, title: "Setup", line: 1 }] });
+ * const headings = [{ level: 1, title: "Setup", line: 1 }];
+ * const m = measureDoc("notes/setup.md", { lines, headings }, "markdown");
  * assert.equal(m.card.fields.title, "Setup");
  * assert.equal(m.outline.roots[0]?.summary, "Install the server.");
  * ```
  */
-export function measureDoc(path: string, extracted: Extracted): MeasuredDoc {
+export function measureDoc(path: string, extracted: Extracted, docType: string): MeasuredDoc {
   const lines = storableLines(extracted);
   const outline = measureOutline(lines, extracted.headings ?? []);
   const quality = outline.roots.length ? (extracted.outlineQuality ?? "high") : "none";
@@ -68,7 +74,7 @@ export function measureDoc(path: string, extracted: Extracted): MeasuredDoc {
     outline: outline.roots,
     outline_quality: quality,
   });
-  return { outline, card };
+  return { outline, card, text: prepareText(lines.join("\n"), docType) };
 }
 
 /**
@@ -81,5 +87,5 @@ export function measureDoc(path: string, extracted: Extracted): MeasuredDoc {
  * @returns the result with `measured`
  */
 export function withMeasure(path: string, result: ExtractResult): ExtractResult {
-  return result && { ...result, measured: measureDoc(path, result.extracted) };
+  return result && { ...result, measured: measureDoc(path, result.extracted, result.extractor) };
 }

@@ -701,7 +701,7 @@ export class Indexer {
         measured = undefined;
       }
       // Measured where it was extracted (`withMeasure`), else here: the same step.
-      measured ??= measureDoc(f.path, extracted);
+      measured ??= measureDoc(f.path, extracted, result.extractor);
       const lines = extracted.lines;
       const outline = rankOutline(measured.outline, this.#catalog);
       const text = lines.join("\n");
@@ -738,6 +738,7 @@ export class Indexer {
           // if cut again), until the last attempt.
           mtime_ms: result.partial && attempts + 1 < MAX_ATTEMPTS ? -1 : f.mtime_ms,
           fields,
+          prepared: measured.text,
         };
         this.#catalog.put(stored, text, extracted.links);
         // Blank pages of a PDF, and an image file's page, wait for OCR in the background
