@@ -84,8 +84,13 @@ export interface MeasuredCard {
   tags?: string[];
   /** Every term of the tokenised prose once. */
   distinct: string[];
-  /** The terms that may be keywords, with their counts, in first-seen order. */
-  candidates: [string, number][];
+  /**
+   * The terms that may be keywords, in first-seen order, each by its place in `distinct`
+   * (numbers cross a process boundary cheaper than strings).
+   */
+  candidates: number[];
+  /** Each candidate's count, in the order of `candidates`. */
+  candidateCounts: number[];
 }
 
 /** The facts of a file a card holds beside what its text gives. */
@@ -224,10 +229,13 @@ function candidateTerms(
 ): [string, number][] {
   const entries = counts instanceof Map ? counts.entries() : Object.entries(counts);
   const out: [string, number][] = [];
-  for (const [w, c] of entries) {
-    if (c >= minCount && !GENERIC.has(w) && keywordCandidate(w)) out.push([w, c]);
-  }
+  for (const [w, c] of entries) if (isCandidate(w, c, minCount)) out.push([w, c]);
   return out;
+}
+
+/** Whether a term seen `count` times may be a keyword (seen `minCount` times, not generic). */
+function isCandidate(w: string, count: number, minCount: number): boolean {
+  return count >= minCount && !GENERIC.has(w) && keywordCandidate(w);
 }
 
 /** Candidates with their `tf · idf` scores, best first. */
@@ -402,11 +410,18 @@ export function measureCard(
   };
   if (meta.author?.trim()) fields.author = meta.author.trim();
   if (extracted.pages?.length) fields.page_count = extracted.pages.length;
-  const out: MeasuredCard = {
-    fields,
-    distinct: [...counts.keys()],
-    candidates: candidateTerms(counts, brief ? 1 : 2),
-  };
+  const distinct = [...counts.keys()];
+  const minCount = brief ? 1 : 2;
+  const candidates: number[] = [];
+  const candidateCounts: number[] = [];
+  distinct.forEach((w, i) => {
+    const c = counts.get(w)!;
+    if (isCandidate(w, c, minCount)) {
+      candidates.push(i);
+      candidateCounts.push(c);
+    }
+  });
+  const out: MeasuredCard = { fields, distinct, candidates, candidateCounts };
   if (meta.tags) out.tags = meta.tags;
   return out;
 }
@@ -426,10 +441,15 @@ export function rankCard(
   stats?: TermStats,
 ): CardResult {
   const f = measured.fields;
+  const { distinct, candidateCounts } = measured;
+  const candidates = measured.candidates.map((i, k): [string, number] => [
+    distinct[i]!,
+    candidateCounts[k]!,
+  ]);
   // Scored and sorted once, for the keywords and the candidate terms alike.
-  const scored = scoreCandidates(measured.candidates, idfOf(stats));
+  const scored = scoreCandidates(candidates, idfOf(stats));
   const keywords = pickKeywords(scored, { tags: measured.tags });
-  const count = new Map(measured.candidates);
+  const count = new Map(candidates);
   const terms: TermCounts = {};
   for (const [w] of scored.slice(0, CANDIDATE_TERMS)) terms[w] = count.get(w)!;
 

@@ -27,12 +27,18 @@ interface Section {
   ownEnd: number;
 }
 
-/** A section's sampled words: how many were counted, and the counts of keyword candidates. */
+/**
+ * A section's sampled words: how many were counted, and the counts of those that may be
+ * keywords (`keywordCandidate`), in first-seen order, each word by its place in the
+ * outline's `words` (numbers cross a process boundary cheaper than strings).
+ */
 export interface SectionWords {
   /** Words counted in the section's sample (candidates or not). */
   total: number;
-  /** Counts of the sample's words that may be keywords (`keywordCandidate`), in first-seen order. */
-  counts: [string, number][];
+  /** Each candidate's place in {@link MeasuredOutline.words}. */
+  ids: number[];
+  /** Each candidate's count, in the order of `ids`. */
+  counts: number[];
 }
 
 /**
@@ -46,6 +52,8 @@ export interface MeasuredOutline {
   roots: OutlineNode[];
   /** The sampled words of every node, in pre-order (see {@link flattenOutline}). */
   sections: SectionWords[];
+  /** Every candidate word of the sections once, which `SectionWords.ids` point into. */
+  words: string[];
 }
 
 /**
@@ -98,7 +106,8 @@ export function buildOutline(
  * import assert from "node:assert/strict";
  * const m = measureOutline(["# Cache", "Cache entries expire."], [{ level: 1, title: "Cache", line: 1 }]);
  * assert.equal(m.roots[0]?.summary, "Cache entries expire.");
- * assert.deepEqual(m.sections, [{ total: 3, counts: [["cache", 1], ["entries", 1], ["expire", 1]] }]);
+ * assert.deepEqual(m.words, ["cache", "entries", "expire"]);
+ * assert.deepEqual(m.sections, [{ total: 3, ids: [0, 1, 2], counts: [1, 1, 1] }]);
  * ```
  */
 export function measureOutline(lines: string[], headings: Heading[]): MeasuredOutline {
@@ -140,7 +149,12 @@ export function measureOutline(lines: string[], headings: Heading[]): MeasuredOu
     Math.max(SAMPLE_MIN, Math.floor(SAMPLE_TOTAL / Math.max(1, sections.length))),
   );
   // Nodes are made in heading order, which is the tree's pre-order.
-  return { roots, sections: sections.map((s) => readSection(lines, s, sample)) };
+  const ids = new Map<string, number>();
+  return {
+    roots,
+    sections: sections.map((s) => readSection(lines, s, sample, ids)),
+    words: [...ids.keys()],
+  };
 }
 
 /**
@@ -152,11 +166,13 @@ export function measureOutline(lines: string[], headings: Heading[]): MeasuredOu
  * @returns the top-level nodes
  */
 export function rankOutline(measured: MeasuredOutline, stats?: TermStats): OutlineNode[] {
-  const { roots, sections } = measured;
+  const { roots, sections, words: names } = measured;
   const own = new Map<OutlineNode, Tally>();
   flattenOutline(roots).forEach((node, i) => {
     const s = sections[i];
-    own.set(node, { total: s?.total ?? 0, counts: new Map(s?.counts) });
+    const counts = new Map<string, number>();
+    s?.ids.forEach((id, k) => counts.set(names[id]!, s.counts[k]!));
+    own.set(node, { total: s?.total ?? 0, counts });
   });
   // Distinctive within the document too: words found in every section weigh less.
   const sectionDf = new Map<string, number>();
@@ -176,8 +192,16 @@ interface Tally {
   counts: Map<string, number>;
 }
 
-/** Scan a section's own text once: set its summary, return the words of a sample. */
-function readSection(lines: string[], s: Section, sample: number): SectionWords {
+/**
+ * Scan a section's own text once: set its summary, return the words of a sample (new
+ * candidate words get the next place in `ids`).
+ */
+function readSection(
+  lines: string[],
+  s: Section,
+  sample: number,
+  ids: Map<string, number>,
+): SectionWords {
   const node = s.node;
   const scan = new ProseScanner();
   let para = "";
@@ -204,7 +228,14 @@ function readSection(lines: string[], s: Section, sample: number): SectionWords 
     // Only candidates can be keywords: the others count in the total alone.
     if (keywordCandidate(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
   }
-  return { total, counts: [...counts] };
+  const out: SectionWords = { total, ids: [], counts: [] };
+  for (const [w, c] of counts) {
+    let id = ids.get(w);
+    if (id === undefined) ids.set(w, id = ids.size);
+    out.ids.push(id);
+    out.counts.push(c);
+  }
+  return out;
 }
 
 /** Post-order: merge children's counts into the node's own (small into large), pick keywords. */
