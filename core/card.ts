@@ -4,6 +4,10 @@
  * card's keywords, the candidate terms kept for re-ranking, and the distinct
  * terms the indexer adds to the corpus document-frequency table.
  *
+ * In two steps: `measureCard` (no corpus statistics: run where the document is extracted,
+ * see core/measure.ts) and `rankCard` (keywords by the corpus statistics, in the index
+ * process); `buildCard` does both.
+ *
  * Language detection (`detectLanguage`, `normalizeLanguage`) lives in
  * core/language.ts and is re-exported here.
  *
@@ -250,7 +254,7 @@ function scoreCandidates(
  * The distinct terms of a document, tokenised exactly as `buildCard` does (same
  * lines in, same terms out), for updating document frequencies without a card,
  * e.g. to take an old version of a document out of the DF table. After
- * `buildCard`, use `counts.keys()` instead: it costs no second pass.
+ * `buildCard`, use its `distinct` instead: it costs no second pass.
  *
  * @param lines the document's lines
  * @returns each term once

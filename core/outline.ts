@@ -7,6 +7,10 @@
  * Linear in the number of lines: every line is looked at once, and keyword
  * counting reads only a bounded sample of each section's own text.
  *
+ * In two steps: `measureOutline` (the tree, summaries and sampled words: no corpus
+ * statistics, run where the document is extracted, see core/measure.ts) and `rankOutline`
+ * (keywords by the corpus statistics, in the index process); `buildOutline` does both.
+ *
  * @module
  */
 import type { OutlineNode, TermStats } from "./types.ts";
