@@ -1,15 +1,17 @@
 /**
  * Whether two index runs stored the same documents: compares two data folders' catalogs
  * document by document (type, word count, card, outline, pages, passages, links, the
- * compressed text blocks) and the skipped files.
+ * compressed text blocks, the text fingerprint) and the skipped files.
  *
  * ```
- * deno run -A bench/catalog_diff.ts DATA_BEFORE DATA_AFTER [--show 5]
+ * deno run -A bench/catalog_diff.ts DATA_BEFORE DATA_AFTER [--show 5] [--keywords]
  * ```
  *
- * Keywords (of the card and of outline nodes) and candidate terms are left out: they are
- * TF-IDF over the documents indexed before each one, so they depend on the order files
- * finish in, which differs between any two runs of the same code. A large PDF cut short by
+ * Keywords (of the card and of outline nodes) and candidate terms are left out unless
+ * `--keywords` is given: they are TF-IDF over the documents indexed before each one, so
+ * they depend on the order files finish in, which differs between any two runs of the same
+ * code. Runs that index one file at a time in walk order (`bench/profile_index.ts`) finish
+ * them in the same order: compare those with `--keywords`. A large PDF cut short by
  * the time limit on a busy machine also differs (its word count and pages tell); give both
  * runs `"limits": { "file_timeout_s": 3600 }` in `shelfmark.json` to compare them whole.
  * Not a test: a count of differences, and the fields that differ.
@@ -30,8 +32,16 @@ function withoutKeywords(nodes: Node[]): Node[] {
   }));
 }
 
-/** Each document of a data folder's catalog as comparable fields, by path. */
-export function catalogDocs(data: string): Map<string, Record<string, unknown>> {
+/**
+ * Each document of a data folder's catalog as comparable fields, by path.
+ *
+ * @param data the data folder
+ * @param keywords keep the keywords of cards and outline nodes and the candidate terms
+ */
+export function catalogDocs(
+  data: string,
+  keywords = false,
+): Map<string, Record<string, unknown>> {
   const db = new DatabaseSync(`${data}/catalog.db`, { readOnly: true });
   try {
     const out = new Map<string, Record<string, unknown>>();
@@ -45,17 +55,20 @@ export function catalogDocs(data: string): Map<string, Record<string, unknown>> 
       "SELECT line, target, text FROM links WHERE doc_id = ? ORDER BY line, target",
     );
     const docs = db.prepare(
-      "SELECT doc_id, path, doc_type, word_count, card, outline, pages FROM documents",
+      "SELECT doc_id, path, doc_type, word_count, card, outline, pages, terms, text_key, hex(minhash) AS minhash FROM documents",
     ).all();
     for (const r of docs) {
       const id = r.doc_id as string;
-      const { indexed_at: _i, keywords: _k, ...card } = JSON.parse(r.card as string);
+      const { indexed_at: _i, keywords: k, ...card } = JSON.parse(r.card as string);
       const text = JSON.stringify(blocks.all(id));
+      const outline = JSON.parse(r.outline as string);
       out.set(r.path as string, {
         type: r.doc_type,
         words: r.word_count,
         card,
-        outline: withoutKeywords(JSON.parse(r.outline as string)),
+        ...(keywords ? { keywords: k, terms: r.terms } : {}),
+        outline: keywords ? outline : withoutKeywords(outline),
+        fingerprint: [r.text_key, r.minhash],
         pages: r.pages,
         passages: passages.all(id),
         links: links.all(id),
@@ -73,14 +86,16 @@ export function catalogDocs(data: string): Map<string, Record<string, unknown>> 
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
-    options: { show: { type: "string", default: "5" } },
+    options: { show: { type: "string", default: "5" }, keywords: { type: "boolean" } },
     allowPositionals: true,
   });
   if (positionals.length !== 2) {
-    console.error("usage: deno run -A bench/catalog_diff.ts DATA_BEFORE DATA_AFTER [--show 5]");
+    console.error(
+      "usage: deno run -A bench/catalog_diff.ts DATA_BEFORE DATA_AFTER [--show 5] [--keywords]",
+    );
     Deno.exit(2);
   }
-  const [a, b] = positionals.map(catalogDocs);
+  const [a, b] = positionals.map((p) => catalogDocs(p, values.keywords));
   let same = 0;
   let shown = 0;
   const different: string[] = [];

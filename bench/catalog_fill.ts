@@ -13,6 +13,7 @@ import { buildCard } from "../core/card.ts";
 import { Catalog } from "../core/catalog.ts";
 import { documentFields, fieldsChanged, libraryFields, noteFields } from "../core/fields.ts";
 import { buildOutline } from "../core/outline.ts";
+import { storableLines } from "../core/measure.ts";
 import { docIdFor } from "../core/paths.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { sniff } from "../core/sniff.ts";
@@ -118,15 +119,14 @@ export class Filler {
     });
     if (!result) throw new Error(`no extractor for ${path}`);
     const { extracted } = result;
-    const lines = extracted.lines.map((l) => l.includes("\0") ? l.replaceAll("\0", "\uFFFD") : l);
-    extracted.lines = lines;
+    const lines = storableLines(extracted);
     lap("extract");
     const outline = buildOutline(lines, extracted.headings ?? [], this.#stats);
     const quality = outline.length ? (extracted.outlineQuality ?? "high") : "none";
     lap("outline");
     const text = lines.join("\n");
     const modified = new Date(mtimeMs).toISOString();
-    const { card, terms, counts } = buildCard({
+    const { card, terms, distinct } = buildCard({
       doc_id: docId,
       path,
       library: this.lib.name,
@@ -139,7 +139,7 @@ export class Filler {
       size: bytes.length,
       stats: this.#stats,
     });
-    c.countTerms(counts.keys());
+    c.countTerms(distinct);
     const fields = documentFields(extracted.meta, this.#wanted);
     lap("card");
     c.put(

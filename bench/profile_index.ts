@@ -10,11 +10,14 @@
  * CPU second can be given to one stage of one file:
  *
  * - extraction, per format: CPU of the extraction process (`/proc/PID/stat`) while it
- *   extracts the file, and of the index process while it waits and decodes the answer;
- * - outline and card: the index process from the answer to the first term count;
+ *   extracts and measures the file (outline, card fields, terms, prepared text: the work
+ *   that needs no corpus statistics), and of the index process while it waits and decodes
+ *   the answer;
+ * - outline and card: the index process from the answer to the first term count (keywords
+ *   ranked against the corpus statistics);
  * - term statistics (`countTerms`, `saveTermCounts`, old texts read back);
- * - catalog writes (`put`: document, outline, links, compressed text) and compression alone
- *   (measured again on the same text, apart);
+ * - catalog writes (`put`: document, outline, links, the text's blocks, compressed with its
+ *   fingerprints by the extraction process, see `core/measure.ts`);
  * - FTS5 writes (`upsert`), commits;
  * - the rest of the index process (walk, read, hash, sniff, skips, yields).
  *
@@ -27,7 +30,6 @@
 import { parseArgs } from "node:util";
 import { extname, join } from "node:path";
 import { Catalog } from "../core/catalog.ts";
-import { encodeText } from "../core/text_codec.ts";
 import type { ExtractFn } from "../core/types.ts";
 import { ExtractPool } from "../extraction/pool.ts";
 import { Indexer } from "../shelf/indexer.ts";
@@ -88,7 +90,6 @@ function measure<T extends object>(
   obj: T,
   name: keyof T & string,
   into: StageRow,
-  after?: (args: unknown[]) => void,
 ): void {
   const fn = (obj[name] as (...a: unknown[]) => unknown).bind(obj);
   (obj as Record<string, unknown>)[name] = (...args: unknown[]) => {
@@ -98,7 +99,6 @@ function measure<T extends object>(
       into.cpu += ownCpu() - c0;
       into.wall += (performance.now() - t0) / 1000;
       into.files++;
-      after?.(args);
     };
     const r = fn(...args);
     if (r instanceof Promise) return r.finally(done);
@@ -128,7 +128,6 @@ export async function profileIndex(
     "outline and card": row(),
     "term statistics": row(),
     "catalog writes (put)": row(),
-    "  of which compression (measured apart)": row(),
     "FTS5 writes (upsert)": row(),
     "commits": row(),
     "skips recorded": row(),
@@ -177,17 +176,7 @@ export async function profileIndex(
   };
   measure(catalog, "saveTermCounts", terms);
   measure(catalog, "text", terms);
-  const compression = stages["  of which compression (measured apart)"]!;
-  measure(catalog, "put", stages["catalog writes (put)"]!, (args) => {
-    const text = args[1] as string;
-    const c0 = ownCpu();
-    const t0 = performance.now();
-    encodeText(text);
-    compression.cpu += ownCpu() - c0;
-    compression.wall += (performance.now() - t0) / 1000;
-    compression.files++;
-    compression.bytes += text.length;
-  });
+  measure(catalog, "put", stages["catalog writes (put)"]!);
   measure(keyword, "upsert", stages["FTS5 writes (upsert)"]!);
   measure(catalog, "commit", stages["commits"]!);
   measure(catalog, "skip", stages["skips recorded"]!);

@@ -4,6 +4,10 @@
  * card's keywords, the candidate terms kept for re-ranking, and the distinct
  * terms the indexer adds to the corpus document-frequency table.
  *
+ * In two steps: `measureCard` (no corpus statistics: run where the document is extracted,
+ * see core/measure.ts) and `rankCard` (keywords by the corpus statistics, in the index
+ * process); `buildCard` does both.
+ *
  * Language detection (`detectLanguage`, `normalizeLanguage`) lives in
  * core/language.ts and is re-exported here.
  *
@@ -55,9 +59,49 @@ export interface CardResult {
   card: Card;
   /** The top candidate terms with their counts, for re-ranking keywords later. */
   terms: TermCounts;
-  /** Counts of every term of the tokenised prose: `counts.keys()` feeds the DF table. */
-  counts: Map<string, number>;
+  /** Every term of the tokenised prose once: what feeds the DF table. */
+  distinct: string[];
 }
+
+/**
+ * The part of a card that needs no corpus statistics ({@link measureCard}): its fields
+ * but the file facts and keywords, and the document's terms. Plain data: it crosses from
+ * an extraction process to the index process, which ranks the keywords
+ * ({@link rankCard}).
+ */
+export interface MeasuredCard {
+  /** Title, language, counts, abstract and the other fields that come from the text. */
+  fields: Pick<
+    Card,
+    | "title"
+    | "language"
+    | "word_count"
+    | "total_lines"
+    | "abstract"
+    | "brief"
+    | "outline_quality"
+    | "has_outline"
+    | "author"
+    | "page_count"
+  >;
+  /** Declared keywords (`meta.tags`), which lead the card's keywords. */
+  tags?: string[];
+  /** Every term of the tokenised prose once. */
+  distinct: string[];
+  /**
+   * The terms that may be keywords, in first-seen order, each by its place in `distinct`
+   * (numbers cross a process boundary cheaper than strings).
+   */
+  candidates: number[];
+  /** Each candidate's count, in the order of `candidates`. */
+  candidateCounts: number[];
+}
+
+/** The facts of a file a card holds beside what its text gives. */
+export type CardFacts = Pick<
+  CardInput,
+  "doc_id" | "path" | "library" | "doc_type" | "modified_at" | "size"
+>;
 
 /** Words common in every kind of document, kept out of card keywords. */
 const GENERIC = new Set(
@@ -179,20 +223,38 @@ function scoreTerms(
   weight: (term: string) => number,
   minCount: number,
 ): [string, number][] {
+  return scoreCandidates(candidateTerms(counts, minCount), weight);
+}
+
+/** The terms that may be keywords (seen `minCount` times, not generic), with their counts. */
+function candidateTerms(
+  counts: Map<string, number> | TermCounts,
+  minCount: number,
+): [string, number][] {
   const entries = counts instanceof Map ? counts.entries() : Object.entries(counts);
-  const scored: [string, number][] = [];
-  for (const [w, c] of entries) {
-    if (c < minCount || GENERIC.has(w) || !keywordCandidate(w)) continue;
-    scored.push([w, c * weight(w)]);
-  }
-  return scored.sort(byScore);
+  const out: [string, number][] = [];
+  for (const [w, c] of entries) if (isCandidate(w, c, minCount)) out.push([w, c]);
+  return out;
+}
+
+/** Whether a term seen `count` times may be a keyword (seen `minCount` times, not generic). */
+function isCandidate(w: string, count: number, minCount: number): boolean {
+  return count >= minCount && !GENERIC.has(w) && keywordCandidate(w);
+}
+
+/** Candidates with their `tf · idf` scores, best first. */
+function scoreCandidates(
+  candidates: [string, number][],
+  weight: (term: string) => number,
+): [string, number][] {
+  return candidates.map(([w, c]): [string, number] => [w, c * weight(w)]).sort(byScore);
 }
 
 /**
  * The distinct terms of a document, tokenised exactly as `buildCard` does (same
  * lines in, same terms out), for updating document frequencies without a card,
  * e.g. to take an old version of a document out of the DF table. After
- * `buildCard`, use `counts.keys()` instead: it costs no second pass.
+ * `buildCard`, use its `distinct` instead: it costs no second pass.
  *
  * @param lines the document's lines
  * @returns each term once
@@ -270,7 +332,8 @@ function headingTitle(outline: OutlineNode[], lines: string[], path: string): st
 }
 
 /**
- * Build the card of a document, plus its term counts.
+ * Build the card of a document, plus its term counts: {@link measureCard}, then
+ * {@link rankCard} with `stats`.
  *
  * Title: `meta.title`, else the first outline node (unless the outline quality is
  * `none`), else the file name without extension. Terms and keywords come from
@@ -278,7 +341,7 @@ function headingTitle(outline: OutlineNode[], lines: string[], path: string): st
  * code, HTML comments and tables left out); the abstract leaves headings out too.
  *
  * @param input the extracted document, its outline and file facts
- * @returns `card`, the top candidate `terms`, and `counts` of every term
+ * @returns `card`, the top candidate `terms`, and every term once (`distinct`)
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -291,7 +354,30 @@ function headingTitle(outline: OutlineNode[], lines: string[], path: string): st
  * ```
  */
 export function buildCard(input: CardInput): CardResult {
-  const { extracted, lines, outline, stats } = input;
+  return rankCard(measureCard(input), input, input.stats);
+}
+
+/**
+ * The part of {@link buildCard} that needs no corpus statistics: title, language,
+ * abstract, counts, and the document's terms (one pass over its prose).
+ *
+ * @param input the file's path, lines, extractor result, outline and its quality
+ * @returns the card's fields from the text, and the terms to rank
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const m = measureCard({
+ *   path: "notes/todo.md", lines: ["Buy oat milk."], extracted: { lines: ["Buy oat milk."] },
+ *   outline: [], outline_quality: "none",
+ * });
+ * assert.equal(m.fields.word_count, 3);
+ * assert.deepEqual(m.distinct, ["buy", "oat", "milk"]);
+ * ```
+ */
+export function measureCard(
+  input: Pick<CardInput, "path" | "lines" | "extracted" | "outline" | "outline_quality">,
+): MeasuredCard {
+  const { extracted, lines, outline } = input;
   const meta = extracted.meta ?? {};
   const headingLines = new Set((extracted.headings ?? []).map((h) => h.line));
   for (const n of outline) headingLines.add(n.start_line);
@@ -315,30 +401,81 @@ export function buildCard(input: CardInput): CardResult {
   let word_count = 0;
   for (const line of lines) word_count += countWords(line);
   const brief = word_count < 500;
-  // Scored and sorted once, for the keywords and the candidate terms alike.
-  const scored = scoreTerms(counts, idfOf(stats), brief ? 1 : 2);
-  const keywords = pickKeywords(scored, { tags: meta.tags });
-  const terms: TermCounts = {};
-  for (const [w] of scored.slice(0, CANDIDATE_TERMS)) terms[w] = counts.get(w)!;
 
-  const card: Card = {
-    doc_id: input.doc_id,
-    path: input.path,
-    library: input.library,
-    doc_type: input.doc_type,
+  const fields: MeasuredCard["fields"] = {
     title,
     language,
     word_count,
     total_lines: lines.length,
     abstract: abstractOf(lead),
-    keywords,
     brief,
     outline_quality: input.outline_quality,
     has_outline: outline.length > 0,
-    modified_at: input.modified_at,
-    size: input.size,
   };
-  if (meta.author?.trim()) card.author = meta.author.trim();
-  if (extracted.pages?.length) card.page_count = extracted.pages.length;
-  return { card, terms, counts };
+  if (meta.author?.trim()) fields.author = meta.author.trim();
+  if (extracted.pages?.length) fields.page_count = extracted.pages.length;
+  const distinct = [...counts.keys()];
+  const minCount = brief ? 1 : 2;
+  const candidates: number[] = [];
+  const candidateCounts: number[] = [];
+  distinct.forEach((w, i) => {
+    const c = counts.get(w)!;
+    if (isCandidate(w, c, minCount)) {
+      candidates.push(i);
+      candidateCounts.push(c);
+    }
+  });
+  const out: MeasuredCard = { fields, distinct, candidates, candidateCounts };
+  if (meta.tags) out.tags = meta.tags;
+  return out;
+}
+
+/**
+ * The part of {@link buildCard} that reads the corpus statistics: the card's keywords and
+ * candidate terms, ranked by `tf · idf`, and the card with the file's facts.
+ *
+ * @param measured what {@link measureCard} gave
+ * @param facts the file's id, path, library, type, time and size
+ * @param stats corpus document frequencies
+ * @returns `card`, the top candidate `terms`, and every term once (`distinct`)
+ */
+export function rankCard(
+  measured: MeasuredCard,
+  facts: CardFacts,
+  stats?: TermStats,
+): CardResult {
+  const f = measured.fields;
+  const { distinct, candidateCounts } = measured;
+  const candidates = measured.candidates.map((i, k): [string, number] => [
+    distinct[i]!,
+    candidateCounts[k]!,
+  ]);
+  // Scored and sorted once, for the keywords and the candidate terms alike.
+  const scored = scoreCandidates(candidates, idfOf(stats));
+  const keywords = pickKeywords(scored, { tags: measured.tags });
+  const count = new Map(candidates);
+  const terms: TermCounts = {};
+  for (const [w] of scored.slice(0, CANDIDATE_TERMS)) terms[w] = count.get(w)!;
+
+  // The fields in the order a stored card has always had them.
+  const card: Card = {
+    doc_id: facts.doc_id,
+    path: facts.path,
+    library: facts.library,
+    doc_type: facts.doc_type,
+    title: f.title,
+    language: f.language,
+    word_count: f.word_count,
+    total_lines: f.total_lines,
+    abstract: f.abstract,
+    keywords,
+    brief: f.brief,
+    outline_quality: f.outline_quality,
+    has_outline: f.has_outline,
+    modified_at: facts.modified_at,
+    size: facts.size,
+  };
+  if (f.author !== undefined) card.author = f.author;
+  if (f.page_count !== undefined) card.page_count = f.page_count;
+  return { card, terms, distinct: measured.distinct };
 }

@@ -15,10 +15,8 @@ import type { SearchFilters } from "./types.ts";
 export function setFingerprint(
   q: (sql: string) => StatementSync,
   docId: string,
-  text: string,
-  docType: string,
+  fp: Fingerprint,
 ): void {
-  const fp = fingerprint(text, MARKUP_TYPES.has(docType));
   q("UPDATE documents SET text_key = ?, minhash = ? WHERE doc_id = ?").run(
     fp.key,
     fp.minhash ? new Uint8Array(fp.minhash.buffer) : null,
@@ -33,7 +31,9 @@ export function refingerprint(q: (sql: string) => StatementSync, ids: string[]):
   for (const id of ids) {
     const r = get.get(id);
     const text = r ? storedText(texts, id) : undefined;
-    if (r && text !== undefined) setFingerprint(q, id, text, r.doc_type as string);
+    if (r && text !== undefined) {
+      setFingerprint(q, id, fingerprint(text, MARKUP_TYPES.has(r.doc_type as string)));
+    }
   }
 }
 

@@ -7,7 +7,7 @@
  */
 import type { StatementSync } from "node:sqlite";
 import { writeFields } from "./fields.ts";
-import { encodeText, textBlocks } from "./text_codec.ts";
+import { type PreparedText, type TextToStore, textToStore } from "./prepared_text.ts";
 import { docPassages } from "../search/passages.ts";
 import { setFingerprint } from "./catalog_copies.ts";
 import type { Card, OutlineNode, TermCounts } from "./types.ts";
@@ -23,6 +23,11 @@ export interface StoredDoc {
   mtime_ms: number;
   /** Values of the library's indexed front-matter fields (see `core/fields.ts`). */
   fields?: Record<string, string[]>;
+  /**
+   * Its text's fingerprints and encoded blocks, prepared where it was extracted
+   * (`core/prepared_text.ts`); made from the text when absent.
+   */
+  prepared?: PreparedText;
 }
 
 /** What a document's sections are cut from (see `Catalog.sections`). */
@@ -84,8 +89,10 @@ export function storeDoc(
   ).run(...documentRow(doc));
   // SQLite returns text only up to a NUL byte: never store one.
   const safe = text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text;
-  setFingerprint(q, c.doc_id, safe, c.doc_type);
-  storeText(q, doc, safe);
+  // A text with a NUL was not the one prepared (the indexer prepares storable lines).
+  const stored = textToStore(safe, c.doc_type, safe === text ? doc.prepared : undefined);
+  setFingerprint(q, c.doc_id, stored.fingerprint);
+  storeText(q, doc, stored);
   q("DELETE FROM skipped WHERE path = ?").run(c.path);
   q("DELETE FROM links WHERE doc_id = ?").run(c.doc_id);
   const link = q("INSERT INTO links (doc_id, line, target, text) VALUES (?, ?, ?, ?)");
@@ -101,18 +108,17 @@ export function storeDoc(
  * Store a document's text once, in compressed blocks of lines (`textBlocks`), and its
  * passages (`docPassages`, the rows the keyword index ranks) as line ranges into it.
  */
-function storeText(q: (sql: string) => StatementSync, doc: StoredDoc, text: string): void {
+function storeText(q: (sql: string) => StatementSync, doc: StoredDoc, text: TextToStore): void {
   const id = doc.card.doc_id;
-  const lines = text === "" ? [] : text.split("\n");
   q("DELETE FROM text_blocks WHERE doc_id = ?").run(id);
   const block = q("INSERT INTO text_blocks (doc_id, first_line, text) VALUES (?, ?, ?)");
-  for (const b of textBlocks(lines)) block.run(id, b.first_line, encodeText(b.text));
+  for (const b of text.blocks) block.run(id, b.first_line, b.value);
   q("DELETE FROM passages WHERE doc_id = ?").run(id);
   const ins = q(
     `INSERT INTO passages (doc_id, seq, start_line, end_line, page, node_id, title)
      VALUES (?, ?, ?, ?, ?, ?, ?)`,
   );
-  docPassages(doc.card, doc.outline, doc.pages, lines.length).forEach((p, seq) =>
+  docPassages(doc.card, doc.outline, doc.pages, text.lines).forEach((p, seq) =>
     ins.run(id, seq, p.start_line, p.end_line, p.page ?? null, p.node_id ?? null, p.title)
   );
 }

@@ -7,13 +7,17 @@
  * Linear in the number of lines: every line is looked at once, and keyword
  * counting reads only a bounded sample of each section's own text.
  *
+ * In two steps: `measureOutline` (the tree, summaries and sampled words: no corpus
+ * statistics, run where the document is extracted, see core/measure.ts) and `rankOutline`
+ * (keywords by the corpus statistics, in the index process); `buildOutline` does both.
+ *
  * @module
  */
 import type { OutlineNode, TermStats } from "./types.ts";
 import type { Heading } from "./extractor.ts";
 import { words } from "./tokenize.ts";
 import { firstSentence, ProseScanner } from "./prose.ts";
-import { idfOf, topTerms } from "./terms.ts";
+import { idfOf, keywordCandidate, topTerms } from "./terms.ts";
 
 /** Characters of a section's own text read for its keywords, whatever the section size. */
 const SAMPLE_TOTAL = 1_500_000;
@@ -28,7 +32,37 @@ interface Section {
 }
 
 /**
- * Build the outline tree of a document from its headings.
+ * A section's sampled words: how many were counted, and the counts of those that may be
+ * keywords (`keywordCandidate`), in first-seen order, each word by its place in the
+ * outline's `words` (numbers cross a process boundary cheaper than strings).
+ */
+export interface SectionWords {
+  /** Words counted in the section's sample (candidates or not). */
+  total: number;
+  /** Each candidate's place in {@link MeasuredOutline.words}. */
+  ids: number[];
+  /** Each candidate's count, in the order of `ids`. */
+  counts: number[];
+}
+
+/**
+ * An outline before its keywords ({@link measureOutline}): the tree with its summaries, and
+ * each section's sampled words in pre-order (the order of its headings). Plain data: it
+ * crosses from an extraction process to the index process, which ranks the keywords
+ * against the corpus statistics ({@link rankOutline}).
+ */
+export interface MeasuredOutline {
+  /** The top-level nodes, without keywords. */
+  roots: OutlineNode[];
+  /** The sampled words of every node, in pre-order (see {@link flattenOutline}). */
+  sections: SectionWords[];
+  /** Every candidate word of the sections once, which `SectionWords.ids` point into. */
+  words: string[];
+}
+
+/**
+ * Build the outline tree of a document from its headings: {@link measureOutline}, then
+ * {@link rankOutline} with `stats`.
  *
  * `level` of a node is its depth in the tree (1 = top), whatever the raw heading
  * levels (they may start at 2 and skip). A node's range runs from its heading to
@@ -61,6 +95,26 @@ export function buildOutline(
   headings: Heading[],
   stats?: TermStats,
 ): OutlineNode[] {
+  return rankOutline(measureOutline(lines, headings), stats);
+}
+
+/**
+ * The part of {@link buildOutline} that needs no corpus statistics: the tree, each
+ * section's summary and the word counts of each section's sample. Linear in the lines.
+ *
+ * @param lines the document's lines
+ * @param headings headings in document order (sorted by line if they are not)
+ * @returns the tree without keywords, and the sections' sampled words
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const m = measureOutline(["# Cache", "Cache entries expire."], [{ level: 1, title: "Cache", line: 1 }]);
+ * assert.equal(m.roots[0]?.summary, "Cache entries expire.");
+ * assert.deepEqual(m.words, ["cache", "entries", "expire"]);
+ * assert.deepEqual(m.sections, [{ total: 3, ids: [0, 1, 2], counts: [1, 1, 1] }]);
+ * ```
+ */
+export function measureOutline(lines: string[], headings: Heading[]): MeasuredOutline {
   const hs = headings.filter((h) => h.line >= 1 && Number.isFinite(h.line));
   if (hs.some((h, i) => i > 0 && h.line < hs[i - 1]!.line)) hs.sort((a, b) => a.line - b.line);
   const total = Math.max(lines.length, hs.at(-1)?.line ?? 0);
@@ -98,11 +152,35 @@ export function buildOutline(
     SAMPLE_MAX,
     Math.max(SAMPLE_MIN, Math.floor(SAMPLE_TOTAL / Math.max(1, sections.length))),
   );
-  const own = new Map<OutlineNode, Map<string, number>>();
-  for (const s of sections) own.set(s.node, readSection(lines, s, sample));
+  // Nodes are made in heading order, which is the tree's pre-order.
+  const ids = new Map<string, number>();
+  return {
+    roots,
+    sections: sections.map((s) => readSection(lines, s, sample, ids)),
+    words: [...ids.keys()],
+  };
+}
+
+/**
+ * The part of {@link buildOutline} that reads the corpus statistics: each node's keywords,
+ * from its sampled words and its children's, set on the measured tree (which it returns).
+ *
+ * @param measured what {@link measureOutline} gave (its nodes get their keywords)
+ * @param stats corpus document frequencies
+ * @returns the top-level nodes
+ */
+export function rankOutline(measured: MeasuredOutline, stats?: TermStats): OutlineNode[] {
+  const { roots, sections, words: names } = measured;
+  const own = new Map<OutlineNode, Tally>();
+  flattenOutline(roots).forEach((node, i) => {
+    const s = sections[i];
+    const counts = new Map<string, number>();
+    s?.ids.forEach((id, k) => counts.set(names[id]!, s.counts[k]!));
+    own.set(node, { total: s?.total ?? 0, counts });
+  });
   // Distinctive within the document too: words found in every section weigh less.
   const sectionDf = new Map<string, number>();
-  for (const counts of own.values()) {
+  for (const { counts } of own.values()) {
     for (const w of counts.keys()) sectionDf.set(w, (sectionDf.get(w) ?? 0) + 1);
   }
   const corpus = idfOf(stats);
@@ -112,8 +190,22 @@ export function buildOutline(
   return roots;
 }
 
-/** Scan a section's own text once: set its summary, return word counts of a sample. */
-function readSection(lines: string[], s: Section, sample: number): Map<string, number> {
+/** Word counts of a sample: all words counted, and the counts of keyword candidates. */
+interface Tally {
+  total: number;
+  counts: Map<string, number>;
+}
+
+/**
+ * Scan a section's own text once: set its summary, return the words of a sample (new
+ * candidate words get the next place in `ids`).
+ */
+function readSection(
+  lines: string[],
+  s: Section,
+  sample: number,
+  ids: Map<string, number>,
+): SectionWords {
   const node = s.node;
   const scan = new ProseScanner();
   let para = "";
@@ -134,23 +226,36 @@ function readSection(lines: string[], s: Section, sample: number): Map<string, n
   }
   if (para) node.summary = firstSentence(para);
   const counts = new Map<string, number>();
-  for (const w of words(text.slice(0, sample))) counts.set(w, (counts.get(w) ?? 0) + 1);
-  return counts;
+  let total = 0;
+  for (const w of words(text.slice(0, sample))) {
+    total++;
+    // Only candidates can be keywords: the others count in the total alone.
+    if (keywordCandidate(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  }
+  const out: SectionWords = { total, ids: [], counts: [] };
+  for (const [w, c] of counts) {
+    let id = ids.get(w);
+    if (id === undefined) ids.set(w, id = ids.size);
+    out.ids.push(id);
+    out.counts.push(c);
+  }
+  return out;
 }
 
 /** Post-order: merge children's counts into the node's own (small into large), pick keywords. */
 function rankSubtree(
   node: OutlineNode,
-  own: Map<OutlineNode, Map<string, number>>,
+  own: Map<OutlineNode, Tally>,
   weight: (term: string) => number,
-): Map<string, number> {
-  let acc = own.get(node) ?? new Map<string, number>();
+): Tally {
+  let acc = own.get(node) ?? { total: 0, counts: new Map<string, number>() };
   for (const child of node.children) {
     let c = rankSubtree(child, own, weight);
-    if (c.size > acc.size) [acc, c] = [c, acc];
-    for (const [w, k] of c) acc.set(w, (acc.get(w) ?? 0) + k);
+    if (c.counts.size > acc.counts.size) [acc, c] = [c, acc];
+    for (const [w, k] of c.counts) acc.counts.set(w, (acc.counts.get(w) ?? 0) + k);
+    acc.total += c.total;
   }
-  const kw = topTerms(acc, weight, new Set(words(node.title, true)), 3);
+  const kw = topTerms(acc.counts, weight, new Set(words(node.title, true)), 3, acc.total);
   if (kw.length) node.keywords = kw;
   return acc;
 }

@@ -68,15 +68,17 @@ export function idfOf(stats: TermStats | undefined): (term: string) => number {
  * @param weight the idf of a term (see {@link idfOf})
  * @param exclude terms never to return (the title's words)
  * @param k how many; plural and singular forms count once
+ * @param total words counted in all (default: the sum of `counts`, when they are all there)
  */
 export function topTerms(
   counts: Map<string, number>,
   weight: (term: string) => number,
   exclude: ReadonlySet<string>,
   k: number,
+  total?: number,
 ): string[] {
-  let sum = 0;
-  for (const c of counts.values()) sum += c;
+  let sum = total ?? 0;
+  if (total === undefined) { for (const c of counts.values()) sum += c; }
   const minCount = sum < 50 ? 1 : 2;
   const cap = k * 3;
   const best: [string, number][] = [];

@@ -9,14 +9,18 @@
  */
 
 import type { Extracted, ExtractInput, OutlineQuality } from "./extractor.ts";
+import type { MeasuredDoc } from "./measure.ts";
 
 /**
  * What extraction gives back: the extractor's name and its result, or undefined (no
  * extractor). `partial` says why the result holds only part of the file (`time limit`: the
- * extractor was stopped by the soft deadline and left the rest out).
+ * extractor was stopped by the soft deadline and left the rest out). `measured` is the
+ * document's outline and card before the corpus statistics rank their keywords
+ * (`measureDoc` of `core/measure.ts`, done where it was extracted); without it the indexer
+ * measures the document itself.
  */
 export type ExtractResult =
-  | { extractor: string; extracted: Extracted; partial?: string }
+  | { extractor: string; extracted: Extracted; partial?: string; measured?: MeasuredDoc }
   | undefined;
 
 /** Extracts one file (in this thread, a worker thread or a child process). */

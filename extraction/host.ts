@@ -9,6 +9,7 @@ import process from "node:process";
 import { image, isBuiltinImage } from "../extractors/image.ts";
 import { extractorsFrom } from "./plugins.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
+import { withMeasure } from "../core/measure.ts";
 import type { ExtractResult } from "../core/types.ts";
 import type { ExtractInput, Extractor } from "../core/extractor.ts";
 import type { WorkerBody } from "../core/worker_protocol.ts";
@@ -115,7 +116,8 @@ export function extractionWorker(
       const { signal, stopped } = deadline(softMs, softWallMs, clock);
       // Through the registry, so that a container's document is read by its own extractor.
       const r = await registry.extract({ ...input, signal });
-      return r && stopped() ? { ...r, partial: "time limit" } : r;
+      // Measured here, not in the index process, which is one thread for every document.
+      return withMeasure(input.path, r && stopped() ? { ...r, partial: "time limit" } : r);
     },
   };
 }

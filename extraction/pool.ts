@@ -27,6 +27,7 @@ import type { ExtractInit, ExtractRequest } from "./host.ts";
 import { COLLECT_ID } from "../core/worker_protocol.ts";
 import { ProcChannel, procConfig, rssOf } from "./proc_channel.ts";
 import type { ExtractorRegistry } from "../core/registry.ts";
+import { withMeasure } from "../core/measure.ts";
 import type { ExtractFn, ExtractResult } from "../core/types.ts";
 import { ExtractError, type Extractor } from "../core/extractor.ts";
 import {
@@ -121,7 +122,7 @@ export interface InProcessOptions {
 export function inProcess(registry: ExtractorRegistry, opts: InProcessOptions = {}): ExtractFn {
   const langs = opts.ocrLanguages?.length ? opts.ocrLanguages : undefined;
   let ocr: Extractor | undefined;
-  return async (input) => {
+  const extract: ExtractFn = async (input) => {
     const ex = registry.select(input);
     if (!ex) return undefined;
     // Loaded on first use: the OCR library is large.
@@ -133,6 +134,8 @@ export function inProcess(registry: ExtractorRegistry, opts: InProcessOptions = 
     // Through the registry, so a compressed file is read with its inner file's extractor.
     return await registry.extract(input);
   };
+  // Measured as an extraction process measures it (`extraction/host.ts`).
+  return async (input) => withMeasure(input.path, await extract(input));
 }
 
 /** A pool of extraction workers. */

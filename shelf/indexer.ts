@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { extname } from "node:path";
-import { buildCard, distinctTerms } from "../core/card.ts";
+import { distinctTerms, rankCard } from "../core/card.ts";
 import type { Catalog, FileState } from "../core/catalog.ts";
 import type { StoredDoc } from "../core/catalog_docs.ts";
 import { FINGERPRINT_VERSION } from "../core/fingerprint.ts";
@@ -20,7 +20,8 @@ import {
   libraryFields,
   noteFields,
 } from "../core/fields.ts";
-import { buildOutline } from "../core/outline.ts";
+import { rankOutline } from "../core/outline.ts";
+import { measureDoc } from "../core/measure.ts";
 import { docIdFor } from "../core/paths.ts";
 import { readInside, UnsafeFileError } from "../core/read_inside.ts";
 import { sniff } from "../core/sniff.ts";
@@ -691,34 +692,31 @@ export class Indexer {
         );
       }
       const { extracted } = result;
-      // Scanned pages read by OCR before (shelf/ocr.ts) go back in place of their blank lines.
-      if (extracted.pages) applyOcrPages(extracted, this.#catalog.ocr.texts(docId, hash));
-      // SQLite text ends at a NUL byte: a NUL would cut off the rest of the stored text
-      // (GNU info files carry `\0\b[index\0\b]` markers), so it becomes U+FFFD.
-      const lines = extracted.lines.map((
-        l,
-      ) => (l.includes("\0") ? l.replaceAll("\0", "\uFFFD") : l));
-      extracted.lines = lines;
-      const outline = buildOutline(lines, extracted.headings ?? [], this.#catalog);
-      const quality = outline.length ? (extracted.outlineQuality ?? "high") : "none";
+      let measured = result.measured;
+      // Scanned pages read by OCR before (shelf/ocr.ts) go back in place of their blank
+      // lines, and the document is measured again with them.
+      const ocr = extracted.pages ? this.#catalog.ocr.texts(docId, hash) : undefined;
+      if (ocr?.size) {
+        applyOcrPages(extracted, ocr);
+        measured = undefined;
+      }
+      // Measured where it was extracted (`withMeasure`), else here: the same step.
+      measured ??= measureDoc(f.path, extracted, result.extractor);
+      const lines = extracted.lines;
+      const outline = rankOutline(measured.outline, this.#catalog);
       const text = lines.join("\n");
       if (known) {
         const old = this.#catalog.text(known.doc_id);
         if (old !== undefined) this.#catalog.countTerms(distinctWords(old), -1);
       }
-      const { card, terms, counts } = buildCard({
+      const { card, terms, distinct } = rankCard(measured.card, {
         doc_id: docId,
         path: f.path,
         library: lib.name,
         doc_type: result.extractor,
-        lines,
-        extracted,
-        outline,
-        outline_quality: quality,
         modified_at: rfc3339(f.mtime_ms),
         size: f.size,
-        stats: this.#catalog,
-      });
+      }, this.#catalog);
       const warnings = keptWarnings(extracted.warnings);
       if (warnings) card.warnings = warnings;
       if (result.partial) {
@@ -727,7 +725,7 @@ export class Indexer {
       }
       this.#writing++;
       try {
-        this.#catalog.countTerms(counts.keys());
+        this.#catalog.countTerms(distinct);
         const fields = documentFields(extracted.meta, libraryFields(lib));
         const stored: StoredDoc = {
           card,
@@ -740,6 +738,7 @@ export class Indexer {
           // if cut again), until the last attempt.
           mtime_ms: result.partial && attempts + 1 < MAX_ATTEMPTS ? -1 : f.mtime_ms,
           fields,
+          prepared: measured.text,
         };
         this.#catalog.put(stored, text, extracted.links);
         // Blank pages of a PDF, and an image file's page, wait for OCR in the background

@@ -35,9 +35,9 @@ import {
   type StoredPassages,
 } from "../core/catalog_sql.ts";
 import { foldValue, normalizeFieldFilters } from "../core/fields.ts";
-import { type Fingerprint, fingerprint } from "../core/fingerprint.ts";
-import { MARKUP_TYPES } from "../core/readable.ts";
-import { decodeText, encodeText, joinTexts, textBlocks } from "../core/text_codec.ts";
+import type { Fingerprint } from "../core/fingerprint.ts";
+import { decodeText, joinTexts } from "../core/text_codec.ts";
+import { textToStore } from "../core/prepared_text.ts";
 import { type Card, type SearchFilters, ToolError } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
 import type { LinkRow } from "../core/graph.ts";
@@ -208,13 +208,11 @@ export class PgCatalogStore implements CatalogStore {
   async put(doc: StoredDoc, text: string, links: Link[] = []): Promise<void> {
     const c = doc.card;
     const safe = clean(text);
-    const lines = safe === "" ? [] : safe.split("\n");
-    const blocks = textBlocks(lines).map((b) => ({
-      first: b.first_line,
-      value: encodeText(b.text),
-    }));
-    const passages = docPassages(c, doc.outline, doc.pages, lines.length);
-    const fp = fingerprint(safe, MARKUP_TYPES.has(c.doc_type));
+    // A text with a NUL was not the one prepared (the indexer prepares storable lines).
+    const stored = textToStore(safe, c.doc_type, safe === text ? doc.prepared : undefined);
+    const blocks = stored.blocks;
+    const passages = docPassages(c, doc.outline, doc.pages, stored.lines);
+    const fp = stored.fingerprint;
     // plugins' links are not trusted to be well formed
     const good = links.filter((l) =>
       typeof l?.target === "string" && l.target && Number.isInteger(l.line)
@@ -247,7 +245,7 @@ export class PgCatalogStore implements CatalogStore {
          SELECT $1, * FROM unnest($2::int[], $3::text[], $4::bytea[])`,
         [
           c.doc_id,
-          blocks.map((b) => b.first),
+          blocks.map((b) => b.first_line),
           blocks.map((b) => typeof b.value === "string" ? b.value : null),
           blocks.map((b) => typeof b.value === "string" ? null : b.value),
         ],
