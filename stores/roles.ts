@@ -252,6 +252,12 @@ export interface CatalogStore {
   /** Number of documents (all libraries, or one). */
   count(library?: string): Promise<number>;
   /**
+   * How many documents hold each term, as the catalog's term statistics count them (each
+   * document's distinct words, `distinctTerms`: what tells a search's common words); 0
+   * for a term none holds. Kept by `put` and `remove`.
+   */
+  df(terms: string[]): Promise<Map<string, number>>;
+  /**
    * Claim a library for an index run, without waiting, where several indexers share the
    * store (PostgreSQL); a store of one machine's data folder has no such method.
    *
