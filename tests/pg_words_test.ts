@@ -97,18 +97,16 @@ Deno.test({
         .map(([w]) => w);
       // (mostly common by the index's counts only: they count more)
       assert(apart.length >= 4, `told apart: ${apart}`);
-      // with a rarer word beside them: a common word is left out of the match
-      const rare = counts.filter(([, n]) => n >= 3 && n <= 6).slice(0, 4).map(([w]) => w);
+      // beside two rarer words, a common word is left out of the match
+      const rare = counts.filter(([, n]) => n >= 3 && n <= 6).map(([w]) => w);
       let compared = 0;
-      for (const w of [...apart.slice(0, 3), ...apart.slice(-3)]) {
-        for (const r of rare) {
-          const query = `${w} ${r}`;
-          const want = await found(sqlShelf, query);
-          assertEquals(await found(pgShelf, query), want, query);
-          compared += want.length;
-        }
+      for (const [i, w] of [...apart.slice(0, 3), ...apart.slice(-3)].entries()) {
+        const query = `${w} ${rare[2 * i]} ${rare[2 * i + 1]}`;
+        const want = await found(sqlShelf, query);
+        assertEquals(await found(pgShelf, query), want, query);
+        compared += want.length;
       }
-      assert(compared > 40, `${compared} hits compared`);
+      assert(compared > 30, `${compared} hits compared`);
 
       // a file changed (words gone, words new), then one removed
       const changed = join(lib, "markdown/from-html/postgresql-doc-15/acronyms.md");
