@@ -164,10 +164,11 @@ export interface VectorIndex {
  * The catalog as a server answering the tools and an indexer writing a library reach it,
  * asynchronously: so it can live in a database several machines share. What a document is
  * made of (row, card, outline, text in compressed blocks of lines, passages, links, fields)
- * is written and removed as one whole: a reader sees all of a document or none of it.
+ * is written and removed as one whole: a reader sees all of a document or none of it; the
+ * documents' word counts ({@link CatalogStore.df}) change with its writes.
  *
  * Left for later (the synchronous `Catalog` keeps them): skipped files, invalidation of
- * file states, text fingerprints and copies, term statistics, the meta
+ * file states, text fingerprints and copies, the meta
  * table, vector and OCR records, the link graph's scans and filtered id lists (`recentIds`,
  * `idsMatching`, `paths`).
  */
