@@ -10,7 +10,8 @@
  * The data folder is read, never written (its `catalog.db` is the source); SQLite writes a
  * new catalog file in a temporary folder, PostgreSQL a new schema of its own (`bench_<time>`,
  * dropped after) in the URL's database. Bytes: the SQLite file after a checkpoint (the
- * catalog's other tables are empty), PostgreSQL's five tables with their indexes and TOAST.
+ * catalog's other tables are empty; its `df` holds the word counts), PostgreSQL's six tables
+ * (`df` too) with their indexes and TOAST.
  *
  * @module
  */
@@ -147,7 +148,7 @@ if (import.meta.main) {
   try {
     const size = await admin.query(
       `SELECT sum(pg_total_relation_size(format('%I.%I', $1::text, t)))::float8 AS bytes
-       FROM unnest(ARRAY['documents', 'text_blocks', 'passages', 'links', 'fields']) t`,
+       FROM unnest(ARRAY['documents', 'text_blocks', 'passages', 'links', 'fields', 'df']) t`,
       [schema],
     );
     figures.push({ ...heavy, bytes: size.rows[0].bytes });

@@ -2,7 +2,7 @@
  * Link graph benchmark: the graph's build time, CPU and size on an existing index, read
  * through the shelf's catalog store (the data folder's SQLite catalog, or PostgreSQL with
  * `--store`: its copy of the catalog, written by `index --store` or `bench/pg_fill.ts
- * --catalog`), then the latency (p50/p95/max) of warm `links`, `connection` and `context`
+ * DATA URL`), then the latency (p50/p95/max) of warm `links`, `connection` and `context`
  * calls, in process through the shelf and the dispatcher (markdown answers rendered).
  * With `--pg-dir` (the folder of `scripts/pg_local.sh`) the PostgreSQL server's CPU too.
  *

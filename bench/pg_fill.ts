@@ -1,20 +1,20 @@
 /**
- * Write an indexed data folder's documents into PostgreSQL, one document at a time as
- * `shelfmark index --store` writes them, and report the client's CPU: the write side of the
- * PostgreSQL store measured without extraction. By default into the keyword index
- * (`PgKeywordIndex.upsert`); with `--catalog`, into the catalog's copy instead
- * (`PgCatalogStore.put`: row, text, links, fields), in the schema of the data folder's
- * machine (its `machine` setting and `store-id`, as the shelf opens it), so that
- * `Shelf.open({ data, store })` and the benchmarks reading through the store (`graph.ts
- * --store`, `listings_store.ts --store`) find it.
+ * Fill a PostgreSQL store from an indexed data folder, without extraction: each document of
+ * its catalog written to the keyword index (one document per `upsert`, as
+ * `shelfmark index --store` writes them) and to the catalog's copy (`PgCatalogStore.put`:
+ * row, text, passages, links, fields and word counts), in the schema of the data folder's
+ * machine, as `shelfmark index --store URL` would write them; then report the client's CPU.
+ * The write side of the PostgreSQL store measured without extraction, and a full store for a
+ * server: with `"store": URL` in the folder's `shelfmark.json`, it answers from it.
  *
- *   deno run -A bench/pg_fill.ts CATALOG.db URL [--library L] [--limit N] [--catalog]
+ *   deno run -A bench/pg_fill.ts DATA_DIR URL [--library L] [--limit N] [--keyword-only]
  *
- * Run it with `--cpu-prof` (deno run --cpu-prof) to see where the client's time goes.
+ * `--keyword-only`: the keyword index alone (the writes measured before session 16). Run it
+ * with `--cpu-prof` (deno run --cpu-prof) to see where the client's time goes.
  *
  * @module
  */
-import { dirname } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Catalog } from "../core/catalog.ts";
 import { loadConfig, machineName } from "../core/config.ts";
@@ -29,22 +29,20 @@ const { positionals, values } = parseArgs({
   options: {
     library: { type: "string" },
     limit: { type: "string" },
-    catalog: { type: "boolean", default: false },
+    "keyword-only": { type: "boolean" },
   },
 });
-const [file, url] = positionals;
-if (!file || !url) {
-  console.error("usage: bench/pg_fill.ts CATALOG.db URL [--library L] [--limit N] [--catalog]");
+const [data, url] = positionals;
+if (!data || !url) {
+  console.error(
+    "usage: bench/pg_fill.ts DATA_DIR URL [--library L] [--limit N] [--keyword-only]",
+  );
   Deno.exit(2);
 }
-const catalog = new Catalog(file);
-const data = dirname(file);
-const store = values.catalog
-  ? new PgCatalogStore(url, {
-    machine: { name: machineName(loadConfig(data)), owner: dataFolderId(data) },
-  })
-  : undefined;
-const index = store ? undefined : new PgKeywordIndex(url, catalog);
+const catalog = new Catalog(join(data, "catalog.db"));
+const machine = { name: machineName(loadConfig(data)), owner: dataFolderId(data) };
+const store = values["keyword-only"] ? undefined : new PgCatalogStore(url, { machine });
+const index = new PgKeywordIndex(url, catalog, { machine, store });
 const rows = catalog.db.prepare(
   values.library
     ? "SELECT doc_id FROM documents WHERE library = ? ORDER BY doc_id"
@@ -57,19 +55,21 @@ let n = 0;
 for (const id of ids) {
   const doc = catalog.get(id)!;
   const text = catalog.text(id) ?? "";
-  if (store) {
-    await store.put({ ...doc, fields: docFields(catalog.db, id) }, text, catalog.links(id));
-  } else {
-    const lines = text.split("\n");
-    await index!.upsert([{ card: doc.card, outline: doc.outline, lines, pages: doc.pages }]);
-  }
+  await index.upsert([{
+    card: doc.card,
+    outline: doc.outline,
+    lines: text.split("\n"),
+    pages: doc.pages,
+  }]);
+  await store?.put({ ...doc, fields: docFields(catalog.db, id) }, text, catalog.links(id));
   if (++n % 200 === 0) console.log(n, `${((performance.now() - start) / 1000).toFixed(0)} s`);
 }
 const cpu = process.cpuUsage(cpu0);
 console.log(
-  `docs ${n} wall s ${((performance.now() - start) / 1000).toFixed(1)} client CPU s ${
-    ((cpu.user + cpu.system) / 1e6).toFixed(1)
-  }`,
+  `docs ${n} (machine ${machine.name}) wall s ${
+    ((performance.now() - start) / 1000).toFixed(1)
+  } client CPU s ${((cpu.user + cpu.system) / 1e6).toFixed(1)}`,
 );
-await (store ?? index)!.close();
+await index.close();
+await store?.close();
 catalog.close();

@@ -268,6 +268,22 @@ export function distinctTerms(lines: string[]): string[] {
   return [...new Set(words(proseOf(lines).text))];
 }
 
+/**
+ * The distinct terms of a stored text (lines joined by `\n`), as {@link distinctTerms}
+ * gives them for its lines: what a document adds to the document frequencies.
+ *
+ * @param text the document's whole text
+ * @returns each term once
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(textTerms("# Search\nSearch the index."), ["search", "index"]);
+ * ```
+ */
+export function textTerms(text: string): string[] {
+  return distinctTerms(text.split("\n"));
+}
+
 /** Names of change logs and release notes (`CHANGES`, `changelog.Debian`, `NEWS.md`). */
 const CHANGE_LOG = /^(change(s|log)|news|history|release[-_ ]?notes)([._-]|$)/i;
 /** Extensions of document, data and code formats (not a variant: `.Debian`, `.cross`). */

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { extname } from "node:path";
-import { distinctTerms, rankCard } from "../core/card.ts";
+import { rankCard, textTerms } from "../core/card.ts";
 import type { Catalog, FileState } from "../core/catalog.ts";
 import type { StoredDoc } from "../core/catalog_docs.ts";
 import { FINGERPRINT_VERSION } from "../core/fingerprint.ts";
@@ -122,10 +122,6 @@ const BATCH_MS = 1500;
 const YIELD_MS = 30;
 
 /** Distinct terms of a stored text, counted the way the card builder counts them. */
-function distinctWords(text: string): string[] {
-  return distinctTerms(text.split("\n"));
-}
-
 function rfc3339(ms: number): string {
   return new Date(ms || 0).toISOString();
 }
@@ -616,7 +612,7 @@ export class Indexer {
     try {
       for (const id of ids) {
         const old = this.#catalog.text(id);
-        if (old !== undefined) this.#catalog.countTerms(distinctWords(old), -1);
+        if (old !== undefined) this.#catalog.countTerms(textTerms(old), -1);
       }
       this.#catalog.remove(ids);
       await this.#indexes.keyword?.remove(ids);
@@ -707,7 +703,7 @@ export class Indexer {
       const text = lines.join("\n");
       if (known) {
         const old = this.#catalog.text(known.doc_id);
-        if (old !== undefined) this.#catalog.countTerms(distinctWords(old), -1);
+        if (old !== undefined) this.#catalog.countTerms(textTerms(old), -1);
       }
       const { card, terms, distinct } = rankCard(measured.card, {
         doc_id: docId,

@@ -10,6 +10,7 @@
 import { deepStrictEqual as assertEquals, ok as assert } from "node:assert/strict";
 import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { textTerms } from "../core/card.ts";
 import type { StoredDoc } from "../core/catalog_docs.ts";
 import { docFields } from "../core/fields.ts";
 import type { Link } from "../core/extractor.ts";
@@ -323,6 +324,47 @@ export const CATALOG_CONTRACT: CatalogCase[] = [
         assertEquals(await store.count(), docs.length);
         // its neighbour is untouched
         await assertStored(store, second);
+      } finally {
+        await store.close();
+      }
+    },
+  },
+  {
+    name: "df() counts each word's documents as the catalog does, after put, re-put, remove",
+    async fn(b, docs) {
+      const store = await written(b, docs);
+      try {
+        // the expected counts: each stored text's distinct words, as the SQLite catalog's
+        // term statistics count a document
+        const texts = new Map(docs.map((s) => [s.doc.card.doc_id, s.text]));
+        const expect = async (what: string) => {
+          const counts = new Map<string, number>();
+          for (const text of texts.values()) {
+            for (const w of textTerms(text)) counts.set(w, (counts.get(w) ?? 0) + 1);
+          }
+          const terms = [...counts.keys(), "zzyzxnever"];
+          const got = await store.df(terms);
+          assertEquals(got, new Map(terms.map((t) => [t, counts.get(t) ?? 0])), what);
+          return counts;
+        };
+        const counts = await expect("written");
+        // words in several documents, so the changes below are told from all-or-nothing
+        assert([...counts.values()].filter((n) => n > 1).length > 100);
+        const [first, second] = docs as [SourceDoc, SourceDoc];
+        const text = `${first.text.split("\n").slice(0, 40).join("\n")}\nquuxly frobnicated`;
+        await store.put(first.doc, text, first.links);
+        texts.set(first.doc.card.doc_id, text);
+        const after = await expect("re-put with another text");
+        assertEquals(after.get("frobnicated"), 1);
+        // the same text again changes nothing
+        await store.put(first.doc, text, first.links);
+        await expect("re-put unchanged");
+        await store.remove([second.doc.card.doc_id, "never-stored"]);
+        texts.delete(second.doc.card.doc_id);
+        await expect("removed");
+        await store.remove([...texts.keys()]);
+        texts.clear();
+        assertEquals([...(await store.df([...counts.keys()])).values()].filter((n) => n), []);
       } finally {
         await store.close();
       }

@@ -302,6 +302,11 @@ export class MachinesCatalogStore implements CatalogStore {
     return this.#own.linkTargets();
   }
 
+  /** The own machine's word counts: searches rank the own machine's documents. */
+  df(terms: string[]): Promise<Map<string, number>> {
+    return this.#own.df(terms);
+  }
+
   /** The own machine's link rows (see {@link graphDocs}). */
   linkRows(rows: number[]): Promise<Map<number, LinkRow>> {
     return this.#own.linkRows(rows);

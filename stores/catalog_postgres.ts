@@ -50,6 +50,13 @@ import {
   openPool,
   retriedTransaction,
 } from "./postgres_pool.ts";
+import {
+  blockTexts,
+  countTexts,
+  fillWordCounts,
+  WORDS_SCHEMA,
+  writeWordCounts,
+} from "./postgres_words.ts";
 import type { CatalogStore, LibraryClaim } from "./roles.ts";
 
 /** The tables, created if missing (in the machine's schema: the pool's `search_path`). */
@@ -223,7 +230,7 @@ export class PgCatalogStore implements CatalogStore {
     await this.#transaction(async (tx) => {
       await tx.query(LOCK_SQL, [LIBRARY_LOCK, c.library]);
       await tx.query(BUMP_SQL, [c.library]);
-      await this.#delete(tx, [c.doc_id], false);
+      const old = await this.#delete(tx, [c.doc_id], false);
       await tx.query(
         `INSERT INTO documents (doc_id, library, path, doc_type, modified_at, size, mtime_ms,
            hash, word_count, card, outline, pages, terms, indexed_at, text_key, minhash)
@@ -281,6 +288,8 @@ export class PgCatalogStore implements CatalogStore {
            WITH ORDINALITY AS u(f, o, v, ord) ORDER BY u.ord`,
         [c.doc_id, fields.map((f) => f[0]), fields.map((f) => f[1]), fields.map((f) => f[2])],
       );
+      // last: the word rows other libraries' writers share
+      await writeWordCounts(tx, countTexts(countTexts(new Map(), old, -1), [safe], 1));
     });
   }
 
@@ -371,16 +380,26 @@ export class PgCatalogStore implements CatalogStore {
         await tx.query(LOCK_SQL, [LIBRARY_LOCK, r.library]);
         await tx.query(BUMP_SQL, [r.library]);
       }
-      await this.#delete(tx, ids, true);
+      const old = await this.#delete(tx, ids, true);
+      await writeWordCounts(tx, countTexts(new Map(), old, -1));
     });
   }
 
-  /** Delete documents' parts (and, with `rows`, their `documents` rows). */
-  async #delete(tx: pg.PoolClient, ids: string[], rows: boolean): Promise<void> {
-    for (const table of ["text_blocks", "passages", "links", "fields"]) {
+  /**
+   * Delete documents' parts (and, with `rows`, their `documents` rows).
+   *
+   * @returns the texts deleted, one per document that had one (for its word counts)
+   */
+  async #delete(tx: pg.PoolClient, ids: string[], rows: boolean): Promise<string[]> {
+    const blocks = await tx.query(
+      "DELETE FROM text_blocks WHERE doc_id = ANY($1) RETURNING doc_id, first_line, plain, packed",
+      [ids],
+    );
+    for (const table of ["passages", "links", "fields"]) {
       await tx.query(`DELETE FROM ${table} WHERE doc_id = ANY($1)`, [ids]);
     }
     if (rows) await tx.query("DELETE FROM documents WHERE doc_id = ANY($1)", [ids]);
+    return blockTexts(blocks.rows);
   }
 
   async get(docId: string): Promise<StoredDoc | undefined> {
@@ -738,6 +757,12 @@ export class PgCatalogStore implements CatalogStore {
     return rows.map((r) => r.library as string).sort();
   }
 
+  async df(terms: string[]): Promise<Map<string, number>> {
+    const rows = await this.#query("SELECT term, n FROM df WHERE term = ANY($1)", [terms]);
+    const found = new Map(rows.map((r) => [r.term as string, r.n as number]));
+    return new Map(terms.map((t) => [t, found.get(t) ?? 0]));
+  }
+
   async count(library?: string): Promise<number> {
     const rows = library === undefined
       ? await this.#query("SELECT count(*)::int AS n FROM documents")
@@ -780,6 +805,7 @@ export class PgCatalogStore implements CatalogStore {
         try {
           if (this.#machine) await claimMachine(c, this.#machine);
           await c.query(SCHEMA);
+          await wordTable(c);
         } finally {
           await c.query("SELECT pg_advisory_unlock($1)", [SCHEMA_LOCK]);
         }
@@ -799,6 +825,23 @@ export class PgCatalogStore implements CatalogStore {
     await guard(async () => {
       await retriedTransaction(this.#pool, fn);
     });
+  }
+}
+
+/**
+ * Make the word counts' table if missing, in one transaction with its counts: a store whose
+ * documents were written before it gets them from their stored texts.
+ */
+async function wordTable(c: pg.PoolClient): Promise<void> {
+  if ((await c.query("SELECT to_regclass('df') IS NOT NULL AS made")).rows[0].made) return;
+  await c.query("BEGIN");
+  try {
+    await c.query(WORDS_SCHEMA);
+    await fillWordCounts(c);
+    await c.query("COMMIT");
+  } catch (e) {
+    await c.query("ROLLBACK").catch(() => {});
+    throw e;
   }
 }
 

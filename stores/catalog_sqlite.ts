@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { textTerms } from "../core/card.ts";
 import { Catalog, type FileState, type GraphDocRow, type LinkTargets } from "../core/catalog.ts";
 import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import {
@@ -77,7 +78,22 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   put(doc: StoredDoc, text: string, links: Link[] = []): Promise<void> {
-    return this.#do(() => this.#catalog.transaction(() => this.#catalog.put(doc, text, links)));
+    return this.#do(() =>
+      this.#catalog.transaction(() => {
+        this.#uncount([doc.card.doc_id]);
+        this.#catalog.put(doc, text, links);
+        this.#catalog.countTerms(textTerms(text));
+        this.#catalog.saveTermCounts();
+      })
+    );
+  }
+
+  /** Take documents' words out of the term statistics (inside a transaction). */
+  #uncount(ids: string[]): void {
+    for (const id of ids) {
+      const old = this.#catalog.text(id);
+      if (old !== undefined) this.#catalog.countTerms(textTerms(old), -1);
+    }
   }
 
   touch(docId: string, mtimeMs: number, modifiedAt: string): Promise<void> {
@@ -85,7 +101,13 @@ export class SqliteCatalogStore implements CatalogStore {
   }
 
   remove(ids: string[]): Promise<void> {
-    return this.#do(() => this.#catalog.transaction(() => this.#catalog.remove(ids)));
+    return this.#do(() =>
+      this.#catalog.transaction(() => {
+        this.#uncount(ids);
+        this.#catalog.remove(ids);
+        this.#catalog.saveTermCounts();
+      })
+    );
   }
 
   get(docId: string): Promise<StoredDoc | undefined> {
@@ -209,6 +231,10 @@ export class SqliteCatalogStore implements CatalogStore {
 
   count(library?: string): Promise<number> {
     return this.#do(() => this.#catalog.count(library));
+  }
+
+  df(terms: string[]): Promise<Map<string, number>> {
+    return this.#do(() => new Map(terms.map((t) => [t, this.#catalog.df(t)])));
   }
 
   close(): Promise<void> {

@@ -11,8 +11,9 @@
  * candidates (`passageHits`). Snippets and passages are cut from the stored text of the
  * catalog store it is given (`CatalogStore`: PostgreSQL's for a shelf with a PostgreSQL
  * store) as the FTS5 index cuts them, all hits' passages in one read (`passagesOf`);
- * search filters are evaluated by that store, and common words are told by this index's
- * own term counts (`kw_terms`, `kw_totals`), which every server of the store shares.
+ * search filters are evaluated by that store, and common words are told by its word counts
+ * (`CatalogStore.df`, the SQLite catalog's counts in PostgreSQL), which every server of the
+ * store shares.
  *
  * Client: `npm:pg` (node-postgres): a pool that replaces a dropped connection on the
  * next query, and it reads the password from `PGPASSWORD` or `~/.pgpass` itself.
@@ -89,8 +90,9 @@ export interface PgOptions {
   /** Share of documents above which a word is common (default 0.25, as FTS5's). */
   commonShare?: number;
   /**
-   * Term statistics for telling common words (default: the store's own, `kw_terms` and
-   * `kw_totals`, so that every server of a shared store decides alike).
+   * Term statistics for telling common words (default: the catalog store's word counts,
+   * `CatalogStore.df`, among this index's documents, so that every server of a shared store
+   * decides alike, and as a SQLite server on the same documents).
    */
   stats?: TermStats;
   /**
@@ -547,9 +549,11 @@ export class PgKeywordIndex implements KeywordIndex {
 
   /**
    * Words too common to be worth matching, as the FTS5 index decides (see `WordDocs`):
-   * in more than `commonShare` of the documents. Counted in the store's own tables (a
-   * word's stemmed term's documents, `kw_terms`, among the store's, `kw_totals`); with
-   * `stats` given, by those counts, else (numbers, single letters) by the store's.
+   * in more than `commonShare` of the documents (the store's, `kw_totals`). A word is
+   * counted as the catalog counts words (`CatalogStore.df`: the catalog store's counts,
+   * which every server of the store shares), or by `stats` when given; a token the catalog
+   * does not count (a number, a single letter) by its term's documents in this index
+   * (`kw_terms`), as FTS5 counts it in its own.
    */
   async #isCommon(parsed: ParsedQuery): Promise<((word: string) => boolean) | undefined> {
     await this.#ready();
@@ -557,31 +561,34 @@ export class PgKeywordIndex implements KeywordIndex {
     const n = stats ? stats.docCount() : this.#documents;
     if (n < 50) return undefined;
     const limit = n * this.#share;
-    // each alternative's term, where the store's counts decide for it
+    // the catalog's words, and the index's term of each other alternative
+    const single = new Set<string>();
     const counted = new Map<string, string>();
     for (const u of parsed.optional) {
       for (const a of u.alternatives) {
-        const token = bareWord(a.text);
         const one = words(a.text, true);
-        if (stats && one.length === 1) continue;
-        const word = one.length === 1 ? one[0]! : /^[\p{L}\p{N}]+$/u.test(token) ? token : "";
-        const term = word && this.#tokens.phrase(word)[0];
+        if (one.length === 1) single.add(one[0]!);
+        const token = bareWord(a.text);
+        const term = one.length !== 1 && /^[\p{L}\p{N}]+$/u.test(token) &&
+          this.#tokens.phrase(token)[0];
         if (term) counted.set(a.text, term);
       }
     }
-    const df = new Map<string, number>();
-    if (counted.size) {
-      const rows = await this.#query<{ term: string; df: number }>(
-        "SELECT term, df FROM kw_terms WHERE term = ANY($1)",
-        [[...new Set(counted.values())]],
-      );
-      for (const r of rows) df.set(r.term, r.df);
-    }
+    const [wordDocs, termRows] = await Promise.all([
+      stats || !single.size ? undefined : this.#store.df([...single]),
+      counted.size
+        ? this.#query<{ term: string; df: number }>(
+          "SELECT term, df FROM kw_terms WHERE term = ANY($1)",
+          [[...new Set(counted.values())]],
+        )
+        : [],
+    ]);
+    const termDocs = new Map(termRows.map((r) => [r.term, r.df]));
     return (word) => {
       const ws = words(word, true);
-      if (stats && ws.length === 1) return stats.df(ws[0]!) > limit;
+      if (ws.length === 1) return (stats ? stats.df(ws[0]!) : wordDocs?.get(ws[0]!) ?? 0) > limit;
       const term = counted.get(word);
-      return term !== undefined && (df.get(term) ?? 0) > limit;
+      return term !== undefined && (termDocs.get(term) ?? 0) > limit;
     };
   }
 

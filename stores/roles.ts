@@ -166,13 +166,14 @@ export interface VectorIndex {
  * The catalog as a server answering the tools and an indexer writing a library reach it,
  * asynchronously: so it can live in a database several machines share. What a document is
  * made of (row, card, outline, text in compressed blocks of lines, passages, links, fields)
- * is written and removed as one whole: a reader sees all of a document or none of it. What
- * the link graph reads of it (its change token, links) is declared with the graph
- * (`LinkStore` in `core/graph.ts`).
+ * is written and removed as one whole: a reader sees all of a document or none of it; the
+ * documents' word counts ({@link CatalogStore.df}) change with its writes. What the link
+ * graph reads of it (its change token, links) is declared with the graph (`LinkStore` in
+ * `core/graph.ts`).
  *
  * Left for later (the synchronous `Catalog` keeps them): skipped files, invalidation of
- * file states, text fingerprints and copies, term statistics, the meta
- * table, vector and OCR records, filtered id lists (`recentIds`, `paths`).
+ * file states, text fingerprints and copies, the meta table, vector and OCR records,
+ * filtered id lists (`recentIds`, `paths`).
  */
 export interface CatalogStore extends LinkStore {
   /** Backend name (`"sqlite"`, `"postgres"`). */
@@ -247,6 +248,12 @@ export interface CatalogStore extends LinkStore {
   fileStates(library: string): Promise<Map<string, FileState>>;
   /** Number of documents (all libraries, or one). */
   count(library?: string): Promise<number>;
+  /**
+   * How many documents hold each term, as the catalog's term statistics count them (each
+   * document's distinct words, `distinctTerms`: what tells a search's common words); 0
+   * for a term none holds. Kept by `put` and `remove`.
+   */
+  df(terms: string[]): Promise<Map<string, number>>;
   /**
    * Claim a library for an index run, without waiting, where several indexers share the
    * store (PostgreSQL); a store of one machine's data folder has no such method.

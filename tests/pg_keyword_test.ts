@@ -9,6 +9,7 @@ import pg from "pg";
 import { Catalog } from "../core/catalog.ts";
 import { ToolError } from "../core/types.ts";
 import { prepareQuery } from "../search/query.ts";
+import { PgCatalogStore } from "../stores/catalog_postgres.ts";
 import { Fts5Index } from "../stores/fts5.ts";
 import { PgKeywordIndex } from "../stores/postgres.ts";
 import {
@@ -266,40 +267,52 @@ async function droppedDuringSearch(server: PgServer, reader?: string): Promise<v
 }
 
 Deno.test({
-  name: "PgKeywordIndex tells common words by the store's own counts, without the catalog's",
+  name: "PgKeywordIndex tells common words by the store's word counts, without the local catalog",
   ignore: noPostgres,
   async fn() {
     const server = await PgServer.start(56900);
-    // the catalog holds no rows and no term counts: a server that did not index
+    const url = await server.database();
+    // the local catalog holds no rows and no term counts: a server that did not index
     const empty = new Catalog(":memory:");
-    const index = new PgKeywordIndex(await server.database(), empty);
+    const store = new PgCatalogStore(url);
+    const index = new PgKeywordIndex(url, empty, { store });
     try {
-      // "widgets" in 55 of 60 documents (its stem in all of those), "zebra" and "giraffe" in two
+      // "widgets" in 55 of 60 documents, "zebra" and "giraffe" in two; "2" (a number: the
+      // catalog does not count it, the index's terms do) in 55 too
       const docs = Array.from({ length: 60 }, (_, i) =>
         makeDoc({
           id: `d${i}`,
           path: `lib/d${i}.md`,
           body: [
-            i < 55 ? "Widgets here." : "Nothing much.",
+            i < 55 ? "Widgets here, 2 of them." : "Nothing much.",
             i % 30 === 0 ? "A zebra and a giraffe." : "",
           ]
             .join("\n"),
         }));
       await index.upsert(docs);
+      for (const { card, outline, lines } of docs) {
+        await store.put({ card, outline, terms: {}, hash: "h", mtime_ms: 0 }, lines.join("\n"));
+      }
       const ids = async (text: string) =>
         (await index.search(prepareQuery(text, 100))).map((h) => h.doc_id).sort();
       // the common word is left out of the match: only the zebra documents are found
-      assertEquals(await ids("widget zebra giraffe"), ["d0", "d30"]);
+      assertEquals(await ids("widgets zebra giraffe"), ["d0", "d30"]);
+      assertEquals(await ids("2 zebra giraffe"), ["d0", "d30"]);
+      // counted as the catalog counts words (not stemmed): "widget" is another word, rare
+      assertEquals((await ids("widget zebra giraffe")).length, 55);
       // alone it is still searched
-      assertEquals((await ids("widget")).length, 55);
+      assertEquals((await ids("widgets")).length, 55);
       // below 50 documents nothing is common
-      await index.remove(docs.slice(10).map((d) => d.card.doc_id));
+      const gone = docs.slice(10).map((d) => d.card.doc_id);
+      await index.remove(gone);
+      await store.remove(gone);
       assertEquals(
-        await ids("widget zebra giraffe"),
+        await ids("widgets zebra giraffe"),
         Array.from({ length: 10 }, (_, i) => `d${i}`).sort(),
       );
     } finally {
       await index.close();
+      await store.close();
       empty.close();
       await server.stop();
     }
