@@ -66,8 +66,13 @@ export interface Weighed {
  * {@link expectedLoad}).
  *
  * A file is large when its weighted load is over `maxBytes` (4 MiB by default: a 0.5 MB
- * PDF or HTML page, a 0.35 MB DOCX, whose extraction grows a process by tens of MiB, see
- * {@link expectedGrowthMb}). Two large files never run at once.
+ * PDF or HTML page, a 0.35 MB DOCX, whose extraction is expected to grow a process by more
+ * than 44 MiB, see {@link expectedGrowthMb}). Two large files never run at once. The line is
+ * where measuring stops being enough: a file grows its process only after it has started,
+ * so up to two files may start beside others before the measure sees either grow; two
+ * smaller files add at most about 90 MiB, within what the admission threshold keeps below
+ * the tree's goal (460 of 600 MiB, see `INDEX_MEMORY_MB` in `shelf/shelf.ts`), while a
+ * large file is admitted with room for its own growth and with no other large one unseen.
  *
  * - Without `admit` (nothing measures memory) the weighted bytes in flight stay within
  *   `maxBytes`: a large file runs alone, smaller ones beside each other while their loads
