@@ -159,6 +159,8 @@ export class ExtractPool {
   #ready?: Promise<void>;
   /** Why the pool gave up starting workers. */
   #broken?: string;
+  /** Processes `makeRoom` asked to collect that have not answered a file since. */
+  #collected = new WeakSet<ProcChannel>();
 
   /** @param opts pool size, limits, plugins, OCR languages and isolation */
   constructor(opts: PoolOptions = {}) {
@@ -249,17 +251,23 @@ export class ExtractPool {
    * large PDF keeps 115-170 MiB and holds 63-73 after such a collection, which costs it about
    * 0.1 s of CPU; stopping it instead gave back a little more, but the next file started
    * another process at 0.7-0.9 s. The memory comes back while the process collects, after
-   * this returns. Returns how many processes were asked.
+   * this returns. A process asked once is not asked again before it has read another file:
+   * what its collection left is live (asking again each second a file waited for memory cost
+   * an idle process 0.1 s of CPU a second, at 103 MiB before and after). Returns how many
+   * processes were asked.
    */
   makeRoom(budgetMb: number): number {
     let over = (this.#used() ?? 0) - budgetMb * 2 ** 20;
     const sized = this.#workers.idle().flatMap((ch) =>
-      ch instanceof ProcChannel ? [{ ch, own: memoryOf(ch.pid)?.anon ?? 0 }] : []
+      ch instanceof ProcChannel && !this.#collected.has(ch)
+        ? [{ ch, own: memoryOf(ch.pid)?.anon ?? 0 }]
+        : []
     ).sort((a, b) => b.own - a.own);
     let n = 0;
     for (const { ch, own } of sized) {
       if (over <= 0 || own <= WORTH_COLLECTING_MB * 2 ** 20) break;
       ch.post({ id: COLLECT_ID, data: null });
+      this.#collected.add(ch);
       over -= own - WORTH_COLLECTING_MB * 2 ** 20;
       n++;
     }
@@ -290,7 +298,14 @@ export class ExtractPool {
   #connect(events: ChannelEvents): Channel {
     if (this.#config) {
       try {
-        const ch = new ProcChannel(this.#config, this.memoryMb!, events);
+        // An answer means a file was read: `makeRoom` may ask the process to collect again.
+        const ch: ProcChannel = new ProcChannel(this.#config, this.memoryMb!, {
+          ...events,
+          message: (m) => {
+            this.#collected.delete(ch);
+            events.message(m);
+          },
+        });
         this.#channels.add(ch);
         ch.exited.then(() => this.#channels.delete(ch));
         return ch;

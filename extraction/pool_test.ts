@@ -282,8 +282,10 @@ Deno.test({
       assertEquals(pool.makeRoom(0), 1);
       await new Promise((r) => setTimeout(r, 500));
       assert(own(pid!) > 180 * 2 ** 20, "what is kept stays: collecting frees only garbage");
+      assertEquals(pool.makeRoom(0), 0, "not asked again before it has read another file");
       const r = await pool.extract(file(".litter"));
       assertEquals(r?.extracted.lines, ["done"], "the process goes on after collecting");
+      assertEquals(pool.makeRoom(0), 1, "asked again once it holds the garbage of a file");
     } finally {
       pool.close();
       await Deno.remove(dir, { recursive: true });

@@ -117,6 +117,11 @@ export interface IndexerOptions {
   full?: ReadonlySet<string>;
 }
 
+/**
+ * How long a file kept waiting for memory waits before the memory is measured again (unless
+ * a file in flight is done first).
+ */
+const MEMORY_POLL_MS = 100;
 const BATCH_FILES = 100;
 const BATCH_MS = 1500;
 const YIELD_MS = 30;
@@ -167,19 +172,18 @@ export interface IndexerOptions {
   /** Files extracted at once (default 1). */
   concurrency?: number;
   /**
-   * At most this many bytes of files, weighted by type (`expectedLoad` of `shelf/load.ts`), are
-   * extracted and stored at once (with `concurrency` files at most). A larger file is
-   * "large": without `admit` it runs alone; with `admit` it may run beside smaller files
-   * (default 4 MiB).
+   * Bytes of a file, weighted by type (`expectedLoad` of `shelf/load.ts`), over which it is
+   * "large": two large files never run at once (default 4 MiB). Without `admit`, also the
+   * budget of the weighted bytes extracted and stored at once: a large file runs alone.
    */
   maxBytesInFlight?: number;
   /**
    * Asked before a file starts beside others still in flight, with its weighted load and
-   * whether it is large: false makes it wait until one of them is done (say, while the
-   * process tree's measured memory leaves no room for it). One file always runs. With it,
-   * memory rather than weights decides: a large file starts beside smaller ones when this
-   * says yes (never beside another large file), and smaller files start beside a large one;
-   * page images (OCR, see {@link runsAlone}) still run alone.
+   * whether it is large: false makes it wait (say, while the process tree's measured memory
+   * leaves no room for it) and it is asked again shortly, or when a file is done. One file
+   * always runs. With it, memory rather than weights decides (`Room` of `shelf/load.ts`):
+   * files start beside each other up to `concurrency` while this says yes, whatever their
+   * weighted bytes; a large file is set aside while it says no and smaller files go on.
    */
   admit?: (load: number, large: boolean) => boolean;
   /** Called before a large file starts, with its weighted load. */
@@ -332,16 +336,26 @@ export class Indexer {
       let madeRoom = -Infinity;
       /**
        * Wait until a file in flight is done. A file kept waiting for memory first asks for
-       * room (at most once a second).
+       * room (at most once a second), and waits at most {@link MEMORY_POLL_MS}: memory comes
+       * back without a file finishing (processes collect their garbage), and a large PDF in
+       * flight may take half a minute.
        */
       const wait = async (f: Weighed) => {
-        const why = (log || this.#makeRoom) && room.why(f);
+        const why = room.why(f);
         if (why === "memory" && performance.now() - madeRoom > 1000) {
           this.#makeRoom?.(f.load);
           madeRoom = performance.now();
         }
         const t0 = performance.now();
-        await Promise.race(inflight);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const poll = why === "memory"
+          ? [new Promise((r) => timer = setTimeout(r, MEMORY_POLL_MS))]
+          : [];
+        try {
+          await Promise.race([...inflight, ...poll]);
+        } finally {
+          clearTimeout(timer);
+        }
         if (why) log?.waited(why, performance.now() - t0);
       };
       type Task = {
@@ -422,7 +436,7 @@ export class Indexer {
             p.done++;
             opts.onProgress?.({ ...p });
           } else {
-            // Backpressure: wait for room in files, in weighted bytes and in memory. A large
+            // Backpressure: wait for room in files and in memory (or weighted bytes). A large
             // file that has no room yet is set aside (one at a time) while smaller files go
             // on; it starts as soon as it fits.
             const task = {

@@ -306,27 +306,37 @@ Deno.test("Indexer starts the next library's files while the last large file of 
     // 1 MiB "PDF": 8 MiB weighted, over the 4 MiB budget, so it is a large file.
     await Deno.writeTextFile(join(a, "zz-big.pdf"), "big narwhals\n".repeat(80_000));
     for (let i = 0; i < 5; i++) await Deno.writeTextFile(join(b, `t${i}.txt`), `text ${i}\n`);
+    // In flight from its start (reading it comes before its extraction) to its end.
     let bigInFlight = false;
+    class Watched extends Indexer {
+      override indexFile(...args: Parameters<Indexer["indexFile"]>) {
+        const big = args[1].path.endsWith(".pdf");
+        if (big) bigInFlight = true;
+        return super.indexFile(...args).finally(() => big && (bigInFlight = false));
+      }
+    }
     const beside = new Set<string>();
-    let otherStarted!: () => void;
-    const otherStart = new Promise<void>((r) => otherStarted = r);
+    let besideStarted!: () => void;
+    const besideStart = new Promise<void>((r) => besideStarted = r);
     const extract: ExtractFn = async (input) => {
-      const big = input.path.endsWith(".pdf");
       const ofB = /(^|\/)t\d\.txt$/.test(input.path);
-      if (ofB && bigInFlight) beside.add(input.path);
-      if (ofB) otherStarted();
-      if (big) {
-        bigInFlight = true;
-        // Held until library B's first file starts (or a fallback, and the test fails below).
-        await Promise.race([otherStart, new Promise((r) => setTimeout(r, 3000))]);
+      if (ofB && bigInFlight) {
+        beside.add(input.path);
+        besideStarted();
+      }
+      if (input.path.endsWith(".pdf")) {
+        // Held until a file of library B starts beside it (or a fallback, and the test
+        // fails below).
+        let fallback: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([besideStart, new Promise((r) => fallback = setTimeout(r, 3000))]);
+        clearTimeout(fallback);
         await new Promise((r) => setTimeout(r, 20));
-        bigInFlight = false;
       }
       return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
     };
     const catalog = new Catalog(join(base, "catalog.db"));
     try {
-      const indexer = new Indexer(catalog, extract, {}, {
+      const indexer = new Watched(catalog, extract, {}, {
         concurrency: 2,
         admit: () => true,
       });
@@ -488,4 +498,96 @@ Deno.test("Indexer stopped with large files set aside resumes without extracting
     const again = runs[1]!.filter((path) => runs[0]!.includes(path));
     assertEquals(again, [], "no finished file extracted again");
     assertEquals(runs[0]!.length + runs[1]!.length, 13);
+  }));
+
+Deno.test("Indexer with measured memory runs small files beside each other whatever their weighted bytes, until the measure says no", () =>
+  withCatalog("shelfmark-measured-", async (base, catalog) => {
+    const root = join(base, "Lib");
+    await Deno.mkdir(root);
+    // HTML pages of 400 kB: 3.2 MB weighted each, under the 4 MiB over which a file is
+    // large, but any two of them over it: the budget alone would run them one at a time.
+    for (let i = 0; i < 12; i++) {
+      await Deno.writeTextFile(
+        join(root, `p${i}.html`),
+        `<p>page ${i} quokkas</p>\n`.repeat(16_000),
+      );
+    }
+    const load = expectedLoad("p0.html", 400_000);
+    assert(load < 4 * MB && 2 * load > 4 * MB, "small, two of them over the budget");
+    // Memory is a stand-in (the extraction is too): each file holds 30 MiB from the moment
+    // it starts to the moment it is done, and the measure sees it at once.
+    let limitMb = Infinity;
+    let used = 0;
+    let most = 0;
+    let overLimit = 0;
+    class Measured extends Indexer {
+      override indexFile(...args: Parameters<Indexer["indexFile"]>) {
+        if (used > 0 && used + 30 > limitMb) overLimit++;
+        used += 30;
+        most = Math.max(most, used / 30);
+        return super.indexFile(...args).finally(() => used -= 30);
+      }
+    }
+    const extract: ExtractFn = async (input) => {
+      await new Promise((r) => setTimeout(r, 5));
+      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+    };
+    const indexer = new Measured(catalog, extract, {}, {
+      concurrency: 3,
+      admit: () => used + 30 <= limitMb,
+    });
+    const lib = [{ name: "Lib", root }];
+    let p = await indexer.run(lib);
+    assertEquals([p.indexed, p.skipped], [12, 0], "every file indexed");
+    assertEquals(most, 3, "three small files at once while memory allows");
+    // The measure has room for two files: the third waits, the concurrency is not reached.
+    limitMb = 60;
+    most = 0;
+    p = await indexer.run(lib, { full: new Set(["Lib"]) });
+    assertEquals([p.indexed, p.skipped], [12, 0], "every file indexed again");
+    assertEquals(most, 2, "files ran beside each other up to what memory allows");
+    assertEquals(overLimit, 0, "a file started beside others while the measure said no");
+    // Without a measure, the weighted budget runs them one at a time.
+    most = 0;
+    const blind = new Measured(catalog, extract, {}, { concurrency: 3 });
+    p = await blind.run(lib, { full: new Set(["Lib"]) });
+    assertEquals([p.indexed, most], [12, 1]);
+  }));
+
+Deno.test("Indexer starts a file waiting for memory once memory comes back, while the file in flight is still read", () =>
+  withCatalog("shelfmark-memory-back-", async (base, catalog) => {
+    const root = join(base, "Lib");
+    await Deno.mkdir(root);
+    await Deno.writeTextFile(join(root, "a-long.txt"), "a long file about narwhals\n");
+    await Deno.writeTextFile(join(root, "b.txt"), "a small file about quokkas\n");
+    // Memory (a stand-in) holds garbage that an idle process gives back a moment after
+    // makeRoom asks (as `ExtractPool.makeRoom`'s processes do), not when a file is done.
+    let garbage = true;
+    let longRead = false;
+    let beside = false;
+    let bStarted!: () => void;
+    const bStart = new Promise<void>((r) => bStarted = r);
+    const extract: ExtractFn = async (input) => {
+      if (input.path.endsWith("a-long.txt")) {
+        longRead = true;
+        // Read until b.txt starts beside it (or a fallback, and the test fails below).
+        let fallback: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([bStart, new Promise((r) => fallback = setTimeout(r, 3000))]);
+        clearTimeout(fallback);
+        longRead = false;
+      } else {
+        beside = longRead;
+        bStarted();
+      }
+      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+    };
+    let collect: ReturnType<typeof setTimeout> | undefined;
+    const indexer = new Indexer(catalog, extract, {}, {
+      concurrency: 2,
+      admit: () => !garbage,
+      makeRoom: () => collect ??= setTimeout(() => garbage = false, 20),
+    });
+    const p = await indexer.run([{ name: "Lib", root }]);
+    assertEquals([p.indexed, p.skipped], [2, 0], "every file indexed");
+    assert(beside, "b.txt waited for a.txt to be done, not for memory");
   }));

@@ -1,24 +1,26 @@
 /**
- * What a file is expected to take in memory while it is extracted and stored: the weight
- * of its type times its size, and the budget of such bytes the indexer runs at once.
+ * What a file is expected to take in memory while it is extracted and stored (the weight
+ * of its type times its size), and which files the indexer runs at once: by the memory it
+ * measures, or by a budget of such weighted bytes where it measures none.
  *
  * @module
  */
 import { extname } from "node:path";
 
 /**
- * Bytes of the files being extracted and stored at once: a file that would take them over
- * waits until the files before it are done (one file always runs, however large). A large
- * PDF or page takes an extraction process tens of times its size, and its text, lines,
- * card and compressed copy take the indexing process several times the text: two of them
- * at once are what made the process tree's peak.
+ * Weighted bytes (see {@link expectedLoad}) over which a file is large: two large files
+ * never run at once. A large PDF or page takes an extraction process tens of times its
+ * size, and its text, lines, card and compressed copy take the indexing process several
+ * times the text: two of them at once are what made the process tree's peak. Where memory
+ * is not measured, also the budget of the files in flight: a file that would take them over
+ * waits until the files before it are done (one file always runs, however large).
  */
 export const MAX_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
 /**
  * How many times its size a file of a type takes to extract, beside a plain text: a DOCX's
  * XML is inflated and parsed into a tree (mammoth: 460 MB for a 0.4 MB file), pdf.js and the
  * HTML converter hold hundreds of times the text of a large file. Images weigh as plain text:
- * the text pass reads only their header (OCR reads them later, in its own process). Counted against `maxBytesInFlight`, so such files run alone.
+ * the text pass reads only their header (OCR reads them later, in its own process).
  */
 const EXTRACTION_WEIGHT: Record<string, number> = {
   ".docx": 12,
@@ -54,40 +56,58 @@ export function expectedLoad(path: string, size: number): number {
 export interface Weighed {
   /** Expected load, in bytes of plain text (see {@link expectedLoad}). */
   load: number;
-  /** Over the budget of weighted bytes on its own. */
+  /** Its load is over the room's `maxBytes` (see {@link Room}). */
   large: boolean;
-  /** Runs with no other file in flight. */
-  alone: boolean;
 }
 
 /**
  * The files an indexer extracts and stores at once: at most `concurrency` of them, and
- * within a budget of weighted bytes (see {@link expectedLoad}).
+ * within the memory `admit` measures or, without it, a budget of weighted bytes (see
+ * {@link expectedLoad}).
  *
- * Without `admit` a file over the budget (a large one) runs alone. With `admit` (which
- * measures memory) the budget only bounds the smaller files: a large file starts beside
- * smaller ones when `admit` says there is room for it, never beside another large file, and
- * smaller files start beside it while `admit` says yes, so both cores stay busy while a
- * large PDF is read.
+ * A file is large when its weighted load is over `maxBytes` (4 MiB by default: a 0.5 MB
+ * PDF or HTML page, a 0.35 MB DOCX, whose extraction is expected to grow a process by more
+ * than 44 MiB, see {@link expectedGrowthMb}). Two large files never run at once. The line is
+ * where measuring stops being enough: a file grows its process only after it has started,
+ * so up to two files may start beside others before the measure sees either grow; two
+ * smaller files add at most about 90 MiB, within what the admission threshold keeps below
+ * the tree's goal (460 of 600 MiB, see `INDEX_MEMORY_MB` in `shelf/shelf.ts`), while a
+ * large file is admitted with room for its own growth and with no other large one unseen.
+ *
+ * - Without `admit` (nothing measures memory) the weighted bytes in flight stay within
+ *   `maxBytes`: a large file runs alone, smaller ones beside each other while their loads
+ *   fit.
+ * - With `admit` memory decides, not weights: any file starts beside those in flight while
+ *   `admit(load, large)` says there is room for it (a large one with room for what it is
+ *   expected to add), however many weighted bytes are in flight, so both cores stay busy
+ *   on small files and beside a large PDF.
+ *
+ * One file always starts when none is in flight.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * const MB = 2 ** 20;
  * // Measured memory has room: a 2 MB PDF (16 MB weighted) starts beside a small file.
- * const room = new Room(3, 4 * MB, () => true);
+ * let memory = true;
+ * const room = new Room(3, 4 * MB, () => memory);
  * const small = room.file("a.md", 1000);
  * room.add(small);
  * const pdf = room.file("big.pdf", 2 * MB);
  * assert.ok(pdf.large && room.fits(pdf));
  * room.add(pdf);
- * // ... but not a second large file; an image (its header read, OCR later) goes beside.
- * assert.equal(room.fits(room.file("other.pdf", 2 * MB)), false);
- * assert.equal(room.fits(room.file("scan.png", 300_000)), true);
- * // Without a measure of memory, a large file runs alone.
+ * // ... but not a second large file; a smaller one goes beside, whatever its weight.
+ * assert.equal(room.why(room.file("other.pdf", 2 * MB)), "large");
+ * assert.equal(room.fits(room.file("c.html", 400_000)), true);
+ * // When the measure says no, nothing more starts.
+ * memory = false;
+ * assert.equal(room.why(room.file("c.html", 400_000)), "memory");
+ * // Without a measure of memory, weighted bytes decide and a large file runs alone.
  * const blind = new Room(3, 4 * MB);
- * blind.add(blind.file("a.md", 1000));
- * assert.equal(blind.fits(blind.file("big.pdf", 2 * MB)), false);
+ * blind.add(blind.file("b.html", 300_000)); // 2.4 MB weighted
+ * assert.equal(blind.why(blind.file("big.pdf", 2 * MB)), "alone");
+ * assert.equal(blind.why(blind.file("c.html", 300_000)), "bytes");
+ * assert.equal(blind.fits(blind.file("a.md", 1000)), true);
  * ```
  */
 export class Room {
@@ -95,16 +115,16 @@ export class Room {
   readonly #maxBytes: number;
   readonly #admit?: (load: number, large: boolean) => boolean;
   #files = 0;
-  /** Weighted bytes of the smaller files in flight (all files without `admit`). */
+  /** Weighted bytes of the files in flight. */
   #bytes = 0;
   #large = 0;
-  #alone = 0;
 
   /**
    * A room with nothing in flight.
    *
    * @param concurrency files at once, at most
-   * @param maxBytes budget of weighted bytes
+   * @param maxBytes weighted bytes over which a file is large; without `admit`, also the
+   *   budget of the files in flight
    * @param admit asked before a file starts beside others: is there memory for it?
    */
   constructor(
@@ -120,8 +140,7 @@ export class Room {
   /** How a file of this path and size is weighed. */
   file(path: string, size: number): Weighed {
     const load = expectedLoad(path, size);
-    const large = load > this.#maxBytes;
-    return { load, large, alone: large && !this.#admit };
+    return { load, large: load > this.#maxBytes };
   }
 
   /** Whether the file may start now (one file always may, when none is in flight). */
@@ -130,20 +149,21 @@ export class Room {
   }
 
   /**
-   * Why the file may not start now (`files`, `alone`, `bytes`, `memory`, `large`), or
-   * undefined when it may: what a scheduling log records of a wait.
+   * Why the file may not start now, or undefined when it may: what a scheduling log
+   * records of a wait. `files`: as many files as `concurrency` are in flight; `large`:
+   * another large file is; `memory`: `admit` says no. Without `admit`: `alone`, a large
+   * file is in flight or this one is large; `bytes`, its load would take the files in flight
+   * over the budget.
    */
-  why(f: Weighed): string | undefined {
+  why(f: Weighed): "files" | "large" | "memory" | "alone" | "bytes" | undefined {
     if (this.#files === 0) return undefined;
     if (this.#files >= this.#concurrency) return "files";
-    if (this.#alone > 0 || f.alone) return "alone";
-    if (!this.#admit) return this.#bytes + f.load <= this.#maxBytes ? undefined : "bytes";
-    if (f.large) {
-      if (this.#large > 0) return "large";
-      return this.#admit(f.load, true) ? undefined : "memory";
+    if (!this.#admit) {
+      if (this.#large > 0 || f.large) return "alone";
+      return this.#bytes + f.load <= this.#maxBytes ? undefined : "bytes";
     }
-    if (this.#bytes + f.load > this.#maxBytes) return "bytes";
-    return this.#admit(f.load, false) ? undefined : "memory";
+    if (f.large && this.#large > 0) return "large";
+    return this.#admit(f.load, f.large) ? undefined : "memory";
   }
 
   /** A file starts. */
@@ -158,9 +178,8 @@ export class Room {
 
   #move(f: Weighed, n: 1 | -1): void {
     this.#files += n;
-    if (f.alone) this.#alone += n;
-    if (f.large && this.#admit) this.#large += n;
-    else this.#bytes += n * f.load;
+    this.#bytes += n * f.load;
+    if (f.large) this.#large += n;
   }
 }
 
