@@ -126,7 +126,6 @@ const BATCH_FILES = 100;
 const BATCH_MS = 1500;
 const YIELD_MS = 30;
 
-/** Distinct terms of a stored text, counted the way the card builder counts them. */
 function rfc3339(ms: number): string {
   return new Date(ms || 0).toISOString();
 }
