@@ -268,8 +268,8 @@ export class Catalog {
   /**
    * Skipped files (all libraries, or one). A partial document whose retry the hard time
    * limit stopped keeps its skipped row (the stop, which the next retry counts) but is
-   * listed as a partial document ({@link Catalog.partialDocuments}, with the stop), not here: each
-   * file is listed once.
+   * listed as a partial document, with the stop ({@link Catalog.partialDocuments}), not
+   * here: each file is listed once.
    */
   skipped(library?: string): Skipped[] {
     const stored = "NOT EXISTS (SELECT 1 FROM documents d WHERE d.path = s.path)";
