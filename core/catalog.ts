@@ -48,6 +48,11 @@ export interface PartialDoc {
   warnings: string[];
   /** Whether the next index run extracts it again (false: given up until the file changes). */
   retry: boolean;
+  /**
+   * Why its last extraction, a retry with more time, was stopped by the hard time limit
+   * (the part of the run before is kept); absent when the last one cut it.
+   */
+  stopped?: string;
 }
 
 /** What the catalog remembers of a skipped file: its size, mtime, reason and attempts. */
@@ -272,13 +277,19 @@ export class Catalog {
     for (const p of paths) this.#q("DELETE FROM skipped WHERE path = ?").run(p);
   }
 
-  /** Skipped files (all libraries, or one). */
+  /**
+   * Skipped files (all libraries, or one). A partial document whose retry the hard time
+   * limit stopped keeps its skipped row (the stop, which the next retry counts) but is
+   * listed as a partial document, with the stop ({@link Catalog.partialDocuments}), not
+   * here: each file is listed once.
+   */
   skipped(library?: string): Skipped[] {
+    const stored = "NOT EXISTS (SELECT 1 FROM documents d WHERE d.path = s.path)";
     const rows = library
-      ? this.#q("SELECT path, reason, message FROM skipped WHERE library = ? ORDER BY path").all(
-        library,
-      )
-      : this.#q("SELECT path, reason, message FROM skipped ORDER BY path").all();
+      ? this.#q(
+        `SELECT path, reason, message FROM skipped s WHERE library = ? AND ${stored} ORDER BY path`,
+      ).all(library)
+      : this.#q(`SELECT path, reason, message FROM skipped s WHERE ${stored} ORDER BY path`).all();
     return rows as unknown as Skipped[];
   }
 
@@ -286,19 +297,23 @@ export class Catalog {
    * Documents extracted only in part (cut short by the time limit, see `Card.partial`): how
    * many, and the first `limit` by path with their warnings and whether the next run
    * extracts them again: those that wait are marked as `invalidate` marks one (`mtime_ms`
-   * -1, hash kept); those given up on keep their file's mtime.
+   * -1, hash kept); those given up on keep their file's mtime. A retry the hard time limit
+   * stopped left a skipped row: its message is the document's `stopped`.
    */
   partialDocuments(limit: number): { count: number; first: PartialDoc[] } {
     const where = "FROM documents WHERE json_extract(card, '$.partial') IS NOT NULL";
     const count = this.#q(`SELECT count(*) AS n ${where}`).get()!.n as number;
     const first = this.#q(
-      `SELECT path, mtime_ms, json_extract(card, '$.partial') AS partial,
-         json_extract(card, '$.warnings') AS warnings ${where} ORDER BY path LIMIT ?`,
+      `SELECT p.path, p.mtime_ms, p.partial, p.warnings, s.message AS stopped
+       FROM (SELECT path, mtime_ms, json_extract(card, '$.partial') AS partial,
+         json_extract(card, '$.warnings') AS warnings ${where} ORDER BY path LIMIT ?) p
+       LEFT JOIN skipped s ON s.path = p.path ORDER BY p.path`,
     ).all(limit).map((r) => ({
       path: r.path as string,
       partial: r.partial as string,
       warnings: r.warnings ? JSON.parse(r.warnings as string) as string[] : [],
       retry: r.mtime_ms === -1,
+      ...(r.stopped ? { stopped: r.stopped as string } : {}),
     }));
     return { count, first };
   }

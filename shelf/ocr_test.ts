@@ -12,6 +12,12 @@ import { partsOf } from "./_parts.ts";
 
 const SCAN = new URL("../extractors/testdata/scans/r-faq-p6-scan.pdf", import.meta.url).pathname;
 const sanitize = { sanitizeOps: false, sanitizeResources: false };
+/**
+ * The per-file time limit, each scanned page's wall-time limit too: 15 minutes, far more
+ * than a page needs on a busy machine (these are no speed tests: at the default 60 s a page
+ * ran out of time at load 20-25 on two cores, and its text was missing).
+ */
+const roomy = { fileTimeoutMs: 900_000 };
 
 /** A library holding the one-page scanned PDF (the R FAQ's page 6 as a JPEG, no text). */
 async function scanLibrary(): Promise<{ base: string; lib: string }> {
@@ -51,7 +57,7 @@ ocrTest(
   "OcrSync reads a scanned PDF page after the text pass and puts its text in place",
   async () => {
     const { base, lib } = await scanLibrary();
-    await using t = await openTestShelf({ base, folders: [lib] });
+    await using t = await openTestShelf({ ...roomy, base, folders: [lib] });
     await t.shelf.index();
     // Searchable by name at once; the page waits for OCR (state "reading").
     const named = await callTool(t.shelf, "find_documents", {
@@ -98,7 +104,7 @@ ocrTest(
  * waits; index again and wait for the OCR. The caller disposes of `t`.
  */
 async function stopAndResume(base: string, lib: string) {
-  const t = await openTestShelf({ base, folders: [lib] });
+  const t = await openTestShelf({ ...roomy, base, folders: [lib] });
   await t.shelf.index();
   // Closing stops the page in progress; it still waits after reopening.
   const shelf = await t.reopen();
@@ -173,7 +179,7 @@ ocrTest("OcrSync: a 1,000-page scan waits in the background, the index does not"
   await Deno.mkdir(lib);
   await Deno.writeFile(join(lib, "thousand-scans.pdf"), blankScans(1000));
   await Deno.writeTextFile(join(lib, "note.md"), "# Note\n\nThe quokka sleeps.\n");
-  await using t = await openTestShelf({ base, folders: [lib] });
+  await using t = await openTestShelf({ ...roomy, base, folders: [lib] });
   const p = await t.shelf.index();
   assertEquals(p.indexed, 2);
   // The text pass is over: every page waits for OCR, and searches are answered meanwhile.
@@ -212,11 +218,9 @@ Deno.test({
       JSON.stringify({
         libraries: [{ name: "Books", path: lib }],
         ocr: { max_pages: 2 },
-        // A page's time limit generous enough for a busy machine (this is no speed test).
-        limits: { file_timeout_s: 900 },
       }),
     );
-    await using t = await openTestShelf({ base, data, workers: 1 });
+    await using t = await openTestShelf({ ...roomy, base, data, workers: 1 });
     const p = await t.shelf.index();
     // The keyword index is done with both files while the scan's pages are still unread.
     assertEquals(p.indexed, 2);
@@ -264,7 +268,7 @@ Deno.test({
     await scanPages(src, [7], join(base, "p7.pdf"));
     const doc = join(lib, "faq-mixed.pdf");
     await runTool("pdfunite", [...["p5.pdf", "p7.pdf", "p8.pdf"].map((f) => join(base, f)), doc]);
-    await using t = await openTestShelf({ base, folders: [lib] });
+    await using t = await openTestShelf({ ...roomy, base, folders: [lib] });
     try {
       await t.shelf.index();
       const id = t.shelf.findDocument("Mixed/faq-mixed.pdf")!;
@@ -273,7 +277,12 @@ Deno.test({
       const [one, three] = [await page(1), await page(3)];
       assertEquals(await page(2), [""]);
       assertEquals(t.shelf.ocrStatus()?.pages_waiting, 1);
-      await t.shelf.ocrDone();
+      const s = await t.shelf.ocrDone();
+      assertEquals(
+        { done: s?.pages_done, failed: s?.pages_failed },
+        { done: 1, failed: 0 },
+        s?.error,
+      );
       // The text pages keep their lines; the scanned one has its text in its place.
       assertEquals(await page(1), one);
       assertEquals(await page(3), three);
@@ -304,7 +313,7 @@ Deno.test("OcrSync puts pages read by a run stopped before it stored them in pla
       JSON.stringify({ libraries: [{ name: "Scans", path: lib }], ocr: { pdf_pages: on } }),
     );
   await config(false);
-  await using t = await openTestShelf({ base, data });
+  await using t = await openTestShelf({ ...roomy, base, data });
   await t.shelf.index();
   const id = t.shelf.findDocument("Scans/faq-feedback.pdf")!;
   const hash = partsOf(t.shelf).catalog.get(id)!.hash;
@@ -328,7 +337,7 @@ Deno.test("OcrSync leaves pages waiting when a language's data is missing", asyn
     JSON.stringify({ libraries: [{ name: "Scans", path: lib }], ocr: { languages: ["xyz"] } }),
   );
   const logged: string[] = [];
-  await using t = await openTestShelf({ base, data, log: (m) => logged.push(m) });
+  await using t = await openTestShelf({ ...roomy, base, data, log: (m) => logged.push(m) });
   await t.shelf.index();
   const s = await t.shelf.ocrDone();
   assertEquals({ done: s?.pages_done, waiting: s?.pages_waiting }, { done: 0, waiting: 1 });
@@ -365,7 +374,7 @@ ocrTest(
     // A second image (a JPEG): images read one after the other are put in place together.
     const jpeg = join(await smallCorpus(), "scans", "developers-reference-p14.jpg");
     await Deno.copyFile(jpeg, join(lib, "second.jpg"));
-    await using t = await openTestShelf({ base, folders: [lib] });
+    await using t = await openTestShelf({ ...roomy, base, folders: [lib] });
     const p = await t.shelf.index();
     assertEquals(p.indexed, 2);
     // The text pass stored it with no text, found by name; its page waits for OCR.
@@ -430,7 +439,7 @@ Deno.test({
       join(data, "shelfmark.json"),
       JSON.stringify({ libraries: [{ name: "Scans", path: lib }], ocr: { images: false } }),
     );
-    await using t = await openTestShelf({ base, data });
+    await using t = await openTestShelf({ ...roomy, base, data });
     try {
       await t.shelf.index();
       const s = await t.shelf.ocrDone();

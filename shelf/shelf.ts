@@ -196,6 +196,11 @@ export interface ShelfOptions {
    */
   idleReleaseMs?: number;
   /**
+   * Time grep's worker (a thread, started by the first grep) gets to load, in ms (default
+   * 30 s); past it that grep fails and the next one starts another worker.
+   */
+  grepStartMs?: number;
+  /**
    * TESTS ONLY: `address:port` pairs that `fetch` may reach although they are not public
    * (a test's loopback server). No tool call, flag or `shelfmark.json` sets it.
    */
@@ -260,6 +265,7 @@ export class Shelf {
   #fullNext = new Set<string>();
   #maxFileBytes: number;
   #firstIndexWaitMs: number;
+  readonly #grepStartMs?: number;
   /** The run in progress is the first of a library (it had no document when it started). */
   #first = false;
   /** Normalised names of the documents, for finding them by name. */
@@ -287,6 +293,7 @@ export class Shelf {
     this.data = opts.data;
     this.fullPaths = opts.fullPaths ?? false;
     this.#fetchTestAllow = opts.fetchTestAllow ?? [];
+    this.#grepStartMs = opts.grepStartMs;
     this.log = opts.log ?? ((m) => console.error(m));
     this.#config = config;
     this.#libraries = configLibraries(config);
@@ -840,7 +847,7 @@ export class Shelf {
    * @throws {ToolError} `DOCUMENT_NOT_FOUND`, `INVALID_PATTERN`, `PATTERN_TIMEOUT`
    */
   grep(docId: string, options: GrepDocumentOptions): Promise<GrepDocumentAnswer> {
-    return grepDocument(this, this.#grepRunner ??= new GrepRunner(), docId, options);
+    return grepDocument(this, this.#grepRunner ??= this.#newGrepRunner(), docId, options);
   }
 
   /**
@@ -851,7 +858,12 @@ export class Shelf {
    * @throws {ToolError} `INVALID_PATTERN`, `PATTERN_TIMEOUT`
    */
   grepDocuments(options: GrepDocumentsOptions): Promise<GrepDocumentsAnswer> {
-    return grepDocuments(this, this.#grepRunner ??= new GrepRunner(), options);
+    return grepDocuments(this, this.#grepRunner ??= this.#newGrepRunner(), options);
+  }
+
+  /** Grep's runner with the default time limit of a job and this shelf's start limit. */
+  #newGrepRunner(): GrepRunner {
+    return new GrepRunner(undefined, this.#grepStartMs);
   }
   // --- end of grep
 

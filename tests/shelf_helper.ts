@@ -70,13 +70,25 @@ export class TestShelf implements AsyncDisposable {
 }
 
 /**
- * Open a shelf in a temporary folder with `embedder: "none"`, `workers: 0` and a silent
- * log; every option can be overridden.
+ * Time grep's worker gets to load in a test shelf: no test waits on it, and at load 20-25
+ * on two cores a worker took longer than the shelf's default 30 s.
+ */
+const GREP_START_MS = 600_000;
+
+/**
+ * Open a shelf in a temporary folder with `embedder: "none"`, `workers: 0`, a silent log
+ * and grep's worker given {@link GREP_START_MS} to load; every option can be overridden.
  */
 export async function openTestShelf(opts: TestShelfOptions = {}): Promise<TestShelf> {
   const { base: given, ...rest } = opts;
   const base = given ?? await Deno.makeTempDir({ prefix: "shelfmark-test-" });
-  const defaults: Partial<ShelfOptions> = { log: () => {}, workers: 0, embedder: "none", ...rest };
+  const defaults: Partial<ShelfOptions> = {
+    log: () => {},
+    workers: 0,
+    embedder: "none",
+    grepStartMs: GREP_START_MS,
+    ...rest,
+  };
   const data = rest.data ?? join(base, "data");
   try {
     return new TestShelf(await Shelf.open({ ...defaults, data }), base, data, defaults);

@@ -49,6 +49,7 @@ export const status = defineTool({
         partial: z.string(),
         warnings: z.array(z.string()),
         retry: z.boolean(),
+        stopped: z.string().optional(),
       }),
     ),
   },
@@ -147,7 +148,10 @@ export const status = defineTool({
           `again with more time by the next index runs, up to ${maxAllowance}x the time limit:`,
       );
       for (const d of r.partial) {
-        const again = d.retry
+        // A retry stopped by the hard limit says itself whether another follows.
+        const again = d.stopped
+          ? `; its retry with more time was stopped: ${escapeControl(d.stopped)}`
+          : d.retry
           ? ""
           : ` (cut at ${maxAllowance}x the time: not again until the file changes)`;
         out.push(
