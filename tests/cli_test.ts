@@ -230,6 +230,13 @@ for (const c of OCR_CASES) {
         await Deno.mkdir(lib);
         await Deno.copyFile(await c.from(), join(lib, c.file));
         const data = join(base, "data");
+        // A page's OCR gets 15 minutes (the file time limit; 60 s by default): on a machine
+        // busy with other work tesseract can take more than a minute of wall time.
+        await Deno.mkdir(data);
+        await Deno.writeTextFile(
+          join(data, "shelfmark.json"),
+          JSON.stringify({ limits: { file_timeout_s: 900 } }),
+        );
         const quick = await run(["index", lib, "--data", data, "--no-ocr"]);
         assertEquals(quick.code, 0, quick.stderr);
         const waiting = await run(["status", "--data", data]);
