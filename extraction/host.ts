@@ -97,9 +97,12 @@ function deadline(
  * name, message and `reason`.
  *
  * @param clock whose CPU time the soft deadline counts
+ * @param afterExtract called between a file's extraction and its measure (an extraction
+ *   process gives a large file's garbage back there, see `collectIfOver`)
  */
 export function extractionWorker(
   clock: ExtractClock,
+  afterExtract?: () => void,
 ): WorkerBody<ExtractInit, ExtractRequest, ExtractResult> {
   const registry = new ExtractorRegistry();
   return {
@@ -116,6 +119,7 @@ export function extractionWorker(
       const { signal, stopped } = deadline(softMs, softWallMs, clock);
       // Through the registry, so that a container's document is read by its own extractor.
       const r = await registry.extract({ ...input, signal });
+      afterExtract?.();
       // Measured here, not in the index process, which is one thread for every document.
       return withMeasure(input.path, r && stopped() ? { ...r, partial: "time limit" } : r);
     },

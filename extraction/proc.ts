@@ -16,7 +16,7 @@ import {
   type WorkerBody,
   type WorkerMessage,
 } from "../core/worker_protocol.ts";
-import { HeapTrimmer, lastResortCollection } from "../core/heap.ts";
+import { collectIfOver, HeapTrimmer, lastResortCollection } from "../core/heap.ts";
 
 // Keep stdout for frames: console output of extractors and libraries goes to stderr, except
 // pdf.js's notice that its optional canvas (never used for text) cannot load without FFI.
@@ -26,11 +26,17 @@ const toStderr = (...args: unknown[]) => {
 };
 for (const k of ["log", "info", "debug", "warn"] as const) console[k] = toStderr;
 // Loaded after the console is redirected: pdf.js prints while it loads. With the argument
-// `ocr` the process reads scanned PDF pages (`extractors/_ocr_worker.ts`) instead.
+// `ocr` the process reads scanned PDF pages (`extractors/_ocr_worker.ts`) instead. A file
+// whose extraction grew the heap past LARGE_HEAP_MB gives its garbage back before it is
+// measured and answered, which would otherwise add their own growth on top of it.
+const LARGE_HEAP_MB = 128;
 const body =
   (Deno.args[0] === "ocr"
     ? (await import("../extractors/_ocr_worker.ts")).ocrWorkerBody()
-    : (await import("./host.ts")).extractionWorker("process")) as WorkerBody<
+    : (await import("./host.ts")).extractionWorker(
+      "process",
+      () => collectIfOver(LARGE_HEAP_MB),
+    )) as WorkerBody<
       unknown,
       unknown,
       unknown
