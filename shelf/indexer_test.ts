@@ -447,9 +447,19 @@ Deno.test("Indexer asks makeRoom for memory while a file waits for it, then runs
     let files = 0;
     let besideOthers = 0;
     const asked: number[] = [];
+    // A file waits in its extraction until another one runs beside it (or a second has
+    // passed, so a run that never lets them together still ends): however slow the machine,
+    // the files in flight overlap once there is room.
+    let together!: () => void;
+    const beside = new Promise<void>((r) => together = r);
     const extract: ExtractFn = async (input) => {
-      if (++files > 1) besideOthers++;
-      await new Promise((r) => setTimeout(r, 5));
+      if (++files > 1) {
+        besideOthers++;
+        together();
+      }
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([beside, new Promise((r) => timer = setTimeout(r, 1000))]);
+      clearTimeout(timer);
       files--;
       return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
     };
