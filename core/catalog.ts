@@ -15,6 +15,7 @@
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import type { Fingerprint } from "./fingerprint.ts";
 import { joinTexts } from "./text_codec.ts";
+import { textTerms } from "./card.ts";
 import { escapeLike, filterSql, statements, storedText, TEXT_SQL } from "./catalog_sql.ts";
 import { openCatalogDb } from "./catalog_schema.ts";
 import { fingerprints, refingerprint, sameText } from "./catalog_copies.ts";
@@ -403,6 +404,17 @@ export class Catalog {
   /** Add (or with `sign = -1` take away) one document's distinct terms. */
   countTerms(terms: Iterable<string>, sign: 1 | -1 = 1): void {
     this.#stats.countTerms(terms, sign);
+  }
+
+  /**
+   * Take stored documents' distinct terms (as `textTerms` counts their stored text) out of
+   * the document frequencies: before a document is stored again or removed.
+   */
+  uncountTerms(ids: string[]): void {
+    for (const id of ids) {
+      const old = this.text(id);
+      if (old !== undefined) this.#stats.countTerms(textTerms(old), -1);
+    }
   }
 
   /** Write changed document frequencies to disk. */

@@ -7,6 +7,7 @@
  */
 import type { StatementSync } from "node:sqlite";
 import { writeFields } from "./fields.ts";
+import { textTerms } from "./card.ts";
 import { type PreparedText, type TextToStore, textToStore } from "./prepared_text.ts";
 import { docPassages } from "../search/passages.ts";
 import { setFingerprint } from "./catalog_copies.ts";
@@ -28,6 +29,24 @@ export interface StoredDoc {
    * (`core/prepared_text.ts`); made from the text when absent.
    */
   prepared?: PreparedText;
+  /**
+   * Its distinct terms, as `textTerms` gives them for its text (measured where it was
+   * extracted): what it adds to the word counts; counted from the text when absent.
+   */
+  distinct?: string[];
+}
+
+/**
+ * The distinct terms a stored document adds to the word counts: `doc.distinct` when they
+ * are of this text, else counted from it (`textTerms`).
+ *
+ * @param doc the document (its `distinct`, when measured)
+ * @param text the text stored: a text changed since (NUL bytes replaced) is counted again
+ * @param measured the text the document was measured from (default `text`)
+ * @returns each term once
+ */
+export function storedTerms(doc: StoredDoc, text: string, measured = text): string[] {
+  return doc.distinct && text === measured ? doc.distinct : textTerms(text);
 }
 
 /** What a document's sections are cut from (see `Catalog.sections`). */

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import { extname } from "node:path";
-import { rankCard, textTerms } from "../core/card.ts";
+import { rankCard } from "../core/card.ts";
 import type { Catalog, FileState } from "../core/catalog.ts";
 import type { StoredDoc } from "../core/catalog_docs.ts";
 import { FINGERPRINT_VERSION } from "../core/fingerprint.ts";
@@ -623,10 +623,7 @@ export class Indexer {
     // One transaction (or the batch's), so a crash leaves all of it or none of it.
     this.#catalog.begin();
     try {
-      for (const id of ids) {
-        const old = this.#catalog.text(id);
-        if (old !== undefined) this.#catalog.countTerms(textTerms(old), -1);
-      }
+      this.#catalog.uncountTerms(ids);
       this.#catalog.remove(ids);
       await this.#indexes.keyword?.remove(ids);
       await this.#indexes.catalog?.remove(ids);
@@ -714,10 +711,7 @@ export class Indexer {
       const lines = extracted.lines;
       const outline = rankOutline(measured.outline, this.#catalog);
       const text = lines.join("\n");
-      if (known) {
-        const old = this.#catalog.text(known.doc_id);
-        if (old !== undefined) this.#catalog.countTerms(textTerms(old), -1);
-      }
+      if (known) this.#catalog.uncountTerms([known.doc_id]);
       const { card, terms, distinct } = rankCard(measured.card, {
         doc_id: docId,
         path: f.path,
@@ -748,6 +742,7 @@ export class Indexer {
           mtime_ms: result.partial && attempts + 1 < MAX_ATTEMPTS ? -1 : f.mtime_ms,
           fields,
           prepared: measured.text,
+          distinct,
         };
         this.#catalog.put(stored, text, extracted.links);
         // Blank pages of a PDF, and an image file's page, wait for OCR in the background

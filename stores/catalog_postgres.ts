@@ -27,6 +27,7 @@ import {
   type DocSections,
   documentRow,
   type StoredDoc,
+  storedTerms,
 } from "../core/catalog_docs.ts";
 import {
   blockLines,
@@ -289,7 +290,9 @@ export class PgCatalogStore implements CatalogStore {
         [c.doc_id, fields.map((f) => f[0]), fields.map((f) => f[1]), fields.map((f) => f[2])],
       );
       // last: the word rows other libraries' writers share
-      await writeWordCounts(tx, countTexts(countTexts(new Map(), old, -1), [safe], 1));
+      const changes = countTexts(new Map(), old, -1);
+      for (const w of storedTerms(doc, safe, text)) changes.set(w, (changes.get(w) ?? 0) + 1);
+      await writeWordCounts(tx, changes);
     });
   }
 

@@ -6,9 +6,13 @@
  *
  * @module
  */
-import { textTerms } from "../core/card.ts";
 import { Catalog, type FileState, type GraphDocRow, type LinkTargets } from "../core/catalog.ts";
-import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
+import {
+  type DocHead,
+  type DocSections,
+  type StoredDoc,
+  storedTerms,
+} from "../core/catalog_docs.ts";
 import {
   blockLines,
   type BlockReader,
@@ -80,20 +84,12 @@ export class SqliteCatalogStore implements CatalogStore {
   put(doc: StoredDoc, text: string, links: Link[] = []): Promise<void> {
     return this.#do(() =>
       this.#catalog.transaction(() => {
-        this.#uncount([doc.card.doc_id]);
+        this.#catalog.uncountTerms([doc.card.doc_id]);
         this.#catalog.put(doc, text, links);
-        this.#catalog.countTerms(textTerms(text));
+        this.#catalog.countTerms(storedTerms(doc, text));
         this.#catalog.saveTermCounts();
       })
     );
-  }
-
-  /** Take documents' words out of the term statistics (inside a transaction). */
-  #uncount(ids: string[]): void {
-    for (const id of ids) {
-      const old = this.#catalog.text(id);
-      if (old !== undefined) this.#catalog.countTerms(textTerms(old), -1);
-    }
   }
 
   touch(docId: string, mtimeMs: number, modifiedAt: string): Promise<void> {
@@ -103,7 +99,7 @@ export class SqliteCatalogStore implements CatalogStore {
   remove(ids: string[]): Promise<void> {
     return this.#do(() =>
       this.#catalog.transaction(() => {
-        this.#uncount(ids);
+        this.#catalog.uncountTerms(ids);
         this.#catalog.remove(ids);
         this.#catalog.saveTermCounts();
       })
