@@ -94,12 +94,19 @@ interface ProfileNode {
   children?: number[];
 }
 
-/** Per cent of sampled time: inclusive for {@link WATCHED} functions, self per source file. */
+/**
+ * Per cent of sampled time: inclusive for {@link WATCHED} functions, self per source file
+ * and per function (`name file`, the 30 largest).
+ */
 export function attribute(profile: {
   nodes: ProfileNode[];
   samples: number[];
   timeDeltas: number[];
-}): { inclusive: Record<string, number>; selfByFile: Record<string, number> } {
+}): {
+  inclusive: Record<string, number>;
+  selfByFile: Record<string, number>;
+  selfByFunction: Record<string, number>;
+} {
   const self = new Map<number, number>();
   profile.samples.forEach((s, i) => self.set(s, (self.get(s) ?? 0) + (profile.timeDeltas[i] ?? 0)));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -107,12 +114,15 @@ export function attribute(profile: {
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const incl = new Map<string, number>();
   const files = new Map<string, number>();
+  const fns = new Map<string, number>();
   let all = 0;
   for (const [id, t] of self) {
     all += t;
     const frame = byId.get(id)!.callFrame;
     const file = frame.url ? frame.url.split("/").slice(-2).join("/") : frame.functionName;
     files.set(file, (files.get(file) ?? 0) + t);
+    const fn = frame.url ? `${frame.functionName || "(anonymous)"} ${file}` : file;
+    fns.set(fn, (fns.get(fn) ?? 0) + t);
     const seen = new Set<string>();
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
       const name = byId.get(cur)!.callFrame.functionName;
@@ -122,10 +132,12 @@ export function attribute(profile: {
     }
   }
   const pct = (v: number) => Math.round(1000 * v / all) / 10;
-  const top = [...files].sort((a, b) => b[1] - a[1]).slice(0, 20);
+  const top = (m: Map<string, number>, n: number) =>
+    Object.fromEntries([...m].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => [k, pct(v)]));
   return {
     inclusive: Object.fromEntries(WATCHED.map((k) => [k, pct(incl.get(k) ?? 0)])),
-    selfByFile: Object.fromEntries(top.map(([k, v]) => [k, pct(v)])),
+    selfByFile: top(files, 20),
+    selfByFunction: top(fns, 30),
   };
 }
 

@@ -123,7 +123,10 @@ export function words(text: string, keepStopWords = false): string[] {
   for (const w of src.match(WORD) ?? []) {
     if (w.length < 2 && !hasCJK(w)) continue;
     if (!keepStopWords && STOP_WORDS.has(w)) continue;
-    if (NUMBER.test(w)) continue;
+    // A number starts with a digit (a word starts with a letter or digit): most words are
+    // not tested.
+    const c = w.charCodeAt(0);
+    if (c >= 48 && c <= 57 && NUMBER.test(w)) continue;
     out.push(w);
   }
   return out;
