@@ -394,6 +394,55 @@ async function withCatalog(
   }
 }
 
+/**
+ * A stand-in extraction, and memory, for the scheduling tests (the real pool cannot be made
+ * to hold a file until another starts): each file in flight holds what admission expects of
+ * it (a "PDF" its expected growth, another file 10 MiB), and a "PDF" is read until a smaller
+ * file starts beside it (or a fallback of 2 s, and `besideEach` says it ran alone).
+ */
+function heldExtraction(limitMb: number) {
+  const seen = {
+    used: 0,
+    peak: 0,
+    bothLarge: false,
+    extracted: [] as string[],
+    /** Smaller files started while each large one was read. */
+    besideEach: new Map<string, number>(),
+  };
+  let large = 0;
+  let current: string | undefined;
+  const smallStart: (() => void)[] = [];
+  const extract: ExtractFn = async (input) => {
+    seen.extracted.push(input.path);
+    const big = input.path.endsWith(".pdf");
+    const mb = big ? expectedGrowthMb(expectedLoad(input.path, input.bytes.length)) : 10;
+    seen.used += mb;
+    seen.peak = Math.max(seen.peak, seen.used);
+    if (big) {
+      if (++large > 1) seen.bothLarge = true;
+      current = input.path;
+      seen.besideEach.set(input.path, 0);
+      let fallback: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise<void>((r) => smallStart.push(r)),
+        new Promise((r) => fallback = setTimeout(r, 2000)),
+      ]);
+      clearTimeout(fallback);
+      current = undefined;
+      large--;
+    } else {
+      if (current) seen.besideEach.set(current, seen.besideEach.get(current)! + 1);
+      smallStart.splice(0).forEach((r) => r());
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    seen.used -= mb;
+    return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+  };
+  const admit = (load: number, isLarge: boolean) =>
+    seen.used + (isLarge ? expectedGrowthMb(load) : 10) <= limitMb;
+  return { seen, extract, admit };
+}
+
 Deno.test("Indexer runs small files of a later library beside each of a run of large files, one large at a time, losing none", () =>
   withCatalog("shelfmark-large-run-", async (base, catalog) => {
     const a = join(base, "A");
@@ -407,55 +456,18 @@ Deno.test("Indexer runs small files of a later library beside each of a run of l
     for (let i = 0; i < 30; i++) {
       await Deno.writeTextFile(join(b, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(20));
     }
-    // Memory is a stand-in (the extraction is too): each file in flight holds what
-    // admission expects of it.
     const LIMIT_MB = 120;
-    let used = 0;
-    let peak = 0;
-    let large = 0;
-    let bothLarge = false;
-    let current: string | undefined;
-    const besideEach = new Map<string, number>();
-    const smallStart: (() => void)[] = [];
-    const extracted: string[] = [];
-    const extract: ExtractFn = async (input) => {
-      extracted.push(input.path);
-      const big = input.path.endsWith(".pdf");
-      const mb = big ? expectedGrowthMb(expectedLoad(input.path, input.bytes.length)) : 10;
-      used += mb;
-      peak = Math.max(peak, used);
-      if (big) {
-        if (++large > 1) bothLarge = true;
-        current = input.path;
-        besideEach.set(input.path, 0);
-        // Read until a small file starts beside it (or a fallback, and the test fails).
-        await Promise.race([
-          new Promise<void>((r) => smallStart.push(r)),
-          new Promise((r) => setTimeout(r, 2000)),
-        ]);
-        current = undefined;
-        large--;
-      } else {
-        if (current) besideEach.set(current, besideEach.get(current)! + 1);
-        smallStart.splice(0).forEach((r) => r());
-        await new Promise((r) => setTimeout(r, 1));
-      }
-      used -= mb;
-      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
-    };
-    const indexer = new Indexer(catalog, extract, {}, {
-      concurrency: 3,
-      admit: (load, isLarge) => used + (isLarge ? expectedGrowthMb(load) : 10) <= LIMIT_MB,
-    });
+    const { seen, extract, admit } = heldExtraction(LIMIT_MB);
+    const indexer = new Indexer(catalog, extract, {}, { concurrency: 3, admit });
     const libs = [{ name: "A", root: a }, { name: "B", root: b }];
     const p = await indexer.run(libs);
     assertEquals([p.indexed, p.skipped], [33, 0], "every file indexed");
     assertEquals(catalog.count(), 33);
-    assertEquals(extracted.length, 33, "each file extracted once");
-    assert(peak <= LIMIT_MB, `memory in flight ${peak} MiB over the limit of ${LIMIT_MB}`);
-    assertEquals(bothLarge, false, "two large files ran together");
-    for (const [path, n] of besideEach) assert(n > 0, `${path} ran alone`);
-    assertEquals(besideEach.size, 3);
+    assertEquals(seen.extracted.length, 33, "each file extracted once");
+    assert(seen.peak <= LIMIT_MB, `memory in flight ${seen.peak} MiB over ${LIMIT_MB}`);
+    assertEquals(seen.bothLarge, false, "two large files ran together");
+    for (const [path, n] of seen.besideEach) assert(n > 0, `${path} ran alone`);
+    assertEquals(seen.besideEach.size, 3);
   }));
 
 Deno.test("Indexer starts the large files of a library walked last before the first library's small files are done, largest first, one at a time", () =>
@@ -482,50 +494,18 @@ Deno.test("Indexer starts the large files of a library walked last before the fi
         return super.indexFile(...args);
       }
     }
-    // Memory is a stand-in (the extraction is too): each file in flight holds what
-    // admission expects of it.
     const LIMIT_MB = 150;
-    let used = 0;
-    let peak = 0;
-    let large = 0;
-    let bothLarge = false;
-    const smallStart: (() => void)[] = [];
-    const extracted: string[] = [];
-    const extract: ExtractFn = async (input) => {
-      extracted.push(input.path);
-      const big = input.path.endsWith(".pdf");
-      const mb = big ? expectedGrowthMb(expectedLoad(input.path, input.bytes.length)) : 10;
-      used += mb;
-      peak = Math.max(peak, used);
-      if (big) {
-        if (++large > 1) bothLarge = true;
-        // Read until a small file starts beside it (or a fallback).
-        let fallback: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          new Promise<void>((r) => smallStart.push(r)),
-          new Promise((r) => fallback = setTimeout(r, 2000)),
-        ]);
-        clearTimeout(fallback);
-        large--;
-      } else {
-        smallStart.splice(0).forEach((r) => r());
-        await new Promise((r) => setTimeout(r, 1));
-      }
-      used -= mb;
-      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
-    };
-    const indexer = new Watched(catalog, extract, {}, {
-      concurrency: 3,
-      admit: (load, isLarge) => used + (isLarge ? expectedGrowthMb(load) : 10) <= LIMIT_MB,
-    });
+    const { seen, extract, admit } = heldExtraction(LIMIT_MB);
+    const indexer = new Watched(catalog, extract, {}, { concurrency: 3, admit });
     const libs = [{ name: "A", root: a }, { name: "B", root: b }];
     const p = await indexer.run(libs);
     assertEquals([p.indexed, p.skipped], [35, 0], "every file indexed");
     assertEquals(catalog.count(), 35);
-    assertEquals(extracted.length, 35, "each file extracted once");
-    assertEquals(new Set(extracted).size, 35);
-    assert(peak <= LIMIT_MB, `memory in flight ${peak} MiB over the limit of ${LIMIT_MB}`);
-    assertEquals(bothLarge, false, "two large files ran together");
+    assertEquals(seen.extracted.length, 35, "each file extracted once");
+    assertEquals(new Set(seen.extracted).size, 35);
+    assert(seen.peak <= LIMIT_MB, `memory in flight ${seen.peak} MiB over ${LIMIT_MB}`);
+    assertEquals(seen.bothLarge, false, "two large files ran together");
+    for (const [path, n] of seen.besideEach) assert(n > 0, `${path} ran alone`);
     const order = started.filter((s) => s.endsWith(".pdf"));
     assertEquals(order, ["B/big1.pdf", "B/big2.pdf", "B/big0.pdf"], "largest first");
     assertEquals(started[0], "B/big1.pdf", "the largest file starts first");
