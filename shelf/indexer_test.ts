@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Catalog } from "../core/catalog.ts";
 import type { ExtractFn } from "../core/types.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
-import { Indexer } from "./indexer.ts";
+import { Indexer, type IndexProgress } from "./indexer.ts";
 import { expectedGrowthMb, expectedLoad } from "./load.ts";
 
 const MB = 1024 * 1024;
@@ -440,7 +440,17 @@ function heldExtraction(limitMb: number) {
   };
   const admit = (load: number, isLarge: boolean) =>
     seen.used + (isLarge ? expectedGrowthMb(load) : 10) <= limitMb;
-  return { seen, extract, admit };
+  /** Every file of the run indexed and extracted once, within the memory, never two large. */
+  const assertRun = (p: IndexProgress, catalog: Catalog, files: number) => {
+    assertEquals([p.indexed, p.skipped], [files, 0], "every file indexed");
+    assertEquals(catalog.count(), files);
+    assertEquals(seen.extracted.length, files, "each file extracted once");
+    assertEquals(new Set(seen.extracted).size, files);
+    assert(seen.peak <= limitMb, `memory in flight ${seen.peak} MiB over ${limitMb}`);
+    assertEquals(seen.bothLarge, false, "two large files ran together");
+    for (const [path, n] of seen.besideEach) assert(n > 0, `${path} ran alone`);
+  };
+  return { seen, extract, admit, assertRun };
 }
 
 Deno.test("Indexer runs small files of a later library beside each of a run of large files, one large at a time, losing none", () =>
@@ -456,17 +466,9 @@ Deno.test("Indexer runs small files of a later library beside each of a run of l
     for (let i = 0; i < 30; i++) {
       await Deno.writeTextFile(join(b, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(20));
     }
-    const LIMIT_MB = 120;
-    const { seen, extract, admit } = heldExtraction(LIMIT_MB);
+    const { seen, extract, admit, assertRun } = heldExtraction(120);
     const indexer = new Indexer(catalog, extract, {}, { concurrency: 3, admit });
-    const libs = [{ name: "A", root: a }, { name: "B", root: b }];
-    const p = await indexer.run(libs);
-    assertEquals([p.indexed, p.skipped], [33, 0], "every file indexed");
-    assertEquals(catalog.count(), 33);
-    assertEquals(seen.extracted.length, 33, "each file extracted once");
-    assert(seen.peak <= LIMIT_MB, `memory in flight ${seen.peak} MiB over ${LIMIT_MB}`);
-    assertEquals(seen.bothLarge, false, "two large files ran together");
-    for (const [path, n] of seen.besideEach) assert(n > 0, `${path} ran alone`);
+    assertRun(await indexer.run([{ name: "A", root: a }, { name: "B", root: b }]), catalog, 33);
     assertEquals(seen.besideEach.size, 3);
   }));
 
@@ -494,18 +496,11 @@ Deno.test("Indexer starts the large files of a library walked last before the fi
         return super.indexFile(...args);
       }
     }
-    const LIMIT_MB = 150;
-    const { seen, extract, admit } = heldExtraction(LIMIT_MB);
+    const { seen, extract, admit, assertRun } = heldExtraction(150);
     const indexer = new Watched(catalog, extract, {}, { concurrency: 3, admit });
     const libs = [{ name: "A", root: a }, { name: "B", root: b }];
-    const p = await indexer.run(libs);
-    assertEquals([p.indexed, p.skipped], [35, 0], "every file indexed");
-    assertEquals(catalog.count(), 35);
-    assertEquals(seen.extracted.length, 35, "each file extracted once");
-    assertEquals(new Set(seen.extracted).size, 35);
-    assert(seen.peak <= LIMIT_MB, `memory in flight ${seen.peak} MiB over ${LIMIT_MB}`);
-    assertEquals(seen.bothLarge, false, "two large files ran together");
-    for (const [path, n] of seen.besideEach) assert(n > 0, `${path} ran alone`);
+    assertRun(await indexer.run(libs), catalog, 35);
+    assertEquals(seen.besideEach.size, 3);
     const order = started.filter((s) => s.endsWith(".pdf"));
     assertEquals(order, ["B/big1.pdf", "B/big2.pdf", "B/big0.pdf"], "largest first");
     assertEquals(started[0], "B/big1.pdf", "the largest file starts first");
