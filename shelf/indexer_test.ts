@@ -187,42 +187,17 @@ Deno.test("Indexer keeps smaller files from starting while the next large file w
         return super.indexFile(...args).finally(() => files--);
       }
     }
-    const besideEach = new Map<string, number>();
-    let current: string | undefined;
-    const smallStart: (() => void)[] = [];
-    const extract: ExtractFn = async (input) => {
-      if (input.path.endsWith(".pdf")) {
-        current = input.path;
-        besideEach.set(input.path, 0);
-        // Read until a small file starts beside it (or a fallback, and the test fails).
-        let fallback: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([
-          new Promise<void>((r) => smallStart.push(r)),
-          new Promise((r) => fallback = setTimeout(r, 2000)),
-        ]);
-        clearTimeout(fallback);
-        current = undefined;
-      } else {
-        if (current) besideEach.set(current, besideEach.get(current)! + 1);
-        smallStart.splice(0).forEach((r) => r());
-        await new Promise((r) => setTimeout(r, 2));
-      }
-      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
-    };
+    const { seen, extract, assertRun } = heldExtraction(Infinity);
     // The measured memory (a stand-in here) never has room for a large file beside others:
     // it starts with nothing in flight, and smaller files do not start while it waits.
     const indexer = new Watched(catalog, extract, {}, {
       concurrency: 2,
       admit: (_load, large) => !large,
     });
-    const p = await indexer.run([{ name: "Lib", root }]);
-    assertEquals([p.indexed, p.skipped], [15, 0], "every file indexed");
-    assertEquals(catalog.count(), 15);
-    assertEquals(started.length, 15, "each file read once");
+    assertRun(await indexer.run([{ name: "Lib", root }]), catalog, 15);
     assertEquals(bigBeside, false, "a large file started beside another one");
     assertEquals(started[0], "Lib/a0-big.pdf", "a large file starts first, when none runs");
-    for (const [path, n] of besideEach) assert(n > 0, `${path} ran alone`);
-    assertEquals(besideEach.size, 2);
+    assertEquals(seen.besideEach.size, 2);
     const lastSmall = Math.max(...started.map((s, i) => s.endsWith(".txt") ? i : -1));
     assert(
       started.indexOf("Lib/a1-big.pdf") < lastSmall,
