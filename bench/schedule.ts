@@ -1,6 +1,8 @@
 /**
  * Sums up the per-second scheduling log of an index run (`SHELFMARK_SCHED_LOG`, see
- * `shelf/sched_log.ts`): the seconds with 1, 2, 3 files in flight, what the run waited for
+ * `shelf/sched_log.ts`): the seconds with 1, 2, 3 files in flight and with a large file in
+ * flight, the tail (the seconds at the end with no smaller file in flight: large files run
+ * one after another with nothing beside them), what the run waited for
  * (seconds by reason: `files`, `memory`, `large`, `bytes`, `alone`), the CPU seconds of the
  * index process and of the extraction processes, and the seconds in which 0, 1 or 2+ of
  * the processes used at least half a core.
@@ -18,6 +20,10 @@
 /** One second of the log. */
 interface Second {
   inflight: number;
+  /** Large files in flight (logs from before it was kept lack it). */
+  large?: number;
+  /** 1 when a smaller file was in flight at any time in the second. */
+  small?: number;
   waits: Record<string, number>;
   cpu: Record<string, number>;
 }
@@ -41,11 +47,18 @@ export function summary(seconds: Second[]): string[] {
     busy[Math.min(2, n)]!++;
   }
   const pct = (n: number) => `${Math.round((100 * n) / Math.max(1, seconds.length))} %`;
+  const kept = seconds.some((s) => s.small !== undefined);
+  let tail = 0;
+  while (tail < seconds.length && seconds[seconds.length - 1 - tail]!.small === 0) tail++;
+  const large = seconds.filter((s) => (s.large ?? 0) > 0).length;
   return [
     `seconds: ${seconds.length}`,
     `files in flight (share of seconds): ${
       [...inflight].sort(([a], [b]) => a - b).map(([k, v]) => `${k}: ${pct(v)}`).join(", ")
     }`,
+    kept
+      ? `large file in flight: ${pct(large)} of seconds; tail with no smaller file: ${tail} s`
+      : "large files: not in this log",
     `waited for (s): ${
       Object.entries(waits).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ") || "nothing"
     }`,

@@ -122,6 +122,8 @@ export interface IndexerOptions {
  * a file in flight is done first).
  */
 const MEMORY_POLL_MS = 100;
+/** Files larger than this are skipped with reason `too_large`, unless told otherwise. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
 const BATCH_FILES = 100;
 const BATCH_MS = 1500;
 const YIELD_MS = 30;
@@ -182,7 +184,10 @@ export interface IndexerOptions {
    * leaves no room for it) and it is asked again shortly, or when a file is done. One file
    * always runs. With it, memory rather than weights decides (`Room` of `shelf/load.ts`):
    * files start beside each other up to `concurrency` while this says yes, whatever their
-   * weighted bytes; a large file is set aside while it says no and smaller files go on.
+   * weighted bytes. The large files of every library are queued from the start of a run,
+   * largest first: the next one starts whenever no other large file is in flight and this
+   * says yes; while it waits for another large file smaller files go on, while it waits for
+   * memory they wait too.
    */
   admit?: (load: number, large: boolean) => boolean;
   /** Called before a large file starts, with its weighted load. */
@@ -204,6 +209,18 @@ export interface IndexerOptions {
 
 /** A walked library of a run: its files and those refused. */
 type Plan = { lib: Library; files: FoundFile[]; refused: Skipped[] };
+/** A library of a run: its files not yet started, and its removals once they are all done. */
+type LibRun = { left: number; finish: () => Promise<void> };
+/** A file of a run that needs work: not skipped before and unchanged since. */
+type Task = {
+  lib: Library;
+  run: LibRun;
+  f: FoundFile;
+  file: Weighed;
+  known?: FileState;
+  full: boolean;
+  stopped: number;
+};
 
 /** Builds and updates the index of a set of libraries. */
 export class Indexer {
@@ -326,12 +343,17 @@ export class Indexer {
       await this.#refingerprint(opts.signal);
       await this.#restoreKeywords(p, opts);
       await this.#restoreCatalog(opts);
-      // One room and one set of files in flight for every library: the next library's
-      // files start while the last large file of one is still extracted (a drain at each
-      // library's end left a core idle). A library's removals wait until its files are done.
+      // One room and one set of files in flight for every library, and every file known
+      // before the first starts: the large files of every library are queued from the start,
+      // largest first, and one runs whenever none does, while the smaller files go on in walk
+      // order in the other slots (longest processing time first: the large files of a library
+      // walked late, run one after another at the end, left a core idle for minutes). A
+      // library's removals wait until its files are done.
       const inflight = new Set<Promise<void>>();
       const room = new Room(this.#concurrency, this.#maxBytesInFlight, this.#admit);
       log = SchedLog.fromEnv(() => inflight.size);
+      const { large, small, libs } = this.#plan(plans, p, room, opts);
+      opts.onProgress?.({ ...p });
       let madeRoom = -Infinity;
       /**
        * Wait until a file in flight is done. A file kept waiting for memory first asks for
@@ -357,27 +379,12 @@ export class Indexer {
         }
         if (why) log?.waited(why, performance.now() - t0);
       };
-      type Task = {
-        lib: Library;
-        f: FoundFile;
-        file: Weighed;
-        known?: FileState;
-        full: boolean;
-        stopped: number;
-      };
-      /**
-       * Large files set aside, in walk order, while smaller files go on: each starts as soon
-       * as it fits, so a large PDF runs beside small files instead of alone (a library of
-       * large PDFs walked before one of small files left a core idle).
-       */
-      const aside: Task[] = [];
-      const startAside = () => {
-        while (aside.length && room.fits(aside[0]!.file)) start(aside.shift()!);
-      };
-      const start = ({ lib, f, file, known, full, stopped }: Task) => {
+      const start = ({ lib, run, f, file, known, full, stopped }: Task) => {
         if (file.large) this.#beforeLarge?.(file.load);
         room.add(file);
-        log?.started();
+        log?.started(file.large);
+        run.left--;
+        p.current = f.path;
         const task = this.indexFile(lib, f, known, opts.maxFileBytes, full, stopped).then(
           (outcome) => {
             p[outcome]++;
@@ -394,123 +401,58 @@ export class Indexer {
         task.finally(() => {
           inflight.delete(task);
           room.remove(file);
-          log?.finished();
+          log?.finished(file.large);
         }).catch(() => {});
       };
-      /** Each library whose files were all started: its removals, once they are done. */
-      const finish: (() => Promise<void>)[] = [];
-      for (const { lib, files, refused } of plans) {
-        // A library whose indexed front-matter fields changed is extracted again: its
-        // documents are marked in this run's transaction, with the new field list, so a run
-        // stopped halfway resumes with what is left instead of starting over.
-        if (fieldsChanged(this.#catalog, lib)) {
-          this.#catalog.invalidate(lib.name);
-          noteFields(this.#catalog, lib);
+      let next = 0;
+      while (!opts.signal?.aborted && !fatal) {
+        // The large file next in line goes first, and before any smaller one unless another
+        // large file is in flight: smaller files go beside that one and while this one waits
+        // for it, but not while it waits for memory (they would keep the memory it waits for,
+        // and it would wait for the last of them, at the end of the run). Where memory is
+        // not measured a large file runs alone: the smaller ones wait until the large are done.
+        const big = large[0];
+        const why = big && room.why(big.file);
+        const smallGoes = !big || why === "large";
+        const task = big && why === undefined
+          ? large.shift()
+          : smallGoes && next < small.length && room.fits(small[next]!.file)
+          ? small[next++]
+          : undefined;
+        if (!task) {
+          const waiting = smallGoes && next < small.length ? small[next] : big;
+          if (!waiting) break;
+          await wait(waiting.file);
+          continue;
         }
-        const known = this.#catalog.fileStates(lib.name);
-        const full = opts.full?.has(lib.name) ?? false;
-        const skippedBefore = this.#catalog.skippedStates(lib.name);
-        const seen = new Set<string>();
-        for (const r of refused) {
-          this.#catalog.skip(lib.name, r, 0, 0);
-          seen.add(r.path);
-          p.skipped++;
-          p.done++;
+        start(task);
+        if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
+          // Never a commit between a document's catalog rows and its keyword write (a
+          // store of its own, PostgreSQL): killed then, the catalog would hold a document
+          // the keyword index lacks, and the next run would take its file as unchanged.
+          while (this.#writing && inflight.size) await Promise.race(inflight);
+          // Document frequencies go in the same transaction as the documents they
+          // count, and the next batch opens before yielding: files that finish during
+          // the yield must not write outside a transaction, or a crash would leave
+          // documents without their text, FTS row or term counts.
+          this.#catalog.saveTermCounts();
+          this.#catalog.commit();
+          this.#catalog.begin();
+          await new Promise((r) => setTimeout(r, 0));
+          batchStart = Date.now();
+          inBatch = 0;
+        } else if (performance.now() - lastYield > YIELD_MS) {
+          // Let a server running this in the background answer requests.
+          await new Promise((r) => setTimeout(r, 0));
+          lastYield = performance.now();
         }
-        let complete = true;
-        for (const f of files) {
-          if (opts.signal?.aborted || fatal) {
-            complete = false;
-            break;
-          }
-          seen.add(f.path);
-          p.current = f.path;
-          const prev = skippedBefore.get(f.path);
-          const same = prev && prev.size === f.size && prev.mtime_ms === f.mtime_ms;
-          // Stopped by the time limit (a catalog from before attempts were counted says 0):
-          // tried again with more time, up to the last attempt.
-          const stopped = same && prev.reason === "timeout" ? Math.max(1, prev.attempts) : 0;
-          if (!full && same && !(stopped && stopped < MAX_ATTEMPTS)) {
-            p.skipped++;
-            p.done++;
-            opts.onProgress?.({ ...p });
-          } else {
-            // Backpressure: wait for room in files and in memory (or weighted bytes). A large
-            // file that has no room yet is set aside (one at a time) while smaller files go
-            // on; it starts as soon as it fits.
-            const task = {
-              lib,
-              f,
-              file: room.file(f.path, f.size),
-              known: known.get(f.path),
-              full,
-              stopped,
-            };
-            const file = task.file;
-            // The files set aside go first whenever they fit.
-            for (;;) {
-              startAside();
-              if (file.large && this.#admit && aside.length) {
-                aside.push(task);
-                break;
-              }
-              if (room.fits(file)) {
-                start(task);
-                break;
-              }
-              if (file.large && this.#admit) {
-                aside.push(task);
-                break;
-              }
-              await wait(file);
-            }
-          }
-          if (inBatch >= BATCH_FILES || Date.now() - batchStart > BATCH_MS) {
-            // Never a commit between a document's catalog rows and its keyword write (a
-            // store of its own, PostgreSQL): killed then, the catalog would hold a document
-            // the keyword index lacks, and the next run would take its file as unchanged.
-            while (this.#writing && inflight.size) await Promise.race(inflight);
-            // Document frequencies go in the same transaction as the documents they
-            // count, and the next batch opens before yielding: files that finish during
-            // the yield must not write outside a transaction, or a crash would leave
-            // documents without their text, FTS row or term counts.
-            this.#catalog.saveTermCounts();
-            this.#catalog.commit();
-            this.#catalog.begin();
-            await new Promise((r) => setTimeout(r, 0));
-            batchStart = Date.now();
-            inBatch = 0;
-          } else if (performance.now() - lastYield > YIELD_MS) {
-            // Let a server running this in the background answer requests.
-            await new Promise((r) => setTimeout(r, 0));
-            lastYield = performance.now();
-          }
-        }
-        if (!complete) break;
-        finish.push(async () => {
-          // Documents under a folder that could not be read this time are kept: only a
-          // folder that is really gone (or excluded) removes its documents.
-          const unread = refused.filter((r) => r.reason === "unreadable")
-            .map((r) => r.path.replace(/\/$/, ""));
-          const kept = (path: string) => unread.some((u) => path === u || path.startsWith(`${u}/`));
-          for (const path of known.keys()) if (kept(path)) seen.add(path);
-          for (const path of skippedBefore.keys()) if (kept(path)) seen.add(path);
-          const gone = [...known.values()].filter((s) => !seen.has(s.path));
-          if (gone.length) await this.removeDocs(gone.map((s) => s.doc_id));
-          p.removed += gone.length;
-          this.#catalog.unskip([...skippedBefore.keys()].filter((k) => !seen.has(k)));
-        });
-      }
-      while (aside.length && !opts.signal?.aborted && !fatal) {
-        if (!room.fits(aside[0]!.file)) await wait(aside[0]!.file);
-        startAside();
       }
       await Promise.all(inflight);
       log?.close();
       if (fatal) throw fatal.error;
-      // A library a stopped run did not walk to its end removes nothing (it is not in
-      // `finish`); those it did are done now, as each was done before the next began.
-      for (const f of finish) await f();
+      // A library of which a stopped run left files unstarted removes nothing; those whose
+      // files are all done remove what is gone now.
+      for (const lib of libs) if (lib.left === 0) await lib.finish();
     } catch (e) {
       log?.close();
       // The batch is undone, its files are retried next run; the run fails with the cause
@@ -527,6 +469,80 @@ export class Indexer {
     p.current = undefined;
     opts.onProgress?.({ ...p });
     return p;
+  }
+
+  /**
+   * The files of a run's walked libraries that need work, weighed, before the first starts:
+   * the large ones, largest first, and the others in walk order. Refused files, and those
+   * skipped before and unchanged since, are counted as skipped here; a file unchanged since
+   * the last run (its size and time) or over the size limit weighs nothing, as nothing
+   * extracts it. A library whose indexed front-matter fields changed is marked for
+   * extraction again, in this run's transaction with the new field list, so a run stopped
+   * halfway resumes with what is left instead of starting over.
+   */
+  #plan(
+    plans: Plan[],
+    p: IndexProgress,
+    room: Room,
+    opts: IndexerOptions,
+  ): { large: Task[]; small: Task[]; libs: LibRun[] } {
+    const large: Task[] = [];
+    const small: Task[] = [];
+    const libs: LibRun[] = [];
+    const maxBytes = opts.maxFileBytes ?? MAX_FILE_BYTES;
+    for (const { lib, files, refused } of plans) {
+      if (fieldsChanged(this.#catalog, lib)) {
+        this.#catalog.invalidate(lib.name);
+        noteFields(this.#catalog, lib);
+      }
+      const known = this.#catalog.fileStates(lib.name);
+      const full = opts.full?.has(lib.name) ?? false;
+      const skippedBefore = this.#catalog.skippedStates(lib.name);
+      const seen = new Set<string>();
+      for (const r of refused) {
+        this.#catalog.skip(lib.name, r, 0, 0);
+        seen.add(r.path);
+        p.skipped++;
+        p.done++;
+      }
+      const run: LibRun = {
+        left: 0,
+        finish: async () => {
+          // Documents under a folder that could not be read this time are kept: only a
+          // folder that is really gone (or excluded) removes its documents.
+          const unread = refused.filter((r) => r.reason === "unreadable")
+            .map((r) => r.path.replace(/\/$/, ""));
+          const kept = (path: string) => unread.some((u) => path === u || path.startsWith(`${u}/`));
+          for (const path of known.keys()) if (kept(path)) seen.add(path);
+          for (const path of skippedBefore.keys()) if (kept(path)) seen.add(path);
+          const gone = [...known.values()].filter((s) => !seen.has(s.path));
+          if (gone.length) await this.removeDocs(gone.map((s) => s.doc_id));
+          p.removed += gone.length;
+          this.#catalog.unskip([...skippedBefore.keys()].filter((k) => !seen.has(k)));
+        },
+      };
+      libs.push(run);
+      for (const f of files) {
+        seen.add(f.path);
+        const prev = skippedBefore.get(f.path);
+        const same = prev && prev.size === f.size && prev.mtime_ms === f.mtime_ms;
+        // Stopped by the time limit (a catalog from before attempts were counted says 0):
+        // tried again with more time, up to the last attempt.
+        const stopped = same && prev.reason === "timeout" ? Math.max(1, prev.attempts) : 0;
+        if (!full && same && !(stopped && stopped < MAX_ATTEMPTS)) {
+          p.skipped++;
+          p.done++;
+          continue;
+        }
+        const state = known.get(f.path);
+        const unchanged = !full && state?.size === f.size && state.mtime_ms === f.mtime_ms;
+        const file = room.file(f.path, unchanged || f.size > maxBytes ? 0 : f.size);
+        run.left++;
+        (file.large ? large : small).push({ lib, run, f, file, known: state, full, stopped });
+      }
+    }
+    large.sort((a, b) => b.file.load - a.file.load);
+    return { large, small, libs };
   }
 
   /**
@@ -642,7 +658,7 @@ export class Indexer {
     lib: Library,
     f: FoundFile,
     known: FileState | undefined,
-    maxBytes = 64 * 1024 * 1024,
+    maxBytes = MAX_FILE_BYTES,
     force = false,
     stopped = 0,
   ): Promise<"indexed" | "unchanged" | "skipped"> {

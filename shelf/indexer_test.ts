@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Catalog } from "../core/catalog.ts";
 import type { ExtractFn } from "../core/types.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
-import { Indexer } from "./indexer.ts";
+import { Indexer, type IndexProgress } from "./indexer.ts";
 import { expectedGrowthMb, expectedLoad } from "./load.ts";
 
 const MB = 1024 * 1024;
@@ -161,52 +161,49 @@ Deno.test("Indexer runs a large file beside small ones while memory has room, wi
   }
 });
 
-Deno.test("Indexer sets a large file aside while memory has no room for it; smaller files go on", async () => {
-  const base = await Deno.makeTempDir({ prefix: "shelfmark-aside-" });
-  try {
+Deno.test("Indexer keeps smaller files from starting while the next large file waits for memory; it runs before they are all done", () =>
+  withCatalog("shelfmark-wait-large-", async (base, catalog) => {
     const root = join(base, "Lib");
     await Deno.mkdir(root);
-    // Walked in path order: a small file, the large "PDF", then the others.
+    // Walked in path order: a small file, two large "PDFs", then the others.
     await Deno.writeTextFile(join(root, "0-small.txt"), "small\n");
-    await Deno.writeTextFile(join(root, "a-big.pdf"), "big narwhals\n".repeat(90_000));
+    for (let i = 0; i < 2; i++) {
+      await Deno.writeTextFile(join(root, `a${i}-big.pdf`), `big ${i} narwhals\n`.repeat(80_000));
+    }
     for (let i = 0; i < 12; i++) {
       await Deno.writeTextFile(join(root, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(50));
     }
+    // Files in the order they start (reading comes before extraction), and in flight from
+    // their start to their end.
     const started: string[] = [];
     let files = 0;
     let bigBeside = false;
-    const extract: ExtractFn = async (input) => {
-      started.push(input.path);
-      files++;
-      if (input.path.endsWith(".pdf") && files > 1) bigBeside = true;
-      await new Promise((r) => setTimeout(r, 2));
-      files--;
-      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
-    };
-    const catalog = new Catalog(join(base, "catalog.db"));
-    try {
-      // The measured memory (a stand-in here) never has room for the large file beside
-      // others: it waits for a moment with nothing in flight, which comes at the latest
-      // after the last file.
-      const indexer = new Indexer(catalog, extract, {}, {
-        concurrency: 2,
-        admit: (_load, large) => !large,
-      });
-      const p = await indexer.run([{ name: "Lib", root }]);
-      assertEquals([p.indexed, p.skipped], [14, 0], "every file indexed");
-      assertEquals(catalog.count(), 14);
-      assertEquals(bigBeside, false, "the large file ran beside another one");
-      assert(
-        started.indexOf("Lib/a-big.pdf") > 1,
-        `smaller files went first: ${started.join(" ")}`,
-      );
-    } finally {
-      catalog.close();
+    class Watched extends Indexer {
+      override indexFile(...args: Parameters<Indexer["indexFile"]>) {
+        const path = args[1].path;
+        started.push(path);
+        if (path.endsWith(".pdf") && files > 0) bigBeside = true;
+        files++;
+        return super.indexFile(...args).finally(() => files--);
+      }
     }
-  } finally {
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    const { seen, extract, assertRun } = heldExtraction(Infinity);
+    // The measured memory (a stand-in here) never has room for a large file beside others:
+    // it starts with nothing in flight, and smaller files do not start while it waits.
+    const indexer = new Watched(catalog, extract, {}, {
+      concurrency: 2,
+      admit: (_load, large) => !large,
+    });
+    assertRun(await indexer.run([{ name: "Lib", root }]), catalog, 15);
+    assertEquals(bigBeside, false, "a large file started beside another one");
+    assertEquals(started[0], "Lib/a0-big.pdf", "a large file starts first, when none runs");
+    assertEquals(seen.besideEach.size, 2);
+    const lastSmall = Math.max(...started.map((s, i) => s.endsWith(".txt") ? i : -1));
+    assert(
+      started.indexOf("Lib/a1-big.pdf") < lastSmall,
+      `the second large file waited for the small files to run out: ${started.join(" ")}`,
+    );
+  }));
 
 Deno.test("Indexer calls beforeLarge with a large file's weighted load before the file starts", async () => {
   const base = await Deno.makeTempDir({ prefix: "shelfmark-before-large-" });
@@ -372,6 +369,65 @@ async function withCatalog(
   }
 }
 
+/**
+ * A stand-in extraction, and memory, for the scheduling tests (the real pool cannot be made
+ * to hold a file until another starts): each file in flight holds what admission expects of
+ * it (a "PDF" its expected growth, another file 10 MiB), and a "PDF" is read until a smaller
+ * file starts beside it (or a fallback of 2 s, and `besideEach` says it ran alone).
+ */
+function heldExtraction(limitMb: number) {
+  const seen = {
+    used: 0,
+    peak: 0,
+    bothLarge: false,
+    extracted: [] as string[],
+    /** Smaller files started while each large one was read. */
+    besideEach: new Map<string, number>(),
+  };
+  let large = 0;
+  let current: string | undefined;
+  const smallStart: (() => void)[] = [];
+  const extract: ExtractFn = async (input) => {
+    seen.extracted.push(input.path);
+    const big = input.path.endsWith(".pdf");
+    const mb = big ? expectedGrowthMb(expectedLoad(input.path, input.bytes.length)) : 10;
+    seen.used += mb;
+    seen.peak = Math.max(seen.peak, seen.used);
+    if (big) {
+      if (++large > 1) seen.bothLarge = true;
+      current = input.path;
+      seen.besideEach.set(input.path, 0);
+      let fallback: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        new Promise<void>((r) => smallStart.push(r)),
+        new Promise((r) => fallback = setTimeout(r, 2000)),
+      ]);
+      clearTimeout(fallback);
+      current = undefined;
+      large--;
+    } else {
+      if (current) seen.besideEach.set(current, seen.besideEach.get(current)! + 1);
+      smallStart.splice(0).forEach((r) => r());
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    seen.used -= mb;
+    return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
+  };
+  const admit = (load: number, isLarge: boolean) =>
+    seen.used + (isLarge ? expectedGrowthMb(load) : 10) <= limitMb;
+  /** Every file of the run indexed and extracted once, within the memory, never two large. */
+  const assertRun = (p: IndexProgress, catalog: Catalog, files: number) => {
+    assertEquals([p.indexed, p.skipped], [files, 0], "every file indexed");
+    assertEquals(catalog.count(), files);
+    assertEquals(seen.extracted.length, files, "each file extracted once");
+    assertEquals(new Set(seen.extracted).size, files);
+    assert(seen.peak <= limitMb, `memory in flight ${seen.peak} MiB over ${limitMb}`);
+    assertEquals(seen.bothLarge, false, "two large files ran together");
+    for (const [path, n] of seen.besideEach) assert(n > 0, `${path} ran alone`);
+  };
+  return { seen, extract, admit, assertRun };
+}
+
 Deno.test("Indexer runs small files of a later library beside each of a run of large files, one large at a time, losing none", () =>
   withCatalog("shelfmark-large-run-", async (base, catalog) => {
     const a = join(base, "A");
@@ -385,55 +441,56 @@ Deno.test("Indexer runs small files of a later library beside each of a run of l
     for (let i = 0; i < 30; i++) {
       await Deno.writeTextFile(join(b, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(20));
     }
-    // Memory is a stand-in (the extraction is too): each file in flight holds what
-    // admission expects of it.
-    const LIMIT_MB = 120;
-    let used = 0;
-    let peak = 0;
-    let large = 0;
-    let bothLarge = false;
-    let current: string | undefined;
-    const besideEach = new Map<string, number>();
-    const smallStart: (() => void)[] = [];
-    const extracted: string[] = [];
-    const extract: ExtractFn = async (input) => {
-      extracted.push(input.path);
-      const big = input.path.endsWith(".pdf");
-      const mb = big ? expectedGrowthMb(expectedLoad(input.path, input.bytes.length)) : 10;
-      used += mb;
-      peak = Math.max(peak, used);
-      if (big) {
-        if (++large > 1) bothLarge = true;
-        current = input.path;
-        besideEach.set(input.path, 0);
-        // Read until a small file starts beside it (or a fallback, and the test fails).
-        await Promise.race([
-          new Promise<void>((r) => smallStart.push(r)),
-          new Promise((r) => setTimeout(r, 2000)),
-        ]);
-        current = undefined;
-        large--;
-      } else {
-        if (current) besideEach.set(current, besideEach.get(current)! + 1);
-        smallStart.splice(0).forEach((r) => r());
-        await new Promise((r) => setTimeout(r, 1));
+    const { seen, extract, admit, assertRun } = heldExtraction(120);
+    const indexer = new Indexer(catalog, extract, {}, { concurrency: 3, admit });
+    assertRun(await indexer.run([{ name: "A", root: a }, { name: "B", root: b }]), catalog, 33);
+    assertEquals(seen.besideEach.size, 3);
+  }));
+
+Deno.test("Indexer starts the large files of a library walked last before the first library's small files are done, largest first, one at a time", () =>
+  withCatalog("shelfmark-large-first-", async (base, catalog) => {
+    const a = join(base, "A");
+    const b = join(base, "B");
+    await Deno.mkdir(a);
+    await Deno.mkdir(b);
+    await Deno.writeTextFile(join(a, "gone.txt"), "a file deleted before the second run\n");
+    for (let i = 0; i < 30; i++) {
+      await Deno.writeTextFile(join(a, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(20));
+    }
+    // "PDFs" of 1, 2 and 1.5 MiB (8, 16, 12 MiB weighted: large), in a library walked last.
+    const mib = [1, 2, 1.5];
+    for (const [i, n] of mib.entries()) {
+      await Deno.writeTextFile(join(b, `big${i}.pdf`), "narwhals\n".repeat(n * MB / 9));
+    }
+    await Deno.writeTextFile(join(b, "z.txt"), "a small file of the last library\n");
+    // Files in the order they start (reading comes before extraction).
+    const started: string[] = [];
+    class Watched extends Indexer {
+      override indexFile(...args: Parameters<Indexer["indexFile"]>) {
+        started.push(args[1].path);
+        return super.indexFile(...args);
       }
-      used -= mb;
-      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
-    };
-    const indexer = new Indexer(catalog, extract, {}, {
-      concurrency: 3,
-      admit: (load, isLarge) => used + (isLarge ? expectedGrowthMb(load) : 10) <= LIMIT_MB,
-    });
+    }
+    const { seen, extract, admit, assertRun } = heldExtraction(150);
+    const indexer = new Watched(catalog, extract, {}, { concurrency: 3, admit });
     const libs = [{ name: "A", root: a }, { name: "B", root: b }];
-    const p = await indexer.run(libs);
-    assertEquals([p.indexed, p.skipped], [33, 0], "every file indexed");
-    assertEquals(catalog.count(), 33);
-    assertEquals(extracted.length, 33, "each file extracted once");
-    assert(peak <= LIMIT_MB, `memory in flight ${peak} MiB over the limit of ${LIMIT_MB}`);
-    assertEquals(bothLarge, false, "two large files ran together");
-    for (const [path, n] of besideEach) assert(n > 0, `${path} ran alone`);
-    assertEquals(besideEach.size, 3);
+    assertRun(await indexer.run(libs), catalog, 35);
+    assertEquals(seen.besideEach.size, 3);
+    const order = started.filter((s) => s.endsWith(".pdf"));
+    assertEquals(order, ["B/big1.pdf", "B/big2.pdf", "B/big0.pdf"], "largest first");
+    assertEquals(started[0], "B/big1.pdf", "the largest file starts first");
+    const lastOfA = Math.max(...started.map((s, i) => s.startsWith("A/") ? i : -1));
+    for (const big of order) {
+      assert(started.indexOf(big) < lastOfA, `${big} waited for A's files: ${started.join(" ")}`);
+    }
+    // A library's removals still happen once its files are done; unchanged files are not
+    // large (nothing extracts them).
+    await Deno.remove(join(a, "gone.txt"));
+    started.length = 0;
+    const again = await indexer.run(libs);
+    assertEquals([again.indexed, again.unchanged, again.removed], [0, 34, 1]);
+    assertEquals(catalog.count(), 34);
+    assertEquals(started[0], "A/t0.txt", "unchanged files go in walk order");
   }));
 
 Deno.test("Indexer asks makeRoom for memory while a file waits for it, then runs the file", () =>
@@ -478,31 +535,35 @@ Deno.test("Indexer asks makeRoom for memory while a file waits for it, then runs
     assert(besideOthers > 0, "files ran together once there was room");
   }));
 
-Deno.test("Indexer stopped with large files set aside resumes without extracting a finished file again", () =>
-  withCatalog("shelfmark-resume-aside-", async (base, catalog) => {
-    const root = join(base, "Lib");
-    await Deno.mkdir(root);
+Deno.test("Indexer stopped with large files queued resumes without extracting a finished file again", () =>
+  withCatalog("shelfmark-resume-queued-", async (base, catalog) => {
+    const a = join(base, "A");
+    const b = join(base, "B");
+    await Deno.mkdir(a);
+    await Deno.mkdir(b);
+    for (let i = 0; i < 10; i++) await Deno.writeTextFile(join(a, `t${i}.txt`), `text ${i}\n`);
+    // The large files are in the library walked last: queued from the start of the run.
     for (let i = 0; i < 3; i++) {
-      await Deno.writeTextFile(join(root, `big${i}.pdf`), `big ${i} narwhals\n`.repeat(65_536));
+      await Deno.writeTextFile(join(b, `big${i}.pdf`), `big ${i} narwhals\n`.repeat(65_536));
     }
-    for (let i = 0; i < 10; i++) await Deno.writeTextFile(join(root, `t${i}.txt`), `text ${i}\n`);
     const stop = new AbortController();
     const runs: string[][] = [[], []];
     let run = 0;
     const extract: ExtractFn = async (input) => {
       runs[run]!.push(input.path);
-      // The first run is stopped while its first large file is read: the others are aside.
+      // The first run is stopped while its first large file is read: the others are queued.
       if (run === 0 && input.path.endsWith(".pdf")) stop.abort();
       await new Promise((r) => setTimeout(r, 2));
       return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
     };
     const indexer = new Indexer(catalog, extract, {}, { concurrency: 3, admit: () => true });
-    const lib = [{ name: "Lib", root }];
-    const first = await indexer.run(lib, { signal: stop.signal });
+    const libs = [{ name: "A", root: a }, { name: "B", root: b }];
+    const first = await indexer.run(libs, { signal: stop.signal });
     assert(first.indexed < 13, `the first run stopped early: ${first.indexed}`);
+    assertEquals(runs[0]!.filter((path) => path.endsWith(".pdf")).length, 1, "one large read");
     assertEquals(catalog.count(), first.indexed, "what the first run finished is kept");
     run = 1;
-    const second = await indexer.run(lib);
+    const second = await indexer.run(libs);
     assertEquals(catalog.count(), 13, "every file indexed in the end");
     assertEquals(second.unchanged, first.indexed);
     const again = runs[1]!.filter((path) => runs[0]!.includes(path));

@@ -1,8 +1,9 @@
 /**
  * A per-second log of an index run's scheduling, for measuring why cores idle: when the
  * environment variable `SHELFMARK_SCHED_LOG` names a file, each second appends one line of
- * JSON with the files in flight, how long the run waited for room and why (see
- * `Room.why`), and the CPU seconds of this process and of each of its child processes
+ * JSON with the files in flight, of them the large ones (see `Room`), whether a smaller
+ * file was in flight at any time in the second, how long the run waited for room and why
+ * (see `Room.why`), and the CPU seconds of this process and of each of its child processes
  * (Linux `/proc`). Off (and free) otherwise.
  *
  * @module
@@ -56,6 +57,11 @@ export class SchedLog {
   #cpu = new Map<number | "self", number>();
   #started = 0;
   #done = 0;
+  /** Large files in flight (see `Room`), and the others. */
+  #large = 0;
+  #small = 0;
+  /** A smaller file was in flight in this second. */
+  #smallRan = false;
 
   /** A log appended to `path` each second; {@link SchedLog.close} stops it. */
   constructor(path: string, inflight: () => number) {
@@ -80,14 +86,21 @@ export class SchedLog {
     this.#waits[reason] = (this.#waits[reason] ?? 0) + ms;
   }
 
-  /** A file started. */
-  started(): void {
+  /** A file started (a large one, see `Room`). */
+  started(large = false): void {
     this.#started++;
+    if (large) this.#large++;
+    else {
+      this.#small++;
+      this.#smallRan = true;
+    }
   }
 
-  /** A file finished. */
-  finished(): void {
+  /** A file finished (a large one). */
+  finished(large = false): void {
     this.#done++;
+    if (large) this.#large--;
+    else this.#small--;
   }
 
   #line(inflight: number): void {
@@ -103,6 +116,8 @@ export class SchedLog {
     const line = {
       t: Math.round((performance.now() - this.#start) / 1000),
       inflight,
+      large: this.#large,
+      small: this.#smallRan || this.#small > 0 ? 1 : 0,
       started: this.#started,
       done: this.#done,
       waits: Object.fromEntries(Object.entries(this.#waits).map(([k, v]) => [k, Math.round(v)])),
@@ -111,6 +126,7 @@ export class SchedLog {
     };
     this.#waits = {};
     this.#started = this.#done = 0;
+    this.#smallRan = false;
     Deno.writeTextFileSync(this.#path, JSON.stringify(line) + "\n", { append: true });
   }
 
