@@ -22,6 +22,11 @@
  * Such a document still gives operator lists, but its Type1 fonts have no font file (like a
  * missing one) and draw no glyphs: the OCR opens its own documents without the option.
  *
+ * Memory: pdf.js keeps every page it opened and every object it parsed until the document
+ * is destroyed. A patched worker answers one more request, {@link dropParsed}, by letting
+ * them go (except what carries its font caches' state); the PDF extractor sends it every
+ * few dozen pages of a large PDF.
+ *
  * The rewrites are applied only to the exact file it was written for (pdfjs-dist 6.5.438
  * legacy, checked by its SHA-256); for any other file, or when the file cannot be read, the
  * library's own worker is used unchanged, and the test that checks the patch fails so that
@@ -43,6 +48,34 @@ const WORKER_SPECIFIER = "pdfjs-dist/legacy/build/pdf.worker.mjs";
 /** SHA-256 (hex) of pdfjs-dist 6.5.438 `legacy/build/pdf.worker.mjs`. */
 export const PATCHED_WORKER_SHA256 =
   "8336aabf764cb08c818555a2fd2545e4fed10837146de927564875c93b3c4f83";
+
+/**
+ * The request a patched worker answers by letting go of what it parsed for the pages before
+ * `before` (0-based): their page objects and the document's parsed objects (`XRef`'s cache,
+ * see the "XRef.dropParsedObjects" patch), which pdf.js otherwise keeps until the document
+ * is destroyed. The answer is how many parsed objects were let go.
+ */
+export const DROP_PARSED_ACTION = "ShelfmarkDropParsed";
+
+/** The part of a pdf.js document proxy {@link dropParsed} uses (not in its types). */
+interface DocumentTransport {
+  _transport: {
+    messageHandler: {
+      sendWithPromise(action: string, data: unknown): Promise<unknown>;
+    };
+  };
+}
+
+/**
+ * Ask the patched worker of `doc` to let go of what it parsed for the pages before
+ * `before` (0-based) and of every parsed object it can parse again; resolves to the number
+ * of objects let go. Only for a document opened with the patched worker: the library's own
+ * worker does not know the request.
+ */
+export async function dropParsed(doc: object, before: number): Promise<number> {
+  const { messageHandler } = (doc as DocumentTransport)._transport;
+  return Number(await messageHandler.sendWithPromise(DROP_PARSED_ACTION, { before }));
+}
 
 /** One exact rewrite of the bundle: `from` must occur `count` times (default once). */
 export interface SourcePatch {
@@ -707,6 +740,80 @@ function charCodesToString(codes) {
   return out;
 }
 class Lexer {
+`,
+  },
+  {
+    // XRef keeps every non-stream object it has parsed until the document is destroyed
+    // (`doc.cleanup()` leaves it): for a book of 1,600 pages, 95,000 dictionaries. This
+    // method lets them go; they are parsed again if asked for. Kept: the objects pdf.js
+    // wrote its own state on, which a new copy would lack (a font descriptor's
+    // `fontAliases`, an inline font's `cacheKey`, or a dictionary holding such a font up to
+    // three levels down: a new copy would load the same font again under a new name), and
+    // everything once objects are being created (`getNewPersistentRef`: saving, editing).
+    name: "XRef.dropParsedObjects",
+    from: "class XRef {\n  #cacheMap = new Map();\n",
+    to: `class XRef {
+  #cacheMap = new Map();
+  dropParsedObjects() {
+    if (this.#newPersistentRefNum !== null || this.#newTemporaryRefNum !== null) {
+      return 0;
+    }
+    const carriesState = (value, depth) => {
+      if (Array.isArray(value)) {
+        return depth > 0 && value.some(v => carriesState(v, depth - 1));
+      }
+      if (!(value instanceof Dict)) {
+        return false;
+      }
+      if (value.cacheKey !== undefined || value.fontAliases !== undefined) {
+        return true;
+      }
+      return depth > 0 && value.getRawValues().some(v => carriesState(v, depth - 1));
+    };
+    let dropped = 0;
+    for (const [num, obj] of this.#cacheMap) {
+      if (!carriesState(obj, 3)) {
+        this.#cacheMap.delete(num);
+        dropped++;
+      }
+    }
+    return dropped;
+  }
+`,
+  },
+  {
+    // The worker keeps each page it has opened (its dictionary and resources) until the
+    // document is destroyed; pages before `before` (0-based) are let go, then the parsed
+    // objects. A page let go is opened again if asked for.
+    name: "PDFDocument.dropParsed",
+    from: "class PDFDocument {\n  #pagePromises = new Map();\n",
+    to: `class PDFDocument {
+  #pagePromises = new Map();
+  dropParsed(before) {
+    for (const pageIndex of [...this.#pagePromises.keys()]) {
+      if (pageIndex < before) {
+        this.#pagePromises.delete(pageIndex);
+      }
+    }
+    return this.xref.dropParsedObjects();
+  }
+`,
+  },
+  {
+    // The request that calls it (see {@link DROP_PARSED_ACTION}).
+    name: "DropParsed action",
+    from: `    handler.on("Cleanup", function () {
+      return pdfManager.cleanup(true);
+    });
+`,
+    to: `    handler.on("Cleanup", function () {
+      return pdfManager.cleanup(true);
+    });
+    handler.on("${DROP_PARSED_ACTION}", function ({
+      before
+    }) {
+      return pdfManager.pdfDocument.dropParsed(before);
+    });
 `,
   },
 ];

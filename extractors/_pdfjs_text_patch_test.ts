@@ -5,6 +5,7 @@ import { getDocument } from "pdfjs-dist/legacy/build/pdf.mjs";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { smallCorpus } from "../tests/corpus.ts";
 import {
+  dropParsed,
   loadPdfjsWorker,
   patchWorkerSource,
   type PdfjsWorkerModule,
@@ -109,6 +110,11 @@ function handMadePdf(content: string): Uint8Array {
     "<</Type/FontDescriptor/FontName/MSMincho/Flags 4/FontBBox[0 -141 1000 859]" +
     "/ItalicAngle 0/Ascent 859/Descent -141/CapHeight 700/StemV 80>>",
   ];
+  return pdfFile(objs);
+}
+
+/** A PDF of `objs`, numbered from 1, the first the catalog (pdf.js rebuilds the xref). */
+function pdfFile(objs: string[]): Uint8Array {
   return new TextEncoder().encode([
     "%PDF-1.4",
     ...objs.map((o, i) => `${i + 1} 0 obj ${o} endobj`),
@@ -218,4 +224,61 @@ Deno.test("a document with text-only fonts still gives the page's operator list"
   const full = await ops({});
   assert(full.length > 0, "no operators on page 1 of R-FAQ.pdf");
   deepStrictEqual(await ops({ textOnlyFonts: true }), full);
+});
+
+/**
+ * Every page's text items (font names without the document number), read by the patched
+ * worker with text-only fonts, `dropParsed` after every page when `drop`; and how many
+ * parsed objects those drops let go.
+ */
+function contentsDropping(bytes: Uint8Array, drop: boolean) {
+  return withDocument(bytes, loaded.module, { textOnlyFonts: true }, async (doc) => {
+    const pages = [];
+    let dropped = 0;
+    for (let p = 1; p <= doc.numPages; p++) {
+      const page = await doc.getPage(p);
+      const tc = await page.getTextContent();
+      pages.push(
+        tc.items.map((it) =>
+          "fontName" in it ? { ...it, fontName: it.fontName.replace(/^g_d\d+_/, "g_d_") } : it
+        ),
+      );
+      page.cleanup();
+      if (drop) dropped += await dropParsed(doc, p);
+    }
+    return { pages, dropped };
+  });
+}
+
+Deno.test("dropParsed() lets go of parsed objects and pages: the text content is the same", async () => {
+  const dir = await smallCorpus();
+  const bytes = await Deno.readFile(join(dir, "pdf-manuals/r-doc-pdf/R-FAQ.pdf"));
+  const kept = await contentsDropping(bytes, false);
+  const dropped = await contentsDropping(bytes, true);
+  assert(kept.pages.length > 20 && kept.pages.every((items) => items.length > 0));
+  assert(dropped.dropped > kept.pages.length, `only ${dropped.dropped} objects let go`);
+  dropped.pages.forEach((items, p) => deepStrictEqual(items, kept.pages[p], `page ${p + 1}`));
+});
+
+Deno.test("dropParsed() keeps an inline font's cache key: the font keeps its name", async () => {
+  // Three pages share one resources dictionary whose font is written inline (no object of
+  // its own): pdf.js finds it again by a key it writes on that dictionary, so a parsed copy
+  // without the key would load the font again under a new name.
+  const content = "BT /F1 12 Tf 20 700 Td (Same font) Tj ET";
+  const page = "<</Type/Page/Parent 2 0 R/MediaBox[0 0 600 800]/Contents 6 0 R/Resources 7 0 R>>";
+  const bytes = pdfFile([
+    "<</Type/Catalog/Pages 2 0 R>>",
+    "<</Type/Pages/Kids[3 0 R 4 0 R 5 0 R]/Count 3>>",
+    page,
+    page,
+    page,
+    `<</Length ${content.length}>> stream\n${content}\nendstream`,
+    "<</Font<</F1<</Type/Font/Subtype/Type1/BaseFont/Helvetica>>>>>>",
+  ]);
+  const kept = await contentsDropping(bytes, false);
+  const dropped = await contentsDropping(bytes, true);
+  assert(dropped.dropped > 0, "nothing let go");
+  const fonts = dropped.pages.map((items) => items.map((it) => "fontName" in it && it.fontName));
+  deepStrictEqual(fonts, [["g_d_f1"], ["g_d_f1"], ["g_d_f1"]]);
+  deepStrictEqual(dropped.pages, kept.pages);
 });

@@ -448,3 +448,24 @@ const flat = (s: string) => squash(s).replaceAll("-", "");
 
 /** Text compared with pdftotext's: NFKC, no white space. */
 const squash = (s: string) => s.normalize("NFKC").replace(/\s+/g, "");
+
+Deno.test("pdf: letting pdf.js drop what it parsed after every page changes nothing", async () => {
+  // The default drops every 50 pages; dropping after each page parses everything again
+  // (pages, resources, page-tree nodes) on every page, in PDFs with and without bookmarks.
+  const dir = await smallCorpus();
+  const dropping = pdf({ dropEvery: 1 });
+  const keeping = pdf({ dropEvery: 0 });
+  for (
+    const rel of [
+      "pdf-manuals/r-doc-pdf/R-FAQ.pdf",
+      "pdf-manuals/bash-doc/bashref.pdf",
+      "nested/Home/Documents/manual without bookmarks.pdf",
+    ]
+  ) {
+    const bytes = await Deno.readFile(join(dir, rel));
+    const kept = await keeping.extract({ path: rel, extension: ".pdf", bytes });
+    const dropped = await dropping.extract({ path: rel, extension: ".pdf", bytes });
+    assert(kept.pages!.length > 20, `${rel}: ${kept.pages!.length} pages`);
+    assertEquals(dropped, kept, rel);
+  }
+});
