@@ -302,9 +302,13 @@ export class MachinesCatalogStore implements CatalogStore {
     return this.#own.linkTargets();
   }
 
-  /** The own machine's word counts: searches rank the own machine's documents. */
-  df(terms: string[]): Promise<Map<string, number>> {
-    return this.#own.df(terms);
+  /**
+   * Every machine's word counts, summed: a search ranks every machine's documents as one
+   * index (common words told by the counts of all of them).
+   */
+  async df(terms: string[]): Promise<Map<string, number>> {
+    const counts = await Promise.all((await this.#all()).map((r) => r.store.df(terms)));
+    return new Map(terms.map((t) => [t, counts.reduce((s, c) => s + (c.get(t) ?? 0), 0)]));
   }
 
   /** The own machine's link rows (see {@link graphDocs}). */
