@@ -48,6 +48,7 @@ import {
   hitRows,
   holdsSql,
   indexedSql,
+  keyIndexSql,
   type MachineTables,
   Params,
   passageRankSql,
@@ -322,6 +323,7 @@ export class PgKeywordIndex implements KeywordIndex {
           await c.query("SELECT pg_advisory_lock(7243101)");
           if (this.#machine) await claimMachine(c, this.#machine);
           await c.query(SCHEMA);
+          if (this.#machine) await c.query(keyIndexSql(this.#machine.name));
           await c.query("SELECT pg_advisory_unlock(7243101)");
         }
       } finally {

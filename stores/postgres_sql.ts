@@ -507,6 +507,22 @@ function tableOf(table: string, m: MachineTables): string {
 }
 
 /**
+ * The index of a machine's `kw_docs` by the key a search across machines gives its
+ * documents ({@link acrossMachines}): another machine's server finds a hit's row by it (the
+ * key is an expression there), not by reading the table. Made by the machine's own writer
+ * (a statement computing the schema's oid: PostgreSQL folds the key to the same expression
+ * as a search's).
+ *
+ * @param machine the machine's name (its schema)
+ */
+export function keyIndexSql(machine: string): string {
+  return `DO $$ BEGIN
+  EXECUTE format('CREATE INDEX IF NOT EXISTS kw_docs_key ON %I.kw_docs (((%s::int8 << ${MACHINE_SHIFT}) | id))',
+    '${machine}', (SELECT oid FROM pg_namespace WHERE nspname = '${machine}'));
+END $$;`;
+}
+
+/**
  * A search's statement over every machine's keyword tables as one index: each `kw_*` table
  * the statement names becomes a common table expression (inlined: `NOT MATERIALIZED`) of
  * every machine's table, `UNION ALL`, so a condition on a term is pushed into each

@@ -15,8 +15,8 @@ import { partsOf } from "../shelf/_parts.ts";
 import { prepareQuery } from "../search/query.ts";
 import { assert, assertEquals } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
-import { noPostgres, PgServer } from "./pg_server.ts";
-import { openTestShelf, type TestShelf } from "./shelf_helper.ts";
+import { noPostgres, pgRows, PgServer } from "./pg_server.ts";
+import { openMachineShelf, type TestShelf } from "./shelf_helper.ts";
 
 /** Each machine's library and its files (from the small corpus, by folder). */
 const MACHINES: Record<string, { library: string; from: string[] }> = {
@@ -62,10 +62,7 @@ Deno.test({
     const base = await Deno.makeTempDir({ prefix: "shelfmark-pgacross-" });
     const shelves: TestShelf[] = [];
     const open = async (name: string, folders: string[], store?: string, machine?: string) => {
-      const data = join(base, `data-${name}`);
-      await Deno.mkdir(data);
-      await Deno.writeTextFile(join(data, "shelfmark.json"), JSON.stringify({ machine }));
-      const t = await openTestShelf({ base: join(base, name), data, store, folders });
+      const t = await openMachineShelf(base, name, { folders, store, machine });
       shelves.push(t);
       return t;
     };
@@ -85,6 +82,12 @@ Deno.test({
         assert((await t.shelf.index()).indexed > 3, machine);
       }
       const srv = await open("srv", [], store, "srv");
+      // each indexed machine's documents by their key across machines (kw_docs_key)
+      const keyed = await pgRows<{ schemaname: string }>(
+        store,
+        "SELECT schemaname FROM pg_indexes WHERE indexname = 'kw_docs_key' ORDER BY 1",
+      );
+      assertEquals(keyed.map((r) => r.schemaname), ["laptop", "nas"]);
       // one SQLite index of both libraries
       const one = await open("sqlite", libs);
       await one.shelf.index();

@@ -14,7 +14,7 @@ import type { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
 import { smallCorpus } from "./corpus.ts";
 import { noPostgres, PgServer } from "./pg_server.ts";
-import { openTestShelf, type TestShelf } from "./shelf_helper.ts";
+import { openMachineShelf, type TestShelf } from "./shelf_helper.ts";
 
 /** The files of each machine's library `Docs` (the small corpus's, by path in it). */
 const FILES: Record<string, Record<string, string>> = {
@@ -64,10 +64,7 @@ Deno.test({
     const shelves: TestShelf[] = [];
     /** A data folder named as a machine, with the libraries given, on the store. */
     const open = async (machine: string, store: string, folders: string[]) => {
-      const data = join(base, `data-${machine}`);
-      await Deno.mkdir(data);
-      await Deno.writeTextFile(join(data, "shelfmark.json"), JSON.stringify({ machine }));
-      const t = await openTestShelf({ base: join(base, machine), data, store, folders });
+      const t = await openMachineShelf(base, machine, { folders, store, machine });
       shelves.push(t);
       return t;
     };
