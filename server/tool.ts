@@ -306,29 +306,6 @@ export async function checkStoreLibrary(shelf: Shelf, name?: string): Promise<vo
   if (!names.includes(name)) throw libraryNotFound(name, names);
 }
 
-/**
- * As {@link checkLibrary}, for a tool that reaches only this machine's libraries so far
- * (keyword search, grep across documents): another machine's library of a shared store is
- * refused with `INVALID_ARGUMENT` saying so, rather than as unknown.
- *
- * @param what the tool's use, for the message ("search")
- */
-export async function checkOwnLibrary(
-  shelf: Shelf,
-  name: string | undefined,
-  what: string,
-): Promise<void> {
-  if (name === undefined || shelf.libraries.some((l) => l.name === name)) return;
-  if ((await shelf.otherLibraries()).includes(name)) {
-    throw new ToolError(
-      "INVALID_ARGUMENT",
-      `${what} does not reach another machine's library yet: ${JSON.stringify(name)}`,
-      `Its documents can be browsed, found by name (find_documents), read, outlined and grepped one at a time; ${what} covers this machine's libraries.`,
-    );
-  }
-  checkLibrary(shelf, name);
-}
-
 /** The error for a library argument that names none of `names`. */
 function libraryNotFound(name: string, names: string[]): ToolError {
   return new ToolError(

@@ -327,9 +327,21 @@ export class Shelf {
     };
     // the catalog's copy in PostgreSQL, which the indexer writes beside the local one
     const pgCatalog = store && pg ? new pg.PgCatalogStore(store, pgOptions) : undefined;
-    // searches read their hits' passages and snippets from it
+    // a server reads every machine's catalog: its own, and the others' read only
+    const readStore = pgCatalog && pgOptions
+      ? new pg.MachinesCatalogStore(pgCatalog, store!, {
+        machine: pgOptions.machine.name,
+        readUrl: pgOptions.readUrl,
+      })
+      : new SqliteCatalogStore(catalog);
+    // searches rank every machine's documents, and read their hits' passages and snippets
+    // from every machine's catalog
     const keyword = store && pg
-      ? new pg.PgKeywordIndex(store, catalog, { ...pgOptions, store: pgCatalog })
+      ? new pg.PgKeywordIndex(store, catalog, {
+        ...pgOptions,
+        store: readStore,
+        everyMachine: true,
+      })
       : new Fts5Index(catalog.db, { stats: catalog, pool: searchPool });
     // the indexer reads what it wrote (which documents the copy holds): on the primary, not
     // on a replica that may lag behind it
@@ -385,13 +397,6 @@ export class Shelf {
       },
     );
     const parts = { catalog, registry, keyword, searchPool, vectors, indexer, pool };
-    // a server reads every machine's catalog: its own, and the others' read only
-    const readStore = pgCatalog && pgOptions
-      ? new pg.MachinesCatalogStore(pgCatalog, store!, {
-        machine: pgOptions.machine.name,
-        readUrl: pgOptions.readUrl,
-      })
-      : new SqliteCatalogStore(catalog);
     this.#parts = { ...parts, store: readStore, graphs: new LinkGraphs(readStore) };
     const ocrTypes = [
       ...(config.ocr?.pdf_pages !== false ? ["pdf"] : []),

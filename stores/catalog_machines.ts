@@ -31,6 +31,9 @@ import type { CatalogStore, LibraryClaim } from "./roles.ts";
 /** Connections at most of each other machine's reader. */
 const OTHER_CONNECTIONS = 4;
 
+/** Milliseconds the machines read for one search are reused by the next ({@link df}). */
+const MACHINES_KEPT_MS = 1000;
+
 /** `machine:rest` of a qualified name (a machine name as `"machine"` allows it). */
 const QUALIFIED = /^([a-z0-9_-]+):(.+)$/s;
 
@@ -69,6 +72,8 @@ export class MachinesCatalogStore implements CatalogStore {
   readonly #others = new Map<string, PgCatalogStore>();
   /** The other machines of the store as last read, by name. */
   #known: string[] = [];
+  /** When {@link #known} was read (`Date.now()`; 0: never). */
+  #readAt = 0;
   /** A connection or two to read which machines the store holds. */
   readonly #pool: pg.Pool;
   /** The listing, kept until the change token moves ({@link table}). */
@@ -106,6 +111,7 @@ export class MachinesCatalogStore implements CatalogStore {
       }
     });
     this.#known = rows.map((r) => r.name as string);
+    this.#readAt = Date.now();
     return this.#known;
   }
 
@@ -127,6 +133,19 @@ export class MachinesCatalogStore implements CatalogStore {
   async #all(): Promise<Route[]> {
     const others = await this.#machines();
     return [{ store: this.#own }, ...others.map((m) => ({ store: this.#other(m), machine: m }))];
+  }
+
+  /**
+   * Every machine's route as {@link #all}, the machines read at most
+   * {@link MACHINES_KEPT_MS} ago reused (for each search: a machine that joins is counted
+   * from the next second on).
+   */
+  async #recent(): Promise<Route[]> {
+    if (Date.now() - this.#readAt >= MACHINES_KEPT_MS) return await this.#all();
+    return [
+      { store: this.#own },
+      ...this.#known.map((m) => ({ store: this.#other(m), machine: m })),
+    ];
   }
 
   /**
@@ -251,13 +270,20 @@ export class MachinesCatalogStore implements CatalogStore {
   }
 
   async idsMatching(filters: SearchFilters): Promise<string[] | undefined> {
-    const lists = await Promise.all((await this.#all()).map(async (route) => {
-      const f = filtersFor(filters, route.machine);
+    // filters that allow every document of the own machine allow every machine's (a
+    // search without filters reads no list of machines)
+    const own = filtersFor(filters);
+    const mine = own && await this.#own.idsMatching(own);
+    if (own && mine === undefined) return undefined;
+    const lists = await Promise.all((await this.#machines()).map(async (machine) => {
+      const f = filtersFor(filters, machine);
       if (!f) return [];
-      const ids = await route.store.idsMatching(f);
-      return ids?.map((id) => qualified(id, route.machine));
+      const ids = await this.#other(machine).idsMatching(f);
+      return ids?.map((id) => qualified(id, machine));
     }));
-    return lists.some((l) => l === undefined) ? undefined : lists.flat() as string[];
+    return lists.some((l) => l === undefined)
+      ? undefined
+      : [mine ?? [], ...lists].flat() as string[];
   }
 
   async sameText(
@@ -302,9 +328,13 @@ export class MachinesCatalogStore implements CatalogStore {
     return this.#own.linkTargets();
   }
 
-  /** The own machine's word counts: searches rank the own machine's documents. */
-  df(terms: string[]): Promise<Map<string, number>> {
-    return this.#own.df(terms);
+  /**
+   * Every machine's word counts, summed: a search ranks every machine's documents as one
+   * index (common words told by the counts of all of them).
+   */
+  async df(terms: string[]): Promise<Map<string, number>> {
+    const counts = await Promise.all((await this.#recent()).map((r) => r.store.df(terms)));
+    return new Map(terms.map((t) => [t, counts.reduce((s, c) => s + (c.get(t) ?? 0), 0)]));
   }
 
   /** The own machine's link rows (see {@link graphDocs}). */

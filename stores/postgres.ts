@@ -44,8 +44,12 @@ import {
 import { DEFAULT_WEIGHTS, type Fts5Weights } from "./fts5_rank.ts";
 import { matches, type MatchNode, parseMatch } from "./postgres_match.ts";
 import {
+  acrossMachines,
   hitRows,
   holdsSql,
+  indexedSql,
+  keyIndexSql,
+  type MachineTables,
   Params,
   passageRankSql,
   phraseCountSql,
@@ -87,6 +91,13 @@ export interface PgOptions {
    * claimed for the data folder (see `postgres_pool.ts`). Default: the `public` schema.
    */
   machine?: Machine;
+  /**
+   * Search every machine's keyword tables of the store as one index (another machine's
+   * documents under qualified ids, `laptop:…`; `store` must then read every machine's
+   * catalog, as `MachinesCatalogStore` does); writes stay the own machine's. Needs
+   * `machine`. Default: the own machine's tables only.
+   */
+  everyMachine?: boolean;
   /** Share of documents above which a word is common (default 0.25, as FTS5's). */
   commonShare?: number;
   /**
@@ -120,6 +131,22 @@ interface Plan {
 
 /** The store's documents, all libraries. */
 const COUNT_SQL = "SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals";
+
+/** Milliseconds a search across machines keeps the store's machines it read. */
+const MACHINES_KEPT_MS = 1000;
+
+/** `machine:rest` of a qualified id (as `catalog_machines.ts` names another machine's). */
+const QUALIFIED = /^([a-z0-9_-]+):(.+)$/s;
+
+/**
+ * The machines' keyword tables a search across machines reads (the own first), with their
+ * documents in all; none when the own machine is the only one.
+ */
+interface Across {
+  machines: MachineTables[];
+  /** Documents of every machine. */
+  documents: number;
+}
 
 /** Documents the filters allow are looked for among this many ranked matches first. */
 const FILTER_FIRST = 200;
@@ -185,6 +212,9 @@ export class PgKeywordIndex implements KeywordIndex {
   #counted = 0;
   #phrases: PhraseStats = { rows: new Map(), passages: new Map(), size: 0 };
   #rowsSent: number;
+  #everyMachine: boolean;
+  /** The machines as last read, for a search across machines ({@link #acrossNow}). */
+  #across?: { at: number; value: Promise<Across | undefined> };
 
   /**
    * Connect (lazily: on the first call) and create the tables if missing.
@@ -204,16 +234,77 @@ export class PgKeywordIndex implements KeywordIndex {
     this.#weights = COLUMNS.map((c) => w[c]);
     this.#share = options.commonShare ?? 0.25;
     this.#rowsSent = options.phraseRowsSent ?? PHRASE_ROWS_SENT;
+    this.#everyMachine = !!(options.everyMachine && machine);
     this.#store = options.store ?? new SqliteCatalogStore(catalog);
   }
 
-  /** Run a query, its failures as `INDEX_UNAVAILABLE` without credentials. */
+  /**
+   * Run a search's query, its failures as `INDEX_UNAVAILABLE` without credentials: across
+   * every machine's tables when searching across machines ({@link acrossMachines}), its
+   * `gen` then that of the machines read too (phrase statistics hold for both).
+   *
+   * @param sql the statement, over the `kw_*` tables by their bare names
+   * @param params its parameters
+   * @param own as it is, even across machines (a statement naming the schemas itself)
+   */
   async #query<T extends pg.QueryResultRow>(
     sql: string,
     params: unknown[] = [],
+    own = false,
   ): Promise<T[]> {
     await this.#ready();
-    return await this.#guard(async () => (await this.#read.query<T>(sql, params)).rows);
+    const across = own ? undefined : await this.#acrossNow();
+    const text = across ? acrossMachines(sql, across.machines) : sql;
+    const rows = await this.#guard(async () => (await this.#read.query<T>(text, params)).rows);
+    if (across) {
+      const names = across.machines.map((m) => m.name).join(",");
+      for (const r of rows as { gen?: string }[]) {
+        if (r.gen !== undefined) r.gen = `${names}/${r.gen}`;
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * The machines a search across machines reads, read again after
+   * {@link MACHINES_KEPT_MS} (a machine that joins is searched from then on): those of
+   * `shelfmark_machines` whose schema has the keyword tables, the own first. None when
+   * searching the own machine only, or when it is the only one.
+   */
+  #acrossNow(): Promise<Across | undefined> {
+    if (!this.#everyMachine) return Promise.resolve(undefined);
+    const now = Date.now();
+    if (!this.#across || now - this.#across.at >= MACHINES_KEPT_MS) {
+      const value = this.#readMachines();
+      const kept = { at: now, value };
+      this.#across = kept;
+      value.catch(() => {
+        if (this.#across === kept) this.#across = undefined;
+      });
+    }
+    return this.#across.value;
+  }
+
+  /** The machines a search across machines reads, and their documents ({@link #acrossNow}). */
+  async #readMachines(): Promise<Across | undefined> {
+    const own = this.#machine!.name;
+    const rows = await this.#guard(async () =>
+      (await this.#read.query<{ name: string; key: string }>(
+        `SELECT m.name, n.oid::int8 AS key FROM public.shelfmark_machines m
+         JOIN pg_namespace n ON n.nspname = m.name
+         WHERE m.name <> $1 AND to_regclass(format('%I.kw_totals', m.name)) IS NOT NULL
+         ORDER BY m.name COLLATE "C"`,
+        [own],
+      )).rows
+    );
+    // names as a machine's name is checked (they are written into the statements)
+    const others = rows.filter((r) => /^[a-z0-9_-]+$/.test(r.name));
+    if (!others.length) return undefined;
+    const machines = [{ name: own }, ...others.map((r) => ({ name: r.name, key: Number(r.key) }))];
+    const counted = await this.#guard(() =>
+      this.#read.query<{ n: number }>(acrossMachines(COUNT_SQL, machines))
+    );
+    return { machines, documents: counted.rows[0]!.n };
   }
 
   #guard<T>(fn: () => Promise<T>): Promise<T> {
@@ -232,6 +323,7 @@ export class PgKeywordIndex implements KeywordIndex {
           await c.query("SELECT pg_advisory_lock(7243101)");
           if (this.#machine) await claimMachine(c, this.#machine);
           await c.query(SCHEMA);
+          if (this.#machine) await c.query(keyIndexSql(this.#machine.name));
           await c.query("SELECT pg_advisory_unlock(7243101)");
         }
       } finally {
@@ -558,7 +650,7 @@ export class PgKeywordIndex implements KeywordIndex {
   async #isCommon(parsed: ParsedQuery): Promise<((word: string) => boolean) | undefined> {
     await this.#ready();
     const stats = this.#stats;
-    const n = stats ? stats.docCount() : this.#documents;
+    const n = stats ? stats.docCount() : (await this.#acrossNow())?.documents ?? this.#documents;
     if (n < 50) return undefined;
     const limit = n * this.#share;
     // the catalog's words, and the index's term of each other alternative
@@ -578,7 +670,8 @@ export class PgKeywordIndex implements KeywordIndex {
       stats || !single.size ? undefined : this.#store.df([...single]),
       counted.size
         ? this.#query<{ term: string; df: number }>(
-          "SELECT term, df FROM kw_terms WHERE term = ANY($1)",
+          // a row per machine across machines
+          "SELECT term, sum(df)::int AS df FROM kw_terms WHERE term = ANY($1) GROUP BY term",
           [[...new Set(counted.values())]],
         )
         : [],
@@ -783,10 +876,20 @@ export class PgKeywordIndex implements KeywordIndex {
 
   /** The `doc_id`s, among `ids`, of indexed documents; with their `kw_docs` ids. */
   async #indexed(ids: string[]): Promise<Map<string, string>> {
-    const rows = await this.#query<{ id: string; doc_id: string }>(
-      "SELECT id, doc_id FROM kw_docs WHERE doc_id = ANY($1)",
-      [ids],
-    );
+    const across = await this.#acrossNow();
+    const p = new Params();
+    let sql: string;
+    if (across) {
+      // each id looked up in its machine's schema, by its id there
+      const local = across.machines.map((): string[] => []);
+      for (const id of ids) {
+        const m = QUALIFIED.exec(id);
+        const k = m ? across.machines.findIndex((x) => x.key !== undefined && x.name === m[1]) : -1;
+        local[Math.max(k, 0)]!.push(k > 0 ? m![2]! : id);
+      }
+      sql = indexedSql(local, across.machines, p);
+    } else sql = `SELECT id, doc_id FROM kw_docs WHERE doc_id = ANY(${p.add(ids)})`;
+    const rows = await this.#query<{ id: string; doc_id: string }>(sql, p.values, true);
     return new Map(rows.map((r) => [r.doc_id, r.id]));
   }
 

@@ -444,8 +444,10 @@ export function passageRankSql(
        CROSS JOIN LATERAL unnest(k.pos) x GROUP BY 1, 2, 3, 4`,
     );
     counts.unshift(
+      // a probe of the term's rows (one per machine's schema, {@link acrossMachines})
       `SELECT u.ph, coalesce(k.pdf, 0)::float8 AS hit FROM ${u}
-       LEFT JOIN kw_terms k ON k.term = u.term`,
+       LEFT JOIN LATERAL (SELECT sum(pdf) AS pdf FROM kw_terms k WHERE k.term = u.term) k
+       ON true`,
     );
   }
   const w = p.add(weights);
@@ -466,4 +468,120 @@ export function passageRankSql(
         GROUP BY f.doc, f.seq)
   SELECT s.doc, s.seq, -s.score AS raw, t.gen FROM s CROSS JOIN t WHERE ${cond}
   ORDER BY s.score DESC, s.doc, s.seq`;
+}
+
+/**
+ * A machine's keyword tables as a search across machines reads them: its schema, and the
+ * number its documents' keys carry ({@link acrossMachines}).
+ */
+export interface MachineTables {
+  /** The machine's name (its schema; lowercase letters, digits, `_`, `-`). */
+  name: string;
+  /**
+   * Its number in the keys (its schema's oid: stable while the schema is); none for the
+   * own machine, whose keys are its ids as they are.
+   */
+  key?: number;
+}
+
+/**
+ * Bits of another machine's document key below its number: its `kw_docs.id`s (below 2^31:
+ * two billion documents written) stay apart from each other machine's, and above the own
+ * machine's (a schema's oid is at least 16384).
+ */
+const MACHINE_SHIFT = 31;
+
+/** A machine's document key as SQL. */
+function keyOf(column: string, m: MachineTables): string {
+  return m.key === undefined ? column : `(${m.key}::int8 << ${MACHINE_SHIFT}) | ${column}`;
+}
+
+/** A name in a machine's schema as shown across machines: qualified, but the own's. */
+function nameOf(column: string, m: MachineTables): string {
+  return m.key === undefined ? column : `'${m.name}:' || ${column}`;
+}
+
+/** A machine's table, its schema named (a machine name has no quote). */
+function tableOf(table: string, m: MachineTables): string {
+  return `"${m.name}".${table}`;
+}
+
+/**
+ * The index of a machine's `kw_docs` by the key a search across machines gives its
+ * documents ({@link acrossMachines}): another machine's server finds a hit's row by it (the
+ * key is an expression there), not by reading the table. Made by the machine's own writer
+ * (a statement computing the schema's oid: PostgreSQL folds the key to the same expression
+ * as a search's).
+ *
+ * @param machine the machine's name (its schema)
+ */
+export function keyIndexSql(machine: string): string {
+  return `DO $$ BEGIN
+  EXECUTE format('CREATE INDEX IF NOT EXISTS kw_docs_key ON %I.kw_docs (((%s::int8 << ${MACHINE_SHIFT}) | id))',
+    '${machine}', (SELECT oid FROM pg_namespace WHERE nspname = '${machine}'));
+END $$;`;
+}
+
+/**
+ * A search's statement over every machine's keyword tables as one index: each `kw_*` table
+ * the statement names becomes a common table expression (inlined: `NOT MATERIALIZED`) of
+ * every machine's table, `UNION ALL`, so a condition on a term is pushed into each
+ * machine's branch and read there by its key. Another machine's document keys carry its
+ * number above its ids ({@link MachineTables}), and its `doc_id`s and libraries are
+ * qualified by its name (`laptop:…`). `kw_terms` has a row per machine and term: a
+ * statement sums a term's rows; the totals are summed already.
+ *
+ * @param sql a statement of this module (a `WITH` first or none)
+ * @param machines every machine's tables
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { acrossMachines } from "./postgres_sql.ts";
+ * const machines = [{ name: "srv" }, { name: "laptop", key: 16390 }];
+ * const sql = acrossMachines("SELECT doc_id FROM kw_docs", machines);
+ * assert.ok(sql.startsWith("WITH kw_docs AS NOT MATERIALIZED"));
+ * assert.ok(sql.includes(`(16390::int8 << 31) | id, 'laptop:' || doc_id`));
+ * assert.ok(sql.endsWith("SELECT doc_id FROM kw_docs"));
+ * ```
+ */
+export function acrossMachines(sql: string, machines: MachineTables[]): string {
+  const union = (table: string, columns: (m: MachineTables) => string) =>
+    `${table} AS NOT MATERIALIZED (${
+      machines.map((m) => `SELECT ${columns(m)} FROM ${tableOf(table, m)}`).join(" UNION ALL ")
+    })`;
+  const tables = [
+    union(
+      "kw_docs",
+      (m) =>
+        `${keyOf("id", m)}, ${nameOf("doc_id", m)}, ${nameOf("library", m)}, lens, tokens, plens`,
+    ),
+    union("kw_postings", (m) => `term, ${keyOf("doc", m)}, col, tf, pos`),
+    union("kw_ppostings", (m) => `term, ${keyOf("doc", m)}, np, pos`),
+    union("kw_terms", () => "term, df, pdf"),
+    union("kw_totals", (m) => `${nameOf("library", m)}, docs, tokens, passages, ptokens, gen`),
+  ].join(",\n");
+  const m = /^\s*WITH\s+/.exec(sql);
+  return m ? `WITH ${tables},\n${sql.slice(m[0].length)}` : `WITH ${tables}\n${sql}`;
+}
+
+/**
+ * The `kw_docs` ids (keyed as {@link acrossMachines} keys them) and `doc_id`s (qualified)
+ * of some documents, each looked up by its id in its machine's schema: rows `(id, doc_id)`.
+ *
+ * @param local each machine's ids in its schema, by place in `machines`
+ * @param machines every machine's tables
+ * @param p the query's parameters
+ */
+export function indexedSql(local: string[][], machines: MachineTables[], p: Params): string {
+  const parts = local.flatMap((ids, k) => {
+    const m = machines[k]!;
+    return ids.length
+      ? [
+        `SELECT ${keyOf("id", m)} AS id, ${nameOf("doc_id", m)} AS doc_id FROM ${
+          tableOf("kw_docs", m)
+        } WHERE doc_id = ANY(${p.add(ids)})`,
+      ]
+      : [];
+  });
+  return parts.length ? parts.join("\nUNION ALL\n") : "SELECT 0::int8 AS id, '' AS doc_id LIMIT 0";
 }

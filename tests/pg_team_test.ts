@@ -389,7 +389,8 @@ Deno.test({
         // (the test shelf removes the machine's folder when done)
         await using t = await openTestShelf({ base: join(base, m.name), data: m.data });
         assertEquals(await found(t.shelf, `${m.name}word0007`), ["Papers/note-0007.md"]);
-        assertEquals(await found(t.shelf, `${other}word0007`), []);
+        // the other machine's, under its name (searches rank every machine's documents)
+        assertEquals(await found(t.shelf, `${other}word0007`), [`${other}:Papers/note-0007.md`]);
       }
     } finally {
       await Deno.remove(base, { recursive: true });

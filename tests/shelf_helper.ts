@@ -97,3 +97,31 @@ export async function openTestShelf(opts: TestShelfOptions = {}): Promise<TestSh
     throw e;
   }
 }
+
+/**
+ * Open a test shelf of a machine of a shared store: its data folder `base/data-NAME`, its
+ * `shelfmark.json` naming the machine (none: the host's name), its temporary folder
+ * `base/NAME` (where its libraries may be).
+ *
+ * @param base the test's folder
+ * @param name the data folder's name
+ * @param opts its libraries, the store and the machine
+ */
+export async function openMachineShelf(
+  base: string,
+  name: string,
+  opts: { folders: string[]; store?: string; machine?: string },
+): Promise<TestShelf> {
+  const data = join(base, `data-${name}`);
+  await Deno.mkdir(data);
+  await Deno.writeTextFile(
+    join(data, "shelfmark.json"),
+    JSON.stringify({ machine: opts.machine }),
+  );
+  return await openTestShelf({
+    base: join(base, name),
+    data,
+    store: opts.store,
+    folders: opts.folders,
+  });
+}

@@ -21,7 +21,7 @@ import {
 import {
   argHint,
   argNames,
-  checkOwnLibrary,
+  checkStoreLibrary,
   defineTool,
   docIdArg,
   escapeControl,
@@ -311,7 +311,7 @@ export const grep = defineTool({
         "Give doc_id with offset, or use offset_documents across documents.",
       );
     }
-    await checkOwnLibrary(shelf, scope.library, "grep across documents");
+    await checkStoreLibrary(shelf, scope.library);
     const r = await shelf.grepDocuments({
       ...options,
       scope,

@@ -16,7 +16,7 @@ import {
 } from "../../search/sentence.ts";
 import { type PassageHit, ToolError } from "../../core/types.ts";
 import {
-  checkOwnLibrary,
+  checkStoreLibrary,
   defineTool,
   type ErrorBody,
   errorBody,
@@ -135,7 +135,7 @@ export const search = defineTool({
     queries: z.record(z.string(), obj({ results: z.array(hit).optional() })).optional(),
   },
   async run(shelf, a): Promise<Answer> {
-    await checkOwnLibrary(shelf, a.library, "search");
+    await checkStoreLibrary(shelf, a.library);
     if (a.filters) checkFields(shelf.libraries, a.library, Object.keys(a.filters));
     if ((a.query === undefined) === (a.queries === undefined)) {
       throw new ToolError(
