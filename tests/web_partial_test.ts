@@ -5,18 +5,13 @@
  * (listed there, not among the skipped files, as `status` lists it). The partial documents
  * are made by a plugin that does not depend on the machine's speed (`partial_docs.ts`).
  */
-import { existsSync } from "node:fs";
 import { assert, assertEquals } from "./assert.ts";
-import { CHROMIUM, launchChromium } from "./browser.ts";
-import { noteMissing } from "./have.ts";
+import { chromiumMissing, launchChromium } from "./browser.ts";
 import { openTestShelf } from "./shelf_helper.ts";
 import { PAGES_WALL_MS, partialData } from "./partial_docs.ts";
 import { serveHttp } from "../server/http.ts";
 
-const noChromium = noteMissing(
-  !existsSync(CHROMIUM),
-  `web_partial_test: ${CHROMIUM} is missing (apt-get install -y chromium)`,
-);
+const noChromium = chromiumMissing("web_partial_test");
 
 Deno.test({
   name: "web page status: documents cut short by the time limit, a stopped retry included",
