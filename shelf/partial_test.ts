@@ -8,7 +8,7 @@ import { callTool } from "../server/dispatch.ts";
 import { Catalog } from "../core/catalog.ts";
 import type { ExtractFn } from "../core/types.ts";
 import type { ExtractInput } from "../core/extractor.ts";
-import { pagesIndexer, PAGES_WALL_MS, pools } from "../tests/partial_docs.ts";
+import { PAGES_WALL_MS, pagesIndexer, pools } from "../tests/partial_docs.ts";
 import { Indexer } from "./indexer.ts";
 
 const DOC = "Manuals/bashref.pdf";

@@ -279,7 +279,11 @@ async function hangRun(work: string): Promise<string> {
   await Deno.writeTextFile(join(lib, "never-ends.hang"), "this extraction never ends\n");
   await Deno.writeTextFile(
     join(data, "shelfmark.json"),
-    JSON.stringify({ libraries: [], extractors: [plugin], limits: { file_timeout_s: HANG_LIMIT_S } }),
+    JSON.stringify({
+      libraries: [],
+      extractors: [plugin],
+      limits: { file_timeout_s: HANG_LIMIT_S },
+    }),
   );
   await cli(["index", "--quiet", "--data", data, lib]);
   const status = JSON.parse((await cli(["status", "--json", "--data", data])).stdout) as {

@@ -13,7 +13,7 @@ import { copyLibraries } from "./_helpers.ts";
 import { loadRun } from "./load.ts";
 
 Deno.test({
-  name: "load: 8 clients over HTTP while files change and it re-indexes: no failures, no wrong answers",
+  name: "load: 8 clients over HTTP during changes and index runs: no failures, no wrong answers",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
