@@ -530,7 +530,10 @@ export class Indexer {
         // tried again with more time, up to the last attempt.
         const stopped = same && prev.reason === "timeout" ? Math.max(1, prev.attempts) : 0;
         if (!full && same && !(stopped && stopped < MAX_ATTEMPTS)) {
-          p.skipped++;
+          // Given up on; a partial document whose retries were stopped keeps its part,
+          // a document as `status` counts it, not a skipped file.
+          if (known.has(f.path)) p.unchanged++;
+          else p.skipped++;
           p.done++;
           continue;
         }

@@ -8,7 +8,7 @@ import { callTool } from "../server/dispatch.ts";
 import { Catalog } from "../core/catalog.ts";
 import type { ExtractFn } from "../core/types.ts";
 import type { ExtractInput } from "../core/extractor.ts";
-import { ExtractPool } from "../extraction/pool.ts";
+import { PAGES_WALL_MS, pagesIndexer, pools } from "../tests/partial_docs.ts";
 import { Indexer } from "./indexer.ts";
 
 const DOC = "Manuals/bashref.pdf";
@@ -23,19 +23,6 @@ async function manuals(): Promise<{ base: string; lib: string }> {
     join(lib, "bashref.pdf"),
   );
   return { base, lib };
-}
-
-/**
- * Two pools of one worker running `plugin`, with the CPU limit `timeoutMs` (the soft cut at
- * 80 % of it): `tight` stops a file at `wallMs` of wall time times its allowance, `roomy` at
- * ten minutes, out of reach of an extraction meant to fit however busy the machine (at load
- * 20 on two cores, a fresh worker's first file of 2 ms of CPU once took over 2 s).
- */
-function pools(plugin: string, timeoutMs: number, wallMs: number) {
-  const pool = (wall: number) =>
-    new ExtractPool({ workers: 1, timeoutMs, wallMs: wall, plugins: [plugin] });
-  const [tight, roomy] = [pool(wallMs), pool(600_000)];
-  return { tight, roomy, close: () => [tight, roomy].forEach((p) => p.close()) };
 }
 
 Deno.test("a PDF cut by the time limit keeps its warning, says so, and is whole after a run with time", async () => {
@@ -217,40 +204,15 @@ Deno.test("a partial document stopped by the hard limit on its retry keeps its p
   await Deno.mkdir(root);
   await Deno.mkdir(data);
   // A plugin stands for a format whose extractor checks the soft deadline between pages but
-  // can hang inside a page that only a run with more time reaches. Neither may depend on
-  // this machine's speed: a page costs 2 ms of CPU (spun on the thread's clock) and the soft
-  // limit is 1 ms of CPU (80 % of 2 ms), so at 1x the check before page 2 always finds it
-  // passed; given 2x the time (`input.allowance`) the plugin hangs at page 2 before that
-  // check (using no CPU), and only the hard limit stops it: 2 s of wall time times 2. The
-  // first run, meant to be cut, runs where no hard limit is within reach.
-  const plugin = join(base, "pages.ts");
-  await Deno.writeTextFile(
-    plugin,
-    `import process from "node:process";
-    const cpu = () => { const u = process.threadCpuUsage(); return (u.user + u.system) / 1000; };
-    export default { name: "pages", extensions: [".pages"], async extract(input) {
-      const lines = [];
-      for (let i = 1; i <= 20; i++) {
-        if (i === 2 && input.allowance >= 2) await new Promise(() => {});
-        if (i > 1 && input.signal?.aborted) {
-          return { lines, warnings: ["stopped at page " + i + " of 20"] };
-        }
-        const t = cpu();
-        while (cpu() - t < 2) {}
-        lines.push("page " + i + " about quokkas");
-      }
-      return { lines };
-    } };`,
-  );
+  // can hang inside a page that only a run with more time reaches (see
+  // `tests/partial_docs.ts`): cut short at 1x, stopped by the hard limit at 2x and more.
   await Deno.writeTextFile(join(root, "a.pages"), "x");
-  const stop = "extraction ran longer than 4000 ms (2x the time limit); tried again by the " +
-    "next index run with 4x the time";
+  const stop = `extraction ran longer than ${2 * PAGES_WALL_MS} ms (2x the time limit); ` +
+    "tried again by the next index run with 4x the time";
   try {
-    const { tight, roomy, close } = pools(plugin, 2, 2000);
     const catalog = new Catalog(join(data, "catalog.db"));
+    const { indexer, close } = await pagesIndexer(base, catalog);
     try {
-      const extract: ExtractFn = (input) => (input.allowance === 1 ? roomy : tight).extract(input);
-      const indexer = new Indexer(catalog, extract, {});
       const lib = { name: "Lib", root };
       assertEquals((await indexer.run([lib])).indexed, 1, JSON.stringify(catalog.skipped()));
       const id = catalog.idByPath("Lib/a.pages")!;
@@ -295,5 +257,37 @@ Deno.test("a partial document stopped by the hard limit on its retry keeps its p
     assert(JSON.stringify(g.json).includes("Lib/a.pages"), JSON.stringify(g.json));
   } finally {
     await Deno.remove(base, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("a partial document given up after its retries were stopped counts as a document, not skipped", async () => {
+  const base = await Deno.makeTempDir({ prefix: "shelfmark-given-up-" });
+  const root = join(base, "Lib");
+  await Deno.mkdir(root);
+  await Deno.writeTextFile(join(root, "a.pages"), "x");
+  const catalog = new Catalog(join(base, "catalog.db"));
+  const { indexer, close } = await pagesIndexer(base, catalog);
+  try {
+    const lib = { name: "Lib", root };
+    const run = async () => {
+      const p = await indexer.run([lib]);
+      return [p.indexed, p.unchanged, p.skipped];
+    };
+    assertEquals(await run(), [1, 0, 0], "cut short at 1x");
+    // Stopped at 2x, 4x and 8x the time: the last stop gives it up, its part kept.
+    for (const attempts of [2, 3, 4]) {
+      assertEquals(await run(), [0, 0, 1], `stopped, attempt ${attempts}`);
+      assertEquals(catalog.skippedStates("Lib").get("Lib/a.pages")?.attempts, attempts);
+    }
+    const { first } = catalog.partialDocuments(5);
+    assertEquals(first.map((d) => [d.path, d.retry]), [["Lib/a.pages", false]]);
+    // Later runs leave it as it is and count it as what status lists: a document.
+    assertEquals(await run(), [0, 1, 0]);
+    assertEquals(catalog.skipped(), []);
+    assertEquals(catalog.text(catalog.idByPath("Lib/a.pages")!), "page 1 about quokkas");
+  } finally {
+    close();
+    catalog.close();
+    await Deno.remove(base, { recursive: true });
   }
 });

@@ -222,7 +222,7 @@ export interface IndexStatus {
   progress: IndexProgress;
   /** When the current or last run started. */
   started_at?: string;
-  /** When the last run finished. */
+  /** When the last run finished (kept while the next one is building). */
   finished_at?: string;
   /** Last error. */
   last_error?: string;
@@ -542,10 +542,13 @@ export class Shelf {
     }
     const fullNow = this.#fullNext;
     this.#fullNext = new Set();
+    // The last run's end stays visible while the next one runs: a run that starts as the
+    // one before ends (changes came meanwhile) would otherwise leave no moment to see it.
     this.#status = {
       state: "building",
       progress: { done: 0, total: 0, indexed: 0, unchanged: 0, skipped: 0, removed: 0 },
       started_at: new Date().toISOString(),
+      finished_at: this.#status.finished_at,
     };
     this.#stale = false;
     this.#first = this.#libraries.some((l) => this.#parts.catalog.count(l.name) === 0);

@@ -53,6 +53,27 @@ Deno.test("reindex: a full run extracts every file again", async () => {
   assertEquals(p.unchanged, 0);
 });
 
+Deno.test("status: a run queued during another shows when that one finished", async () => {
+  const base = await vault();
+  await using t = await openTestShelf({ base, folders: [join(base, "notes")] });
+  await t.shelf.index();
+  const before = t.shelf.status.finished_at;
+  assert(before, "the first run finished");
+  await Deno.writeTextFile(join(base, "notes", "c.md"), "# Gamma\n\nThe capybara swims.\n");
+  const first = t.shelf.index();
+  // Asked during the run: one more run follows it at once, with no moment in between.
+  const queued = t.shelf.index();
+  assertEquals(queued, first);
+  await first;
+  const s = t.shelf.status;
+  assertEquals(s.state, "building", "the queued run started as the first ended");
+  assert(s.finished_at && s.finished_at >= before, JSON.stringify(s));
+  const json = (await callTool(t.shelf, "status", { output_format: "json" })).json;
+  assertEquals(json.finished_at, s.finished_at);
+  await t.shelf.idle();
+  assert(t.shelf.status.finished_at! >= s.finished_at, "the queued run's end replaces it");
+});
+
 Deno.test("reindex: an unknown library is a structured error", async () => {
   const base = await vault();
   await using t = await openTestShelf({ base, folders: [join(base, "notes")] });

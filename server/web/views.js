@@ -280,6 +280,47 @@ function table(rows) {
   );
 }
 
+/**
+ * Documents the time limit cut short (status lists the first few): where each stopped, and
+ * what the next index run does with it. One whose retry was stopped is listed here, not
+ * among the skipped files.
+ */
+function partialList(s) {
+  const docs = s.partial ?? [];
+  const next = (d) =>
+    d.stopped
+      ? `its retry with more time was stopped: ${d.stopped}`
+      : d.retry
+      ? "extracted again with more time by the next index run"
+      : "cut at the most time: not again until the file changes";
+  return [
+    h("h3", {}, `Extracted in part, time limit (${SM.n(s.partial_count ?? 0)})`),
+    docs.length
+      ? h(
+        "table",
+        { class: "skipped partial" },
+        h("tr", {}, h("th", {}, "File"), h("th", {}, "Where it stopped"), h("th", {}, "Next")),
+        docs.map((d) =>
+          h(
+            "tr",
+            {},
+            h("td", {}, d.path),
+            h("td", {}, d.warnings.join("; ") || d.partial),
+            h("td", {}, next(d)),
+          )
+        ),
+      )
+      : h("p", { class: "muted" }, "None."),
+    s.partial_count > docs.length
+      ? h(
+        "p",
+        { class: "muted" },
+        `… ${SM.n(s.partial_count - docs.length)} more (shelfmark status lists them)`,
+      )
+      : null,
+  ];
+}
+
 SM.views.status = async (main, _params, alive) => {
   const info = await SM.api.info().catch(() => ({ writes: false }));
   let skippedLimit = 100;
@@ -378,6 +419,7 @@ SM.views.status = async (main, _params, alive) => {
           },
         }, "Show more")
         : null,
+      partialList(s),
     );
     // Live while indexing or embedding.
     if (building || v.state === "building" || (v.pending ?? 0) > 0) {

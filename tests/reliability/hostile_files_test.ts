@@ -1,9 +1,10 @@
 /**
  * Hostile files (reduced for CI: the whole bad-inputs folder, built into a temp dir, next
  * to a few ordinary documents): indexing finishes, every file ends indexed or skipped with
- * a reason `status` lists, memory stays under 1.5 GiB, an extractor that never finishes is
- * stopped at the per-file time limit, the ordinary documents are all
- * indexed, the catalog is consistent and a second run redoes nothing.
+ * a reason `status` lists, memory stays under 1.5 GiB, no file is cut short or stopped by
+ * the time limit (set far above what any file costs), the ordinary documents are all indexed, the
+ * catalog is consistent and a second run redoes nothing. An extractor that never finishes,
+ * indexed apart with the least time limit, is stopped by it.
  */
 import { join } from "node:path";
 import { smallCorpus } from "../corpus.ts";
@@ -47,6 +48,9 @@ Deno.test({
       await t.step("text after a NUL byte survives", () => assert(r.nulTail));
       await t.step("an extraction that never ends is stopped at the time limit", () => {
         assert(r.timedOut.startsWith("timeout:"), r.timedOut);
+      });
+      await t.step("no file cut short or stopped by the time limit", () => {
+        assertEquals([...r.partial, ...r.stopped], []);
       });
       await t.step("catalog consistent", () => assertEquals(r.consistency, []));
       await t.step("second run redoes nothing", () => assertEquals(r.rerun.indexed, 0));

@@ -259,7 +259,8 @@ export async function loadRun(o: LoadOptions): Promise<LoadReport> {
     const times: number[] = [];
     const deadline = Date.now() + o.seconds * 1000;
     const guard = Date.now() + (o.maxSeconds ?? 600) * 1000;
-    // Each finished index run leaves a new `finished_at`.
+    // Each finished index run leaves a new `finished_at`, kept while the next one builds
+    // (under load, runs follow each other with no moment of "ready" between them).
     const runs = new Set<string>();
     const enough = () => {
       const want = o.atLeast ?? {};

@@ -1,9 +1,10 @@
 /**
- * Load, reduced for CI: 8 HTTP clients for 10 s against `serve --http` on loopback while
- * files of the library change and it re-indexes: zero failed requests, zero wrong answers
- * (every read returns exactly the lines it claims, grep matches are real lines, outline
- * ranges lie inside the document). The load goes on past 10 s until it has made enough
- * requests, changes and index runs, so a slow machine is never a failure.
+ * Load, reduced for CI: 8 HTTP clients against `serve --http` on loopback while files of
+ * the library change and it re-indexes: zero failed requests, zero wrong answers (every
+ * read returns exactly the lines it claims, grep matches are real lines, outline ranges lie
+ * inside the document). The load lasts until it has made enough requests and changes and
+ * an index run has finished during it, however long that takes on a busy machine: counts,
+ * not time, end it.
  */
 import { join } from "node:path";
 import { smallCorpus } from "../corpus.ts";
@@ -12,7 +13,7 @@ import { copyLibraries } from "./_helpers.ts";
 import { loadRun } from "./load.ts";
 
 Deno.test({
-  name: "load: 8 clients x 10 s over HTTP while files change: no failures, no wrong answers",
+  name: "load: 8 clients over HTTP during changes and index runs: no failures, no wrong answers",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: async () => {
@@ -29,7 +30,7 @@ Deno.test({
         lib,
         data: join(work, "data"),
         clients: 8,
-        seconds: 10,
+        seconds: 0,
         atLeast: { requests: 51, changes: 4, reindexes: 1 },
       });
       assertEquals(r.problems, []);
