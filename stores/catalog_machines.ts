@@ -25,17 +25,11 @@ import type { LinkRow } from "../core/graph.ts";
 import { type DocEntry, type DocTable, KeptTable } from "../core/listing.ts";
 import type { Card, SearchFilters } from "../core/types.ts";
 import { PgCatalogStore } from "./catalog_postgres.ts";
-import { guarded, openPool } from "./postgres_pool.ts";
+import { guarded, MACHINES_KEPT_MS, openPool, QUALIFIED } from "./postgres_pool.ts";
 import type { CatalogStore, LibraryClaim } from "./roles.ts";
 
 /** Connections at most of each other machine's reader. */
 const OTHER_CONNECTIONS = 4;
-
-/** Milliseconds the machines read for one search are reused by the next ({@link df}). */
-const MACHINES_KEPT_MS = 1000;
-
-/** `machine:rest` of a qualified name (a machine name as `"machine"` allows it). */
-const QUALIFIED = /^([a-z0-9_-]+):(.+)$/s;
 
 /** Options of {@link MachinesCatalogStore}. */
 export interface MachinesOptions {

@@ -63,7 +63,9 @@ import {
   claimMachine,
   guarded,
   type Machine,
+  MACHINES_KEPT_MS,
   openPool,
+  QUALIFIED,
   retriedTransaction,
 } from "./postgres_pool.ts";
 import type { CatalogStore, IndexState, KeywordIndex, Query } from "./roles.ts";
@@ -131,12 +133,6 @@ interface Plan {
 
 /** The store's documents, all libraries. */
 const COUNT_SQL = "SELECT coalesce(sum(docs), 0)::int AS n FROM kw_totals";
-
-/** Milliseconds a search across machines keeps the store's machines it read. */
-const MACHINES_KEPT_MS = 1000;
-
-/** `machine:rest` of a qualified id (as `catalog_machines.ts` names another machine's). */
-const QUALIFIED = /^([a-z0-9_-]+):(.+)$/s;
 
 /**
  * The machines' keyword tables a search across machines reads (the own first), with their

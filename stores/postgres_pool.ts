@@ -19,6 +19,18 @@ import { writeFileAtomicSync } from "../core/atomic_write.ts";
 import { ToolError } from "../core/types.ts";
 import { redact } from "./postgres_url.ts";
 
+/**
+ * `machine:rest` of a name qualified by its machine (id, library or path of another
+ * machine's, as `MachinesCatalogStore` shows them; a machine name as `"machine"` allows it).
+ */
+export const QUALIFIED = /^([a-z0-9_-]+):(.+)$/s;
+
+/**
+ * Milliseconds a server reuses the list of the store's machines it read: a machine that
+ * joins is read and searched from the next second on.
+ */
+export const MACHINES_KEPT_MS = 1000;
+
 /** A data folder in a shared store: its name, and the id that claims it. */
 export interface Machine {
   /** `"machine"` of the configuration (lowercase letters, digits, `_`, `-`). */
