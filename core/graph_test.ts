@@ -83,7 +83,7 @@ async function put(
   return c.doc_id;
 }
 
-storeCases(56870, {
+storeCases({
   "LinkGraph resolves links, counts backlinks, finds orphans, broken links and chains": async (
     { store: url },
   ) => {

@@ -28,7 +28,9 @@ die() {
 # The user the server runs as, and how to run a command as it.
 if [ "$(id -u)" = 0 ]; then
   RUNAS=$(getent passwd postgres >/dev/null && echo postgres || echo nobody)
-  as_user() { setpriv --reuid="$RUNAS" --regid="$(id -g "$RUNAS")" --init-groups -- "$@"; }
+  # from /, which it can enter (the caller's folder may be closed to it: pg_ctl and initdb
+  # then warn "could not change directory")
+  as_user() { (cd / && setpriv --reuid="$RUNAS" --regid="$(id -g "$RUNAS")" --init-groups -- "$@"); }
 else
   RUNAS=$(id -un)
   as_user() { "$@"; }
@@ -70,6 +72,9 @@ unix_socket_directories = '$dir'
 EOF
 }
 
+# An existing folder's absolute path (the server's commands run from /).
+abs() { (cd "$1" 2>/dev/null && pwd) || die "no folder $1"; }
+
 cmd=${1:-}
 case "$cmd" in
 start)
@@ -92,7 +97,7 @@ start)
 stop)
   [ $# -ge 2 ] || die "usage: pg_local.sh stop DIR"
   [ -f "$2/data/PG_VERSION" ] || die "no cluster in $2"
-  as_user "$BIN/pg_ctl" -D "$2/data" -m fast -w stop >/dev/null
+  as_user "$BIN/pg_ctl" -D "$(abs "$2")/data" -m fast -w stop >/dev/null
   ;;
 url)
   [ $# -ge 2 ] || die "usage: pg_local.sh url DIR"

@@ -15,7 +15,7 @@ const TEXT = Array.from(
 
 type Result = { path: string; copies?: { path: string }[] };
 
-storeCases(56880, {
+storeCases({
   "search collapses copies into one hit and still applies filters to every copy": async (
     { store },
   ) => {

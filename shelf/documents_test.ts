@@ -26,7 +26,7 @@ async function setup(store?: string) {
   return t;
 }
 
-storeCases(56800, {
+storeCases({
   "Shelf.findDocument() takes an id or a library path; an unknown one is undefined": async (
     { store },
   ) => {

@@ -101,7 +101,7 @@ async function code(shelf: Shelf, tool: "links" | "connection" | "context", args
   return ((await assertRejects(() => callTool(shelf, tool, args))) as ToolError).code;
 }
 
-storeCases(56840, {
+storeCases({
   "links: wiki links, aliases, headings, embeds, broken links and URLs of a vault": async (
     { store },
   ) => {
@@ -277,7 +277,7 @@ storeCases(56840, {
     },
 });
 
-storeCases(56880, {
+storeCases({
   "the HTML manuals of the small corpus: backlinks, broken links, the shortest chain": async (
     { store },
   ) => {

@@ -58,7 +58,7 @@ Deno.test({
   ignore: noPostgres,
   async fn() {
     const corpus = await smallCorpus();
-    const server = await PgServer.start(56980);
+    const server = await PgServer.start();
     const base = await Deno.makeTempDir({ prefix: "shelfmark-pgacross-" });
     const shelves: TestShelf[] = [];
     const open = async (name: string, folders: string[], store?: string, machine?: string) => {

@@ -33,7 +33,7 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     const corpus = await smallCorpus();
-    const server = await PgServer.start(56940);
+    const server = await PgServer.start();
     const base = await Deno.makeTempDir({ prefix: "shelfmark-pggrep-" });
     try {
       const lib = join(base, "Docs");

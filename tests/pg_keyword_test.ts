@@ -270,7 +270,7 @@ Deno.test({
   name: "PgKeywordIndex tells common words by the store's word counts, without the local catalog",
   ignore: noPostgres,
   async fn() {
-    const server = await PgServer.start(56900);
+    const server = await PgServer.start();
     const url = await server.database();
     // the local catalog holds no rows and no term counts: a server that did not index
     const empty = new Catalog(":memory:");

@@ -59,7 +59,7 @@ Deno.test({
   ignore: noPostgres,
   async fn() {
     const corpus = await smallCorpus();
-    const server = await PgServer.start(56960);
+    const server = await PgServer.start();
     const base = await Deno.makeTempDir({ prefix: "shelfmark-pgmachines-" });
     const shelves: TestShelf[] = [];
     /** A data folder named as a machine, with the libraries given, on the store. */

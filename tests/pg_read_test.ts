@@ -34,7 +34,7 @@ Deno.test({
   ignore: noPostgres,
   async fn() {
     const corpus = await smallCorpus();
-    const server = await PgServer.start(56850);
+    const server = await PgServer.start();
     const base = await Deno.makeTempDir({ prefix: "shelfmark-pgread-" });
     Deno.env.set("PGPASSWORD", SECRET);
     try {
@@ -135,7 +135,7 @@ Deno.test({
   name: "an index run claims its library and writes, touches, removes and restores in the store",
   ignore: noPostgres,
   async fn() {
-    const server = await PgServer.start(56860);
+    const server = await PgServer.start();
     const base = await Deno.makeTempDir({ prefix: "shelfmark-pgindex-" });
     try {
       const lib = join(base, "Docs");

@@ -40,7 +40,7 @@ Deno.test({
   ignore: noPostgres,
   async fn() {
     const corpus = await smallCorpus();
-    const server = await PgServer.start(56920);
+    const server = await PgServer.start();
     const base = await Deno.makeTempDir({ prefix: "shelfmark-pgsearch-" });
     try {
       const libs = ["Docs", "Notes"].map((l) => join(base, l));

@@ -30,25 +30,12 @@ async function script(...args: string[]): Promise<string> {
 
 /**
  * A port to start a cluster on: below Linux's ephemeral range (32768-60999), so that no
- * outgoing connection holds it, and random, as test files start clusters in parallel.
+ * outgoing connection holds it (a port in that range may be some connection's local port,
+ * which the server cannot bind and the script's check for a listener does not see), and
+ * random, as test files start clusters in parallel.
  */
 function randomPort(): number {
   return 20000 + Math.floor(Math.random() * 12000);
-}
-
-/**
- * A cluster started, tried again on another port when the first one fails: the script takes
- * the first free port it finds, and another process (a parallel test file, a second checkout's
- * tests) may bind it before the server does ("Address already in use").
- */
-async function started(start: () => Promise<PgServer>): Promise<PgServer> {
-  for (let attempt = 1;; attempt++) {
-    try {
-      return await start();
-    } catch (e) {
-      if (attempt === 3) throw e;
-    }
-  }
 }
 
 /** A PostgreSQL cluster of a test, with a database per use. */
@@ -65,17 +52,35 @@ export class PgServer {
   }
 
   /**
-   * Start a new cluster in a temporary folder, on a free port.
-   *
-   * @param from the first port tried (the next free one is taken); default: a random one
+   * A cluster started in a new temporary folder on a random port, tried again in a new folder
+   * on another port when it fails: another process (a parallel test file, a second checkout's
+   * tests) may bind the port first ("Address already in use"). A failed attempt's folder is
+   * removed; the last failure's error carries the end of its server log.
    */
-  static start(from?: number): Promise<PgServer> {
-    return started(async () => {
-      const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-" });
-      // a port of its own: test files start clusters in parallel
-      const port = from ?? randomPort();
-      return new PgServer(dir, await script("start", dir, String(port)));
-    });
+  private static async started(
+    prefix: string,
+    start: (dir: string, port: number) => Promise<string>,
+  ): Promise<PgServer> {
+    for (let attempt = 1;; attempt++) {
+      const dir = await Deno.makeTempDir({ prefix });
+      try {
+        return new PgServer(dir, await start(dir, randomPort()));
+      } catch (e) {
+        const log = await Deno.readTextFile(`${dir}/server.log`).catch(() => "");
+        await script("stop", dir).catch(() => {});
+        await Deno.remove(dir, { recursive: true }).catch(() => {});
+        if (attempt === 3) {
+          throw new Error(
+            `${(e as Error).message}\nserver.log:\n${log.split("\n").slice(-8).join("\n")}`,
+          );
+        }
+      }
+    }
+  }
+
+  /** Start a new cluster in a temporary folder, on a port of its own. */
+  static start(): Promise<PgServer> {
+    return PgServer.started("shelfmark-pg-", (dir, port) => script("start", dir, String(port)));
   }
 
   /** A new, empty database; its URL. */
@@ -93,10 +98,10 @@ export class PgServer {
 
   /** A streaming replica of this cluster (`pg_basebackup -R`), started in a folder of its own. */
   replica(): Promise<PgServer> {
-    return started(async () => {
-      const dir = await Deno.makeTempDir({ prefix: "shelfmark-pg-replica-" });
-      return new PgServer(dir, await script("replica", this.dir, dir, String(randomPort())));
-    });
+    return PgServer.started(
+      "shelfmark-pg-replica-",
+      (dir, port) => script("replica", this.dir, dir, String(port)),
+    );
   }
 
   /** Stop the cluster and remove its folder. */

@@ -67,7 +67,7 @@ async function shelfWith(
 
 const DAY = (d: number) => `2024-01-${String(d).padStart(2, "0")}T12:00:00Z`;
 
-storeCases(56930, {
+storeCases({
   "browse: roots, folders with spaces and Unicode names, counts, pages, sort": async (
     { store },
   ) => {

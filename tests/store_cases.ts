@@ -5,7 +5,7 @@
  * the reason logged, where PostgreSQL is not installed).
  *
  * ```ts ignore
- * storeCases(56810, {
+ * storeCases({
  *   "read answers a section": async ({ store }) => {
  *     await using t = await openTestShelf({ store, folders: [lib] });
  *     // ...
@@ -32,13 +32,10 @@ export interface StoreCase {
 /**
  * Register each case for both stores.
  *
- * @param port the first port the PostgreSQL cluster tries (one range per test file: files
- *   run in parallel)
  * @param cases the tests, by name
  * @param options test options of every case (sanitizers)
  */
 export function storeCases(
-  port: number,
   cases: Record<string, (c: StoreCase) => Promise<void>>,
   options: Pick<Deno.TestDefinition, "sanitizeOps" | "sanitizeResources"> = {},
 ): void {
@@ -50,7 +47,7 @@ export function storeCases(
     name: `the ${Object.keys(cases).length} tests above, on a PostgreSQL store`,
     ignore: noPostgres,
     async fn(t) {
-      const server = await PgServer.start(port);
+      const server = await PgServer.start();
       try {
         for (const [name, fn] of Object.entries(cases)) {
           await t.step(

@@ -36,7 +36,7 @@ async function paths(shelf: Shelf, args: Record<string, unknown>): Promise<strin
   return (r.json.results as { path: string }[]).map((h) => h.path);
 }
 
-storeCases(56830, {
+storeCases({
   "search filters: doc_types, library, path_glob, modified_after/before, time_sort": async (
     { store },
   ) => {

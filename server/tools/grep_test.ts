@@ -67,7 +67,7 @@ const LIBS = {
   Other: { "e.md": `# Other\n\n${PHRASE} again\n` },
 };
 
-storeCases(56910, {
+storeCases({
   "grep: windows that overlap or touch merge into one group, no line is given twice": async (
     { store },
   ) => {

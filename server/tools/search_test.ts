@@ -36,7 +36,7 @@ async function bigText(corpus: string): Promise<{ text: string; line: number }> 
   return { text: lines.join("\n"), line: at + 4 };
 }
 
-storeCases(56890, {
+storeCases({
   "search: a hit's answering sentence is the one holding the planted phrase, with its line": async (
     { store },
   ) => {
