@@ -378,7 +378,8 @@ SM.views.status = async (main, _params, alive) => {
           ].filter(Boolean).join(" · "),
         ],
         ["Started", s.started_at],
-        ["Finished", s.finished_at],
+        // while a run builds, the time shown is the last run's end, not this one's
+        [s.state === "building" ? "Last run finished" : "Finished", s.finished_at],
         ["Last error", s.last_error],
       ]),
       prog,
