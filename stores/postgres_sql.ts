@@ -502,6 +502,16 @@ function keyOf(column: string, m: MachineTables): string {
   return m.key === undefined ? column : `(${m.key}::int8 << ${MACHINE_SHIFT}) | ${column}`;
 }
 
+/**
+ * A machine's id column as {@link acrossMachines} doubles a condition on keys with: as it is
+ * for another machine (its branch read by it, the key's condition then a filter); `+ 0` for
+ * the own machine, whose keys are its ids already (its branch read by the key's condition:
+ * two conditions of a list each on the index would be read as every pair of them).
+ */
+function localOf(column: string, m: MachineTables): string {
+  return m.key === undefined ? `${column} + 0` : column;
+}
+
 /** A name in a machine's schema as shown across machines: qualified, but the own's. */
 function nameOf(column: string, m: MachineTables): string {
   return m.key === undefined ? column : `'${m.name}:' || ${column}`;
@@ -551,8 +561,8 @@ const LOCAL_ID = (1n << BigInt(MACHINE_SHIFT)) - 1n;
  * each of a term's rows there read, its positions with it (measured: +25-30 % of the
  * server's CPU against one machine holding the same documents). So it is doubled by one
  * on the ids as they are in each machine's table (`ldoc`, `lid`: the keys' low bits, a
- * parameter added), which the branch reads by its key; the keys' own condition then
- * drops another machine's document that has the same id.
+ * parameter added), which another machine's branch reads by its key; the keys' own
+ * condition then drops another machine's document that has the same id.
  *
  * @param sql a statement of this module (a `WITH` first or none)
  * @param machines every machine's tables
@@ -585,12 +595,15 @@ export function acrossMachines(
     union(
       "kw_docs",
       (m) =>
-        `${keyOf("id", m)}, ${nameOf("doc_id", m)}, ${
-          nameOf("library", m)
-        }, lens, tokens, plens, id AS lid`,
+        `${keyOf("id", m)}, ${nameOf("doc_id", m)}, ${nameOf("library", m)}, lens, tokens, plens, ${
+          localOf("id", m)
+        } AS lid`,
     ),
-    union("kw_postings", (m) => `term, ${keyOf("doc", m)}, col, tf, pos, doc AS ldoc`),
-    union("kw_ppostings", (m) => `term, ${keyOf("doc", m)}, np, pos, doc AS ldoc`),
+    union(
+      "kw_postings",
+      (m) => `term, ${keyOf("doc", m)}, col, tf, pos, ${localOf("doc", m)} AS ldoc`,
+    ),
+    union("kw_ppostings", (m) => `term, ${keyOf("doc", m)}, np, pos, ${localOf("doc", m)} AS ldoc`),
     union("kw_terms", () => "term, df, pdf"),
     union("kw_totals", (m) => `${nameOf("library", m)}, docs, tokens, passages, ptokens, gen`),
   ].join(",\n");
