@@ -7,8 +7,9 @@
  * made with `shelfmark index --store URL` (PostgreSQL) and on one without (FTS5) to
  * compare.
  *
- * `deno run -A bench/pg_bench.ts DATA_DIR [--clients 8] [--rounds 2] [--pg-dir DIR] [--rate R]`
- * (`--pg-dir`: the folder of `scripts/pg_local.sh start DIR`, to count its CPU). The
+ * `deno run -A bench/pg_bench.ts DATA_DIR [--clients 8] [--rounds 2] [--pg-dir DIR [--pg-db DB]] [--rate R]`
+ * (`--pg-dir`: the folder of `scripts/pg_local.sh start DIR`, to count its CPU; `--pg-db`:
+ * only that of the backends serving database DB). The
  * closed loop (clients back to back) measures saturation; `--rate R` adds an open-loop
  * run beside it: each client issues a search R times a second on average (random,
  * exponential arrivals, not waiting for its previous answer), latency from arrival.
@@ -45,19 +46,33 @@ export interface LatencyFigures {
   firstPass: { cpuS: number; serverCpuS?: number };
 }
 
-/** CPU seconds of a local PostgreSQL's postmaster and its ended children. */
-export async function serverCpu(pgDir: string): Promise<number> {
+/**
+ * CPU seconds of a local PostgreSQL's postmaster and its ended children, and of its live
+ * backends; with `database`, of the live backends serving that database only (a pool keeps
+ * its connections through a run: the cluster's autovacuum and other databases' clients are
+ * left out).
+ *
+ * @param pgDir the folder of `scripts/pg_local.sh start DIR`
+ * @param database count only the backends of this database
+ */
+export async function serverCpu(pgDir: string, database?: string): Promise<number> {
   const pid = (await Deno.readTextFile(`${pgDir}/data/postmaster.pid`)).split("\n")[0];
   const stat = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1]!.split(" ");
   // fields 14-17 of stat (utime, stime, cutime, cstime), counted from after "(comm) "
-  const ticks = [11, 12, 13, 14].reduce((s, i) => s + Number(stat[i]), 0);
+  const ticks = database ? 0 : [11, 12, 13, 14].reduce((s, i) => s + Number(stat[i]), 0);
   // live backends: their own times
   let live = 0;
   for await (const e of Deno.readDir("/proc")) {
     if (!/^\d+$/.test(e.name)) continue;
     const s = await Deno.readTextFile(`/proc/${e.name}/stat`).catch(() => "");
     const f = s.split(") ")[1]?.split(" ");
-    if (f && f[1] === pid) live += Number(f[11]) + Number(f[12]);
+    if (!f || f[1] !== pid) continue;
+    if (database) {
+      // "postgres: USER DATABASE HOST(PORT) STATE"
+      const title = await Deno.readTextFile(`/proc/${e.name}/cmdline`).catch(() => "");
+      if (title.split(" ")[2] !== database) continue;
+    }
+    live += Number(f[11]) + Number(f[12]);
   }
   return (ticks + live) / 100;
 }
@@ -72,6 +87,7 @@ export async function serverCpu(pgDir: string): Promise<number> {
  * @param pgDir a local PostgreSQL's folder, to count its CPU
  * @param rate open loop: searches per second per client (random arrivals); closed loop
  *   (back to back) without it
+ * @param pgDb count the server's CPU of this database's backends only ({@link serverCpu})
  */
 export async function keywordLatency(
   shelf: Shelf,
@@ -80,11 +96,13 @@ export async function keywordLatency(
   rounds: number,
   pgDir?: string,
   rate?: number,
+  pgDb?: string,
 ): Promise<LatencyFigures> {
   const keyword = partsOf(shelf).keyword;
   const cpuS = (c: NodeJS.CpuUsage) => Math.round((c.user + c.system) / 1e4) / 100;
-  const serverS = async (from: number) => Math.round((await serverCpu(pgDir!) - from) * 100) / 100;
-  const first0 = [process.cpuUsage(), pgDir ? await serverCpu(pgDir) : 0] as const;
+  const server = () => serverCpu(pgDir!, pgDb);
+  const serverS = async (from: number) => Math.round((await server() - from) * 100) / 100;
+  const first0 = [process.cpuUsage(), pgDir ? await server() : 0] as const;
   for (const q of questions) await keyword.search(prepareQuery(q, 10)).catch(() => []);
   const firstPass = {
     cpuS: cpuS(process.cpuUsage(first0[0])),
@@ -94,7 +112,7 @@ export async function keywordLatency(
   const lat: number[] = [];
   let next = 0;
   const cpu0 = process.cpuUsage();
-  const server0 = pgDir ? await serverCpu(pgDir) : 0;
+  const server0 = pgDir ? await server() : 0;
   const timed = async (q: string, from: number) => {
     await keyword.search(prepareQuery(q, 10)).catch(() => []);
     lat.push(performance.now() - from);
@@ -138,6 +156,7 @@ if (import.meta.main) {
       clients: { type: "string", default: "8" },
       rounds: { type: "string", default: "2" },
       "pg-dir": { type: "string" },
+      "pg-db": { type: "string" },
       rate: { type: "string" },
     },
     allowPositionals: true,
@@ -165,6 +184,7 @@ if (import.meta.main) {
         Number(values.rounds),
         values["pg-dir"],
         r,
+        values["pg-db"],
       );
       const load = r === undefined ? "closed loop" : `open loop ${r}/s each`;
       const server = f.firstPass.serverCpuS;

@@ -19,6 +19,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 // @ts-types="@types/pg"
 import type pg from "pg";
 import type { FileState, GraphDocRow, LinkTargets } from "../core/catalog.ts";
@@ -161,8 +162,18 @@ function clean(s: string): string {
   return s.includes("\0") ? s.replaceAll("\0", "\uFFFD") : s;
 }
 
-/** A stored block value: the compressed bytes, else the text. */
+/**
+ * A block's compressed bytes as the reads select them (`packed64`): base64, which Deno
+ * decodes natively, where node-postgres decodes `bytea`'s hex in JavaScript (measured: a
+ * 6 KB block in 0.05 against 0.85 ms), and 1.33 times the bytes on the wire, not 2.
+ */
+function packed(table: string): string {
+  return `encode(${table}.packed, 'base64') AS packed64`;
+}
+
+/** A stored block value: the compressed bytes (as `bytea` or {@link packed}), else the text. */
 function blockValue(r: pg.QueryResultRow): unknown {
+  if (typeof r.packed64 === "string") return Buffer.from(r.packed64, "base64");
   return r.packed ?? r.plain;
 }
 
@@ -514,7 +525,7 @@ export class PgCatalogStore implements CatalogStore {
 
   async texts(ids: string[]): Promise<Map<string, string>> {
     const rows = await this.#query(
-      `SELECT doc_id, plain, packed FROM text_blocks WHERE doc_id = ANY($1)
+      `SELECT doc_id, plain, ${packed("text_blocks")} FROM text_blocks WHERE doc_id = ANY($1)
        ORDER BY doc_id, first_line`,
       [ids],
     );
@@ -550,7 +561,7 @@ export class PgCatalogStore implements CatalogStore {
    */
   async #blocks(ranges: [string, number, number][]): Promise<Map<string, DocBlocks>> {
     const rows = await this.#query(
-      `SELECT b.doc_id, b.first_line, b.plain, b.packed FROM text_blocks b
+      `SELECT b.doc_id, b.first_line, b.plain, ${packed("b")} FROM text_blocks b
        WHERE (b.doc_id, b.first_line) IN (
          SELECT x.doc_id, x.first_line
          FROM unnest($1::text[], $2::int[], $3::int[]) AS r(doc_id, f, t)

@@ -250,8 +250,8 @@ export class PgKeywordIndex implements KeywordIndex {
   ): Promise<T[]> {
     await this.#ready();
     const across = own ? undefined : await this.#acrossNow();
-    const text = across ? acrossMachines(sql, across.machines) : sql;
-    const rows = await this.#guard(async () => (await this.#read.query<T>(text, params)).rows);
+    const q = across ? acrossMachines(sql, across.machines, params) : { text: sql, values: params };
+    const rows = await this.#guard(async () => (await this.#read.query<T>(q.text, q.values)).rows);
     if (across) {
       const names = across.machines.map((m) => m.name).join(",");
       for (const r of rows as { gen?: string }[]) {
@@ -298,7 +298,7 @@ export class PgKeywordIndex implements KeywordIndex {
     if (!others.length) return undefined;
     const machines = [{ name: own }, ...others.map((r) => ({ name: r.name, key: Number(r.key) }))];
     const counted = await this.#guard(() =>
-      this.#read.query<{ n: number }>(acrossMachines(COUNT_SQL, machines))
+      this.#read.query<{ n: number }>(acrossMachines(COUNT_SQL, machines).text)
     );
     return { machines, documents: counted.rows[0]!.n };
   }
@@ -853,6 +853,7 @@ export class PgKeywordIndex implements KeywordIndex {
         [...PASSAGE_WEIGHTS],
         plan.mult,
         hits,
+        limit,
       );
       rows = await this.#query<{ doc: string; seq: number; raw: number; gen: string }>(
         sql,

@@ -383,7 +383,7 @@ export function phraseCountSql(
  * @param docs only these documents (a parameter holding `kw_docs.id`s), else all
  */
 export function passagePhraseRows(tokens: string[], p: Params, docs?: string): string {
-  const where = docs ? ` AND doc = ANY(${docs})` : "";
+  const where = docs ? ` AND kw_ppostings.doc = ANY(${docs})` : "";
   const lists = tokens.map((t, i) =>
     `(SELECT doc, pos FROM kw_ppostings WHERE term = ${p.add(t)}${where} OFFSET 0) p${i}`
   );
@@ -409,6 +409,8 @@ export function passagePhraseRows(tokens: string[], p: Params, docs?: string): s
  * @param mult how many times each phrase appears in the expression
  * @param hits the passages holding each phrase of several words, by phrase number
  *   ({@link phraseCountSql}; a phrase of one word is counted here)
+ * @param perDoc passages wanted per document, at most (the best of each; a manual has
+ *   hundreds that match)
  * @returns rows `(doc, seq, raw, gen)`, best first (ties by document, then passage), `gen`
  *   the store's generation
  */
@@ -420,6 +422,7 @@ export function passageRankSql(
   weights: number[],
   mult: number[],
   hits: (number | undefined)[],
+  perDoc: number,
 ): string {
   const d = `${p.add(docs)}::bigint[]`;
   const { singles, ph, multi } = byLength(phrases);
@@ -466,7 +469,10 @@ export function passageRankSql(
             (f.freq + 1.2 * (0.25 + 0.75 * pl.len / (t.toks / t.rows)))) AS score
         FROM f JOIN i ON i.ph = f.ph JOIN pl ON pl.doc = f.doc AND pl.seq = f.seq CROSS JOIN t
         GROUP BY f.doc, f.seq)
-  SELECT s.doc, s.seq, -s.score AS raw, t.gen FROM s CROSS JOIN t WHERE ${cond}
+  SELECT s.doc, s.seq, -s.score AS raw, t.gen FROM (
+    SELECT s.*, row_number() OVER (PARTITION BY s.doc ORDER BY s.score DESC, s.seq) AS r
+    FROM s WHERE ${cond}) s CROSS JOIN t
+  WHERE s.r <= ${p.add(perDoc)}
   ORDER BY s.score DESC, s.doc, s.seq`;
 }
 
@@ -496,6 +502,16 @@ function keyOf(column: string, m: MachineTables): string {
   return m.key === undefined ? column : `(${m.key}::int8 << ${MACHINE_SHIFT}) | ${column}`;
 }
 
+/**
+ * A machine's id column as {@link acrossMachines} doubles a condition on keys with: as it is
+ * for another machine (its branch read by it, the key's condition then a filter); `+ 0` for
+ * the own machine, whose keys are its ids already (its branch read by the key's condition:
+ * two conditions of a list each on the index would be read as every pair of them).
+ */
+function localOf(column: string, m: MachineTables): string {
+  return m.key === undefined ? `${column} + 0` : column;
+}
+
 /** A name in a machine's schema as shown across machines: qualified, but the own's. */
 function nameOf(column: string, m: MachineTables): string {
   return m.key === undefined ? column : `'${m.name}:' || ${column}`;
@@ -523,6 +539,15 @@ END $$;`;
 }
 
 /**
+ * A condition of a statement of this module that a row's document is among some (keys as
+ * {@link acrossMachines} makes them): `alias.doc` or `alias.id` `= ANY($n::bigint[])`.
+ */
+const DOCS_AMONG = /\b(\w+)\.(doc|id) = ANY\(\$(\d+)::bigint\[\]\)/g;
+
+/** Bits of a machine's own id in a document key ({@link MACHINE_SHIFT}). */
+const LOCAL_ID = (1n << BigInt(MACHINE_SHIFT)) - 1n;
+
+/**
  * A search's statement over every machine's keyword tables as one index: each `kw_*` table
  * the statement names becomes a common table expression (inlined: `NOT MATERIALIZED`) of
  * every machine's table, `UNION ALL`, so a condition on a term is pushed into each
@@ -531,20 +556,37 @@ END $$;`;
  * qualified by its name (`laptop:…`). `kw_terms` has a row per machine and term: a
  * statement sums a term's rows; the totals are summed already.
  *
+ * A condition that a document is among some keys ({@link DOCS_AMONG}) would reach another
+ * machine's branch as a condition on an expression of its ids, which no index serves:
+ * each of a term's rows there read, its positions with it (measured: +25-30 % of the
+ * server's CPU against one machine holding the same documents). So it is doubled by one
+ * on the ids as they are in each machine's table (`ldoc`, `lid`: the keys' low bits, a
+ * parameter added), which another machine's branch reads by its key; the keys' own
+ * condition then drops another machine's document that has the same id.
+ *
  * @param sql a statement of this module (a `WITH` first or none)
  * @param machines every machine's tables
+ * @param values the statement's parameters (a copy is returned, with those added)
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { acrossMachines } from "./postgres_sql.ts";
  * const machines = [{ name: "srv" }, { name: "laptop", key: 16390 }];
- * const sql = acrossMachines("SELECT doc_id FROM kw_docs", machines);
- * assert.ok(sql.startsWith("WITH kw_docs AS NOT MATERIALIZED"));
- * assert.ok(sql.includes(`(16390::int8 << 31) | id, 'laptop:' || doc_id`));
- * assert.ok(sql.endsWith("SELECT doc_id FROM kw_docs"));
+ * const { text } = acrossMachines("SELECT doc_id FROM kw_docs", machines);
+ * assert.ok(text.startsWith("WITH kw_docs AS NOT MATERIALIZED"));
+ * assert.ok(text.includes(`(16390::int8 << 31) | id, 'laptop:' || doc_id`));
+ * assert.ok(text.endsWith("SELECT doc_id FROM kw_docs"));
+ * const key = String((16390n << 31n) | 7n);
+ * const among = acrossMachines("SELECT pos FROM kw_ppostings k WHERE k.doc = ANY($1::bigint[])", machines, [[key, "5"]]);
+ * assert.ok(among.text.endsWith("k.doc = ANY($1::bigint[]) AND k.ldoc = ANY($2::bigint[])"));
+ * assert.deepEqual(among.values, [[key, "5"], ["7", "5"]]);
  * ```
  */
-export function acrossMachines(sql: string, machines: MachineTables[]): string {
+export function acrossMachines(
+  sql: string,
+  machines: MachineTables[],
+  values: unknown[] = [],
+): { text: string; values: unknown[] } {
   const union = (table: string, columns: (m: MachineTables) => string) =>
     `${table} AS NOT MATERIALIZED (${
       machines.map((m) => `SELECT ${columns(m)} FROM ${tableOf(table, m)}`).join(" UNION ALL ")
@@ -553,15 +595,32 @@ export function acrossMachines(sql: string, machines: MachineTables[]): string {
     union(
       "kw_docs",
       (m) =>
-        `${keyOf("id", m)}, ${nameOf("doc_id", m)}, ${nameOf("library", m)}, lens, tokens, plens`,
+        `${keyOf("id", m)}, ${nameOf("doc_id", m)}, ${nameOf("library", m)}, lens, tokens, plens, ${
+          localOf("id", m)
+        } AS lid`,
     ),
-    union("kw_postings", (m) => `term, ${keyOf("doc", m)}, col, tf, pos`),
-    union("kw_ppostings", (m) => `term, ${keyOf("doc", m)}, np, pos`),
+    union(
+      "kw_postings",
+      (m) => `term, ${keyOf("doc", m)}, col, tf, pos, ${localOf("doc", m)} AS ldoc`,
+    ),
+    union("kw_ppostings", (m) => `term, ${keyOf("doc", m)}, np, pos, ${localOf("doc", m)} AS ldoc`),
     union("kw_terms", () => "term, df, pdf"),
     union("kw_totals", (m) => `${nameOf("library", m)}, docs, tokens, passages, ptokens, gen`),
   ].join(",\n");
-  const m = /^\s*WITH\s+/.exec(sql);
-  return m ? `WITH ${tables},\n${sql.slice(m[0].length)}` : `WITH ${tables}\n${sql}`;
+  const out = [...values];
+  const local = new Map<string, number>();
+  const body = sql.replace(DOCS_AMONG, (all, alias: string, column: string, n: string) => {
+    let at = local.get(n);
+    if (at === undefined) {
+      const keys = values[Number(n) - 1] as (string | number)[];
+      at = out.push(keys.map((k) => String(BigInt(k) & LOCAL_ID)));
+      local.set(n, at);
+    }
+    return `${all} AND ${alias}.l${column} = ANY($${at}::bigint[])`;
+  });
+  const m = /^\s*WITH\s+/.exec(body);
+  const text = m ? `WITH ${tables},\n${body.slice(m[0].length)}` : `WITH ${tables}\n${body}`;
+  return { text, values: out };
 }
 
 /**
