@@ -374,3 +374,50 @@ Deno.test({
     assert(titles.includes('<dir prefix="default" salt="">'), titles.join(" / "));
   },
 });
+
+/** A soft deadline that has passed from its `k`-th read on (as `extraction/host.ts` reads one). */
+function passesAtRead(k: number): AbortSignal {
+  let reads = 0;
+  const signal = new AbortController().signal;
+  Object.defineProperty(signal, "aborted", { get: () => ++reads >= k });
+  return signal;
+}
+
+/** A page of `n` sections, about 60 characters and 4 tags each. */
+const longPage = (n: number) =>
+  Array.from({ length: n }, (_, i) => `<h2>Part ${i}</h2><p>quokka number ${i} here</p>\n`).join(
+    "",
+  );
+
+Deno.test("html() stops at the soft deadline while it scans a long page, before converting it", async () => {
+  // 16,000 tags in 4 pieces: the passes over the page (main content, chrome, pieces) read
+  // the deadline every 1,024 tags; before, only the conversion did, between pieces, so a
+  // 50 MB page took seconds of CPU past the deadline before its first read.
+  const bytes = enc(longPage(4000));
+  const doc = await html().extract({
+    path: "l/long.html",
+    extension: ".html",
+    bytes,
+    signal: passesAtRead(2),
+  });
+  assertEquals(doc.lines, []);
+  assertEquals(doc.warnings, ["time limit reached before the page was converted"]);
+});
+
+Deno.test("html() cut at the soft deadline gives the start of the page", async () => {
+  const bytes = enc(longPage(4000));
+  const whole = await html().extract({ path: "l/long.html", extension: ".html", bytes });
+  assert(whole.lines.length > 12_000);
+  const cuts = new Set<number>();
+  // 45 reads in the passes, then one before each of the 4 pieces
+  for (const k of [2, 48, 49, 1000]) {
+    const signal = passesAtRead(k);
+    const doc = await html().extract({ path: "l/long.html", extension: ".html", bytes, signal });
+    assertEquals(doc.lines, whole.lines.slice(0, doc.lines.length));
+    assertEquals(doc.headings, whole.headings!.slice(0, doc.headings!.length));
+    if (doc.lines.length < whole.lines.length) assert(/time limit/.test(doc.warnings![0]!));
+    cuts.add(doc.lines.length);
+  }
+  // cut before the first piece, between pieces, and not at all
+  assert(cuts.has(0) && cuts.has(whole.lines.length) && cuts.size >= 3, [...cuts].join(" "));
+});
