@@ -49,10 +49,17 @@ export function decodeEntities(s: string): string {
  * ```
  */
 export function attr(attrs: string, name: string): string | undefined {
-  const m = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, "i")
-    .exec(attrs);
+  let re = ATTRS.get(name);
+  if (!re) {
+    re = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, "i");
+    ATTRS.set(name, re);
+  }
+  const m = re.exec(attrs);
   return m ? decodeEntities(m[1] ?? m[2] ?? m[3] ?? "") : undefined;
 }
+
+/** The pattern of each attribute name {@link attr} was asked for (a few names in all). */
+const ATTRS = new Map<string, RegExp>();
 
 /**
  * The text of markup: tags replaced by `sep`, entities decoded, whitespace collapsed.

@@ -155,6 +155,9 @@ export function stripChrome(html: string, check?: () => void): string {
  * ```
  */
 export function mainContent(html: string, check?: () => void): string {
+  // Most pages have none: a `<main` or a tag holding `main` before its `>` (all that
+  // `isMain` accepts, and more) is looked for before the tags are read one by one.
+  if (!MAIN_TAG.test(html)) return html;
   const parts: string[] = [];
   let pos = 0;
   for (let t = nextTag(html, pos); t; t = nextTag(html, pos)) {
@@ -168,6 +171,9 @@ export function mainContent(html: string, check?: () => void): string {
   }
   return parts.length ? parts.join("\n") : html;
 }
+
+/** Where a main element may open: a tag named `main`, or one whose attributes hold `main`. */
+const MAIN_TAG = /<(?:main|[a-zA-Z][^>]*main)/i;
 
 /** `<main>`, or an element with `role="main"`. */
 function isMain(name: string, attrs: string): boolean {
