@@ -17,7 +17,7 @@ import type { Card, OutlineNode, TermCounts, TermStats } from "./types.ts";
 import type { Extracted, OutlineQuality } from "./extractor.ts";
 import { CJK_CHARS, countWords, words } from "./tokenize.ts";
 import { detectLanguage, normalizeLanguage } from "./language.ts";
-import { ProseScanner } from "./prose.ts";
+import { eachWord, LineCache, ProseScanner } from "./prose.ts";
 import { byScore, idfOf, keywordCandidate, stemKey } from "./terms.ts";
 
 const CJK_G = new RegExp(`[${CJK_CHARS}]`, "g");
@@ -115,6 +115,10 @@ interface Prose {
   text: string;
   /** The first prose lines without headings, for the abstract. */
   lead: string;
+  /** The prose lines `text` is made of (its last one may be cut there). */
+  parts: string[];
+  /** The index of each one of `parts` in the lines. */
+  at: number[];
 }
 
 const ATX_LINE = /^\s{0,3}#{1,6}(\s|$)/;
@@ -124,12 +128,17 @@ const ATX_LINE = /^\s{0,3}#{1,6}(\s|$)/;
  * tables. Headings count as terms; `headingLines` (1-based) only keep them out of
  * the abstract, so the terms depend on the lines alone.
  */
-function proseOf(lines: string[], headingLines: ReadonlySet<number> = new Set()): Prose {
+function proseOf(
+  lines: string[],
+  headingLines: ReadonlySet<number> = new Set(),
+  cache?: LineCache,
+): Prose {
   const parts: string[] = [];
+  const at: number[] = [];
   const lead: string[] = [];
   let size = 0;
   let leadSize = 0;
-  const scan = new ProseScanner({ headings: true });
+  const scan = new ProseScanner({ headings: true, cache });
   let i = 0;
   if (/^(---|\+\+\+)\s*$/.test(lines[0] ?? "")) {
     const close = lines.findIndex((l, j) => j > 0 && /^(---|\.\.\.|\+\+\+)\s*$/.test(l));
@@ -137,16 +146,18 @@ function proseOf(lines: string[], headingLines: ReadonlySet<number> = new Set())
   }
   for (; i < lines.length && size < TERM_SAMPLE_CHARS; i++) {
     const line = lines[i]!;
-    const p = scan.next(line);
+    const p = scan.next(line, i);
     if (!p) continue;
     parts.push(p);
+    at.push(i);
     size += p.length + 1;
     if (leadSize < 20_000 && !headingLines.has(i + 1) && !ATX_LINE.test(line)) {
       lead.push(p);
       leadSize += p.length + 1;
     }
   }
-  return { text: parts.join("\n").slice(0, TERM_SAMPLE_CHARS), lead: lead.join("\n") };
+  const text = parts.join("\n").slice(0, TERM_SAMPLE_CHARS);
+  return { text, lead: lead.join("\n"), parts, at };
 }
 
 /** The first ~`max` words of a plain text, whitespace collapsed, "…" when cut. */
@@ -378,6 +389,7 @@ export function buildCard(input: CardInput): CardResult {
  * abstract, counts, and the document's terms (one pass over its prose).
  *
  * @param input the file's path, lines, extractor result, outline and its quality
+ * @param cache the prose and words of the lines, shared with the outline (`core/measure.ts`)
  * @returns the card's fields from the text, and the terms to rank
  * @example
  * ```ts
@@ -392,15 +404,17 @@ export function buildCard(input: CardInput): CardResult {
  */
 export function measureCard(
   input: Pick<CardInput, "path" | "lines" | "extracted" | "outline" | "outline_quality">,
+  cache: LineCache = new LineCache(),
 ): MeasuredCard {
   const { extracted, lines, outline } = input;
   const meta = extracted.meta ?? {};
   const headingLines = new Set((extracted.headings ?? []).map((h) => h.line));
   for (const n of outline) headingLines.add(n.start_line);
-  const { text, lead } = proseOf(lines, headingLines);
+  const { text, lead, parts, at } = proseOf(lines, headingLines, cache);
 
   const counts = new Map<string, number>();
-  for (const w of words(text)) counts.set(w, (counts.get(w) ?? 0) + 1);
+  // the words of `text`, each whole line's from the cache
+  eachWord(parts, at, TERM_SAMPLE_CHARS, cache, (w) => counts.set(w, (counts.get(w) ?? 0) + 1));
 
   const entry = (t: string | undefined) => t && isChangeLog(input.path) && ENTRY.test(t);
   const metaTitle = entry(meta.title) ? undefined : meta.title?.replace(/\s+/g, " ").trim();

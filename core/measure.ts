@@ -13,6 +13,7 @@ import type { ExtractResult } from "./types.ts";
 import { measureCard, type MeasuredCard } from "./card.ts";
 import { type MeasuredOutline, measureOutline } from "./outline.ts";
 import { type PreparedText, prepareText } from "./prepared_text.ts";
+import { LineCache } from "./prose.ts";
 
 /** What the measure step gives for an extracted document (plain data, it crosses processes). */
 export interface MeasuredDoc {
@@ -65,7 +66,9 @@ export function storableLines(extracted: Extracted): string[] {
  */
 export function measureDoc(path: string, extracted: Extracted, docType: string): MeasuredDoc {
   const lines = storableLines(extracted);
-  const outline = measureOutline(lines, extracted.headings ?? []);
+  // The outline and the card read the same lines: their prose and words are made once.
+  const cache = new LineCache();
+  const outline = measureOutline(lines, extracted.headings ?? [], cache);
   const quality = outline.roots.length ? (extracted.outlineQuality ?? "high") : "none";
   const card = measureCard({
     path,
@@ -73,7 +76,7 @@ export function measureDoc(path: string, extracted: Extracted, docType: string):
     extracted,
     outline: outline.roots,
     outline_quality: quality,
-  });
+  }, cache);
   return { outline, card, text: prepareText(lines.join("\n"), docType) };
 }
 

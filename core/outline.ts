@@ -16,7 +16,7 @@
 import type { OutlineNode, TermStats } from "./types.ts";
 import type { Heading } from "./extractor.ts";
 import { words } from "./tokenize.ts";
-import { firstSentence, ProseScanner } from "./prose.ts";
+import { eachWord, firstSentence, LineCache, ProseScanner } from "./prose.ts";
 import { idfOf, keywordCandidate, topTerms } from "./terms.ts";
 
 /** Characters of a section's own text read for its keywords, whatever the section size. */
@@ -104,6 +104,7 @@ export function buildOutline(
  *
  * @param lines the document's lines
  * @param headings headings in document order (sorted by line if they are not)
+ * @param cache the prose and words of the lines, shared with the card (`core/measure.ts`)
  * @returns the tree without keywords, and the sections' sampled words
  * @example
  * ```ts
@@ -114,7 +115,11 @@ export function buildOutline(
  * assert.deepEqual(m.sections, [{ total: 3, ids: [0, 1, 2], counts: [1, 1, 1] }]);
  * ```
  */
-export function measureOutline(lines: string[], headings: Heading[]): MeasuredOutline {
+export function measureOutline(
+  lines: string[],
+  headings: Heading[],
+  cache: LineCache = new LineCache(),
+): MeasuredOutline {
   const hs = headings.filter((h) => h.line >= 1 && Number.isFinite(h.line));
   if (hs.some((h, i) => i > 0 && h.line < hs[i - 1]!.line)) hs.sort((a, b) => a.line - b.line);
   const total = Math.max(lines.length, hs.at(-1)?.line ?? 0);
@@ -156,7 +161,7 @@ export function measureOutline(lines: string[], headings: Heading[]): MeasuredOu
   const ids = new Map<string, number>();
   return {
     roots,
-    sections: sections.map((s) => readSection(lines, s, sample, ids)),
+    sections: sections.map((s) => readSection(lines, s, sample, ids, cache)),
     words: [...ids.keys()],
   };
 }
@@ -205,33 +210,41 @@ function readSection(
   s: Section,
   sample: number,
   ids: Map<string, number>,
+  cache: LineCache,
 ): SectionWords {
   const node = s.node;
-  const scan = new ProseScanner();
+  const scan = new ProseScanner({ cache });
   let para = "";
   let summaryDone = false;
-  let text = "";
+  // The sample: prose lines (and their indexes) up to `sample` characters, line breaks counted.
+  const text: string[] = [];
+  const at: number[] = [];
+  let size = 0;
   const last = Math.min(s.ownEnd, lines.length);
   for (let n = node.start_line + 1; n <= last; n++) {
     const line = lines[n - 1]!;
-    const p = scan.next(line);
+    const p = scan.next(line, n - 1);
     if (!summaryDone) {
       if (p && para.length < 400 && !(para && /^\s*([-*+]|\d{1,3}[.)])\s/.test(line))) {
         para = para ? `${para} ${p}` : p;
       } else if (para) summaryDone = true;
       if (n - node.start_line > SUMMARY_SCAN && !para) summaryDone = true;
     }
-    if (p && text.length < sample) text += `${p}\n`;
-    if (summaryDone && text.length >= sample) break;
+    if (p && size < sample) {
+      text.push(p);
+      at.push(n - 1);
+      size += p.length + 1;
+    }
+    if (summaryDone && size >= sample) break;
   }
   if (para) node.summary = firstSentence(para);
   const counts = new Map<string, number>();
   let total = 0;
-  for (const w of words(text.slice(0, sample))) {
+  eachWord(text, at, sample, cache, (w) => {
     total++;
     // Only candidates can be keywords: the others count in the total alone.
     if (keywordCandidate(w)) counts.set(w, (counts.get(w) ?? 0) + 1);
-  }
+  });
   const out: SectionWords = { total, ids: [], counts: [] };
   for (const [w, c] of counts) {
     let id = ids.get(w);

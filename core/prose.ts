@@ -5,6 +5,8 @@
  *
  * @module
  */
+import { words } from "./tokenize.ts";
+
 /** A code fence: three backticks or tildes at least (indented: inside a list item). */
 const FENCE = /^\s*(`{3,}|~{3,})/;
 const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
@@ -31,10 +33,15 @@ export class ProseScanner {
   #fence = "";
   #comment = false;
   #headings: boolean;
+  #cache?: LineCache;
 
-  /** @param opts `headings`: give the text of ATX heading lines (`## Title`) instead of `""` */
-  constructor(opts: { headings?: boolean } = {}) {
+  /**
+   * @param opts `headings`: give the text of ATX heading lines (`## Title`) instead of `""`;
+   *   `cache`: the prose of the document's lines, shared with other scanners of its lines
+   */
+  constructor(opts: { headings?: boolean; cache?: LineCache } = {}) {
     this.#headings = opts.headings ?? false;
+    this.#cache = opts.cache;
   }
 
   /** Whether the lines read so far end inside a fenced code block or an HTML comment. */
@@ -85,15 +92,66 @@ export class ProseScanner {
 
   /**
    * @param line the next line of the document
+   * @param index its index in the document (0-based), for the scanner's `cache`
    * @returns its plain prose, or `""`
    */
-  next(line: string): string {
+  next(line: string, index?: number): string {
     const v = this.visible(line);
     if (v === undefined) return "";
     if (this.#headings && ATX.test(v)) {
       return plainText(v.replace(/^\s*#+\s*/, "").replace(/\s+#+\s*$/, ""));
     }
-    return plainText(v);
+    return index === undefined || !this.#cache ? plainText(v) : this.#cache.prose(index, v);
+  }
+}
+
+/**
+ * The prose and words of a document's lines, computed once for the outline and the card
+ * (`core/measure.ts`), which read the same lines with scanners of their own: a line's
+ * prose is {@link plainText} of its visible part, its words those of `words` in
+ * `core/tokenize.ts`; each is kept with what it was computed from and given again only
+ * for the same input, so the results are those of the functions themselves.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const cache = new LineCache();
+ * assert.equal(cache.prose(0, "See **this** text."), "See this text.");
+ * assert.deepEqual(cache.words(0, "See this text."), ["see", "text"]);
+ * assert.deepEqual(cache.words(0, "Quokkas jump"), ["quokkas", "jump"]);
+ * ```
+ */
+export class LineCache {
+  readonly #visible: (string | undefined)[] = [];
+  readonly #prose: (string | undefined)[] = [];
+  readonly #words: (string[] | undefined)[] = [];
+  readonly #wordsOf: (string | undefined)[] = [];
+
+  /**
+   * @param index the line's index (0-based)
+   * @param visible its part outside code and comments
+   * @returns `plainText(visible)`
+   */
+  prose(index: number, visible: string): string {
+    if (this.#visible[index] === visible) return this.#prose[index]!;
+    const p = plainText(visible);
+    this.#visible[index] = visible;
+    this.#prose[index] = p;
+    return p;
+  }
+
+  /**
+   * @param index the line's index (0-based)
+   * @param prose its prose (what the words are read from)
+   * @returns `words(prose)`: the same words as in any text where the line stands whole
+   *   between line breaks (a word never spans one)
+   */
+  words(index: number, prose: string): string[] {
+    if (this.#wordsOf[index] === prose) return this.#words[index]!;
+    const w = words(prose);
+    this.#wordsOf[index] = prose;
+    this.#words[index] = w;
+    return w;
   }
 }
 
@@ -183,4 +241,43 @@ export function clipWords(text: string, max: number): string {
   const space = cut.lastIndexOf(" ");
   const head = space > max * 0.6 ? cut.slice(0, space) : cut;
   return `${head.replace(/[\s,;:.\-–—…]+$/, "")}…`;
+}
+
+/**
+ * Call `each` with every word of prose lines joined by line breaks and cut at `limit`
+ * characters, in order: the words `words` of `core/tokenize.ts` gives for that text (a word
+ * never spans a line break, so each whole line's words are its own, from `cache` when it
+ * has them), without making the text.
+ *
+ * @param prose the prose lines
+ * @param indexes the index of each one in the document (for `cache`)
+ * @param limit where the joined text is cut
+ * @param cache the document's line cache
+ * @param each called with each word
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { words } from "./tokenize.ts";
+ * const prose = ["Alpha beta", "gamma delta"];
+ * const seen: string[] = [];
+ * eachWord(prose, [0, 1], 14, new LineCache(), (w) => seen.push(w));
+ * assert.deepEqual(seen, words(prose.join("\n").slice(0, 14)));
+ * ```
+ */
+export function eachWord(
+  prose: readonly string[],
+  indexes: readonly number[],
+  limit: number,
+  cache: LineCache,
+  each: (word: string) => void,
+): void {
+  let start = 0;
+  for (let k = 0; k < prose.length && start < limit; k++) {
+    const p = prose[k]!;
+    const ws = start + p.length <= limit
+      ? cache.words(indexes[k]!, p)
+      : words(p.slice(0, limit - start));
+    for (const w of ws) each(w);
+    start += p.length + 1;
+  }
 }

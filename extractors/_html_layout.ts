@@ -119,6 +119,7 @@ class TableScan {
  * headings again and the items of a menu stay apart. Linear in the size of the page.
  *
  * @param html the page, chrome removed
+ * @param check called at each tag (see `deadlineCheck`)
  * @returns the page with layout tables replaced by blocks
  * @example
  * ```ts
@@ -129,7 +130,7 @@ class TableScan {
  * assert.equal(unwrapLayoutTables(data), data);
  * ```
  */
-export function unwrapLayoutTables(html: string): string {
+export function unwrapLayoutTables(html: string, check?: () => void): string {
   if (!/<table\b/i.test(html)) return html;
   const open: TableScan[] = [];
   const edits: Edit[] = [];
@@ -137,6 +138,7 @@ export function unwrapLayoutTables(html: string): string {
     if (table.isLayout()) edits.push(...table.edits);
   };
   for (const t of tags(html)) {
+    check?.();
     const inner = open.at(-1);
     if (t.kind !== "open" && t.kind !== "close") continue;
     const close = t.kind === "close";

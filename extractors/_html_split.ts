@@ -25,6 +25,7 @@ export const REOPENED_LINE = new RegExp(`^\\s*(?:[*+-]|\\d+[.)])\\s+${REOPENED}\
  *
  * @param html the page, chrome already removed
  * @param size target size of a piece
+ * @param check called at each tag (see `deadlineCheck`)
  * A single list, definition list or table longer than `2 * size` is cut between its items
  * (`li`, `dt`, `tr`): the piece closes the container and the next one opens it again. Nested
  * lists (a table of contents) are cut between items at any depth: the piece closes every open
@@ -33,7 +34,7 @@ export const REOPENED_LINE = new RegExp(`^\\s*(?:[*+-]|\\d+[.)])\\s+${REOPENED}\
  *
  * @returns the pieces, in order; without those reopened containers, their concatenation is `html`
  */
-export function splitBlocks(html: string, size = 64_000): string[] {
+export function splitBlocks(html: string, size = 64_000, check?: () => void): string[] {
   if (html.length <= size) return [html];
   const pieces: string[] = [];
   let depth = 0;
@@ -43,6 +44,7 @@ export function splitBlocks(html: string, size = 64_000): string[] {
   // The open containers and list items, outermost first (for nested lists).
   const open: { name: string; tag: string }[] = [];
   for (const t of tags(html)) {
+    check?.();
     const { name, start: lt } = t;
     if (t.kind === "comment" || t.kind === "decl") continue;
     if (t.kind === "close") {

@@ -49,10 +49,17 @@ export function decodeEntities(s: string): string {
  * ```
  */
 export function attr(attrs: string, name: string): string | undefined {
-  const m = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, "i")
-    .exec(attrs);
+  let re = ATTRS.get(name);
+  if (!re) {
+    re = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s"'>]+))`, "i");
+    ATTRS.set(name, re);
+  }
+  const m = re.exec(attrs);
   return m ? decodeEntities(m[1] ?? m[2] ?? m[3] ?? "") : undefined;
 }
+
+/** The pattern of each attribute name {@link attr} was asked for (a few names in all). */
+const ATTRS = new Map<string, RegExp>();
 
 /**
  * The text of markup: tags replaced by `sep`, entities decoded, whitespace collapsed.
@@ -158,6 +165,41 @@ export function nextTag(html: string, pos: number): Tag | undefined {
     return { kind: "open", name, attrs: m[3]!, start, end, next };
   }
   return undefined;
+}
+
+/**
+ * Thrown by a pass over a page's tags once the extraction's soft deadline has passed (see
+ * {@link deadlineCheck}): the extractor returns what it has instead of finishing the pass.
+ */
+export class DeadlinePassed extends Error {
+  constructor() {
+    super("time limit reached");
+    this.name = "DeadlinePassed";
+  }
+}
+
+/**
+ * A check to call once per tag of a pass over a long page: it reads `signal` (whose
+ * `aborted` may read a CPU clock, see `extraction/host.ts`) every `every` calls and throws
+ * {@link DeadlinePassed} once it is aborted, so that a whole-page pass over a 50 MB page
+ * stops at the soft deadline too. Without a signal it does nothing.
+ *
+ * @param signal the extraction's soft deadline
+ * @param every how many calls between two reads of the signal
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const check = deadlineCheck(AbortSignal.abort(), 2);
+ * check();
+ * assert.throws(() => check(), DeadlinePassed);
+ * ```
+ */
+export function deadlineCheck(signal?: AbortSignal, every = 1024): () => void {
+  if (!signal) return () => {};
+  let n = 0;
+  return () => {
+    if (++n % every === 0 && signal.aborted) throw new DeadlinePassed();
+  };
 }
 
 /**

@@ -308,7 +308,8 @@ export function docx(opts: DocxOptions = {}): Extractor {
         bytes: new TextEncoder().encode(page),
         signal: input.signal,
       });
-      if (!doc.lines.some((l) => l.trim())) {
+      // Cut at the soft deadline before its first piece, it is a partial document, not empty.
+      if (!doc.lines.some((l) => l.trim()) && !input.signal?.aborted) {
         throw new ExtractError("empty", "the Word document has no text");
       }
       const headings: Heading[] = doc.headings ?? [];

@@ -117,3 +117,14 @@ Deno.test("docx() keeps hyperlink text in the lines and the links apart", async 
   assertEquals(print?.text, "print()");
   assert(doc.lines[print!.line - 1]!.includes("grammar to interpret print() as a function."));
 });
+
+Deno.test("docx() cut at the soft deadline before any text is a partial document, not empty", async () => {
+  const doc = await docx().extract({
+    path: "l/a.docx",
+    extension: ".docx",
+    bytes: await corpusFile("word/edge-cases/tables-postgresql-datatype-numeric.docx"),
+    signal: AbortSignal.abort(),
+  });
+  assertEquals(doc.lines, []);
+  assert(/time limit/.test(doc.warnings?.[0] ?? ""), String(doc.warnings));
+});

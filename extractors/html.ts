@@ -26,7 +26,7 @@ import { markdownHeadings } from "./_headings_markdown.ts";
 import { LinkSink } from "./_links.ts";
 import { REOPENED_LINE, splitBlocks } from "./_html_split.ts";
 import { unwrapLayoutTables } from "./_html_layout.ts";
-import { attr, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
+import { attr, deadlineCheck, DeadlinePassed, nextTag, RAW_TEXT, tags, textOf } from "./_xml.ts";
 // node-html-markdown without its quadratic append (same Markdown).
 import "./_markdown_append.ts";
 // node-html-parser without its quadratic repair of unclosed elements (same tree).
@@ -85,9 +85,10 @@ function isChrome(name: string, attrs: string): boolean {
  * Find the end of the element `name` opened before `from` by counting nested tags of
  * the same name; -1 when it is never closed.
  */
-function elementEnd(html: string, name: string, from: number): number {
+function elementEnd(html: string, name: string, from: number, check?: () => void): number {
   let depth = 1;
   for (const t of tags(html, from)) {
+    check?.();
     if (t.name !== name) continue;
     if (t.kind === "close") depth--;
     else if (!t.attrs.endsWith("/")) depth++;
@@ -101,14 +102,16 @@ function elementEnd(html: string, name: string, from: number): number {
  * Linear in the size of the page; an element that is never closed keeps its content.
  *
  * @param html the page
+ * @param check called at each tag (see `deadlineCheck`)
  * @returns the page without chrome
  */
-export function stripChrome(html: string): string {
+export function stripChrome(html: string, check?: () => void): string {
   const out: string[] = [];
   const unclosed = new Set<string>();
   let pos = 0;
   let copied = 0;
   for (let t = nextTag(html, 0); t; t = nextTag(html, pos)) {
+    check?.();
     pos = t.next;
     if (t.kind === "close") continue;
     const { name, attrs } = t;
@@ -122,7 +125,7 @@ export function stripChrome(html: string): string {
     let end: number;
     if (RAW_TEXT.has(name)) end = t.next;
     else if (attrs.endsWith("/") || unclosed.has(name)) end = -1;
-    else end = elementEnd(html, name, t.end);
+    else end = elementEnd(html, name, t.end, check);
     if (end < 0) {
       unclosed.add(name);
       continue;
@@ -141,6 +144,7 @@ export function stripChrome(html: string): string {
  * module); the whole page otherwise. Every main element is kept, in order.
  *
  * @param html the page
+ * @param check called at each tag (see `deadlineCheck`)
  * @returns the main elements, or the page
  * @example
  * ```ts
@@ -150,19 +154,26 @@ export function stripChrome(html: string): string {
  * assert.equal(mainContent("<h1>Page</h1>"), "<h1>Page</h1>");
  * ```
  */
-export function mainContent(html: string): string {
+export function mainContent(html: string, check?: () => void): string {
+  // Most pages have none: a `<main` or a tag holding `main` before its `>` (all that
+  // `isMain` accepts, and more) is looked for before the tags are read one by one.
+  if (!MAIN_TAG.test(html)) return html;
   const parts: string[] = [];
   let pos = 0;
   for (let t = nextTag(html, pos); t; t = nextTag(html, pos)) {
+    check?.();
     pos = t.next;
     if (t.kind !== "open" || !isMain(t.name, t.attrs)) continue;
-    const end = t.attrs.endsWith("/") ? -1 : elementEnd(html, t.name, t.end);
+    const end = t.attrs.endsWith("/") ? -1 : elementEnd(html, t.name, t.end, check);
     if (end < 0) break;
     parts.push(html.slice(t.start, end));
     pos = end;
   }
   return parts.length ? parts.join("\n") : html;
 }
+
+/** Where a main element may open: a tag named `main`, or one whose attributes hold `main`. */
+const MAIN_TAG = /<(?:main|[a-zA-Z][^>]*main)/i;
 
 /** `<main>`, or an element with `role="main"`. */
 function isMain(name: string, attrs: string): boolean {
@@ -403,6 +414,17 @@ function wrapLong(lines: string[], max = 1000): string[] {
 }
 
 /**
+ * The page's main content without chrome, layout tables unwrapped, cut into the pieces
+ * converted one by one ({@link splitBlocks}). Each pass over the page's tags calls `check`
+ * at every tag, which throws once the soft deadline has passed: on a page of 50 MB these
+ * passes take seconds before the first piece is converted.
+ */
+function pagePieces(text: string, check: () => void): string[] {
+  const page = unwrapLayoutTables(stripChrome(mainContent(text, check), check), check);
+  return splitBlocks(LinkSink.clean(keepSpaceAfterInline(page)), undefined, check);
+}
+
+/**
  * The HTML extractor (`.html`, `.htm`, `.xhtml`, sniffed `text/html`).
  *
  * @returns an extractor producing Markdown lines without link targets, h1–h6 headings
@@ -428,12 +450,17 @@ export function html(): Extractor {
       }
       const { text, warnings } = decodeHtml(input.bytes);
       const meta = headMeta(text);
-      const page = unwrapLayoutTables(stripChrome(mainContent(text)));
-      const body = LinkSink.clean(keepSpaceAfterInline(page));
       const sink = new LinkSink();
+      let pieces: string[];
+      try {
+        pieces = pagePieces(text, deadlineCheck(input.signal));
+      } catch (e) {
+        if (!(e instanceof DeadlinePassed)) throw e;
+        warnings.push("time limit reached before the page was converted");
+        return Promise.resolve({ lines: [], headings: [], outlineQuality: "none", meta, warnings });
+      }
       const toMarkdown = converter(sink);
       const raw: string[] = [];
-      const pieces = splitBlocks(body);
       for (let i = 0; i < pieces.length; i++) {
         if (input.signal?.aborted) {
           warnings.push(`time limit reached: converted ${i} of ${pieces.length} parts of the page`);

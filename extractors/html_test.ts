@@ -374,3 +374,55 @@ Deno.test({
     assert(titles.includes('<dir prefix="default" salt="">'), titles.join(" / "));
   },
 });
+
+/** A soft deadline that has passed from its `k`-th read on (as `extraction/host.ts` reads one). */
+function passesAtRead(k: number): AbortSignal & { reads: number } {
+  const signal = Object.assign(new AbortController().signal, { reads: 0 });
+  Object.defineProperty(signal, "aborted", { get: () => ++signal.reads >= k });
+  return signal;
+}
+
+/** A page of `n` sections, about 60 characters and 4 tags each. */
+const longPage = (n: number) =>
+  Array.from({ length: n }, (_, i) => `<h2>Part ${i}</h2><p>quokka number ${i} here</p>\n`).join(
+    "",
+  );
+
+Deno.test("html() stops at the soft deadline while it scans a long page, before converting it", async () => {
+  // 16,000 tags in 4 pieces: the passes over the page (chrome, pieces) read the deadline
+  // every 1,024 tags; before, only the conversion did, between pieces, so a 50 MB page
+  // took seconds of CPU past the deadline before its first read.
+  const bytes = enc(longPage(4000));
+  const doc = await html().extract({
+    path: "l/long.html",
+    extension: ".html",
+    bytes,
+    signal: passesAtRead(2),
+  });
+  assertEquals(doc.lines, []);
+  assertEquals(doc.warnings, ["time limit reached before the page was converted"]);
+});
+
+Deno.test("html() cut at the soft deadline gives the start of the page", async () => {
+  const bytes = enc(longPage(4000));
+  const count = passesAtRead(Infinity);
+  const whole = await html().extract({
+    path: "l/long.html",
+    extension: ".html",
+    bytes,
+    signal: count,
+  });
+  assert(whole.lines.length > 12_000);
+  const cuts = new Set<number>();
+  // the last 4 reads come before the 4 pieces: cut in the passes, between pieces, never
+  for (const k of [2, count.reads - 2, count.reads - 1, count.reads + 1]) {
+    const signal = passesAtRead(k);
+    const doc = await html().extract({ path: "l/long.html", extension: ".html", bytes, signal });
+    assertEquals(doc.lines, whole.lines.slice(0, doc.lines.length));
+    assertEquals(doc.headings, whole.headings!.slice(0, doc.headings!.length));
+    if (doc.lines.length < whole.lines.length) assert(/time limit/.test(doc.warnings![0]!));
+    cuts.add(doc.lines.length);
+  }
+  assertEquals(cuts.size, 4, [...cuts].join(" "));
+  assert(cuts.has(0) && cuts.has(whole.lines.length));
+});
