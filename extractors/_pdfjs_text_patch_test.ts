@@ -12,6 +12,7 @@ import {
   WORKER_PATCHES,
 } from "./_pdfjs_text_patch.ts";
 import { inThreadWorker, type InThreadWorkerOptions, pdfjsTextPatch } from "./pdf.ts";
+import { FastPort } from "./_pdf_port.ts";
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNull } from "pdf-lib";
 
 const loaded = await loadPdfjsWorker();
@@ -181,6 +182,35 @@ Deno.test("patched pdf.js gives the library's text content on corpus PDFs", asyn
     assertEquals(textOnly.length, theirs.length, f);
     textOnly.forEach((tc, p) => deepStrictEqual(tc, theirs[p], `${f}, page ${p + 1}, text-only`));
   }
+});
+
+Deno.test("a font set again goes on without a promise: the same text in fewer chunks", async () => {
+  // Sixty lines, each setting one of two loaded fonts (at two sizes): the library's text
+  // builder stops at every change and sends what it has in a chunk once it holds ten items;
+  // the patched one stops only to load a font, and sends it all at the end.
+  const lines = Array.from(
+    { length: 60 },
+    (_, i) => `/F${i % 3 ? 1 : 3} ${9 + (i % 2)} Tf 20 ${760 - 12 * i} Td (ab line ${i}) Tj`,
+  );
+  const bytes = handMadePdf(`BT ${lines.join(" 1 0 0 1 0 0 Tm ")} ET`);
+  const messages = async (worker: PdfjsWorkerModule) => {
+    let sent = 0;
+    const post = FastPort.prototype.postMessage;
+    FastPort.prototype.postMessage = function (obj, transfer) {
+      sent++;
+      post.call(this, obj, transfer);
+    };
+    try {
+      return { contents: await textContents(bytes, worker), sent };
+    } finally {
+      FastPort.prototype.postMessage = post;
+    }
+  };
+  const mine = await messages(loaded.module);
+  const theirs = await messages(libraryWorker);
+  assert(mine.contents[0]!.items.length >= 60, "not every line was read");
+  deepStrictEqual(mine.contents, theirs.contents);
+  assert(mine.sent + 4 < theirs.sent, `${mine.sent} messages, the library ${theirs.sent}`);
 });
 
 Deno.test("text-only fonts read widths a PDF lacks from the Type1 font program", async () => {
