@@ -221,26 +221,50 @@ export function fieldFilterSql(
 
 /**
  * Refuse fields a library does not index (`library` undefined: fields no library indexes).
+ * Another machine's library of a shared store (`others`) indexes the fields its documents
+ * hold values of: its configuration is on its machine, the values are in the store.
  *
+ * @param libraries the configured libraries
+ * @param library the library asked for (undefined: all)
+ * @param names the fields asked for
+ * @param others other machines' libraries (`laptop:Papers`) with the fields they hold
  * @throws {ToolError} `INVALID_ARGUMENT` naming the field, the indexed ones in the hint
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkFields } from "./fields.ts";
+ * const others = new Map([["laptop:Papers", ["tags", "topic"]]]);
+ * checkFields([], "laptop:Papers", ["Topic"], others);
+ * checkFields([], undefined, ["topic"], others);
+ * assert.throws(() => checkFields([], "laptop:Papers", ["status"], others), /no value/);
+ * ```
  */
 export function checkFields(
   libraries: Library[],
   library: string | undefined,
   names: string[],
+  others: ReadonlyMap<string, string[]> = new Map(),
 ): void {
   const libs = libraries.filter((l) => library === undefined || l.name === library);
-  const indexed = [...new Set(libs.flatMap(libraryFields))];
+  const theirs = [...others].filter(([name]) => library === undefined || name === library);
+  const indexed = [
+    ...new Set([...libs.flatMap(libraryFields), ...theirs.flatMap(([, fields]) => fields)]),
+  ];
+  const other = library !== undefined && others.has(library);
   for (const name of names) {
     if (indexed.includes(foldField(name))) continue;
+    const where = library === undefined ? "any library" : `library ${JSON.stringify(library)}`;
     throw new ToolError(
       "INVALID_ARGUMENT",
-      `Field ${JSON.stringify(name)} is not indexed ${
-        library === undefined ? "in any library" : `in library ${JSON.stringify(library)}`
-      }`,
-      `Indexed fields: ${
-        indexed.join(", ") || "(none)"
-      }. A library's "fields" in shelfmark.json sets them.`,
+      other
+        ? `Field ${JSON.stringify(name)} has no value in ${where} (another machine's)`
+        : `Field ${JSON.stringify(name)} is not indexed in ${where}`,
+      other
+        ? `Fields with values there: ${indexed.join(", ") || "(none)"}. Another machine's ` +
+          `library is known here by what its documents hold; its "fields" are set on its machine.`
+        : `Indexed fields: ${
+          indexed.join(", ") || "(none)"
+        }. A library's "fields" in shelfmark.json sets them.`,
     );
   }
 }

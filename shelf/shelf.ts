@@ -683,6 +683,14 @@ export class Shelf {
   }
 
   /**
+   * The fields other machines' libraries of a shared store hold values of (folded), by
+   * their names in it: what `search` filters on them may name. None without such a store.
+   */
+  async otherLibraryFields(): Promise<Map<string, string[]>> {
+    return await this.#parts.store.otherLibraryFields?.() ?? new Map();
+  }
+
+  /**
    * Libraries no index run has covered as they are configured now (new ones, or ones whose
    * indexed fields changed); an empty library once indexed is not among them.
    */

@@ -66,6 +66,8 @@ export class MachinesCatalogStore implements CatalogStore {
   readonly #others = new Map<string, PgCatalogStore>();
   /** The other machines of the store as last read, by name. */
   #known: string[] = [];
+  /** Other machines in the order first seen: their link rows' numbers ({@link linkRow}). */
+  readonly #ordinals: string[] = [];
   /** When {@link #known} was read (`Date.now()`; 0: never). */
   #readAt = 0;
   /** A connection or two to read which machines the store holds. */
@@ -309,17 +311,50 @@ export class MachinesCatalogStore implements CatalogStore {
   }
 
   /**
-   * The link graph is the own machine's: links resolve to files of its libraries, and a
-   * link between machines' libraries has no target there (the graph of every machine is
-   * left for later, with search across machines).
+   * Every machine's documents for the link graph, by path in byte order, another machine's
+   * under its qualified names: a link resolves within its library (`laptop:Papers/…`), so
+   * each machine's links resolve as on that machine, and a link between two machines'
+   * libraries has no target.
    */
-  graphDocs(): Promise<GraphDocRow[]> {
-    return this.#own.graphDocs();
+  async graphDocs(): Promise<GraphDocRow[]> {
+    const each = await Promise.all(
+      (await this.#all()).map(async (route) =>
+        (await route.store.graphDocs()).map((r) =>
+          route.machine === undefined ? r : {
+            ...r,
+            doc_id: qualified(r.doc_id, route.machine),
+            library: qualified(r.library, route.machine),
+            path: qualified(r.path, route.machine),
+          }
+        )
+      ),
+    );
+    return each.flat().sort((a, b) => byPath(a.path, b.path));
   }
 
-  /** The own machine's links (see {@link graphDocs}). */
-  linkTargets(): AsyncGenerator<LinkTargets[]> {
-    return this.#own.linkTargets();
+  /**
+   * Every machine's links, a page at a time (each machine's pages in turn), another
+   * machine's documents qualified and its rows numbered apart ({@link linkRow}).
+   */
+  async *linkTargets(): AsyncGenerator<LinkTargets[]> {
+    for (const route of await this.#all()) {
+      const ordinal = this.#ordinal(route.machine);
+      for await (const page of route.store.linkTargets()) {
+        yield route.machine === undefined ? page : page.map((r) => ({
+          doc_id: qualified(r.doc_id, route.machine),
+          targets: r.targets,
+          rows: r.rows.map((row) => linkRow(ordinal, row)),
+        }));
+      }
+    }
+  }
+
+  /** The number of a machine in this process (0: the own one), for its link rows. */
+  #ordinal(machine?: string): number {
+    if (machine === undefined) return 0;
+    let i = this.#ordinals.indexOf(machine);
+    if (i < 0) i = this.#ordinals.push(machine) - 1;
+    return i + 1;
   }
 
   /**
@@ -331,9 +366,22 @@ export class MachinesCatalogStore implements CatalogStore {
     return new Map(terms.map((t) => [t, counts.reduce((s, c) => s + (c.get(t) ?? 0), 0)]));
   }
 
-  /** The own machine's link rows (see {@link graphDocs}). */
-  linkRows(rows: number[]): Promise<Map<number, LinkRow>> {
-    return this.#own.linkRows(rows);
+  /** Link rows of every machine, as {@link linkTargets} numbers them (one read per machine). */
+  async linkRows(rows: number[]): Promise<Map<number, LinkRow>> {
+    const groups = new Map<number, number[]>();
+    for (const row of rows) {
+      const ordinal = Math.floor(row / ROWS_APART);
+      if (ordinal > this.#ordinals.length) continue;
+      groups.set(ordinal, [...groups.get(ordinal) ?? [], row % ROWS_APART]);
+    }
+    const out = new Map<number, LinkRow>();
+    await Promise.all([...groups].map(async ([ordinal, local]) => {
+      const store = ordinal === 0 ? this.#own : this.#other(this.#ordinals[ordinal - 1]!);
+      for (const [row, link] of await store.linkRows(local)) {
+        out.set(linkRow(ordinal, row), link);
+      }
+    }));
+    return out;
   }
 
   async fields(docId: string): Promise<Record<string, string[]>> {
@@ -393,11 +441,36 @@ export class MachinesCatalogStore implements CatalogStore {
     return names.flat();
   }
 
+  /**
+   * The fields each other machine's library has values of, by its name in the store
+   * (`laptop:Papers`): what `search` filters of it may name (see {@link PgCatalogStore.fieldNames}).
+   */
+  async otherLibraryFields(): Promise<Map<string, string[]>> {
+    const others = await this.#machines();
+    const each = await Promise.all(
+      others.map(async (m) =>
+        [...await this.#other(m).fieldNames()].map(([l, f]) => [qualified(l, m), f] as const)
+      ),
+    );
+    return new Map(each.flat());
+  }
+
   async close(): Promise<void> {
     await this.#own.close();
     for (const store of this.#others.values()) await store.close();
     await this.#pool.end();
   }
+}
+
+/**
+ * Link rows of one machine apart from the next: a machine's rows (ids of its `links`)
+ * stay below it, and 8,191 machines fit below 2^53.
+ */
+const ROWS_APART = 2 ** 40;
+
+/** A machine's link row as the graph knows it (the own machine's, ordinal 0, as it is). */
+function linkRow(ordinal: number, row: number): number {
+  return ordinal * ROWS_APART + row;
 }
 
 /** A name in a machine's schema as this store shows it (the own machine's as it is). */

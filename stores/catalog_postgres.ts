@@ -744,6 +744,19 @@ export class PgCatalogStore implements CatalogStore {
     return new Map(rows.map((r) => [r.path as string, r as FileState]));
   }
 
+  /**
+   * The fields each library's documents hold values of (folded names, sorted), by library:
+   * what another machine's server knows of the fields a library indexes (its configuration
+   * is on its machine only).
+   */
+  async fieldNames(): Promise<Map<string, string[]>> {
+    const rows = await this.#query(
+      `SELECT d.library, array_agg(DISTINCT f.field ORDER BY f.field) AS fields
+       FROM fields f JOIN documents d ON d.doc_id = f.doc_id GROUP BY d.library`,
+    );
+    return new Map(rows.map((r) => [r.library as string, r.fields as string[]]));
+  }
+
   /** The libraries the store holds documents of, by name (byte order). */
   async libraries(): Promise<string[]> {
     // one probe of the (library, path) index per library, from each to the next: not a

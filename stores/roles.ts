@@ -266,6 +266,11 @@ export interface CatalogStore extends LinkStore {
    * (`laptop:Papers`); a store of one data folder has no such method.
    */
   otherLibraries?(): Promise<string[]>;
+  /**
+   * The fields the other machines' libraries hold values of (folded), by their names in
+   * the store; a store of one data folder has no such method.
+   */
+  otherLibraryFields?(): Promise<Map<string, string[]>>;
   /** Release connections; the store is not used after. */
   close(): Promise<void>;
 }

@@ -136,7 +136,12 @@ export const search = defineTool({
   },
   async run(shelf, a): Promise<Answer> {
     await checkStoreLibrary(shelf, a.library);
-    if (a.filters) checkFields(shelf.libraries, a.library, Object.keys(a.filters));
+    if (a.filters) {
+      // another machine's library (or every library) is checked against its stored fields
+      const own = shelf.libraries.some((l) => l.name === a.library);
+      const others = own ? undefined : await shelf.otherLibraryFields();
+      checkFields(shelf.libraries, a.library, Object.keys(a.filters), others);
+    }
     if ((a.query === undefined) === (a.queries === undefined)) {
       throw new ToolError(
         "INVALID_ARGUMENT",
