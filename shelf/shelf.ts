@@ -703,6 +703,15 @@ export class Shelf {
     return this.#parts.catalog.docTypes();
   }
 
+  /**
+   * The skipped files and documents extracted in part of other machines' libraries of a
+   * shared store, as their last index runs left them, by their names in it
+   * (`laptop:Papers/a.pdf`). None without such a store.
+   */
+  async otherRunFiles(): Promise<{ skipped: Skipped[]; partial: PartialDoc[] }> {
+    return await this.#parts.store.otherRunFiles?.() ?? { skipped: [], partial: [] };
+  }
+
   /** Files the index skipped, with their reasons, in one library or in all. */
   skippedFiles(library?: string): Skipped[] {
     return this.#parts.catalog.skipped(library);
@@ -1112,6 +1121,7 @@ export class Shelf {
           const found = { abs, path, size: st.size, mtime_ms: st.mtime?.getTime() ?? 0 };
           await indexer.indexFile(lib, found, known, this.#maxFileBytes);
         }
+        await indexer.shareRunFiles(lib.name);
         catalog.saveTermCounts();
       } catch (e) {
         catalog.rollback();

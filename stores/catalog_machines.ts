@@ -16,14 +16,14 @@
  */
 // @ts-types="@types/pg"
 import type pg from "pg";
-import type { FileState, GraphDocRow, LinkTargets } from "../core/catalog.ts";
+import type { FileState, GraphDocRow, LinkTargets, PartialDoc } from "../core/catalog.ts";
 import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import type { StoredPassages } from "../core/catalog_sql.ts";
 import type { Link } from "../core/extractor.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
 import type { LinkRow } from "../core/graph.ts";
 import { type DocEntry, type DocTable, KeptTable } from "../core/listing.ts";
-import type { Card, SearchFilters } from "../core/types.ts";
+import type { Card, SearchFilters, Skipped } from "../core/types.ts";
 import { PgCatalogStore } from "./catalog_postgres.ts";
 import { guarded, MACHINES_KEPT_MS, openPool, QUALIFIED } from "./postgres_pool.ts";
 import type { CatalogStore, LibraryClaim } from "./roles.ts";
@@ -453,6 +453,28 @@ export class MachinesCatalogStore implements CatalogStore {
       ),
     );
     return new Map(each.flat());
+  }
+
+  saveRunFiles(library: string, skipped: Skipped[], partial: PartialDoc[]): Promise<void> {
+    return this.#own.saveRunFiles!(library, skipped, partial);
+  }
+
+  /**
+   * The other machines' skipped files and documents extracted in part, as their last index
+   * runs left them, under qualified paths (each machine's by path, the machines by name).
+   */
+  async otherRunFiles(): Promise<{ skipped: Skipped[]; partial: PartialDoc[] }> {
+    const each = await Promise.all((await this.#machines()).map(async (m) => {
+      const { skipped, partial } = await this.#other(m).runFiles();
+      return {
+        skipped: skipped.map((s) => ({ ...s, path: qualified(s.path, m) })),
+        partial: partial.map((p) => ({ ...p, path: qualified(p.path, m) })),
+      };
+    }));
+    return {
+      skipped: each.flatMap((e) => e.skipped),
+      partial: each.flatMap((e) => e.partial),
+    };
   }
 
   async close(): Promise<void> {

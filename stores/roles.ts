@@ -13,8 +13,8 @@
  *
  * @module
  */
-import type { Card, Hit, IndexedDoc, ParsedQuery, SearchFilters } from "../core/types.ts";
-import type { FileState } from "../core/catalog.ts";
+import type { Card, Hit, IndexedDoc, ParsedQuery, SearchFilters, Skipped } from "../core/types.ts";
+import type { FileState, PartialDoc } from "../core/catalog.ts";
 import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import type { StoredPassages } from "../core/catalog_sql.ts";
 import type { DocEntry, DocTable } from "../core/listing.ts";
@@ -271,6 +271,17 @@ export interface CatalogStore extends LinkStore {
    * the store; a store of one data folder has no such method.
    */
   otherLibraryFields?(): Promise<Map<string, string[]>>;
+  /**
+   * Keep a library's skipped files and documents extracted in part after an index run, for
+   * the other machines' servers of a shared store; a store of one data folder (whose
+   * catalog holds them) has no such method.
+   */
+  saveRunFiles?(library: string, skipped: Skipped[], partial: PartialDoc[]): Promise<void>;
+  /**
+   * The other machines' skipped files and documents extracted in part, by their names in
+   * the store (`laptop:Papers/a.pdf`); a store of one data folder has no such method.
+   */
+  otherRunFiles?(): Promise<{ skipped: Skipped[]; partial: PartialDoc[] }>;
   /** Release connections; the store is not used after. */
   close(): Promise<void>;
 }

@@ -2,7 +2,8 @@
  * What a server of a shared store answers of another machine's library (issue 32, Team),
  * beyond listings, reads and keyword search (tests/pg_machines_test.ts,
  * tests/pg_across_test.ts): `search` filters on its front-matter fields, its link graph
- * (`links`, `connection`, `context`'s backlinks) and its files in `status`. Two machines
+ * (`links`, `connection`, `context`'s backlinks) and the files its index runs skipped or
+ * extracted in part in `status`. Two machines
  * (`laptop`, its library `Notes` indexing the fields `tags` and `topic`; `nas`, its library
  * `Docs` with the default fields) index into one PostgreSQL database; a server `srv` with
  * no library of its own answers for both as each machine's own server does, under
@@ -14,6 +15,9 @@ import { callTool } from "../server/dispatch.ts";
 import type { ToolName } from "../server/tools/mod.ts";
 import type { ToolError } from "../core/types.ts";
 import { assert, assertEquals, assertRejects } from "./assert.ts";
+import { Catalog } from "../core/catalog.ts";
+import { PgCatalogStore } from "../stores/catalog_postgres.ts";
+import { partialData } from "./partial_docs.ts";
 import { noPostgres, PgServer } from "./pg_server.ts";
 import { openTestShelf, type TestShelf } from "./shelf_helper.ts";
 
@@ -183,6 +187,52 @@ Deno.test({
         assertEquals(
           (n.items as { path: string; target_path: string }[]).map((i) => [i.path, i.target_path]),
           [["nas:Docs/n.md", "nas:Docs/x.md"]],
+        );
+      });
+
+      await t.step("status lists every machine's skipped files and partial documents", async () => {
+        // a machine whose runs cut two documents short (tests/partial_docs.ts): one tried
+        // again next run, one whose retry the hard limit stopped
+        const deskStore = new PgCatalogStore(store, { machine: { name: "desk", owner: "desk" } });
+        const desk = await partialData(join(base, "desk"), { catalog: deskStore }).finally(() =>
+          deskStore.close()
+        );
+        const catalog = new Catalog(join(desk.data, "catalog.db"));
+        const cut = catalog.partialDocuments(5).first;
+        catalog.close();
+        assertEquals(cut.map((d) => [d.path, d.stopped !== undefined]), [
+          ["Cut/b.pages", false],
+          ["Stopped/a.pages", true],
+        ]);
+        // files the laptop skipped: hidden, binary
+        const notes = join(base, "laptop", "Notes");
+        await Deno.writeTextFile(join(notes, ".hidden.md"), "# Hidden\n");
+        await Deno.writeFile(join(notes, "blob.bin"), new Uint8Array(4096).map((_, i) => i % 7));
+        await laptop.shelf.index();
+        const mine = await json(laptop, "status");
+        assertEquals((mine.skipped as { path: string }[]).map((f) => f.path), [
+          "Notes/.hidden.md",
+          "Notes/blob.bin",
+        ]);
+
+        const status = await json(srv, "status");
+        assertEquals(status.libraries, [
+          { name: "desk:Cut", documents: 1 },
+          { name: "desk:Stopped", documents: 1 },
+          { name: "laptop:Notes", documents: 5 },
+          { name: "nas:Docs", documents: 1 },
+        ]);
+        assertEquals(status.skipped, qualify(mine.skipped, "laptop"));
+        assertEquals(status.skipped_count, 2);
+        assertEquals(status.documents_total, 8 + 2);
+        assertEquals(status.partial_count, 2);
+        assertEquals(status.partial, qualify(cut, "desk"));
+        // the next run's list replaces the last one
+        await Deno.remove(join(notes, ".hidden.md"));
+        await laptop.shelf.index();
+        assertEquals(
+          ((await json(srv, "status")).skipped as { path: string }[]).map((f) => f.path),
+          ["laptop:Notes/blob.bin"],
         );
       });
     } finally {
