@@ -765,7 +765,8 @@ export class PgCatalogStore implements CatalogStore {
   /**
    * Keep what a library's index run left out, as the data folder's catalog has it after the
    * run: its skipped files and its documents extracted in part replace the library's rows
-   * (one transaction), so a server on another machine shows them in `status`.
+   * (one transaction, which moves the change token when they changed), so a server on
+   * another machine shows them in `status` and resolves links to them.
    *
    * @param library the library (its name on this machine)
    * @param skipped its skipped files
@@ -776,7 +777,16 @@ export class PgCatalogStore implements CatalogStore {
       ...skipped.map((s) => ({ path: s.path, skipped: s, partial: null })),
       ...partial.map((p) => ({ path: p.path, skipped: null, partial: p })),
     ];
+    rows.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
     await this.#transaction(async (tx) => {
+      await tx.query(LOCK_SQL, [LIBRARY_LOCK, library]);
+      const before = await tx.query(
+        `SELECT path, skipped, partial FROM run_files WHERE library = $1 ORDER BY path COLLATE "C"`,
+        [library],
+      );
+      if (JSON.stringify(before.rows) === JSON.stringify(rows)) return;
+      // a change the link graph sees (a link to a skipped file is to a file)
+      await tx.query(BUMP_SQL, [library]);
       await tx.query("DELETE FROM run_files WHERE library = $1", [library]);
       await tx.query(
         `INSERT INTO run_files (path, library, skipped, partial)

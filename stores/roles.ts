@@ -277,11 +277,6 @@ export interface CatalogStore extends LinkStore {
    * catalog holds them) has no such method.
    */
   saveRunFiles?(library: string, skipped: Skipped[], partial: PartialDoc[]): Promise<void>;
-  /**
-   * The other machines' skipped files and documents extracted in part, by their names in
-   * the store (`laptop:Papers/a.pdf`); a store of one data folder has no such method.
-   */
-  otherRunFiles?(): Promise<{ skipped: Skipped[]; partial: PartialDoc[] }>;
   /** Release connections; the store is not used after. */
   close(): Promise<void>;
 }

@@ -26,7 +26,7 @@ const NOTES: Record<string, string> = {
   "a.md": "---\ntags: [alpha, shared]\ntopic: rust\n---\n# A\n\nA note: see [B](b.md) and " +
     "[[c]].\nA [missing one](missing.md), [the web](https://example.org), [top](#a).\n",
   "b.md": "---\ntags: [beta, shared]\n---\n# B\n\nA note. Back to [A](a.md), " +
-    "[A again](./a.md).\n",
+    "[A again](./a.md), [the data](blob.bin).\n",
   "c.md": "---\ntopic: go\nstatus: draft\n---\n# C\n\nA note linking [[b]] and [D](sub/d.md).\n",
   "sub/d.md": "# D\n\nA note: up to [C](../c.md), the root's [A](/a.md), [[nowhere]].\n",
   "e.md": "# E\n\nA note no other links to.\n",
@@ -227,6 +227,14 @@ Deno.test({
         assertEquals(status.documents_total, 8 + 2);
         assertEquals(status.partial_count, 2);
         assertEquals(status.partial, qualify(cut, "desk"));
+        // a link to a file the laptop skipped: to a file, as on the laptop (broken before)
+        const want = await json(laptop, "links", { doc_id: "Notes/b.md", direction: "out" });
+        const items = (want.outgoing as { items: { path: string; kind: string }[] }).items;
+        assert(items.some((l) => l.path === "Notes/blob.bin" && l.kind === "file"));
+        assertEquals(
+          await json(srv, "links", { doc_id: "laptop:Notes/b.md", direction: "out" }),
+          qualify(want, "laptop"),
+        );
         // the next run's list replaces the last one
         await Deno.remove(join(notes, ".hidden.md"));
         await laptop.shelf.index();
