@@ -216,13 +216,13 @@ export class MachinesCatalogStore implements CatalogStore {
   async get(docId: string): Promise<StoredDoc | undefined> {
     const { route, local } = await this.#route(docId);
     const doc = await route.store.get(local);
-    return doc && { ...doc, card: qualifiedCard(doc.card, route.machine) };
+    return doc && { ...doc, card: qualifiedNames(doc.card, route.machine) };
   }
 
   async head(docId: string): Promise<DocHead | undefined> {
     const { route, local } = await this.#route(docId);
     const head = await route.store.head(local);
-    return head && { ...head, card: qualifiedCard(head.card, route.machine) };
+    return head && { ...head, card: qualifiedNames(head.card, route.machine) };
   }
 
   async sections(docId: string): Promise<DocSections | undefined> {
@@ -231,7 +231,7 @@ export class MachinesCatalogStore implements CatalogStore {
   }
 
   cards(ids: string[]): Promise<Map<string, Card>> {
-    return this.#each(ids, (s, asked) => s.cards([...asked.keys()]), qualifiedCard);
+    return this.#each(ids, (s, asked) => s.cards([...asked.keys()]), qualifiedNames);
   }
 
   async text(docId: string): Promise<string | undefined> {
@@ -316,17 +316,18 @@ export class MachinesCatalogStore implements CatalogStore {
    * each machine's links resolve as on that machine, and a link between two machines'
    * libraries has no target.
    */
-  async graphDocs(): Promise<GraphDocRow[]> {
+  graphDocs(): Promise<GraphDocRow[]> {
+    return this.#merged(this.#all(), (store) => store.graphDocs());
+  }
+
+  /** Rows read from each machine of `routes`, names qualified, in one list by path. */
+  async #merged<T extends Named>(
+    routes: Promise<Route[]>,
+    read: (store: CatalogStore) => Promise<T[]>,
+  ): Promise<T[]> {
     const each = await Promise.all(
-      (await this.#all()).map(async (route) =>
-        (await route.store.graphDocs()).map((r) =>
-          route.machine === undefined ? r : {
-            ...r,
-            doc_id: qualified(r.doc_id, route.machine),
-            library: qualified(r.library, route.machine),
-            path: qualified(r.path, route.machine),
-          }
-        )
+      (await routes).map(async (route) =>
+        (await read(route.store)).map((r) => qualifiedNames(r, route.machine))
       ),
     );
     return each.flat().sort((a, b) => byPath(a.path, b.path));
@@ -396,21 +397,9 @@ export class MachinesCatalogStore implements CatalogStore {
   }
 
   async list(library?: string): Promise<DocEntry[]> {
-    const routes = library === undefined ? await this.#all() : [(await this.#route(library)).route];
-    const local = library === undefined ? undefined : (await this.#route(library)).local;
-    const lists = await Promise.all(
-      routes.map(async (route) =>
-        (await route.store.list(local)).map((e) =>
-          route.machine === undefined ? e : {
-            ...e,
-            doc_id: qualified(e.doc_id, route.machine),
-            library: qualified(e.library, route.machine),
-            path: qualified(e.path, route.machine),
-          }
-        )
-      ),
-    );
-    return lists.flat().sort((a, b) => byPath(a.path, b.path));
+    if (library === undefined) return await this.#merged(this.#all(), (store) => store.list());
+    const { route, local } = await this.#route(library);
+    return await this.#merged(Promise.resolve([route]), (store) => store.list(local));
   }
 
   async changeToken(): Promise<string> {
@@ -500,14 +489,17 @@ function qualified(name: string, machine?: string): string {
   return machine === undefined ? name : `${machine}:${name}`;
 }
 
-/** A card with its id, library and path as this store shows them (keys in their order). */
-function qualifiedCard(card: Card, machine?: string): Card {
-  if (machine === undefined) return card;
+/** What names a document: its id, library and path. */
+type Named = { doc_id: string; library: string; path: string };
+
+/** A row with its id, library and path as this store shows them (keys in their order). */
+function qualifiedNames<T extends Named>(row: T, machine?: string): T {
+  if (machine === undefined) return row;
   return {
-    ...card,
-    doc_id: qualified(card.doc_id, machine),
-    library: qualified(card.library, machine),
-    path: qualified(card.path, machine),
+    ...row,
+    doc_id: qualified(row.doc_id, machine),
+    library: qualified(row.library, machine),
+    path: qualified(row.path, machine),
   };
 }
 
