@@ -850,8 +850,11 @@ export class Shelf {
     return libraryOverview(this, library);
   }
 
-  /** The values of an indexed front-matter field with their document counts. */
-  tagValues(field: string, library: string | undefined, limit: number): FieldValues {
+  /**
+   * The values of an indexed front-matter field with their document counts (every
+   * machine's on a server of a shared store).
+   */
+  tagValues(field: string, library: string | undefined, limit: number): Promise<FieldValues> {
     return tagValues(this, field, library, limit);
   }
 

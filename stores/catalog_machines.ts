@@ -17,6 +17,7 @@
 // @ts-types="@types/pg"
 import type pg from "pg";
 import type { FileState, GraphDocRow, LinkTargets, PartialDoc } from "../core/catalog.ts";
+import type { FieldValueCount } from "../core/fields.ts";
 import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import type { StoredPassages } from "../core/catalog_sql.ts";
 import type { Link } from "../core/extractor.ts";
@@ -442,6 +443,23 @@ export class MachinesCatalogStore implements CatalogStore {
       ),
     );
     return new Map(each.flat());
+  }
+
+  /**
+   * The values of a field in the other machines' libraries, or in one of them by its name
+   * in the store (`laptop:Papers`; none for the own machine's), each machine's counted
+   * apart: `list_tags` adds them to the own catalog's.
+   */
+  async otherFieldValues(field: string, library?: string): Promise<FieldValueCount[]> {
+    if (library !== undefined) {
+      const { route, local } = await this.#route(library);
+      if (route.machine === undefined) return [];
+      return await this.#other(route.machine).fieldValueCounts(field, local);
+    }
+    const each = await Promise.all(
+      (await this.#machines()).map((m) => this.#other(m).fieldValueCounts(field)),
+    );
+    return each.flat();
   }
 
   saveRunFiles(library: string, skipped: Skipped[], partial: PartialDoc[]): Promise<void> {

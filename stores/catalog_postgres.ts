@@ -35,7 +35,7 @@ import {
   type StoredPassage,
   type StoredPassages,
 } from "../core/catalog_sql.ts";
-import { foldValue, normalizeFieldFilters } from "../core/fields.ts";
+import { type FieldValueCount, foldValue, normalizeFieldFilters } from "../core/fields.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
 import { decodeText, joinTexts } from "../core/text_codec.ts";
 import { textToStore } from "../core/prepared_text.ts";
@@ -820,6 +820,27 @@ export class PgCatalogStore implements CatalogStore {
       skipped: rows.flatMap((r) => r.skipped ? [r.skipped as Skipped] : []),
       partial: rows.flatMap((r) => r.partial ? [r.partial as PartialDoc] : []),
     };
+  }
+
+  /**
+   * Every distinct value (folded) of a field, in one library or all, with its document
+   * count (as {@link fieldValueCounts} of the SQLite catalog): another machine's values
+   * for `list_tags`.
+   */
+  async fieldValueCounts(field: string, library?: string): Promise<FieldValueCount[]> {
+    const rows = await this.#query(
+      `SELECT f.folded, min(f.value COLLATE "C") AS value, count(DISTINCT f.doc_id) AS n
+       FROM fields f ${
+        library === undefined ? "WHERE" : "JOIN documents d ON d.doc_id = f.doc_id WHERE"
+      } f.field = $1 ${library === undefined ? "" : "AND d.library = $2"}
+       GROUP BY f.folded`,
+      library === undefined ? [field] : [field, library],
+    );
+    return rows.map((r) => ({
+      folded: r.folded as string,
+      value: r.value as string,
+      documents: Number(r.n),
+    }));
   }
 
   /** The libraries the store holds documents of, by name (byte order). */

@@ -20,6 +20,7 @@ import type { StoredPassages } from "../core/catalog_sql.ts";
 import type { DocEntry, DocTable } from "../core/listing.ts";
 import type { Link } from "../core/extractor.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
+import type { FieldValueCount } from "../core/fields.ts";
 import type { LinkStore } from "../core/graph.ts";
 
 /** A query as the keyword index sees it: parsed once by the search path. */
@@ -271,6 +272,11 @@ export interface CatalogStore extends LinkStore {
    * the store; a store of one data folder has no such method.
    */
   otherLibraryFields?(): Promise<Map<string, string[]>>;
+  /**
+   * The values of a field in the other machines' libraries (or one of them, by its name in
+   * the store), with their document counts; a store of one data folder has no such method.
+   */
+  otherFieldValues?(field: string, library?: string): Promise<FieldValueCount[]>;
   /**
    * Keep a library's skipped files and documents extracted in part after an index run, for
    * the other machines' servers of a shared store; a store of one data folder (whose

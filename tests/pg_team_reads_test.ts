@@ -146,6 +146,55 @@ Deno.test({
         assertEquals(own.message, 'Field "status" is not indexed in library "Notes"');
       });
 
+      await t.step("list_tags counts every machine's values", async () => {
+        const tags = async (s: TestShelf, args: Record<string, unknown> = {}) => {
+          const { field, library, total, values } = await json(s, "list_tags", args);
+          return { field, library, total, values };
+        };
+        // another machine's library: as its own server answers, under its name in the store
+        for (const field of ["tags", "topic"]) {
+          const own = await tags(laptop, { field, library: "Notes" });
+          assert((own.total as number) > 0, field);
+          assertEquals(await tags(srv, { field, library: "laptop:Notes" }), {
+            ...own,
+            library: "laptop:Notes",
+          });
+        }
+        // every library: a value both machines hold counts the documents of both, on a
+        // server with no library and on a machine with its own
+        const every = {
+          field: "tags",
+          library: null,
+          total: 3,
+          values: [
+            { value: "shared", documents: 3 },
+            { value: "alpha", documents: 1 },
+            { value: "beta", documents: 1 },
+          ],
+        };
+        assertEquals(await tags(srv), every);
+        assertEquals(await tags(nas), every);
+        assertEquals((await tags(nas, { library: "Docs" })).values, [
+          { value: "shared", documents: 1 },
+        ]);
+        assertEquals((await tags(srv, { limit: 1 })).values, [{ value: "shared", documents: 3 }]);
+        // a field only another machine indexes, and one of another machine's library
+        assertEquals((await tags(srv, { field: "topic" })).values, [
+          { value: "go", documents: 1 },
+          { value: "rust", documents: 1 },
+        ]);
+        assertEquals((await tags(laptop, { field: "status", library: "nas:Docs" })).values, [
+          { value: "done", documents: 1 },
+        ]);
+        // a field the laptop does not index, a library no machine has: refused
+        const e = await assertRejects(() =>
+          tags(srv, { field: "status", library: "laptop:Notes" })
+        ) as ToolError;
+        assertEquals(e.code, "INVALID_ARGUMENT");
+        const none = await assertRejects(() => tags(srv, { library: "laptop:Nope" })) as ToolError;
+        assertEquals(none.code, "LIBRARY_NOT_FOUND");
+      });
+
       await t.step("links of another machine's documents, as on that machine", async () => {
         for (const file of Object.keys(NOTES)) {
           const want = await json(laptop, "links", { doc_id: `Notes/${file}` });
