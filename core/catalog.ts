@@ -300,16 +300,21 @@ export class Catalog {
    * extracts them again: those that wait are marked as `invalidate` marks one (`mtime_ms`
    * -1, hash kept); those given up on keep their file's mtime. A retry the hard time limit
    * stopped left a skipped row: its message is the document's `stopped`.
+   *
+   * @param limit documents listed at most (-1: all)
+   * @param library only this library's
    */
-  partialDocuments(limit: number): { count: number; first: PartialDoc[] } {
-    const where = "FROM documents WHERE json_extract(card, '$.partial') IS NOT NULL";
-    const count = this.#q(`SELECT count(*) AS n ${where}`).get()!.n as number;
+  partialDocuments(limit: number, library?: string): { count: number; first: PartialDoc[] } {
+    const where = "FROM documents WHERE json_extract(card, '$.partial') IS NOT NULL" +
+      (library === undefined ? "" : " AND library = ?");
+    const params = library === undefined ? [] : [library];
+    const count = this.#q(`SELECT count(*) AS n ${where}`).get(...params)!.n as number;
     const first = this.#q(
       `SELECT p.path, p.mtime_ms, p.partial, p.warnings, s.message AS stopped
        FROM (SELECT path, mtime_ms, json_extract(card, '$.partial') AS partial,
          json_extract(card, '$.warnings') AS warnings ${where} ORDER BY path LIMIT ?) p
        LEFT JOIN skipped s ON s.path = p.path ORDER BY p.path`,
-    ).all(limit).map((r) => ({
+    ).all(...params, limit).map((r) => ({
       path: r.path as string,
       partial: r.partial as string,
       warnings: r.warnings ? JSON.parse(r.warnings as string) as string[] : [],

@@ -221,26 +221,50 @@ export function fieldFilterSql(
 
 /**
  * Refuse fields a library does not index (`library` undefined: fields no library indexes).
+ * Another machine's library of a shared store (`others`) indexes the fields its documents
+ * hold values of: its configuration is on its machine, the values are in the store.
  *
+ * @param libraries the configured libraries
+ * @param library the library asked for (undefined: all)
+ * @param names the fields asked for
+ * @param others other machines' libraries (`laptop:Papers`) with the fields they hold
  * @throws {ToolError} `INVALID_ARGUMENT` naming the field, the indexed ones in the hint
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkFields } from "./fields.ts";
+ * const others = new Map([["laptop:Papers", ["tags", "topic"]]]);
+ * checkFields([], "laptop:Papers", ["Topic"], others);
+ * checkFields([], undefined, ["topic"], others);
+ * assert.throws(() => checkFields([], "laptop:Papers", ["status"], others), /no value/);
+ * ```
  */
 export function checkFields(
   libraries: Library[],
   library: string | undefined,
   names: string[],
+  others: ReadonlyMap<string, string[]> = new Map(),
 ): void {
   const libs = libraries.filter((l) => library === undefined || l.name === library);
-  const indexed = [...new Set(libs.flatMap(libraryFields))];
+  const theirs = [...others].filter(([name]) => library === undefined || name === library);
+  const indexed = [
+    ...new Set([...libs.flatMap(libraryFields), ...theirs.flatMap(([, fields]) => fields)]),
+  ];
+  const other = library !== undefined && others.has(library);
   for (const name of names) {
     if (indexed.includes(foldField(name))) continue;
+    const where = library === undefined ? "any library" : `library ${JSON.stringify(library)}`;
     throw new ToolError(
       "INVALID_ARGUMENT",
-      `Field ${JSON.stringify(name)} is not indexed ${
-        library === undefined ? "in any library" : `in library ${JSON.stringify(library)}`
-      }`,
-      `Indexed fields: ${
-        indexed.join(", ") || "(none)"
-      }. A library's "fields" in shelfmark.json sets them.`,
+      other
+        ? `Field ${JSON.stringify(name)} has no value in ${where} (another machine's)`
+        : `Field ${JSON.stringify(name)} is not indexed in ${where}`,
+      other
+        ? `Fields with values there: ${indexed.join(", ") || "(none)"}. Another machine's ` +
+          `library is known here by what its documents hold; its "fields" are set on its machine.`
+        : `Indexed fields: ${
+          indexed.join(", ") || "(none)"
+        }. A library's "fields" in shelfmark.json sets them.`,
     );
   }
 }
@@ -251,6 +275,16 @@ export interface FieldValues {
   values: { value: string; documents: number }[];
   /** Distinct values in all. */
   total: number;
+}
+
+/** A distinct value (folded) of a field, with the number of documents holding it. */
+export interface FieldValueCount {
+  /** The value folded (as filters match it). */
+  folded: string;
+  /** Its smallest spelling (in binary order), shown. */
+  value: string;
+  /** Documents holding it. */
+  documents: number;
 }
 
 /**
@@ -267,17 +301,73 @@ export function fieldValues(
   library: string | undefined,
   limit: number,
 ): FieldValues {
+  return topFieldValues(fieldValueCounts(db, field, library), limit);
+}
+
+/**
+ * Every distinct value (folded) of a field in the catalog, in one library or all, with
+ * its document count (in no order): what {@link topFieldValues} merges with other
+ * machines' counts.
+ */
+export function fieldValueCounts(
+  db: DatabaseSync,
+  field: string,
+  library: string | undefined,
+): FieldValueCount[] {
   const join = library === undefined
     ? "FROM fields f WHERE f.field = ?"
     : "FROM fields f JOIN documents d ON d.doc_id = f.doc_id WHERE f.field = ? AND d.library = ?";
   const params = library === undefined ? [field] : [field, library];
-  const values = db.prepare(
-    `SELECT min(f.value) AS value, count(DISTINCT f.doc_id) AS n ${join}
-     GROUP BY f.folded ORDER BY n DESC, f.folded LIMIT ?`,
-  ).all(...params, limit).map((r) => ({ value: r.value as string, documents: r.n as number }));
-  const total = db.prepare(`SELECT count(DISTINCT f.folded) AS n ${join}`).get(...params)
-    ?.n as number;
-  return { values, total: total ?? 0 };
+  return db.prepare(
+    `SELECT f.folded, min(f.value) AS value, count(DISTINCT f.doc_id) AS n ${join}
+     GROUP BY f.folded`,
+  ).all(...params).map((r) => ({
+    folded: r.folded as string,
+    value: r.value as string,
+    documents: r.n as number,
+  }));
+}
+
+/**
+ * The most used of value counts read apart (each machine's documents are its own: the
+ * counts of a folded value add up), most documents first, then by folded value.
+ *
+ * @param counts value counts, a folded value possibly more than once
+ * @param limit values returned at most
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { topFieldValues } from "./fields.ts";
+ * const top = topFieldValues([
+ *   { folded: "rust", value: "rust", documents: 1 },
+ *   { folded: "go", value: "go", documents: 2 },
+ *   { folded: "rust", value: "Rust", documents: 2 },
+ * ], 1);
+ * assert.deepEqual(top, { values: [{ value: "Rust", documents: 3 }], total: 2 });
+ * ```
+ */
+export function topFieldValues(counts: FieldValueCount[], limit: number): FieldValues {
+  const merged = new Map<string, FieldValueCount>();
+  for (const c of counts) {
+    const seen = merged.get(c.folded);
+    merged.set(
+      c.folded,
+      seen
+        ? {
+          ...seen,
+          value: c.value < seen.value ? c.value : seen.value,
+          documents: seen.documents + c.documents,
+        }
+        : c,
+    );
+  }
+  const values = [...merged.values()]
+    .sort((a, b) =>
+      b.documents - a.documents || (a.folded < b.folded ? -1 : a.folded > b.folded ? 1 : 0)
+    )
+    .slice(0, limit)
+    .map((c) => ({ value: c.value, documents: c.documents }));
+  return { values, total: merged.size };
 }
 
 /** The catalog's record of the fields a library's documents were indexed with. */

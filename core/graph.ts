@@ -17,11 +17,11 @@
  *
  * @module
  */
-import type { Catalog, GraphDocRow, LinkTargets } from "./catalog.ts";
+import type { Catalog, GraphDocRow, LinkTargets, PartialDoc } from "./catalog.ts";
 import type { Link } from "./extractor.ts";
 import { Adjacency, type Pair } from "./link_adjacency.ts";
 import { type Resolved, TargetResolver } from "./link_target.ts";
-import type { Library } from "./types.ts";
+import type { Library, Skipped } from "./types.ts";
 
 /** What a link points at. */
 export type LinkKind =
@@ -148,6 +148,13 @@ export interface LinkStore {
    * rows left out.
    */
   linkRows(rows: number[]): Promise<Map<number, LinkRow>>;
+  /**
+   * The other machines' skipped files and documents extracted in part, as their last
+   * index runs left them, by their names in the store (`laptop:Papers/a.pdf`): a link to
+   * such a file is to a file, as on its machine. A store of one data folder (whose catalog
+   * holds them) has no such method.
+   */
+  otherRunFiles?(): Promise<{ skipped: Skipped[]; partial: PartialDoc[] }>;
 }
 
 /** A link row that is gone (the store changed since the graph was built): empty fields. */
@@ -444,7 +451,8 @@ export class LinkGraphs {
     const before = slot?.libraries === libs ? slot.built : undefined;
     const built = (async (): Promise<Built> => {
       const rows = await this.#store.graphDocs();
-      const skipped = catalog.skipped().map((s) => s.path);
+      const others = (await this.#store.otherRunFiles?.())?.skipped ?? [];
+      const skipped = [...catalog.skipped(), ...others].map((s) => s.path);
       const docs = rows.map((r) => `${r.doc_id} ${r.indexed_at} ${r.doc_type} ${r.path}`)
         .join("\n") + `\n\n${skipped.join("\n")}`;
       const old = await before?.catch(() => undefined);

@@ -10,6 +10,7 @@
  * @module
  */
 import { z } from "zod";
+import { checkFields } from "../core/fields.ts";
 import { ToolError } from "../core/types.ts";
 import type { Shelf } from "../shelf/shelf.ts";
 import type { IndexProgress } from "../shelf/indexer.ts";
@@ -304,6 +305,19 @@ export async function checkStoreLibrary(shelf: Shelf, name?: string): Promise<vo
   if (name === undefined || shelf.libraries.some((l) => l.name === name)) return;
   const names = [...shelf.libraries.map((l) => l.name), ...await shelf.otherLibraries()];
   if (!names.includes(name)) throw libraryNotFound(name, names);
+}
+
+/**
+ * Refuse fields `library` does not index ({@link checkFields}): another machine's library
+ * of a shared store (and every library) is checked against the fields its documents hold.
+ */
+export async function checkStoreFields(
+  shelf: Shelf,
+  library: string | undefined,
+  names: string[],
+): Promise<void> {
+  const own = shelf.libraries.some((l) => l.name === library);
+  checkFields(shelf.libraries, library, names, own ? undefined : await shelf.otherLibraryFields());
 }
 
 /** The error for a library argument that names none of `names`. */

@@ -210,7 +210,7 @@ export interface IndexerOptions {
 /** A walked library of a run: its files and those refused. */
 type Plan = { lib: Library; files: FoundFile[]; refused: Skipped[] };
 /** A library of a run: its files not yet started, and its removals once they are all done. */
-type LibRun = { left: number; finish: () => Promise<void> };
+type LibRun = { name: string; left: number; finish: () => Promise<void> };
 /** A file of a run that needs work: not skipped before and unchanged since. */
 type Task = {
   lib: Library;
@@ -452,7 +452,10 @@ export class Indexer {
       if (fatal) throw fatal.error;
       // A library of which a stopped run left files unstarted removes nothing; those whose
       // files are all done remove what is gone now.
-      for (const lib of libs) if (lib.left === 0) await lib.finish();
+      for (const lib of libs) {
+        if (lib.left === 0) await lib.finish();
+        await this.shareRunFiles(lib.name);
+      }
     } catch (e) {
       log?.close();
       // The batch is undone, its files are retried next run; the run fails with the cause
@@ -506,6 +509,7 @@ export class Indexer {
         p.done++;
       }
       const run: LibRun = {
+        name: lib.name,
         left: 0,
         finish: async () => {
           // Documents under a folder that could not be read this time are kept: only a
@@ -635,6 +639,19 @@ export class Indexer {
       batchDone();
       await new Promise((r) => setTimeout(r, 0));
     }
+  }
+
+  /**
+   * Keep a library's skipped files and documents extracted in part in a shared store, as
+   * the catalog has them now (after a run, or a file indexed again): other machines'
+   * servers show them in `status`. Nothing without such a store.
+   */
+  async shareRunFiles(library: string): Promise<void> {
+    await this.#indexes.catalog?.saveRunFiles?.(
+      library,
+      this.#catalog.skipped(library),
+      this.#catalog.partialDocuments(-1, library).first,
+    );
   }
 
   /** Remove documents from the catalog, the indexes and the term statistics. */

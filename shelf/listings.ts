@@ -9,7 +9,7 @@
  */
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { type FieldValues, fieldValues } from "../core/fields.ts";
+import { fieldValueCounts, type FieldValues, topFieldValues } from "../core/fields.ts";
 import { type DocEntry, docTable, under } from "../core/listing.ts";
 import { type SearchFilters, ToolError } from "../core/types.ts";
 import {
@@ -341,14 +341,22 @@ export function libraryOverview(shelf: Shelf, library?: string): LibraryOverview
   };
 }
 
-/** The distinct values of an indexed front-matter field (folded), most used first. */
-export function tagValues(
+/**
+ * The distinct values of an indexed front-matter field (folded), most used first: the
+ * catalog's, and on a server of a shared store every other machine's too (`library`: one
+ * library, the own machine's or another's, `laptop:Papers`).
+ */
+export async function tagValues(
   shelf: Shelf,
   field: string,
   library: string | undefined,
   limit: number,
-): FieldValues {
-  return fieldValues(partsOf(shelf).catalog.db, field, library, limit);
+): Promise<FieldValues> {
+  const { catalog, store } = partsOf(shelf);
+  const own = library !== undefined && shelf.libraries.some((l) => l.name === library);
+  const others = own ? [] : await store.otherFieldValues?.(field, library) ?? [];
+  const mine = own || library === undefined ? fieldValueCounts(catalog.db, field, library) : [];
+  return topFieldValues([...mine, ...others], limit);
 }
 
 /** Folders whose path contains any of the patterns, with their file counts. */

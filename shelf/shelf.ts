@@ -683,6 +683,14 @@ export class Shelf {
   }
 
   /**
+   * The fields other machines' libraries of a shared store hold values of (folded), by
+   * their names in it: what `search` filters on them may name. None without such a store.
+   */
+  async otherLibraryFields(): Promise<Map<string, string[]>> {
+    return await this.#parts.store.otherLibraryFields?.() ?? new Map();
+  }
+
+  /**
    * Libraries no index run has covered as they are configured now (new ones, or ones whose
    * indexed fields changed); an empty library once indexed is not among them.
    */
@@ -693,6 +701,15 @@ export class Shelf {
   /** The document types of the indexed documents (plugins' types included). */
   documentTypes(): string[] {
     return this.#parts.catalog.docTypes();
+  }
+
+  /**
+   * The skipped files and documents extracted in part of other machines' libraries of a
+   * shared store, as their last index runs left them, by their names in it
+   * (`laptop:Papers/a.pdf`). None without such a store.
+   */
+  async otherRunFiles(): Promise<{ skipped: Skipped[]; partial: PartialDoc[] }> {
+    return await this.#parts.store.otherRunFiles?.() ?? { skipped: [], partial: [] };
   }
 
   /** Files the index skipped, with their reasons, in one library or in all. */
@@ -833,8 +850,11 @@ export class Shelf {
     return libraryOverview(this, library);
   }
 
-  /** The values of an indexed front-matter field with their document counts. */
-  tagValues(field: string, library: string | undefined, limit: number): FieldValues {
+  /**
+   * The values of an indexed front-matter field with their document counts (every
+   * machine's on a server of a shared store).
+   */
+  tagValues(field: string, library: string | undefined, limit: number): Promise<FieldValues> {
     return tagValues(this, field, library, limit);
   }
 
@@ -1104,6 +1124,7 @@ export class Shelf {
           const found = { abs, path, size: st.size, mtime_ms: st.mtime?.getTime() ?? 0 };
           await indexer.indexFile(lib, found, known, this.#maxFileBytes);
         }
+        await indexer.shareRunFiles(lib.name);
         catalog.saveTermCounts();
       } catch (e) {
         catalog.rollback();

@@ -16,14 +16,15 @@
  */
 // @ts-types="@types/pg"
 import type pg from "pg";
-import type { FileState, GraphDocRow, LinkTargets } from "../core/catalog.ts";
+import type { FileState, GraphDocRow, LinkTargets, PartialDoc } from "../core/catalog.ts";
+import type { FieldValueCount } from "../core/fields.ts";
 import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import type { StoredPassages } from "../core/catalog_sql.ts";
 import type { Link } from "../core/extractor.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
 import type { LinkRow } from "../core/graph.ts";
 import { type DocEntry, type DocTable, KeptTable } from "../core/listing.ts";
-import type { Card, SearchFilters } from "../core/types.ts";
+import type { Card, SearchFilters, Skipped } from "../core/types.ts";
 import { PgCatalogStore } from "./catalog_postgres.ts";
 import { guarded, MACHINES_KEPT_MS, openPool, QUALIFIED } from "./postgres_pool.ts";
 import type { CatalogStore, LibraryClaim } from "./roles.ts";
@@ -66,6 +67,8 @@ export class MachinesCatalogStore implements CatalogStore {
   readonly #others = new Map<string, PgCatalogStore>();
   /** The other machines of the store as last read, by name. */
   #known: string[] = [];
+  /** Other machines in the order first seen: their link rows' numbers ({@link linkRow}). */
+  readonly #ordinals: string[] = [];
   /** When {@link #known} was read (`Date.now()`; 0: never). */
   #readAt = 0;
   /** A connection or two to read which machines the store holds. */
@@ -214,13 +217,13 @@ export class MachinesCatalogStore implements CatalogStore {
   async get(docId: string): Promise<StoredDoc | undefined> {
     const { route, local } = await this.#route(docId);
     const doc = await route.store.get(local);
-    return doc && { ...doc, card: qualifiedCard(doc.card, route.machine) };
+    return doc && { ...doc, card: qualifiedNames(doc.card, route.machine) };
   }
 
   async head(docId: string): Promise<DocHead | undefined> {
     const { route, local } = await this.#route(docId);
     const head = await route.store.head(local);
-    return head && { ...head, card: qualifiedCard(head.card, route.machine) };
+    return head && { ...head, card: qualifiedNames(head.card, route.machine) };
   }
 
   async sections(docId: string): Promise<DocSections | undefined> {
@@ -229,7 +232,7 @@ export class MachinesCatalogStore implements CatalogStore {
   }
 
   cards(ids: string[]): Promise<Map<string, Card>> {
-    return this.#each(ids, (s, asked) => s.cards([...asked.keys()]), qualifiedCard);
+    return this.#each(ids, (s, asked) => s.cards([...asked.keys()]), qualifiedNames);
   }
 
   async text(docId: string): Promise<string | undefined> {
@@ -309,17 +312,51 @@ export class MachinesCatalogStore implements CatalogStore {
   }
 
   /**
-   * The link graph is the own machine's: links resolve to files of its libraries, and a
-   * link between machines' libraries has no target there (the graph of every machine is
-   * left for later, with search across machines).
+   * Every machine's documents for the link graph, by path in byte order, another machine's
+   * under its qualified names: a link resolves within its library (`laptop:Papers/…`), so
+   * each machine's links resolve as on that machine, and a link between two machines'
+   * libraries has no target.
    */
   graphDocs(): Promise<GraphDocRow[]> {
-    return this.#own.graphDocs();
+    return this.#merged(this.#all(), (store) => store.graphDocs());
   }
 
-  /** The own machine's links (see {@link graphDocs}). */
-  linkTargets(): AsyncGenerator<LinkTargets[]> {
-    return this.#own.linkTargets();
+  /** Rows read from each machine of `routes`, names qualified, in one list by path. */
+  async #merged<T extends Named>(
+    routes: Promise<Route[]>,
+    read: (store: CatalogStore) => Promise<T[]>,
+  ): Promise<T[]> {
+    const each = await Promise.all(
+      (await routes).map(async (route) =>
+        (await read(route.store)).map((r) => qualifiedNames(r, route.machine))
+      ),
+    );
+    return each.flat().sort((a, b) => byPath(a.path, b.path));
+  }
+
+  /**
+   * Every machine's links, a page at a time (each machine's pages in turn), another
+   * machine's documents qualified and its rows numbered apart ({@link linkRow}).
+   */
+  async *linkTargets(): AsyncGenerator<LinkTargets[]> {
+    for (const route of await this.#all()) {
+      const ordinal = this.#ordinal(route.machine);
+      for await (const page of route.store.linkTargets()) {
+        yield route.machine === undefined ? page : page.map((r) => ({
+          doc_id: qualified(r.doc_id, route.machine),
+          targets: r.targets,
+          rows: r.rows.map((row) => linkRow(ordinal, row)),
+        }));
+      }
+    }
+  }
+
+  /** The number of a machine in this process (0: the own one), for its link rows. */
+  #ordinal(machine?: string): number {
+    if (machine === undefined) return 0;
+    let i = this.#ordinals.indexOf(machine);
+    if (i < 0) i = this.#ordinals.push(machine) - 1;
+    return i + 1;
   }
 
   /**
@@ -331,9 +368,22 @@ export class MachinesCatalogStore implements CatalogStore {
     return new Map(terms.map((t) => [t, counts.reduce((s, c) => s + (c.get(t) ?? 0), 0)]));
   }
 
-  /** The own machine's link rows (see {@link graphDocs}). */
-  linkRows(rows: number[]): Promise<Map<number, LinkRow>> {
-    return this.#own.linkRows(rows);
+  /** Link rows of every machine, as {@link linkTargets} numbers them (one read per machine). */
+  async linkRows(rows: number[]): Promise<Map<number, LinkRow>> {
+    const groups = new Map<number, number[]>();
+    for (const row of rows) {
+      const ordinal = Math.floor(row / ROWS_APART);
+      if (ordinal > this.#ordinals.length) continue;
+      groups.set(ordinal, [...groups.get(ordinal) ?? [], row % ROWS_APART]);
+    }
+    const out = new Map<number, LinkRow>();
+    await Promise.all([...groups].map(async ([ordinal, local]) => {
+      const store = ordinal === 0 ? this.#own : this.#other(this.#ordinals[ordinal - 1]!);
+      for (const [row, link] of await store.linkRows(local)) {
+        out.set(linkRow(ordinal, row), link);
+      }
+    }));
+    return out;
   }
 
   async fields(docId: string): Promise<Record<string, string[]>> {
@@ -348,21 +398,9 @@ export class MachinesCatalogStore implements CatalogStore {
   }
 
   async list(library?: string): Promise<DocEntry[]> {
-    const routes = library === undefined ? await this.#all() : [(await this.#route(library)).route];
-    const local = library === undefined ? undefined : (await this.#route(library)).local;
-    const lists = await Promise.all(
-      routes.map(async (route) =>
-        (await route.store.list(local)).map((e) =>
-          route.machine === undefined ? e : {
-            ...e,
-            doc_id: qualified(e.doc_id, route.machine),
-            library: qualified(e.library, route.machine),
-            path: qualified(e.path, route.machine),
-          }
-        )
-      ),
-    );
-    return lists.flat().sort((a, b) => byPath(a.path, b.path));
+    if (library === undefined) return await this.#merged(this.#all(), (store) => store.list());
+    const { route, local } = await this.#route(library);
+    return await this.#merged(Promise.resolve([route]), (store) => store.list(local));
   }
 
   async changeToken(): Promise<string> {
@@ -393,6 +431,59 @@ export class MachinesCatalogStore implements CatalogStore {
     return names.flat();
   }
 
+  /**
+   * The fields each other machine's library has values of, by its name in the store
+   * (`laptop:Papers`): what `search` filters of it may name (see {@link PgCatalogStore.fieldNames}).
+   */
+  async otherLibraryFields(): Promise<Map<string, string[]>> {
+    const others = await this.#machines();
+    const each = await Promise.all(
+      others.map(async (m) =>
+        [...await this.#other(m).fieldNames()].map(([l, f]) => [qualified(l, m), f] as const)
+      ),
+    );
+    return new Map(each.flat());
+  }
+
+  /**
+   * The values of a field in the other machines' libraries, or in one of them by its name
+   * in the store (`laptop:Papers`; none for the own machine's), each machine's counted
+   * apart: `list_tags` adds them to the own catalog's.
+   */
+  async otherFieldValues(field: string, library?: string): Promise<FieldValueCount[]> {
+    if (library !== undefined) {
+      const { route, local } = await this.#route(library);
+      if (route.machine === undefined) return [];
+      return await this.#other(route.machine).fieldValueCounts(field, local);
+    }
+    const each = await Promise.all(
+      (await this.#machines()).map((m) => this.#other(m).fieldValueCounts(field)),
+    );
+    return each.flat();
+  }
+
+  saveRunFiles(library: string, skipped: Skipped[], partial: PartialDoc[]): Promise<void> {
+    return this.#own.saveRunFiles!(library, skipped, partial);
+  }
+
+  /**
+   * The other machines' skipped files and documents extracted in part, as their last index
+   * runs left them, under qualified paths (each machine's by path, the machines by name).
+   */
+  async otherRunFiles(): Promise<{ skipped: Skipped[]; partial: PartialDoc[] }> {
+    const each = await Promise.all((await this.#machines()).map(async (m) => {
+      const { skipped, partial } = await this.#other(m).runFiles();
+      return {
+        skipped: skipped.map((s) => ({ ...s, path: qualified(s.path, m) })),
+        partial: partial.map((p) => ({ ...p, path: qualified(p.path, m) })),
+      };
+    }));
+    return {
+      skipped: each.flatMap((e) => e.skipped),
+      partial: each.flatMap((e) => e.partial),
+    };
+  }
+
   async close(): Promise<void> {
     await this.#own.close();
     for (const store of this.#others.values()) await store.close();
@@ -400,19 +491,33 @@ export class MachinesCatalogStore implements CatalogStore {
   }
 }
 
+/**
+ * Link rows of one machine apart from the next: a machine's rows (ids of its `links`)
+ * stay below it, and 8,191 machines fit below 2^53.
+ */
+const ROWS_APART = 2 ** 40;
+
+/** A machine's link row as the graph knows it (the own machine's, ordinal 0, as it is). */
+function linkRow(ordinal: number, row: number): number {
+  return ordinal * ROWS_APART + row;
+}
+
 /** A name in a machine's schema as this store shows it (the own machine's as it is). */
 function qualified(name: string, machine?: string): string {
   return machine === undefined ? name : `${machine}:${name}`;
 }
 
-/** A card with its id, library and path as this store shows them (keys in their order). */
-function qualifiedCard(card: Card, machine?: string): Card {
-  if (machine === undefined) return card;
+/** What names a document: its id, library and path. */
+type Named = { doc_id: string; library: string; path: string };
+
+/** A row with its id, library and path as this store shows them (keys in their order). */
+function qualifiedNames<T extends Named>(row: T, machine?: string): T {
+  if (machine === undefined) return row;
   return {
-    ...card,
-    doc_id: qualified(card.doc_id, machine),
-    library: qualified(card.library, machine),
-    path: qualified(card.path, machine),
+    ...row,
+    doc_id: qualified(row.doc_id, machine),
+    library: qualified(row.library, machine),
+    path: qualified(row.path, machine),
   };
 }
 

@@ -22,7 +22,7 @@
 import { Buffer } from "node:buffer";
 // @ts-types="@types/pg"
 import type pg from "pg";
-import type { FileState, GraphDocRow, LinkTargets } from "../core/catalog.ts";
+import type { FileState, GraphDocRow, LinkTargets, PartialDoc } from "../core/catalog.ts";
 import {
   type DocHead,
   type DocSections,
@@ -36,11 +36,11 @@ import {
   type StoredPassage,
   type StoredPassages,
 } from "../core/catalog_sql.ts";
-import { foldValue, normalizeFieldFilters } from "../core/fields.ts";
+import { type FieldValueCount, foldValue, normalizeFieldFilters } from "../core/fields.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
 import { decodeText, joinTexts } from "../core/text_codec.ts";
 import { textToStore } from "../core/prepared_text.ts";
-import { type Card, type SearchFilters, ToolError } from "../core/types.ts";
+import { type Card, type SearchFilters, type Skipped, ToolError } from "../core/types.ts";
 import type { Link } from "../core/extractor.ts";
 import type { LinkRow } from "../core/graph.ts";
 import { type DocEntry, type DocTable, KeptTable } from "../core/listing.ts";
@@ -109,6 +109,11 @@ CREATE INDEX IF NOT EXISTS fields_value ON fields (field, folded);
 -- the change token: a counter per library, bumped by each write transaction under the
 -- library's lock (writers of different libraries never wait on one row)
 CREATE TABLE IF NOT EXISTS catalog_changes (library text PRIMARY KEY, n bigint NOT NULL);
+-- the files an index run skipped and the documents it extracted in part, as the data
+-- folder's catalog last had them (status on another machine's server)
+CREATE TABLE IF NOT EXISTS run_files (
+  path text PRIMARY KEY, library text NOT NULL, skipped json, partial json
+);
 `;
 
 /** The advisory lock the store's tables are made under (the keyword index's too). */
@@ -753,6 +758,100 @@ export class PgCatalogStore implements CatalogStore {
       [library],
     );
     return new Map(rows.map((r) => [r.path as string, r as FileState]));
+  }
+
+  /**
+   * The fields each library's documents hold values of (folded names, sorted), by library:
+   * what another machine's server knows of the fields a library indexes (its configuration
+   * is on its machine only).
+   */
+  async fieldNames(): Promise<Map<string, string[]>> {
+    const rows = await this.#query(
+      `SELECT d.library, array_agg(DISTINCT f.field ORDER BY f.field) AS fields
+       FROM fields f JOIN documents d ON d.doc_id = f.doc_id GROUP BY d.library`,
+    );
+    return new Map(rows.map((r) => [r.library as string, r.fields as string[]]));
+  }
+
+  /**
+   * Keep what a library's index run left out, as the data folder's catalog has it after the
+   * run: its skipped files and its documents extracted in part replace the library's rows
+   * (one transaction, which moves the change token when they changed), so a server on
+   * another machine shows them in `status` and resolves links to them.
+   *
+   * @param library the library (its name on this machine)
+   * @param skipped its skipped files
+   * @param partial its documents extracted in part
+   */
+  async saveRunFiles(library: string, skipped: Skipped[], partial: PartialDoc[]): Promise<void> {
+    const rows = [
+      ...skipped.map((s) => ({ path: s.path, skipped: s, partial: null })),
+      ...partial.map((p) => ({ path: p.path, skipped: null, partial: p })),
+    ];
+    rows.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+    await this.#transaction(async (tx) => {
+      await tx.query(LOCK_SQL, [LIBRARY_LOCK, library]);
+      const before = await tx.query(
+        `SELECT path, skipped, partial FROM run_files WHERE library = $1 ORDER BY path COLLATE "C"`,
+        [library],
+      );
+      if (JSON.stringify(before.rows) === JSON.stringify(rows)) return;
+      // a change the link graph sees (a link to a skipped file is to a file)
+      await tx.query(BUMP_SQL, [library]);
+      await tx.query("DELETE FROM run_files WHERE library = $1", [library]);
+      await tx.query(
+        `INSERT INTO run_files (path, library, skipped, partial)
+         SELECT r.path, $1, r.skipped, r.partial
+         FROM json_to_recordset($2::json) AS r(path text, skipped json, partial json)
+         ON CONFLICT (path) DO NOTHING`,
+        [library, JSON.stringify(rows)],
+      );
+    });
+  }
+
+  /**
+   * The skipped files and the documents extracted in part that index runs kept
+   * ({@link saveRunFiles}), by path (byte order); none in a schema written before them.
+   */
+  async runFiles(): Promise<{ skipped: Skipped[]; partial: PartialDoc[] }> {
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await this.#query(
+        `SELECT skipped, partial FROM run_files r
+         WHERE partial IS NOT NULL
+           OR NOT EXISTS (SELECT 1 FROM documents d WHERE d.path = r.path)
+         ORDER BY path COLLATE "C"`,
+      );
+    } catch (e) {
+      // a schema written before run_files
+      if ((e as { code?: string }).code === "42P01") return { skipped: [], partial: [] };
+      throw e;
+    }
+    return {
+      skipped: rows.flatMap((r) => r.skipped ? [r.skipped as Skipped] : []),
+      partial: rows.flatMap((r) => r.partial ? [r.partial as PartialDoc] : []),
+    };
+  }
+
+  /**
+   * Every distinct value (folded) of a field, in one library or all, with its document
+   * count (as {@link fieldValueCounts} of the SQLite catalog): another machine's values
+   * for `list_tags`.
+   */
+  async fieldValueCounts(field: string, library?: string): Promise<FieldValueCount[]> {
+    const rows = await this.#query(
+      `SELECT f.folded, min(f.value COLLATE "C") AS value, count(DISTINCT f.doc_id) AS n
+       FROM fields f ${
+        library === undefined ? "WHERE" : "JOIN documents d ON d.doc_id = f.doc_id WHERE"
+      } f.field = $1 ${library === undefined ? "" : "AND d.library = $2"}
+       GROUP BY f.folded`,
+      library === undefined ? [field] : [field, library],
+    );
+    return rows.map((r) => ({
+      folded: r.folded as string,
+      value: r.value as string,
+      documents: Number(r.n),
+    }));
   }
 
   /** The libraries the store holds documents of, by name (byte order). */

@@ -13,13 +13,14 @@
  *
  * @module
  */
-import type { Card, Hit, IndexedDoc, ParsedQuery, SearchFilters } from "../core/types.ts";
-import type { FileState } from "../core/catalog.ts";
+import type { Card, Hit, IndexedDoc, ParsedQuery, SearchFilters, Skipped } from "../core/types.ts";
+import type { FileState, PartialDoc } from "../core/catalog.ts";
 import type { DocHead, DocSections, StoredDoc } from "../core/catalog_docs.ts";
 import type { StoredPassages } from "../core/catalog_sql.ts";
 import type { DocEntry, DocTable } from "../core/listing.ts";
 import type { Link } from "../core/extractor.ts";
 import type { Fingerprint } from "../core/fingerprint.ts";
+import type { FieldValueCount } from "../core/fields.ts";
 import type { LinkStore } from "../core/graph.ts";
 
 /** A query as the keyword index sees it: parsed once by the search path. */
@@ -266,6 +267,22 @@ export interface CatalogStore extends LinkStore {
    * (`laptop:Papers`); a store of one data folder has no such method.
    */
   otherLibraries?(): Promise<string[]>;
+  /**
+   * The fields the other machines' libraries hold values of (folded), by their names in
+   * the store; a store of one data folder has no such method.
+   */
+  otherLibraryFields?(): Promise<Map<string, string[]>>;
+  /**
+   * The values of a field in the other machines' libraries (or one of them, by its name in
+   * the store), with their document counts; a store of one data folder has no such method.
+   */
+  otherFieldValues?(field: string, library?: string): Promise<FieldValueCount[]>;
+  /**
+   * Keep a library's skipped files and documents extracted in part after an index run, for
+   * the other machines' servers of a shared store; a store of one data folder (whose
+   * catalog holds them) has no such method.
+   */
+  saveRunFiles?(library: string, skipped: Skipped[], partial: PartialDoc[]): Promise<void>;
   /** Release connections; the store is not used after. */
   close(): Promise<void>;
 }

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { Catalog } from "../core/catalog.ts";
 import type { ExtractFn } from "../core/types.ts";
 import { ExtractPool } from "../extraction/pool.ts";
-import { Indexer } from "../shelf/indexer.ts";
+import { Indexer, type KeptIndexes } from "../shelf/indexer.ts";
 
 /** Write the `.pages` plugin (see the module doc) into `dir`; resolves to its path. */
 export async function pagesPlugin(dir: string): Promise<string> {
@@ -66,19 +66,24 @@ export const PAGES_WALL_MS = 300;
 export async function pagesIndexer(
   dir: string,
   catalog: Catalog,
+  indexes: KeptIndexes = {},
 ): Promise<{ indexer: Indexer; close: () => void }> {
   const { tight, roomy, close } = pools(await pagesPlugin(dir), 2, PAGES_WALL_MS);
   const extract: ExtractFn = (input) => (input.allowance === 1 ? roomy : tight).extract(input);
-  return { indexer: new Indexer(catalog, extract, {}), close };
+  return { indexer: new Indexer(catalog, extract, indexes), close };
 }
 
 /**
  * A data folder `base/data` whose catalog holds two partial documents of the `.pages`
  * plugin: `Cut/b.pages`, cut short once (tried again by the next run), and
  * `Stopped/a.pages`, cut short once and then stopped by the hard limit on its retry.
- * Resolves to the data folder and the two library folders.
+ * Resolves to the data folder and the two library folders. `indexes`: the indexes its runs
+ * write beside the catalog (a shared store's catalog, say).
  */
-export async function partialData(base: string): Promise<{ data: string; folders: string[] }> {
+export async function partialData(
+  base: string,
+  indexes: KeptIndexes = {},
+): Promise<{ data: string; folders: string[] }> {
   const data = join(base, "data");
   const cut = { name: "Cut", root: join(base, "Cut") };
   const stopped = { name: "Stopped", root: join(base, "Stopped") };
@@ -86,7 +91,7 @@ export async function partialData(base: string): Promise<{ data: string; folders
   await Deno.writeTextFile(join(cut.root, "b.pages"), "x");
   await Deno.writeTextFile(join(stopped.root, "a.pages"), "x");
   const catalog = new Catalog(join(data, "catalog.db"));
-  const { indexer, close } = await pagesIndexer(base, catalog);
+  const { indexer, close } = await pagesIndexer(base, catalog, indexes);
   try {
     await indexer.run([cut, stopped]);
     await indexer.run([stopped]);

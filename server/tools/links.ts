@@ -20,7 +20,7 @@ import type {
 } from "../../shelf/links.ts";
 import {
   argHint,
-  checkLibrary,
+  checkStoreLibrary,
   defineTool,
   docIdArg,
   escapeControl,
@@ -106,7 +106,7 @@ export const links = defineTool({
         "doc_id for one document's links; kind (with library) for broken, orphans, most_linked.",
       );
     }
-    checkLibrary(shelf, a.library);
+    await checkStoreLibrary(shelf, a.library);
     if (a.kind) {
       const r = await shelf.linkReport(a.kind, a.library, a.offset, a.limit);
       const items = r.items.map((e) =>

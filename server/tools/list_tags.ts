@@ -6,8 +6,16 @@
  * @module
  */
 import { z } from "zod";
-import { checkFields, foldField } from "../../core/fields.ts";
-import { argNames, checkLibrary, defineTool, escapeControl, libraryArg, n } from "../tool.ts";
+import { foldField } from "../../core/fields.ts";
+import {
+  argNames,
+  checkStoreFields,
+  checkStoreLibrary,
+  defineTool,
+  escapeControl,
+  libraryArg,
+  n,
+} from "../tool.ts";
 import { count } from "./_listing.ts";
 import { libraryOrAll, obj } from "./_output.ts";
 
@@ -30,11 +38,11 @@ export const listTags = defineTool({
     total: z.number().int(),
     values: z.array(obj({ value: z.string(), documents: z.number().int() })),
   },
-  run(shelf, a) {
-    checkLibrary(shelf, a.library);
-    checkFields(shelf.libraries, a.library, [a.field]);
+  async run(shelf, a) {
+    await checkStoreLibrary(shelf, a.library);
+    await checkStoreFields(shelf, a.library, [a.field]);
     const field = foldField(a.field);
-    const { values, total } = shelf.tagValues(field, a.library, a.limit);
+    const { values, total } = await shelf.tagValues(field, a.library, a.limit);
     return { field, library: a.library ?? null, total, values };
   },
   markdown(r, render) {

@@ -4,7 +4,6 @@
  * @module
  */
 import { z } from "zod";
-import { checkFields } from "../../core/fields.ts";
 import { MAX_QUERY_CHARS, MAX_QUERY_WORDS, parseQuery, positiveTerms } from "../../search/query.ts";
 import {
   type Candidate,
@@ -16,6 +15,7 @@ import {
 } from "../../search/sentence.ts";
 import { type PassageHit, ToolError } from "../../core/types.ts";
 import {
+  checkStoreFields,
   checkStoreLibrary,
   defineTool,
   type ErrorBody,
@@ -136,7 +136,7 @@ export const search = defineTool({
   },
   async run(shelf, a): Promise<Answer> {
     await checkStoreLibrary(shelf, a.library);
-    if (a.filters) checkFields(shelf.libraries, a.library, Object.keys(a.filters));
+    if (a.filters) await checkStoreFields(shelf, a.library, Object.keys(a.filters));
     if ((a.query === undefined) === (a.queries === undefined)) {
       throw new ToolError(
         "INVALID_ARGUMENT",

@@ -55,10 +55,13 @@ export const status = defineTool({
   },
   async run(shelf, a) {
     const s = shelf.status;
-    const skipped = shelf.skippedFiles();
+    // another machine's libraries of a shared store, and the files its runs left out: after
+    // the own ones
+    const [others, theirs] = await Promise.all([shelf.otherLibraries(), shelf.otherRunFiles()]);
+    const skipped = [...shelf.skippedFiles(), ...theirs.skipped];
+    const partial = shelf.partialDocuments(PARTIAL_SHOWN);
     // the store's counts, all of them at once (with PostgreSQL: in parallel on its pool)
-    // and another machine's libraries of a shared store
-    const names = [...shelf.libraries.map((l) => l.name), ...await shelf.otherLibraries()];
+    const names = [...shelf.libraries.map((l) => l.name), ...others];
     const [indexed, ...counts] = await Promise.all([
       shelf.documentCount(),
       ...names.map((name) => shelf.documentCount(name)),
@@ -84,9 +87,8 @@ export const status = defineTool({
         ? a.offset_skipped + a.limit_skipped
         : null,
       // Documents the time limit cut short: a few of them, with where each stopped.
-      ...(({ count, first }) => ({ partial_count: count, partial: first }))(
-        shelf.partialDocuments(PARTIAL_SHOWN),
-      ),
+      partial_count: partial.count + theirs.partial.length,
+      partial: [...partial.first, ...theirs.partial].slice(0, PARTIAL_SHOWN),
       started_at: s.started_at,
       finished_at: s.finished_at,
       last_error: s.last_error,
