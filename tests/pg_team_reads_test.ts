@@ -70,7 +70,7 @@ Deno.test({
   name: "a server answers field filters, links and status of every machine's library",
   ignore: noPostgres,
   async fn(t) {
-    const server = await PgServer.start(57210);
+    const server = await PgServer.start();
     const base = await Deno.makeTempDir({ prefix: "shelfmark-pgteamreads-" });
     const shelves: TestShelf[] = [];
     /** A machine's data folder with its library (fields as given) on the store. */
