@@ -374,7 +374,9 @@ export class MachinesCatalogStore implements CatalogStore {
     for (const row of rows) {
       const ordinal = Math.floor(row / ROWS_APART);
       if (ordinal > this.#ordinals.length) continue;
-      groups.set(ordinal, [...groups.get(ordinal) ?? [], row % ROWS_APART]);
+      const local = groups.get(ordinal);
+      if (local) local.push(row % ROWS_APART);
+      else groups.set(ordinal, [row % ROWS_APART]);
     }
     const out = new Map<number, LinkRow>();
     await Promise.all([...groups].map(async ([ordinal, local]) => {
