@@ -165,3 +165,14 @@ Deno.test("epub() decodes every named character reference in the book's title", 
   const doc = await run(tinyEpub(true, "Caf&eacute; &euro; men&uuml;"));
   assertEquals(doc.meta?.title, "Café € menü");
 });
+
+Deno.test("epub() cut at the soft deadline before its first chapter is a partial book, not empty", async () => {
+  const doc = await epub().extract({
+    path: "l/a.epub",
+    extension: ".epub",
+    bytes: await corpusFile("ebooks/shipped/debian-policy.epub"),
+    signal: AbortSignal.abort(),
+  });
+  assertEquals(doc.lines, []);
+  assert(/time limit/.test(doc.warnings?.[0] ?? ""), String(doc.warnings));
+});
