@@ -57,6 +57,8 @@ import {
   phraseRowsSql,
   rankSql,
   SCHEMA,
+  type TopCut,
+  topRankSql,
 } from "./postgres_sql.ts";
 import { COLUMNS, type DocPostings, type PassagePostings, Tokenizer } from "./postgres_tokens.ts";
 import {
@@ -149,6 +151,12 @@ const FILTER_FIRST = 200;
 
 /** Phrase rows and counts kept at most (beyond, the cache starts again): some 30 MB. */
 const PHRASES_KEPT = 1_000_000;
+
+/**
+ * A bounded ranking's first cut ({@link topRankSql}): the phrases of smallest bounds summing
+ * below this share of all phrases' bounds are read for the candidates only.
+ */
+const TOP_SHARE = 0.3;
 
 /**
  * Rows of a phrase sent with a search at most: a phrase in more documents is found by the
@@ -617,6 +625,12 @@ export class PgKeywordIndex implements KeywordIndex {
       const { gen, values } = multi && attempt < 2
         ? await this.#phraseRows(plan.phrases)
         : { gen: undefined, values: [] };
+      const top = attempt < 2 ? await this.#topRank(plan, values, want) : undefined;
+      if (top) {
+        if (gen === undefined || top.gen === gen) return top.rows;
+        this.#phraseStats(top.gen);
+        continue;
+      }
       const p = new Params();
       const rows = await this.#query<RankedRow & { gen: string }>(
         rankSql(
@@ -632,6 +646,44 @@ export class PgKeywordIndex implements KeywordIndex {
       if (gen === undefined || rows[0]!.gen === gen) return rows.filter((r) => r.doc_id !== null);
       // the store changed since the rows were found: found again
       this.#phraseStats(rows[0]!.gen);
+    }
+  }
+
+  /**
+   * The best `want` documents matching a plan ({@link topRankSql}), reading the common
+   * phrases' postings for the candidates only, when that is proven to give every
+   * document's ranking ({@link rankSql}): tried with the first cut, then with the k-th
+   * score found as the cut; none when not proven (fewer candidates than wanted), or when a
+   * phrase of several words' rows are not at hand.
+   *
+   * @param plan the question's plan
+   * @param known the rows of its phrases of several words in the whole index
+   * @param want documents wanted
+   */
+  async #topRank(
+    plan: Plan,
+    known: (PhraseRows | null | undefined)[],
+    want: number,
+  ): Promise<{ gen: string; rows: RankedRow[] } | undefined> {
+    if (plan.phrases.some((t, i) => t.length > 1 && !known[i])) return undefined;
+    let cut: TopCut = { share: TOP_SHARE, floor: 0 };
+    for (;;) {
+      const p = new Params();
+      const rows = await this.#query<
+        RankedRow & { gen: string; bound: number; low: number; score: number }
+      >(
+        topRankSql(plan.phrases, known, this.#cond(plan), p, this.#weights, plan.mult, want, cut),
+        p.values,
+      );
+      const { gen, bound, low } = rows[0]!;
+      const hits = rows.filter((r) => r.doc_id !== null);
+      // every document ranked
+      if (!low) return { gen, rows: hits };
+      const kth = hits[want - 1]?.score;
+      // a document holding none of the candidates' phrases scores below `bound`
+      if (kth !== undefined && kth > bound * (1 + 1e-9)) return { gen, rows: hits };
+      // too few candidates to bound the others: every document; else the k-th score as cut
+      cut = { share: 0, floor: kth === undefined || cut.floor ? 0 : kth };
     }
   }
 

@@ -276,13 +276,18 @@ function idfSql(m: string): string {
 
 /**
  * Documents' BM25 scores and the phrases they hold, `(doc, phs, score)`, from rows
- * `(ph, doc, freq)` of `from`, with IDFs `i` and totals `t`.
+ * `(ph, doc, freq)` of `from`, with IDFs `i`, totals `t` and the documents' lengths
+ * `d.tokens` joined by `lengths` (by default `kw_docs`).
  */
-function docScoreSql(from: string, phrases: number): string {
+function docScoreSql(
+  from: string,
+  phrases: number,
+  lengths = "kw_docs d ON d.id = f.doc",
+): string {
   return `SELECT f.doc, ${heldSql(phrases)} AS phs,
       sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows))))
         AS score
-    FROM ${from} f JOIN i ON i.ph = f.ph JOIN kw_docs d ON d.id = f.doc CROSS JOIN t
+    FROM ${from} f JOIN i ON i.ph = f.ph JOIN ${lengths} CROSS JOIN t
     GROUP BY f.doc`;
 }
 
@@ -316,6 +321,101 @@ export function rankSql(
   i AS (${idfSql(m)}),
   s AS (${docScoreSql("f", mult.length)})
   SELECT t.gen, r.* FROM t LEFT JOIN (
+    SELECT d.doc_id, s.doc, -s.score AS raw, s.score
+    FROM (SELECT s.doc, s.score FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc
+          LIMIT ${p.add(limit)}) s
+    JOIN kw_docs d ON d.id = s.doc) r ON true
+  ORDER BY r.score DESC, r.doc`;
+}
+
+/** A bounded ranking's cut: phrases whose bounds sum below it are read for candidates only. */
+export interface TopCut {
+  /** The cut as a share of the sum of every phrase's bound (a first guess). */
+  share: number;
+  /** The cut as a score (a proven floor of the k-th best score, from an earlier try). */
+  floor: number;
+}
+
+/**
+ * The BM25 ranking of {@link rankSql}, reading fewer postings (MaxScore): a phrase adds at
+ * most `idf × 2.2` to a document's score (BM25's `freq × 2.2 / (freq + K)` stays below
+ * 2.2), so the phrases of smallest bounds whose bounds sum below the cut ({@link TopCut}:
+ * the common words, which have most postings) are read only for the documents holding one of
+ * the others (the candidates), and every candidate is scored exactly over all phrases. A
+ * document holding none of the others scores at most `bound` (the low phrases' bounds'
+ * sum): the candidates' top `limit` are the index's when there are `limit` of them
+ * matching and the last scores above `bound`; the caller checks that (`low` and `kth` are
+ * returned with each row) and otherwise asks again with the k-th score as the cut, or
+ * ranks every document ({@link rankSql}).
+ *
+ * The IDFs are those of {@link rankSql}: documents holding a phrase of one word are its
+ * `kw_terms.df` (summed over machines), those of a phrase of several words are sent.
+ *
+ * @param phrases each phrase's terms (an empty phrase matches nothing)
+ * @param known every phrase of several words' rows in the whole index, by phrase number
+ * @param cond the match condition over `s.phs`
+ * @param p the query's parameters
+ * @param weights column weights
+ * @param mult how many times each phrase appears in the expression
+ * @param limit documents wanted
+ * @param cut where the low phrases stop
+ * @returns rows `(gen, bound, low, doc_id, doc, raw, score)` best first; `low` the
+ *   number of low phrases (none: every document was ranked)
+ */
+export function topRankSql(
+  phrases: string[][],
+  known: (PhraseRows | null | undefined)[],
+  cond: string,
+  p: Params,
+  weights: number[],
+  mult: number[],
+  limit: number,
+  cut: TopCut,
+): string {
+  const { singles, ph, multi } = byLength(phrases);
+  const w = p.add(weights);
+  const m = p.add(mult);
+  const u = `(SELECT u.term, u.ph, o.low FROM unnest(${p.add(singles)}::text[], ${
+    p.add(ph)
+  }::int[]) AS u(term, ph) JOIN o ON o.ph = u.ph) u`;
+  const rows = (low: boolean) => {
+    const parts = multi.map((i) => {
+      const k = known[i]!;
+      return `SELECT ${i} AS ph, doc, col, tf FROM unnest(${p.add(k.docs)}::bigint[], ${
+        p.add(k.cols)
+      }::smallint[], ${p.add(k.tfs)}::int[]) AS k${i}(doc, col, tf)
+        WHERE ${low ? "" : "NOT "}(SELECT o.low FROM o WHERE o.ph = ${i})`;
+    });
+    // the term's postings read or not as a whole (a one-time filter on the outer row)
+    parts.unshift(`SELECT u.ph, k.doc, k.col, k.tf FROM ${u} CROSS JOIN LATERAL (
+        SELECT doc, col, tf FROM kw_postings k WHERE k.term = u.term AND ${
+      low ? "" : "NOT "
+    }u.low OFFSET 0) k`);
+    return parts.join("\nUNION ALL\n");
+  };
+  const docs = multi.map((i) => new Set(known[i]!.docs).size);
+  return `WITH t AS (${totalsSql("docs", "tokens")}),
+  n AS (SELECT u.ph, coalesce((SELECT sum(df) FROM kw_terms k WHERE k.term = u.term), 0)::float8
+          AS hit FROM unnest(${p.add(singles)}::text[], ${p.add(ph)}::int[]) AS u(term, ph)
+        UNION ALL SELECT * FROM unnest(${p.add(multi)}::int[], ${
+    p.add(docs)
+  }::float8[]) AS k(ph, hit)),
+  i AS (${idfSql(m)}),
+  b AS (SELECT ph, sum(idf * 2.2) OVER (ORDER BY idf, ph) AS below,
+          sum(idf * 2.2) OVER () AS total FROM i),
+  o AS MATERIALIZED (SELECT ph, below,
+          below < greatest(${p.add(cut.floor)}::float8, ${p.add(cut.share)}::float8 * total) AS low
+        FROM b),
+  hits AS MATERIALIZED (${rows(false)}),
+  c AS MATERIALIZED (SELECT h.doc, d.tokens FROM (SELECT DISTINCT doc FROM hits) h
+          JOIN kw_docs d ON d.id = h.doc),
+  f AS (SELECT ph, doc, sum((${w}::float8[])[col + 1] * tf) AS freq FROM (
+          SELECT * FROM hits UNION ALL
+          SELECT * FROM (${rows(true)}) l WHERE l.doc IN (SELECT doc FROM c)) h
+        GROUP BY ph, doc),
+  s AS (${docScoreSql("f", mult.length, "c d ON d.doc = f.doc")})
+  SELECT t.gen, (SELECT coalesce(max(below), 0) FROM o WHERE low) AS bound,
+    (SELECT count(*)::int FROM o WHERE low) AS low, r.* FROM t LEFT JOIN (
     SELECT d.doc_id, s.doc, -s.score AS raw, s.score
     FROM (SELECT s.doc, s.score FROM s WHERE ${cond} ORDER BY s.score DESC, s.doc
           LIMIT ${p.add(limit)}) s
