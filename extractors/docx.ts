@@ -112,9 +112,8 @@ async function parseStylesOnce(): Promise<void> {
     import("mammoth/lib/options-reader.js"),
   ]);
   const reader = (readerModule.default ?? readerModule) as unknown as MammothStyleReader;
-  const defaults =
-    ((optionsModule.default ?? optionsModule) as { _defaultStyleMap?: string[] })
-      ._defaultStyleMap ?? [];
+  const defaults = ((optionsModule.default ?? optionsModule) as { _defaultStyleMap?: string[] })
+    ._defaultStyleMap ?? [];
   const parse = reader.readStyle;
   const parsed = new Map<string, unknown>();
   for (const mapping of [...STYLE_MAP, ...defaults]) parsed.set(mapping, undefined);
