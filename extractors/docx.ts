@@ -172,17 +172,26 @@ function sameNode(a: XmlNode | undefined, b: XmlNode | undefined): boolean {
   return a.children.every((c, i) => sameNode(c, b.children[i]));
 }
 
+/** The `<w:rPr>` of a run, when it is its first child. */
+function runProperties(run: { children: XmlNode[] }): XmlNode | undefined {
+  const first = run.children[0];
+  return first?.type === "element" && first.name === "w:rPr" ? first : undefined;
+}
+
 /** The properties of a run of texts (`<w:r>` of `<w:rPr>`, if any, then `<w:t>`s), else null. */
 function textRunProperties(node: XmlNode): XmlNode | undefined | null {
   if (node.type !== "element" || node.name !== "w:r") return null;
-  const first = node.children[0];
-  const props = first?.type === "element" && first.name === "w:rPr" ? first : undefined;
+  if (joined.has(node)) return runProperties(node);
+  const props = runProperties(node);
   for (let i = props ? 1 : 0; i < node.children.length; i++) {
     const c = node.children[i]!;
     if (c.type !== "element" || c.name !== "w:t") return null;
   }
   return props;
 }
+
+/** Runs of texts that others were joined to (still runs of texts: not read again). */
+const joined = new WeakSet<XmlNode>();
 
 /**
  * Join a run of texts to the run of texts before it when both have the same properties
@@ -199,6 +208,7 @@ function joinRuns(previous: unknown, node: unknown): boolean {
   const before = textRunProperties(a);
   if (before === null || !sameNode(before, props) || a.type !== "element") return false;
   for (const c of (b as { children: XmlNode[] }).children) if (c !== props) a.children.push(c);
+  joined.add(a);
   return true;
 }
 
