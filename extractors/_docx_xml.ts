@@ -30,6 +30,11 @@ export interface TreeNodes<Node> {
   element(name: string, attributes: Record<string, string>, children: Node[]): Node;
   /** A text. */
   text(value: string): Node;
+  /**
+   * Called when an element closes right after a sibling (an element or a text): true when
+   * `node` was taken into `previous`, and is then left out of the tree.
+   */
+  join?(previous: Node, node: Node): boolean;
 }
 
 /** xmldom 0.8's `normalizeLineEndings`. */
@@ -101,9 +106,13 @@ export function readXmlTree<Node>(
     else root = element;
     stack.push(children);
   });
+  // A closed element may join the sibling before it (`nodes.join`).
   parser.on("closetag", () => {
     flush();
     stack.pop();
+    const siblings = stack[stack.length - 1];
+    const n = siblings?.length ?? 0;
+    if (nodes.join && n > 1 && nodes.join(siblings![n - 2]!, siblings![n - 1]!)) siblings!.pop();
   });
   // Sections, comments and instructions end a text run and are not read.
   parser.on("cdata", flush);

@@ -87,3 +87,29 @@ Deno.test("readXmlTree() gives undefined for XML that is not well-formed", () =>
     assertEquals(readXmlTree(xml, {}, nodes), undefined, xml);
   }
 });
+
+Deno.test("readXmlTree() leaves out an element its join hook took into the sibling before", () => {
+  type Node = { name: string; children: (Node | string)[] } | string;
+  const nodes = {
+    element: (name: string, _a: Record<string, string>, children: Node[]) => ({ name, children }),
+    text: (value: string) => value,
+    // Joins a `<t>` to a `<t>` before it, never anything else.
+    join: (previous: Node, node: Node) => {
+      if (typeof previous === "string" || typeof node === "string") return false;
+      if (previous.name !== "t" || node.name !== "t") return false;
+      previous.children.push(...node.children);
+      return true;
+    },
+  };
+  const xml = "<p><t>The</t><t> </t><t>tea</t>text<t>cup</t><b/><t>pot</t></p>";
+  assertEquals(readXmlTree(xml, {}, nodes), {
+    name: "p",
+    children: [
+      { name: "t", children: ["The", " ", "tea"] },
+      "text",
+      { name: "t", children: ["cup"] },
+      { name: "b", children: [] },
+      { name: "t", children: ["pot"] },
+    ],
+  });
+});

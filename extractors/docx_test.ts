@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { strToU8, zipSync } from "fflate";
 import { zipBomb } from "../tests/zip_bomb.ts";
 import { assert, assertEquals, assertRejects } from "../tests/assert.ts";
 import { groundTruth, smallCorpus, titleF1 } from "../tests/corpus.ts";
@@ -116,6 +117,52 @@ Deno.test("docx() keeps hyperlink text in the lines and the links apart", async 
   const print = doc.links?.find((l) => l.target === "functions.html#print");
   assertEquals(print?.text, "print()");
   assert(doc.lines[print!.line - 1]!.includes("grammar to interpret print() as a function."));
+});
+
+/** A Word document of these paragraphs (`<w:p>` elements). */
+function wordDocument(paragraphs: string): Uint8Array {
+  const w = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"`;
+  return zipSync({
+    "[Content_Types].xml": strToU8("<Types/>"),
+    "word/document.xml": strToU8(`<w:document ${w}><w:body>${paragraphs}</w:body></w:document>`),
+  });
+}
+
+Deno.test("docx() reads runs of texts split word by word as it reads them whole", async () => {
+  const r = (text: string, props = "") =>
+    `<w:r>${props && `<w:rPr>${props}</w:rPr>`}<w:t xml:space="preserve">${text}</w:t></w:r>`;
+  const b = "<w:b/>";
+  const i = "<w:i/>";
+  // As pandoc writes them: a run per word and space; mammoth converts each run apart.
+  const split = wordDocument(
+    `<w:p>${r("Steep")}${r(" ")}${r("the")}${r(" ")}${r("green", b)}${r(" ", b)}${r("tea", b)}${
+      r(" for", i)
+    }${r(" 3 &lt;")}${r(" 4")}<w:r><w:tab/></w:r>${r("minutes.")}</w:p>`,
+  );
+  const whole = wordDocument(
+    `<w:p>${r("Steep the ")}${r("green tea", b)}${r(" for", i)}${
+      r(" 3 &lt; 4")
+    }<w:r><w:tab/></w:r>${r("minutes.")}</w:p>`,
+  );
+  const doc = await run(split);
+  assertEquals(doc.lines, ["Steep the **green tea** _for_ 3 < 4 minutes."]);
+  assertEquals(doc, await run(whole));
+});
+
+Deno.test("docx() keeps the runs of a complex-field hyperlink apart and its link whole", async () => {
+  const field = (type: string) => `<w:r><w:fldChar w:fldCharType="${type}"/></w:r>`;
+  const doc = await run(wordDocument(
+    `<w:p><w:r><w:t xml:space="preserve">See </w:t></w:r>${field("begin")}<w:r>` +
+      `<w:instrText xml:space="preserve"> HYPERLINK "https://example.com/tea" </w:instrText></w:r>` +
+      `${
+        field("separate")
+      }<w:r><w:t>the</w:t></w:r><w:r><w:t xml:space="preserve"> tea</w:t></w:r>` +
+      `${field("end")}<w:r><w:t>.</w:t></w:r></w:p>`,
+  ));
+  assertEquals(doc.lines, ["See the tea."]);
+  assertEquals(doc.links?.map((l) => [l.target, l.text, l.line]), [
+    ["https://example.com/tea", "the tea", 1],
+  ]);
 });
 
 Deno.test("docx() cut at the soft deadline before any text is a partial document, not empty", async () => {

@@ -43,6 +43,8 @@ interface Chapter {
   count: number;
   /** Headings, with book line numbers. */
   headings: Heading[];
+  /** Where each `id` is first given in `source`, once a table-of-contents entry asked. */
+  ids?: Map<string, number>;
 }
 
 /** Normalise a title for matching: case, whitespace, section numbers, trailing punctuation. */
@@ -139,16 +141,41 @@ function navToc(nav: string, base: string): TocEntry[] {
   return out;
 }
 
-/** Text of the first heading element at or after the element with `id` in the XHTML. */
-function headingAfterId(source: string, id: string): string | undefined {
+/** An `id` attribute (what follows the space before it): its value, without quotes. */
+const ID_ATTRIBUTE = /(?=\sid\s*=\s*["']([^"']*)["'])/g;
+
+/**
+ * Where each `id` is first given in a chapter's XHTML (the space before `id`): one pass
+ * over the chapter, where a pass per table-of-contents entry made a book with many
+ * entries per chapter quadratic.
+ */
+function idOffsets(source: string): Map<string, number> {
+  const at = new Map<string, number>();
+  ID_ATTRIBUTE.lastIndex = 0;
+  for (let m = ID_ATTRIBUTE.exec(source); m; m = ID_ATTRIBUTE.exec(source)) {
+    if (!at.has(m[1]!)) at.set(m[1]!, m.index);
+    ID_ATTRIBUTE.lastIndex = m.index + 1; // the pattern is a lookahead: matches may overlap
+  }
+  return at;
+}
+
+/** Where the `id` is first given in the chapter's XHTML (the space before `id`), if it is. */
+function idOffset(ch: Chapter, id: string): number | undefined {
+  if (!/["']/.test(id)) return (ch.ids ??= idOffsets(ch.source)).get(id);
   const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const at = new RegExp(`\\sid\\s*=\\s*["']${escaped}["']`).exec(source);
-  if (!at) return undefined;
-  const open = source.lastIndexOf("<", at.index);
+  return new RegExp(`\\sid\\s*=\\s*["']${escaped}["']`).exec(ch.source)?.index;
+}
+
+/** Text of the first heading element at or after the element with `id` in the XHTML. */
+function headingAfterId(ch: Chapter, id: string): string | undefined {
+  const source = ch.source;
+  const at = idOffset(ch, id);
+  if (at === undefined) return undefined;
+  const open = source.lastIndexOf("<", at);
   const h = /<h([1-6])\b[^>]*>([\s\S]*?)<\/h\1\s*>/gi;
-  h.lastIndex = open < 0 ? at.index : open;
+  h.lastIndex = open < 0 ? at : open;
   const m = h.exec(source);
-  if (!m || m.index - at.index > 4000) return undefined;
+  if (!m || m.index - at > 4000) return undefined;
   return textOf(m[2]!.replace(/<a\b[^>]*class=["'][^"']*headerlink[\s\S]*?<\/a>/gi, ""), " ");
 }
 
@@ -182,7 +209,7 @@ function mapToc(toc: TocEntry[], chapters: Map<string, Chapter>): Heading[] {
       out.push({ level: entry.level, title: entry.title, line: ch.start });
       continue;
     }
-    const target = headingAfterId(ch.source, entry.fragment);
+    const target = headingAfterId(ch, entry.fragment);
     let hit = target ? candidates.find((h) => norm(h.title) === norm(target)) : undefined;
     hit ??= candidates.find((h) => sameTitle(h.title, entry.title));
     let line = Math.max(from, ch.start);

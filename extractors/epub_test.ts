@@ -176,3 +176,28 @@ Deno.test("epub() cut at the soft deadline before its first chapter is a partial
   assertEquals(doc.lines, []);
   assert(/time limit/.test(doc.warnings?.[0] ?? ""), String(doc.warnings));
 });
+
+Deno.test("epub() maps table-of-contents entries to the heading at or after their id", async () => {
+  const book = zipSync({
+    "META-INF/container.xml": enc(`<container><rootfiles>
+<rootfile full-path="book.opf" media-type="application/oebps-package+xml"/></rootfiles></container>`),
+    "book.opf": enc(`<package xmlns="http://www.idpf.org/2007/opf" version="3.0"><metadata/>
+<manifest><item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>
+<item id="a" href="a.xhtml" media-type="application/xhtml+xml"/></manifest>
+<spine><itemref idref="a"/></spine></package>`),
+    // Labels unlike the headings: only the ids lead to them.
+    "nav.xhtml": enc(`<html><body><nav epub:type="toc"><ol><li><a href="a.xhtml#x">Part A</a></li>
+<li><a href="a.xhtml#y">Part B</a></li><li><a href="a.xhtml#it's">Part C</a></li>
+<li><a href="a.xhtml#gone">Part D</a></li></ol></nav></body></html>`),
+    // An id on a heading, on the element around one, with a quote in it, and given twice.
+    "a.xhtml": enc(`<html><body><h1 id="x">Alpha</h1><p>One.</p><div id="y"><h2>Beta</h2>
+<p>Two.</p></div><h2 id="it's">Gamma</h2><p id="x">Three.</p><h2>Delta</h2><p>Four.</p></body></html>`),
+  });
+  const doc = await run(book);
+  assertEquals(doc.headings!.map((h) => [h.title, doc.lines[h.line - 1]]), [
+    ["Part A", "# Alpha"],
+    ["Part B", "## Beta"],
+    ["Part C", "## Gamma"],
+    ["Part D", "## Gamma"],
+  ]);
+});
