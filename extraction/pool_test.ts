@@ -343,6 +343,9 @@ for (const isolation of ["process", "thread"] as const) {
       assert(kept >= 1 && kept < 20, `kept ${kept} of 20 pieces`);
       assertEquals(busy?.partial, "time limit");
       assertEquals(busy?.extracted.warnings, [`stopped at piece ${kept + 1} of 20`]);
+      // Past the cut the file comes back at once, unmeasured (the index process measures it).
+      assertEquals(busy?.measured, undefined);
+      assert(idle?.measured?.outline, "a whole file comes back measured");
       // Eight times the allowance (6,400 ms of CPU before the cut) is time enough for all 20
       // pieces (2,000 ms).
       const more = await pool.extract({
