@@ -29,7 +29,8 @@ const HEAD = 12;
 const SEMI_SPACE_MB = 32;
 /**
  * V8 flags of a child beyond its heap sizes. `--no-turbofan`: the child's JavaScript tiers up
- * to Maglev and no further. A quarter of an extraction process's CPU went to V8's helper
+ * to Maglev and no further (WebAssembly, say tesseract's, keeps Turbofan: it has flags of its
+ * own, `--wasm-tier-up`). A quarter of an extraction process's CPU went to V8's helper
  * threads, mostly Turbofan compiling (17 of 90 s with `--single-threaded-gc`, which leaves
  * compiling to them alone), and each process compiles the extractors' hot code anew. Without
  * Turbofan, 594 files of the full corpus indexed as a user runs `index` (pdf-manuals, html,
