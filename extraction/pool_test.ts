@@ -172,7 +172,7 @@ async function eventually(done: () => boolean): Promise<boolean> {
 }
 
 Deno.test({
-  name: "ExtractPool processes exit when the queue is empty and come back for new work",
+  name: "ExtractPool processes run without Turbofan, exit when the queue is empty and come back",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
     const pool = new ExtractPool({ workers: 2, isolation: "process", idleMs: 200 });
@@ -187,6 +187,11 @@ Deno.test({
       const pids = pool.pids;
       assert(pids.length >= 1 && pids.length <= 2, `${pids}`);
       assert(pids.every(running));
+      // Their JavaScript tiers up to Maglev, not Turbofan (`CHILD_V8` of `proc_channel.ts`).
+      for (const pid of pids) {
+        const args = Deno.readTextFileSync(`/proc/${pid}/cmdline`).split("\0");
+        assert(args.some((a) => a.startsWith("--v8-flags=") && a.includes("--no-turbofan")));
+      }
       // Nothing left to do: every process leaves, and is reaped.
       assert(await eventually(() => pool.workers === 0 && pool.pids.length === 0), "still running");
       assert(await eventually(() => !pids.some(running)), `${pids} still running`);
@@ -343,6 +348,9 @@ for (const isolation of ["process", "thread"] as const) {
       assert(kept >= 1 && kept < 20, `kept ${kept} of 20 pieces`);
       assertEquals(busy?.partial, "time limit");
       assertEquals(busy?.extracted.warnings, [`stopped at piece ${kept + 1} of 20`]);
+      // Past the cut the file comes back at once, unmeasured (the index process measures it).
+      assertEquals(busy?.measured, undefined);
+      assert(idle?.measured?.outline, "a whole file comes back measured");
       // Eight times the allowance (6,400 ms of CPU before the cut) is time enough for all 20
       // pieces (2,000 ms).
       const more = await pool.extract({

@@ -3,10 +3,10 @@
  * stdin/stdout, memory watchdog) and the framing both ends share.
  *
  * A child runs `extraction/proc.ts` under `deno run` with a V8 heap limit
- * (`--max-old-space-size`), a larger young generation (`--max-semi-space-size`) and only
- * read/env/sys permissions. On Linux the parent also reads the child's resident set size
- * (`/proc/<pid>/status`) every 25 ms and kills it past the limit, which bounds what the heap
- * limit does not see (typed arrays, wasm memory).
+ * (`--max-old-space-size`), a larger young generation (`--max-semi-space-size`), no Turbofan
+ * (`--no-turbofan`, see `CHILD_V8`) and only read/env/sys permissions. On Linux the parent
+ * also reads the child's resident set size (`/proc/<pid>/status`) every 25 ms and kills it
+ * past the limit, which bounds what the heap limit does not see (typed arrays, wasm memory).
  *
  * @module
  */
@@ -27,6 +27,19 @@ const HEAD = 12;
  * `--single-threaded-gc`: 45.0 s, 32 MiB with it: 47.0 s.
  */
 const SEMI_SPACE_MB = 32;
+/**
+ * V8 flags of a child beyond its heap sizes. `--no-turbofan`: the child's JavaScript tiers up
+ * to Maglev and no further (WebAssembly, say tesseract's, keeps Turbofan: it has flags of its
+ * own, `--wasm-tier-up`). A quarter of an extraction process's CPU went to V8's helper
+ * threads, mostly Turbofan compiling (17 of 90 s with `--single-threaded-gc`, which leaves
+ * compiling to them alone), and each process compiles the extractors' hot code anew. Without
+ * Turbofan, 594 files of the full corpus indexed as a user runs `index` (pdf-manuals, html,
+ * word, text, markdown, ebooks) took 79.8 s of extraction CPU instead of 86.7 (two runs side by
+ * side at load 14); in one process, the same files 63.0 s instead of 66.1 and the 4 largest PDFs
+ * (5-11 MB) 35.6 s instead of 36.0, at 372 MiB of peak RSS instead of 453. `--no-maglev` (77.0
+ * s against 70.6) and `--single-threaded-gc` (90.7 s against 83.3) cost more.
+ */
+const CHILD_V8 = ["--no-turbofan"];
 /** Largest reply taken from a child (the text of a document, as JSON). */
 const MAX_REPLY = 256 * 1024 * 1024;
 
@@ -190,7 +203,14 @@ export class ProcChannel implements Channel {
         "--no-prompt",
         "--no-lock",
         `--config=${config}`,
-        `--v8-flags=--max-old-space-size=${heap},--max-semi-space-size=${SEMI_SPACE_MB}`,
+        `--v8-flags=${
+          [
+            `--max-old-space-size=${heap}`,
+            `--max-semi-space-size=${SEMI_SPACE_MB}`,
+            // Not measured for the OCR worker (wasm, long hot loops): it keeps V8's defaults.
+            ...(role === "ocr" ? [] : CHILD_V8),
+          ].join(",")
+        }`,
         "--allow-read",
         "--allow-env",
         "--allow-sys",
