@@ -4,8 +4,13 @@
  * compressed text blocks, the text fingerprint) and the skipped files.
  *
  * ```
- * deno run -A bench/catalog_diff.ts DATA_BEFORE DATA_AFTER [--show 5] [--keywords]
+ * deno run -A bench/catalog_diff.ts DATA_BEFORE DATA_AFTER [--show 5] [--keywords] [--index]
  * ```
+ *
+ * `--index` also compares what the documents are searched by: the term statistics (`df`)
+ * and the keyword index's tables as FTS5 reads them (each term's rows and occurrences per
+ * column, each row's column sizes, the BM25 totals, the document rows' ids), not their
+ * segments, which depend on when FTS5 wrote its pending terms to disk.
  *
  * Keywords (of the card and of outline nodes) and candidate terms are left out unless
  * `--keywords` is given: they are TF-IDF over the documents indexed before each one, so
@@ -83,15 +88,50 @@ export function catalogDocs(
   }
 }
 
+/**
+ * What a data folder's documents are searched by, each part as a hash: the term statistics
+ * and, for each FTS5 table of the keyword index, its vocabulary by column (`fts5vocab`),
+ * its rows' column sizes and its BM25 totals; and the document rows' ids (`fts_map`).
+ *
+ * @param data the data folder
+ */
+export function indexDigest(data: string): Record<string, string> {
+  const db = new DatabaseSync(`${data}/catalog.db`, { readOnly: true });
+  try {
+    const hash = (sql: string) => {
+      const h = createHash("sha256");
+      for (const r of db.prepare(sql).iterate()) h.update(JSON.stringify(Object.values(r)));
+      return h.digest("hex");
+    };
+    const out: Record<string, string> = {
+      "term statistics": hash("SELECT term, n FROM df ORDER BY term"),
+      "document rows": hash("SELECT doc_id, rowid, passages FROM fts_map ORDER BY doc_id"),
+    };
+    for (const t of ["docs_fts", "passages_fts"]) {
+      db.exec(`CREATE VIRTUAL TABLE temp.${t}_vocab USING fts5vocab(main, ${t}, col)`);
+      out[`${t} terms`] = hash(`SELECT term, col, doc, cnt FROM temp.${t}_vocab`);
+      out[`${t} row sizes`] = hash(`SELECT id, hex(sz) FROM ${t}_docsize ORDER BY id`);
+      out[`${t} totals`] = hash(`SELECT hex(block) FROM ${t}_data WHERE id = 1`);
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
-    options: { show: { type: "string", default: "5" }, keywords: { type: "boolean" } },
+    options: {
+      show: { type: "string", default: "5" },
+      keywords: { type: "boolean" },
+      index: { type: "boolean" },
+    },
     allowPositionals: true,
   });
   if (positionals.length !== 2) {
     console.error(
-      "usage: deno run -A bench/catalog_diff.ts DATA_BEFORE DATA_AFTER [--show 5] [--keywords]",
+      "usage: deno run -A bench/catalog_diff.ts DATA_BEFORE DATA_AFTER [--show 5] [--keywords] [--index]",
     );
     Deno.exit(2);
   }
@@ -114,4 +154,10 @@ if (import.meta.main) {
     console.log(`${path}: ${fields.join(", ")}`);
   }
   console.log(`${same} identical, ${different.length} different (documents and the skipped list)`);
+  if (values.index) {
+    const [x, y] = positionals.map(indexDigest);
+    for (const part of Object.keys(x!)) {
+      console.log(`${part}: ${x![part] === y![part] ? "the same" : "DIFFERENT"}`);
+    }
+  }
 }

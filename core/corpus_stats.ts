@@ -1,8 +1,8 @@
 /**
  * The corpus's term statistics for TF-IDF, kept by a catalog handle: document frequencies
- * (the `df` table, looked up a term at a time, or a counted document's terms at once, held
- * until the next `save`, changes written back by `save`) and the number of documents,
- * reused between writes.
+ * (the `df` table, looked up a term at a time and held until the next `save`; the changes
+ * counted since, held as differences and added to the table by `save`) and the number of
+ * documents, reused between writes.
  *
  * @module
  */
@@ -16,9 +16,13 @@ const DOC_COUNT_TTL_MS = 2000;
 export class CorpusStats implements TermStats {
   readonly #q: (sql: string) => StatementSync;
   readonly #count: () => number;
-  /** Frequencies looked up or changed since the last `save` (0: none, or gone). */
+  /** Stored frequencies looked up since the last `save` (0: none). */
   #df = new Map<string, number>();
-  #dirty = new Set<string>();
+  /**
+   * Documents counted (+1) or taken away (-1) per term since the last `save`: a counted
+   * document's terms (thousands) need not be read first, `save` adds them in one statement.
+   */
+  #changes = new Map<string, number>();
   /** Documents written (stored or removed) through this handle. */
   #writes = 0;
   /** The last counted number of documents (see `docCount`). */
@@ -36,7 +40,7 @@ export class CorpusStats implements TermStats {
   /** Drop what is held in memory (after a rollback): it is read from disk again. */
   forget(): void {
     this.#df = new Map();
-    this.#dirty = new Set();
+    this.#changes = new Map();
     this.#docCount = undefined;
   }
 
@@ -56,7 +60,8 @@ export class CorpusStats implements TermStats {
       n = (this.#q("SELECT n FROM df WHERE term = ?").get(term)?.n as number | undefined) ?? 0;
       this.#df.set(term, n);
     }
-    return n;
+    const change = this.#changes.get(term);
+    return change === undefined ? n : Math.max(0, n + change);
   }
 
   /**
@@ -84,48 +89,43 @@ export class CorpusStats implements TermStats {
 
   /** Add (or with `sign = -1` take away) one document's distinct terms. */
   countTerms(terms: Iterable<string>, sign: 1 | -1 = 1): void {
-    const list = [...terms];
-    this.#load(list.filter((t) => !this.#df.has(t)));
-    for (const t of list) {
-      this.#df.set(t, Math.max(0, this.df(t) + sign));
-      this.#dirty.add(t);
-    }
+    const changes = this.#changes;
+    for (const t of terms) changes.set(t, (changes.get(t) ?? 0) + sign);
   }
 
   /**
-   * Read the frequencies of terms not held yet, one statement for all of them: a document
-   * brings thousands of terms, and a statement per term cost more than the lookup itself.
-   */
-  #load(terms: string[]): void {
-    if (!terms.length) return;
-    for (const t of terms) this.#df.set(t, 0);
-    const rows = this.#q(
-      "SELECT term, n FROM df WHERE term IN (SELECT value FROM json_each(?))",
-    ).all(JSON.stringify(terms));
-    for (const r of rows) this.#df.set(r.term as string, r.n as number);
-  }
-
-  /**
-   * Write changed document frequencies to disk, and forget the ones held: the next
-   * lookups read them again (so memory holds one batch's terms, not the vocabulary, and
-   * sees other handles' writes).
+   * Add the changes counted since the last save to the stored frequencies (a term that
+   * reaches 0 is deleted), and forget the frequencies held: the next lookups read them
+   * again (so memory holds one batch's terms, not the vocabulary, and sees other handles'
+   * writes). One statement per kind of change, the terms crossing as one JSON object: a
+   * batch of documents changes tens of thousands of terms, and a statement run per term
+   * cost more than SQLite's work.
    * @param transaction runs its function in one transaction of the catalog
    */
   save(transaction: (fn: () => void) => void): void {
-    if (this.#dirty.size === 0) {
-      this.#df.clear();
-      return;
+    const changes = this.#changes;
+    this.#df.clear();
+    if (changes.size === 0) return;
+    // Without a prototype, a term such as `__proto__` is a key like any other.
+    const up: Record<string, number> = Object.create(null);
+    const down: Record<string, number> = Object.create(null);
+    for (const [t, n] of changes) {
+      if (n > 0) up[t] = n;
+      else if (n < 0) down[t] = n;
     }
     transaction(() => {
-      const up = this.#q("INSERT OR REPLACE INTO df (term, n) VALUES (?, ?)");
-      const del = this.#q("DELETE FROM df WHERE term = ?");
-      for (const t of this.#dirty) {
-        const n = this.#df.get(t);
-        if (n) up.run(t, n);
-        else del.run(t);
-      }
+      this.#q(
+        `INSERT INTO df (term, n) SELECT key, value FROM json_each(?) WHERE true
+         ON CONFLICT (term) DO UPDATE SET n = n + excluded.n`,
+      ).run(JSON.stringify(up));
+      const lowered = JSON.stringify(down);
+      this.#q(
+        `UPDATE df SET n = n + c.value FROM json_each(?) c WHERE df.term = c.key`,
+      ).run(lowered);
+      this.#q(
+        "DELETE FROM df WHERE term IN (SELECT key FROM json_each(?)) AND n <= 0",
+      ).run(lowered);
     });
-    this.#dirty.clear();
-    this.#df.clear();
+    this.#changes = new Map();
   }
 }

@@ -58,3 +58,21 @@ Deno.test("CorpusStats reads a document's stored terms at once, whatever their c
     c.close();
   }
 });
+
+Deno.test("CorpusStats saves a batch's changes at once, whatever the terms are called", () => {
+  const c = new Catalog(":memory:");
+  try {
+    c.db.exec("INSERT INTO df (term, n) VALUES ('old', 2), ('gone', 1), ('constructor', 1)");
+    // Terms that name an object's own properties are terms like any other.
+    for (const doc of [["__proto__", "old", "gone"], ["__proto__", "constructor", "new"]]) {
+      c.countTerms(doc);
+    }
+    c.countTerms(["gone", "old"], -1);
+    c.countTerms(["gone"], -1);
+    assertEquals([c.df("__proto__"), c.df("old"), c.df("gone"), c.df("constructor")], [2, 2, 0, 2]);
+    c.saveTermCounts();
+    assertEquals(dfRows(c), { ["__proto__"]: 2, constructor: 2, new: 1, old: 2 });
+  } finally {
+    c.close();
+  }
+});

@@ -5,8 +5,9 @@
  * A child runs `extraction/proc.ts` under `deno run` with a V8 heap limit
  * (`--max-old-space-size`), a larger young generation (`--max-semi-space-size`), no Turbofan
  * (`--no-turbofan`, see `CHILD_V8`) and only read/env/sys permissions. On Linux the parent
- * also reads the child's resident set size (`/proc/<pid>/status`) every 25 ms and kills it
- * past the limit, which bounds what the heap limit does not see (typed arrays, wasm memory).
+ * also reads the child's resident set size (`/proc/<pid>/status`) and kills it past the limit,
+ * which bounds what the heap limit does not see (typed arrays, wasm memory): every 25 ms near
+ * the limit, less often the further the child is from it ({@link watchDelay}).
  *
  * @module
  */
@@ -40,6 +41,40 @@ const SEMI_SPACE_MB = 32;
  * s against 70.6) and `--single-threaded-gc` (90.7 s against 83.3) cost more.
  */
 const CHILD_V8 = ["--no-turbofan"];
+/**
+ * The fastest growth the memory watchdog allows for, in bytes per ms (2 GiB/s, faster than
+ * zlib inflates or pdf.js allocates): its next check comes before a child growing this
+ * fast could pass its limit.
+ */
+const GROWTH_PER_MS = 2 * 1024 * 1024;
+/** The shortest and longest wait between two checks of a child's memory, ms. */
+const WATCH_MS = { min: 25, max: 250 };
+
+/**
+ * How long the memory watchdog waits before it reads a child's resident size again: the
+ * time the child would take to grow from `rss` to `limit` at 2 GiB/s, within 25-250 ms.
+ * A check wakes the index process (0.17 ms of CPU each): every 25 ms, each extraction
+ * process cost it 1 % of a core, 7 s of a full-corpus index; children far below their
+ * limit (most of the time) are now read 4 times a second.
+ *
+ * @param rss the child's resident bytes now (undefined: not readable)
+ * @param limit its limit in bytes
+ * @returns ms until the next check
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * const MiB = 2 ** 20;
+ * assert.equal(watchDelay(200 * MiB, 1024 * MiB), 250);
+ * assert.equal(watchDelay(1000 * MiB, 1024 * MiB), 25);
+ * assert.equal(watchDelay(700 * MiB, 1024 * MiB), 162);
+ * ```
+ */
+export function watchDelay(rss: number | undefined, limit: number): number {
+  if (rss === undefined) return WATCH_MS.max;
+  const ms = Math.floor((limit - rss) / GROWTH_PER_MS);
+  return Math.min(WATCH_MS.max, Math.max(WATCH_MS.min, ms));
+}
+
 /** Largest reply taken from a child (the text of a document, as JSON). */
 const MAX_REPLY = 256 * 1024 * 1024;
 
@@ -225,11 +260,7 @@ export class ProcChannel implements Channel {
     this.#read();
     this.#forwardStderr();
     this.exited = this.#child.status.then((st) => this.#exited(st));
-    if (Deno.build.os === "linux") {
-      const id = setInterval(() => this.#check(), 25) as unknown as number;
-      Deno.unrefTimer(id);
-      this.#watch = id;
-    }
+    if (Deno.build.os === "linux") this.#watchIn(WATCH_MS.min);
   }
 
   /** Process id of the child. */
@@ -282,19 +313,28 @@ export class ProcChannel implements Channel {
     }
   }
 
+  /** Check the child's memory in `ms`, and from then on as {@link watchDelay} says. */
+  #watchIn(ms: number): void {
+    const id = setTimeout(() => this.#check(), ms) as unknown as number;
+    Deno.unrefTimer(id);
+    this.#watch = id;
+  }
+
   #check(): void {
     if (this.#dead) return;
     const rss = rssOf(this.#child.pid);
     if (rss !== undefined && rss > this.#limit) {
       this.#overLimit = true;
       this.terminate();
+      return;
     }
+    this.#watchIn(watchDelay(rss, this.#limit));
   }
 
   #exited(st: Deno.CommandStatus): void {
     const wasKilled = this.#dead;
     this.#dead = true;
-    clearInterval(this.#watch);
+    clearTimeout(this.#watch);
     const mb = Math.round(this.#limit / 1024 / 1024);
     if (this.#overLimit) {
       this.#handlers.exit("out_of_memory", `extraction used more than ${mb} MiB`);
@@ -319,7 +359,7 @@ export class ProcChannel implements Channel {
   /** Kill the child (no exit callback unless it was over its memory limit). */
   terminate(): void {
     if (!this.#overLimit) this.#dead = true;
-    clearInterval(this.#watch);
+    clearTimeout(this.#watch);
     try {
       this.#child.kill("SIGKILL");
     } catch {

@@ -27,7 +27,13 @@ import { readInside, UnsafeFileError } from "../core/read_inside.ts";
 import { sniff } from "../core/sniff.ts";
 import type { ExtractFn, IndexedDoc, Library, Skipped } from "../core/types.ts";
 import { ExtractError, type ExtractInput } from "../core/extractor.ts";
-import type { CatalogStore, KeywordIndex, LibraryClaim, VectorIndex } from "../stores/roles.ts";
+import {
+  type CatalogStore,
+  HalfWrittenError,
+  type KeywordIndex,
+  type LibraryClaim,
+  type VectorIndex,
+} from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
 import { MAX_BYTES_IN_FLIGHT, Room, type Weighed } from "./load.ts";
 import { SchedLog } from "./sched_log.ts";
@@ -798,7 +804,9 @@ export class Indexer {
       }
       return "indexed";
     } catch (e) {
-      if (isEnvironmentError(e)) throw e; // not the file's fault: retried next run
+      // Not the file's fault: the batch is rolled back (a keyword index's write that failed
+      // halfway left part of the document in it) and the file retried next run.
+      if (isEnvironmentError(e) || e instanceof HalfWrittenError) throw e;
       if (e instanceof ExtractError && e.reason === "timeout") {
         // Stopped by the hard limit: tried again with more time, up to the last attempt.
         // A partial document of this content is kept (its part loses nothing), given up on

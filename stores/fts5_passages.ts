@@ -55,19 +55,43 @@ const BODY_WEIGHT = 1;
 /** The passage columns' weights, title then text (for another backend's BM25). */
 export const PASSAGE_WEIGHTS: readonly number[] = [TITLE_WEIGHT, BODY_WEIGHT];
 
+/** A passage as the passage index receives it: its section's title and its text. */
+export interface PassageText {
+  /** The section's title, CJK segmented ("" for a window or a page). */
+  title: string;
+  /** The passage's lines, CJK segmented. */
+  body: string;
+}
+
 /**
  * A document's passages as the passage index receives them, by sequence number: the
  * section's title (none for a window or a page: "Lines 1-40", "Page 3" are not the
  * author's words) and the text, CJK segmented.
  *
  * @param doc the document
+ * @param segmented its lines, each CJK segmented already (`segmentCJK`; a CJK run never
+ *   crosses a line, so the passages are the same), when the caller has them
+ * @example
+ * ```ts
+ * import { passageTexts } from "./fts5_passages.ts";
+ * import { segmentCJK } from "../core/tokenize.ts";
+ * import assert from "node:assert/strict";
+ * const card = { outline_quality: "none", doc_type: "text" } as const;
+ * const lines = ["全文検索エンジン", "one line"];
+ * const doc = { card, outline: [], lines } as unknown as Parameters<typeof passageTexts>[0];
+ * assert.deepEqual(passageTexts(doc), [{ title: "", body: " 全文 検索 エンジン \none line" }]);
+ * assert.deepEqual(passageTexts(doc, lines.map(segmentCJK)), passageTexts(doc));
+ * ```
  */
-export function passageTexts(doc: IndexedDoc): { title: string; body: string }[] {
+export function passageTexts(doc: IndexedDoc, segmented?: string[]): PassageText[] {
   const { card, outline, lines, pages } = doc;
   const total = lines.length === 1 && lines[0] === "" ? 0 : lines.length;
+  const body = segmented
+    ? (from: number, to: number) => segmented.slice(from, to).join("\n")
+    : (from: number, to: number) => segmentCJK(lines.slice(from, to).join("\n"));
   return docPassages(card, outline, pages, total).slice(0, PASSAGE_SPAN).map((p) => ({
     title: p.node_id === undefined ? "" : segmentCJK(p.title),
-    body: segmentCJK(lines.slice(p.start_line - 1, p.end_line).join("\n")),
+    body: body(p.start_line - 1, p.end_line),
   }));
 }
 
@@ -213,20 +237,18 @@ export class PassageRows {
   }
 
   /**
-   * Write a document's passage rows under its document row; returns how many were written.
+   * Write a document's passage rows under its document row.
    *
    * @param docRowid the document's `docs_fts` rowid
-   * @param doc the document
+   * @param passages its passages ({@link passageTexts})
    */
-  write(docRowid: bigint, doc: IndexedDoc): number {
-    const passages = passageTexts(doc);
+  write(docRowid: bigint, passages: PassageText[]): void {
     const ins = this.#q(
       "INSERT INTO passages_fts (rowid, title, body, doc) VALUES (?, ?, ?, ?)",
     );
     const base = docRowid * BigInt(PASSAGE_SPAN);
     const token = docToken(docRowid);
     passages.forEach(({ title, body }, seq) => ins.run(base + BigInt(seq), title, body, token));
-    return passages.length;
   }
 
   /**

@@ -3,6 +3,7 @@ import type { DatabaseSync } from "node:sqlite";
 import { Catalog } from "../core/catalog.ts";
 import { filterSql, statements } from "../core/catalog_sql.ts";
 import { bm25Score, Fts5Index } from "./fts5.ts";
+import { HalfWrittenError } from "./roles.ts";
 import { docToken, PASSAGE_SPAN, PASSAGE_WEIGHTS, PassageRows } from "./fts5_passages.ts";
 import { normalizeTime, parseQuery, prepareQuery } from "../search/query.ts";
 import {
@@ -105,6 +106,31 @@ Deno.test("Fts5Index.upsert() joins the caller's transaction", async () => {
   await fts.upsert([makeDoc({ id: "t", path: "L/t.md", title: "temporary" })]);
   db.exec("ROLLBACK");
   assertEquals(fts.count(), 0);
+  db.close();
+});
+
+Deno.test("Fts5Index.upsert() failing halfway inside a transaction says so; alone, it leaves nothing", async () => {
+  const { db, fts } = await setup([]);
+  const rows = () =>
+    db.prepare(
+      "SELECT (SELECT count(*) FROM docs_fts_docsize) + (SELECT count(*) FROM passages_fts_docsize) AS n",
+    ).get()!.n as number;
+  // The document row's map entry is written last: failing it leaves the FTS rows written.
+  db.exec(
+    "CREATE TEMP TRIGGER fail BEFORE INSERT ON fts_map BEGIN SELECT RAISE(ABORT, 'no room'); END",
+  );
+  const doc = makeDoc({ id: "h", path: "L/h.md", title: "halfway", body: "one\ntwo" });
+  db.exec("BEGIN IMMEDIATE");
+  const e = await fts.upsert([doc]).then(() => undefined, (e) => e);
+  assert(e instanceof HalfWrittenError, String(e));
+  assert(/no room/.test(e.message), e.message);
+  assert(rows() > 0, "the new document's rows are in the transaction, without a savepoint");
+  db.exec("ROLLBACK");
+  assertEquals(rows(), 0);
+  // Outside a transaction the write is atomic on its own: a plain error, nothing written.
+  const alone = await fts.upsert([doc]).then(() => undefined, (e) => e);
+  assert(alone instanceof Error && !(alone instanceof HalfWrittenError), String(alone));
+  assertEquals(rows(), 0);
   db.close();
 });
 

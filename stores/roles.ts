@@ -59,11 +59,30 @@ export interface IndexState {
   error?: string;
 }
 
+/**
+ * A keyword index's write that SQLite failed after some of its rows were written, inside the
+ * caller's transaction and without a savepoint of its own (new documents, see `Fts5Index`):
+ * the transaction holds a document in part and is to be rolled back. The cause is the
+ * database's error (every value was made before the first row).
+ */
+export class HalfWrittenError extends Error {
+  /** @param cause SQLite's error */
+  constructor(cause: unknown) {
+    super(`keyword index write failed halfway: ${(cause as Error)?.message ?? cause}`, { cause });
+    this.name = "HalfWrittenError";
+  }
+}
+
 /** Documents by their words: ranked search, hard constraints, snippets. */
 export interface KeywordIndex {
   /** Backend name, tagged on hits (`"fts5"`). */
   readonly name: string;
-  /** Add or replace documents (by `doc_id`). */
+  /**
+   * Add or replace documents (by `doc_id`).
+   *
+   * @throws {HalfWrittenError} when it failed inside the caller's transaction with some of
+   *   its rows written: the caller rolls the transaction back
+   */
   upsert(docs: IndexedDoc[]): Promise<void>;
   /** Remove documents by id; unknown ids are ignored. */
   remove(ids: string[]): Promise<void>;
