@@ -98,6 +98,25 @@ function vectorsUnavailable(shelf: Shelf): string | undefined {
 }
 
 /**
+ * What the vectors leave out of a search on a server of a shared store, or `undefined`: they
+ * are this data folder's (`docs/postgres.md`), so other machines' libraries are ranked by
+ * keywords alone in hybrid mode and not searched in semantic mode.
+ */
+async function vectorsOfOthers(
+  shelf: Shelf,
+  mode: SearchMode,
+  filters: SearchFilters | undefined,
+): Promise<string | undefined> {
+  const library = filters?.library;
+  if (library !== undefined && shelf.libraries.some((l) => l.name === library)) return undefined;
+  const others = await shelf.otherLibraries();
+  if (!others.length || (library !== undefined && !others.includes(library))) return undefined;
+  return mode === "semantic"
+    ? "vectors cover this machine's libraries only: other machines' documents are not searched"
+    : "vectors cover this machine's libraries only: other machines' documents are ranked by keywords";
+}
+
+/**
  * Search a shelf: parse once, ask the indexes the mode calls for, fuse.
  *
  * One index's ranking is taken as it is; keyword and vectors are fused with weighted RRF
@@ -116,8 +135,10 @@ function vectorsUnavailable(shelf: Shelf): string | undefined {
  */
 export async function searchShelf(shelf: Shelf, req: SearchRequest): Promise<SearchOutcome> {
   const asked = req.mode ?? defaultMode(shelf).mode;
-  const note = asked === "keyword" ? undefined : vectorsUnavailable(shelf);
-  const mode: SearchMode = note ? "keyword" : asked;
+  const unavailable = asked === "keyword" ? undefined : vectorsUnavailable(shelf);
+  const mode: SearchMode = unavailable ? "keyword" : asked;
+  const note = unavailable ??
+    (mode === "keyword" ? undefined : await vectorsOfOthers(shelf, mode, req.filters));
   const vectors = mode === "keyword" ? undefined : partsOf(shelf).vectors;
   // Copies are collapsed after ranking: ask for more hits than will be shown.
   const wanted = Math.min(2 * req.limit, MAX_CANDIDATES);

@@ -14,7 +14,10 @@ import { join } from "node:path";
 import { callTool } from "../server/dispatch.ts";
 import type { ToolName } from "../server/tools/mod.ts";
 import type { ToolError } from "../core/types.ts";
-import { assert, assertEquals, assertRejects } from "./assert.ts";
+import { assert, assertEquals, assertMatch, assertRejects } from "./assert.ts";
+import { OllamaEmbedder } from "../embedders/remote.ts";
+import { partsOf } from "../shelf/_parts.ts";
+import { startStandIn } from "./embed_standin.ts";
 import { Catalog } from "../core/catalog.ts";
 import { PgCatalogStore } from "../stores/catalog_postgres.ts";
 import { partialData } from "./partial_docs.ts";
@@ -294,6 +297,44 @@ Deno.test({
           ((await json(srv, "status")).skipped as { path: string }[]).map((f) => f.path),
           ["laptop:Notes/blob.bin"],
         );
+      });
+
+      await t.step("hybrid and semantic say the vectors are this machine's only", async () => {
+        const standIn = startStandIn();
+        const data = join(base, "data-vec");
+        const own = join(base, "vec", "Own");
+        await Deno.mkdir(data, { recursive: true });
+        await Deno.mkdir(own, { recursive: true });
+        await Deno.writeTextFile(join(own, "o.md"), "# O\n\nA note of this machine.\n");
+        await Deno.writeTextFile(
+          join(data, "shelfmark.json"),
+          JSON.stringify({ machine: "vec", store, libraries: [{ name: "Own", path: own }] }),
+        );
+        const vec = await openTestShelf({
+          base: join(base, "vec"),
+          data,
+          embedder: new OllamaEmbedder({ model: "toy", url: standIn.url }),
+        });
+        shelves.push(vec);
+        try {
+          assertEquals((await vec.shelf.index()).indexed, 1);
+          await partsOf(vec.shelf).vectors!.idle();
+          const search = (args: Record<string, unknown>) =>
+            json(vec, "search", { query: "note", limit: 20, ...args });
+          const hybrid = await search({ mode: "hybrid" });
+          assertEquals(hybrid.mode_used, "hybrid");
+          assertMatch(String(hybrid.note), /other machines' documents are ranked by keywords/);
+          assert(paths(hybrid).includes("laptop:Notes/a.md"), paths(hybrid).join());
+          const semantic = await search({ mode: "semantic" });
+          assertMatch(String(semantic.note), /other machines' documents are not searched/);
+          // another machine's library named: said; this machine's own, or keyword mode: not
+          const there = await search({ mode: "hybrid", library: "nas:Docs" });
+          assertMatch(String(there.note), /this machine's libraries only/);
+          assertEquals((await search({ mode: "hybrid", library: "Own" })).note, undefined);
+          assertEquals((await search({ mode: "keyword" })).note, undefined);
+        } finally {
+          await standIn.close();
+        }
       });
     } finally {
       for (const s of shelves) await s.close().catch(() => {});
