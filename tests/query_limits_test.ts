@@ -51,47 +51,59 @@ Deno.test({
       await t.shelf.search({ query, limit: 20, mode: "keyword" });
       return performance.now() - start;
     };
-    await took("aardvark");
-    const normal: number[] = [];
-    for (let i = 0; i < 5; i++) normal.push(await took("aardvark"));
-    const normalMs = normal.sort((a, b) => a - b)[2]!;
-    let slowMs = Infinity;
-    for (let i = 0; i < 2; i++) slowMs = Math.min(slowMs, await took(FORMS.join(" ")));
-    assert(slowMs > 10 * normalMs, `slow ${slowMs} ms, normal ${normalMs} ms`);
-    const limitMs = Math.round(Math.sqrt(slowMs * normalMs));
-    await t.reopen({ searchWorkers: 2, queryTimeoutMs: limitMs });
-    const server = createServer(t.shelf);
-    const [a, b] = InMemoryTransport.createLinkedPair();
-    await server.connect(a);
-    const client = testClient("test");
-    await client.connect(b);
-    const search = async (query: string) =>
-      await client.callTool({ name: "search", arguments: { query } }) as Answer;
-    try {
-      const words = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
-      const tooMany = await search(words);
-      assert(tooMany.isError, tooMany.content[0]?.text);
-      const body = JSON.parse(tooMany.content[0]!.text).error;
-      assertEquals(body.code, "INVALID_ARGUMENT");
-      assertEquals(body.message, "query has 40 words; a query holds at most 32 words");
+    const calibrate = async () => {
+      await took("aardvark");
+      const normal: number[] = [];
+      for (let i = 0; i < 5; i++) normal.push(await took("aardvark"));
+      const normalMs = normal.sort((a, b) => a - b)[2]!;
+      let slowMs = Infinity;
+      for (let i = 0; i < 2; i++) slowMs = Math.min(slowMs, await took(FORMS.join(" ")));
+      assert(slowMs > 10 * normalMs, `slow ${slowMs} ms, normal ${normalMs} ms`);
+      return Math.round(Math.sqrt(slowMs * normalMs));
+    };
+    const tooMany = Array.from({ length: 40 }, (_, i) => `word${i}`).join(" ");
+    // A burst of load (CI runs tests in parallel) can still slow the normal query past the
+    // limit, or end before the slow one runs: such a round says nothing about the limit, and
+    // the timings are measured again for another, three rounds at most.
+    for (let round = 1;; round++) {
+      // measured without the limit, then searched with it
+      if (round > 1) await t.reopen({ searchWorkers: 2 });
+      const limitMs = await calibrate();
+      await t.reopen({ searchWorkers: 2, queryTimeoutMs: limitMs });
+      const server = createServer(t.shelf);
+      const [a, b] = InMemoryTransport.createLinkedPair();
+      await server.connect(a);
+      const client = testClient("test");
+      await client.connect(b);
+      const search = async (query: string) =>
+        await client.callTool({ name: "search", arguments: { query } }) as Answer;
+      try {
+        const refused = await search(tooMany);
+        assert(refused.isError, refused.content[0]?.text);
+        const body = JSON.parse(refused.content[0]!.text).error;
+        assertEquals(body.code, "INVALID_ARGUMENT");
+        assertEquals(body.message, "query has 40 words; a query holds at most 32 words");
 
-      // Both workers started and warm, so the limit is all the slow query's.
-      await Promise.all([search("aardvark"), search("aardvark sleeps")]);
-      const [slow, normal] = await Promise.all([search(FORMS.join(" ")), search("aardvark")]);
-      assert(slow.isError, slow.content[0]?.text);
-      const err = JSON.parse(slow.content[0]!.text).error;
-      assertEquals(err.code, "QUERY_TIMEOUT");
-      assertEquals(err.message, `Search ran longer than ${limitMs} ms and was stopped`);
-      assert(!/\n\s+at /.test(slow.content[0]!.text), slow.content[0]!.text);
-      assert(
-        !normal.isError && /notes\/small\.md/.test(normal.content[0]!.text),
-        normal.content[0]?.text,
-      );
-      const after = await search("aardvark");
-      assert(!after.isError && /notes\/small\.md/.test(after.content[0]!.text));
-    } finally {
-      await client.close();
-      await server.close();
+        // Both workers started and warm, so the limit is all the slow query's.
+        await Promise.all([search("aardvark"), search("aardvark sleeps")]);
+        const [slow, normal] = await Promise.all([search(FORMS.join(" ")), search("aardvark")]);
+        if ((!slow.isError || normal.isError) && round < 3) continue;
+        assert(slow.isError, slow.content[0]?.text);
+        const err = JSON.parse(slow.content[0]!.text).error;
+        assertEquals(err.code, "QUERY_TIMEOUT");
+        assertEquals(err.message, `Search ran longer than ${limitMs} ms and was stopped`);
+        assert(!/\n\s+at /.test(slow.content[0]!.text), slow.content[0]!.text);
+        assert(
+          !normal.isError && /notes\/small\.md/.test(normal.content[0]!.text),
+          normal.content[0]?.text,
+        );
+        const after = await search("aardvark");
+        assert(!after.isError && /notes\/small\.md/.test(after.content[0]!.text));
+        break;
+      } finally {
+        await client.close();
+        await server.close();
+      }
     }
   },
 });
