@@ -146,10 +146,10 @@ async function readXmlWithSaxes(): Promise<void> {
       new xml.Element(name, attributes, children),
     text: xml.text,
   };
-  const joining = { ...nodes, join: joinRuns };
   xml.readString = (s, namespaceMap = {}) => {
     // Complex fields can make a run a hyperlink of its own: runs are joined only without them.
-    const tree = readXmlTree(s, namespaceMap, s.includes("fldChar") ? nodes : joining);
+    const joining = s.includes("fldChar") ? nodes : { ...nodes, join: runJoiner() };
+    const tree = readXmlTree(s, namespaceMap, joining);
     return tree === undefined ? library(s, namespaceMap) : Promise.resolve(tree);
   };
 }
@@ -159,57 +159,57 @@ type XmlNode =
   | { type: "element"; name: string; attributes: Record<string, string>; children: XmlNode[] }
   | { type: "text"; value: string };
 
-/** Whether two nodes are the same: names, attributes, children and texts. */
-function sameNode(a: XmlNode | undefined, b: XmlNode | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  if (a.type === "text" || b.type === "text") {
-    return a.type === b.type && (a as { value: string }).value === (b as { value: string }).value;
-  }
-  if (a.name !== b.name || a.children.length !== b.children.length) return false;
-  const keys = Object.keys(a.attributes);
-  if (keys.length !== Object.keys(b.attributes).length) return false;
-  if (keys.some((k) => a.attributes[k] !== b.attributes[k])) return false;
-  return a.children.every((c, i) => sameNode(c, b.children[i]));
-}
-
-/** The `<w:rPr>` of a run, when it is its first child. */
-function runProperties(run: { children: XmlNode[] }): XmlNode | undefined {
-  const first = run.children[0];
-  return first?.type === "element" && first.name === "w:rPr" ? first : undefined;
-}
-
-/** The properties of a run of texts (`<w:r>` of `<w:rPr>`, if any, then `<w:t>`s), else null. */
-function textRunProperties(node: XmlNode): XmlNode | undefined | null {
+/**
+ * The key of a run of texts (`<w:r>` of `<w:rPr>`, if any, then `<w:t>`s): its `<w:rPr>`
+ * serialised, or "" without one; null for any other node.
+ */
+function textRunKey(node: XmlNode): string | null {
   if (node.type !== "element" || node.name !== "w:r") return null;
-  if (joined.has(node)) return runProperties(node);
-  const props = runProperties(node);
+  const first = node.children[0];
+  const props = first?.type === "element" && first.name === "w:rPr" ? first : undefined;
   for (let i = props ? 1 : 0; i < node.children.length; i++) {
     const c = node.children[i]!;
     if (c.type !== "element" || c.name !== "w:t") return null;
   }
-  return props;
+  return props ? serialised(props) : "";
 }
 
-/** Runs of texts that others were joined to (still runs of texts: not read again). */
-const joined = new WeakSet<XmlNode>();
+/**
+ * A node as a string that tells nodes apart: each name, attribute name, value and text
+ * follows a NUL and a mark of what it is (saxes refuses NUL in XML, so none holds one).
+ */
+function serialised(node: XmlNode): string {
+  if (node.type === "text") return `\0"${node.value}`;
+  let key = `\0<${node.name}`;
+  for (const k in node.attributes) key += `\0@${k}\0=${node.attributes[k]}`;
+  for (const c of node.children) key += serialised(c);
+  return `${key}\0>`;
+}
 
 /**
- * Join a run of texts to the run of texts before it when both have the same properties
- * (`<w:r><w:t>The</w:t></w:r><w:r><w:t> </w:t></w:r>` becomes one run of two texts).
- * mammoth writes such runs as the same HTML (adjacent texts, or adjacent `<strong>`s it
- * collapses into one), but reads and converts each run apart: pandoc writes a run per word
- * and space, and on the corpus's DOCX files the joined runs are a third fewer.
+ * The join step of one part (`TreeNodes.join`): a run of texts is joined to the run of
+ * texts before it when both have the same properties (`<w:r><w:t>The</w:t></w:r><w:r><w:t>
+ * </w:t></w:r>` becomes one run of two texts). mammoth writes such runs as the same HTML
+ * (adjacent texts, or adjacent `<strong>`s it collapses into one), but reads and converts
+ * each run apart: pandoc writes a run per word and space, and on the corpus's DOCX files
+ * the joined runs are a third fewer. The key of the last run seen is kept, so a run that
+ * others are joined to is not read again.
  */
-function joinRuns(previous: unknown, node: unknown): boolean {
-  const a = previous as XmlNode;
-  const b = node as XmlNode;
-  const props = textRunProperties(b);
-  if (props === null) return false;
-  const before = textRunProperties(a);
-  if (before === null || !sameNode(before, props) || a.type !== "element") return false;
-  for (const c of (b as { children: XmlNode[] }).children) if (c !== props) a.children.push(c);
-  joined.add(a);
-  return true;
+function runJoiner(): (previous: unknown, node: unknown) => boolean {
+  let last: unknown;
+  let lastKey: string | null = null;
+  return (previous, node) => {
+    const key = textRunKey(node as XmlNode);
+    if (key === null) return false;
+    const joins = key === (previous === last ? lastKey : textRunKey(previous as XmlNode));
+    if (joins) {
+      const into = (previous as { children: XmlNode[] }).children;
+      const from = (node as { children: XmlNode[] }).children;
+      for (let i = key ? 1 : 0; i < from.length; i++) into.push(from[i]!); // past its <w:rPr>
+    }
+    [last, lastKey] = [joins ? previous : node, key];
+    return joins;
+  };
 }
 
 /** Style map: headings 1–9 (h6 for 7–9), Title as a marked paragraph, code as code. */
