@@ -141,8 +141,8 @@ function navToc(nav: string, base: string): TocEntry[] {
   return out;
 }
 
-/** An `id` attribute (what follows the space before it): its value, without quotes. */
-const ID_ATTRIBUTE = /(?=\sid\s*=\s*["']([^"']*)["'])/g;
+/** An `id` attribute (what follows the space before it): its value in double or single quotes. */
+const ID_ATTRIBUTE = /(?=\sid\s*=\s*(?:"([^"]*)"|'([^']*)'))/g;
 
 /**
  * Where each `id` is first given in a chapter's XHTML (the space before `id`): one pass
@@ -153,23 +153,17 @@ function idOffsets(source: string): Map<string, number> {
   const at = new Map<string, number>();
   ID_ATTRIBUTE.lastIndex = 0;
   for (let m = ID_ATTRIBUTE.exec(source); m; m = ID_ATTRIBUTE.exec(source)) {
-    if (!at.has(m[1]!)) at.set(m[1]!, m.index);
+    const id = m[1] ?? m[2]!;
+    if (!at.has(id)) at.set(id, m.index);
     ID_ATTRIBUTE.lastIndex = m.index + 1; // the pattern is a lookahead: matches may overlap
   }
   return at;
 }
 
-/** Where the `id` is first given in the chapter's XHTML (the space before `id`), if it is. */
-function idOffset(ch: Chapter, id: string): number | undefined {
-  if (!/["']/.test(id)) return (ch.ids ??= idOffsets(ch.source)).get(id);
-  const escaped = id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`\\sid\\s*=\\s*["']${escaped}["']`).exec(ch.source)?.index;
-}
-
 /** Text of the first heading element at or after the element with `id` in the XHTML. */
 function headingAfterId(ch: Chapter, id: string): string | undefined {
   const source = ch.source;
-  const at = idOffset(ch, id);
+  const at = (ch.ids ??= idOffsets(ch.source)).get(id);
   if (at === undefined) return undefined;
   const open = source.lastIndexOf("<", at);
   const h = /<h([1-6])\b[^>]*>([\s\S]*?)<\/h\1\s*>/gi;
