@@ -39,8 +39,18 @@ export interface Fingerprint {
   minhash?: Uint32Array;
 }
 
-/** Multipliers and offsets of the hash family (fixed: signatures must be comparable forever). */
-const SEEDS = (() => {
+/**
+ * Multipliers and offsets of the MinHash family, as unsigned 32-bit integers (fixed:
+ * signatures must be comparable forever).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(MINHASH_SEEDS.a.length, MINHASH_SIZE);
+ * assert.ok(MINHASH_SEEDS.a.every((x) => x % 2 === 1));
+ * ```
+ */
+export const MINHASH_SEEDS: { a: Uint32Array; b: Uint32Array } = (() => {
   const a = new Uint32Array(MINHASH_SIZE);
   const b = new Uint32Array(MINHASH_SIZE);
   let x = 0x9e3779b9;
@@ -57,7 +67,7 @@ const SEEDS = (() => {
  * keeps unboxed (uint32 values over 2^31 are doubles), for half the CPU with the extraction
  * processes' `--no-turbofan`. The bits, and so the signatures, are the same.
  */
-const SEEDS_I32 = { a: new Int32Array(SEEDS.a), b: new Int32Array(SEEDS.b) };
+const SEEDS_I32 = { a: new Int32Array(MINHASH_SEEDS.a), b: new Int32Array(MINHASH_SEEDS.b) };
 /** Flips the sign bit: int32 values so biased order as the uint32 values of the same bits. */
 const BIAS = 0x80000000 | 0;
 

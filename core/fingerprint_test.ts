@@ -3,7 +3,7 @@ import { extname, join } from "node:path";
 import fc from "fast-check";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { smallCorpus } from "../tests/corpus.ts";
-import { fingerprint, MINHASH_SIZE } from "./fingerprint.ts";
+import { fingerprint, MINHASH_SEEDS, MINHASH_SIZE } from "./fingerprint.ts";
 
 /**
  * The MinHash signature as first written (uint32 arithmetic throughout): stored catalogs
@@ -12,15 +12,7 @@ import { fingerprint, MINHASH_SIZE } from "./fingerprint.ts";
 function referenceMinhash(text: string): number[] | undefined {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   if (words.length < 100) return undefined;
-  const a = new Uint32Array(MINHASH_SIZE);
-  const b = new Uint32Array(MINHASH_SIZE);
-  let x = 0x9e3779b9;
-  for (let i = 0; i < MINHASH_SIZE; i++) {
-    x = (Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
-    a[i] = x | 1;
-    x = (Math.imul(x ^ (x >>> 13), 0x297a2d39) + 0x6d2b79f5) >>> 0;
-    b[i] = x;
-  }
+  const { a, b } = MINHASH_SEEDS;
   const fnv = (s: string) => {
     let h = 0x811c9dc5;
     for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
