@@ -52,14 +52,6 @@ function memoryOf(pid: number): { anon: number; file: number } | undefined {
   }
 }
 
-/** The memory of a process tree, in MiB: all of it, and each extraction process's own. */
-export interface TreeMeasure {
-  /** The tree's memory (see {@link ExtractPool.measure}). */
-  usedMb: number;
-  /** Each extraction process's own (anonymous) memory, by process id. */
-  processMb: Map<number, number>;
-}
-
 /**
  * Own (anonymous) memory in MiB over which an idle extraction process is asked to collect
  * its garbage to make room for a large file: one that has loaded the extractors and read
@@ -241,28 +233,14 @@ export class ExtractPool {
     return used === undefined || used <= budgetMb * 2 ** 20;
   }
 
-  /**
-   * The tree's memory in MiB as `roomFor` counts it, and each extraction process's own
-   * (anonymous) memory, or undefined when they cannot be read (threads, no `/proc`).
-   */
-  measure(): TreeMeasure | undefined {
+  /** Bytes the tree uses as `roomFor` counts them, or undefined when they cannot be read. */
+  #used(): number | undefined {
     if (this.isolation !== "process") return undefined;
     const own = memoryOf(Deno.pid);
     if (!own) return undefined;
     let used = own.anon + own.file;
-    const processMb = new Map<number, number>();
-    for (const pid of this.pids) {
-      const anon = memoryOf(pid)?.anon ?? 0;
-      used += anon;
-      processMb.set(pid, anon / 2 ** 20);
-    }
-    return { usedMb: used / 2 ** 20, processMb };
-  }
-
-  /** Bytes the tree uses as `roomFor` counts them, or undefined when they cannot be read. */
-  #used(): number | undefined {
-    const m = this.measure();
-    return m && m.usedMb * 2 ** 20;
+    for (const pid of this.pids) used += memoryOf(pid)?.anon ?? 0;
+    return used;
   }
 
   /**

@@ -35,7 +35,7 @@ import {
   type VectorIndex,
 } from "../stores/roles.ts";
 import { type FoundFile, walkLibrary } from "../core/walk.ts";
-import { type InFlight, MAX_BYTES_IN_FLIGHT, Room, type Weighed } from "./load.ts";
+import { MAX_BYTES_IN_FLIGHT, Room, type Weighed } from "./load.ts";
 import { SchedLog } from "./sched_log.ts";
 import { applyOcrPages, blankPages } from "./ocr.ts";
 import { OCR_TYPES } from "../core/ocr_records.ts";
@@ -185,8 +185,8 @@ export interface IndexerOptions {
    */
   maxBytesInFlight?: number;
   /**
-   * Asked before a file starts beside others still in flight, with its weighted load,
-   * whether it is large and what is in flight (`InFlight` of `shelf/load.ts`): false makes it wait (say, while the process tree's measured memory
+   * Asked before a file starts beside others still in flight, with its weighted load and
+   * whether it is large: false makes it wait (say, while the process tree's measured memory
    * leaves no room for it) and it is asked again shortly, or when a file is done. One file
    * always runs. With it, memory rather than weights decides (`Room` of `shelf/load.ts`):
    * files start beside each other up to `concurrency` while this says yes, whatever their
@@ -195,7 +195,7 @@ export interface IndexerOptions {
    * says yes; while it waits for another large file smaller files go on, while it waits for
    * memory they wait too.
    */
-  admit?: (load: number, large: boolean, inFlight: InFlight) => boolean;
+  admit?: (load: number, large: boolean) => boolean;
   /** Called before a large file starts, with its weighted load. */
   beforeLarge?: (load: number) => void;
   /**
@@ -235,7 +235,7 @@ export class Indexer {
   #indexes: KeptIndexes;
   #concurrency: number;
   #maxBytesInFlight: number;
-  #admit?: (load: number, large: boolean, inFlight: InFlight) => boolean;
+  #admit?: (load: number, large: boolean) => boolean;
   #beforeLarge?: (load: number) => void;
   #makeRoom?: (load: number) => void;
   #hold?: () => () => void;

@@ -4,7 +4,7 @@ import { Catalog } from "../core/catalog.ts";
 import type { ExtractFn } from "../core/types.ts";
 import { assert, assertEquals } from "../tests/assert.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
-import { expectedGrowthMb, expectedLoad, TreeMemory } from "./load.ts";
+import { expectedGrowthMb, expectedLoad } from "./load.ts";
 
 const MB = 1024 * 1024;
 
@@ -160,67 +160,6 @@ Deno.test("Indexer runs a large file beside small ones while memory has room, wi
     await Deno.remove(base, { recursive: true });
   }
 });
-
-Deno.test("Indexer starts smaller files beside a large one while the memory leaves room for what it is still expected to add, and only then", () =>
-  withCatalog("shelfmark-reserve-", async (base, catalog) => {
-    const root = join(base, "Lib");
-    await Deno.mkdir(root);
-    const MB = 2 ** 20;
-    // A 2 MiB "PDF", expected to add 104 MiB, walked first, and smaller text files.
-    await Deno.writeTextFile(join(root, "a-big.pdf"), "big narwhals\n".repeat(2 * MB / 13));
-    for (let i = 0; i < 40; i++) {
-      await Deno.writeTextFile(join(root, `t${i}.txt`), `text ${i} about quokkas\n`.repeat(50));
-    }
-    // A stand-in for the process tree's measured memory (the extraction here is a function,
-    // not a process): the index process, an idle extraction process and the one reading the
-    // large file. 1: the large file has not grown yet and the idle process holds garbage, so
-    // the large file's reserve leaves no room (200 + 130 + 85 + 99 > 500), though the tree is
-    // within 460; 2: the idle process has collected (375 + 99 <= 500); 3: the large file has
-    // grown past what it was expected to add, the tree is over 460 (490) and reserves nothing.
-    const memory = { self: 200, idle: 130, large: 80 };
-    const tree = new TreeMemory(
-      () => ({
-        usedMb: memory.self + memory.idle + memory.large,
-        processMb: new Map([[1, memory.idle], [2, memory.large]]),
-      }),
-      { largeMb: 460, smallMb: 500 },
-    );
-    let phase = 0;
-    const asked = [0, 0, 0, 0];
-    const startedIn = [0, 0, 0, 0];
-    const until = async (done: () => boolean) => {
-      for (let i = 0; i < 5000 && !done(); i++) await new Promise((r) => setTimeout(r, 1));
-    };
-    const extract: ExtractFn = async (input) => {
-      if (input.path.endsWith(".pdf")) {
-        [phase, memory.large] = [1, 85];
-        await until(() => asked[1]! >= 3);
-        [phase, memory.idle] = [2, 90];
-        await until(() => startedIn[2]! > 0);
-        [phase, memory.large] = [3, 200];
-        await until(() => startedIn[3]! > 0);
-        phase = 4;
-      } else {
-        startedIn[phase]!++;
-        await new Promise((r) => setTimeout(r, 1));
-      }
-      return { extractor: "text", extracted: { lines: [`file ${input.path} about quokkas`] } };
-    };
-    const indexer = new Indexer(catalog, extract, {}, {
-      concurrency: 3,
-      beforeLarge: (load) => tree.largeStarts(load),
-      admit: (load, large, inFlight) => {
-        if (!large) asked[phase]!++;
-        return tree.admits(load, large, inFlight);
-      },
-    });
-    const p = await indexer.run([{ name: "Lib", root }]);
-    assertEquals([p.indexed, p.skipped], [41, 0], "every file indexed");
-    assert(asked[1]! >= 3, "smaller files asked to start while the large file's reserve was there");
-    assertEquals(startedIn[1], 0, "a smaller file took the room reserved for the large one");
-    assert(startedIn[2]! > 0, "no smaller file started once the idle process had collected");
-    assert(startedIn[3]! > 0, "no smaller file started beside the grown large file (490 MiB)");
-  }));
 
 Deno.test("Indexer keeps smaller files from starting while the next large file waits for memory; it runs before they are all done", () =>
   withCatalog("shelfmark-wait-large-", async (base, catalog) => {

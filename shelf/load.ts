@@ -6,7 +6,6 @@
  * @module
  */
 import { extname } from "node:path";
-import type { TreeMeasure } from "../extraction/pool.ts";
 
 /**
  * Weighted bytes (see {@link expectedLoad}) over which a file is large: two large files
@@ -53,14 +52,6 @@ export function expectedLoad(path: string, size: number): number {
   return size * (EXTRACTION_WEIGHT[extname(path).toLowerCase()] ?? 1);
 }
 
-/** What {@link Room} tells `admit` of the files in flight. */
-export interface InFlight {
-  /** A large file is in flight. */
-  large: boolean;
-  /** Weighted bytes (see {@link expectedLoad}) of the smaller files in flight. */
-  smallLoad: number;
-}
-
 /** A file as {@link Room} weighs it. */
 export interface Weighed {
   /** Expected load, in bytes of plain text (see {@link expectedLoad}). */
@@ -78,10 +69,10 @@ export interface Weighed {
  * PDF or HTML page, a 0.35 MB DOCX, whose extraction is expected to grow a process by more
  * than 44 MiB, see {@link expectedGrowthMb}). Two large files never run at once. The line is
  * where measuring stops being enough: a file grows its process only after it has started,
- * so up to two files may start beside others before the measure sees either grow: `admit`
- * counts what the smaller files in flight are expected to add (see {@link TreeMemory}),
- * and a large file is admitted with room for its own growth and with no other large one
- * unseen.
+ * so up to two files may start beside others before the measure sees either grow; two
+ * smaller files add at most about 90 MiB, within what the admission threshold keeps below
+ * the tree's goal (460 of 600 MiB, see `INDEX_MEMORY_MB` in `shelf/shelf.ts`), while a
+ * large file is admitted with room for its own growth and with no other large one unseen.
  *
  * - Without `admit` (nothing measures memory) the weighted bytes in flight stay within
  *   `maxBytes`: a large file runs alone, smaller ones beside each other while their loads
@@ -122,11 +113,10 @@ export interface Weighed {
 export class Room {
   readonly #concurrency: number;
   readonly #maxBytes: number;
-  readonly #admit?: (load: number, large: boolean, inFlight: InFlight) => boolean;
+  readonly #admit?: (load: number, large: boolean) => boolean;
   #files = 0;
-  /** Weighted bytes of the files in flight, and of the large ones among them. */
+  /** Weighted bytes of the files in flight. */
   #bytes = 0;
-  #largeBytes = 0;
   #large = 0;
 
   /**
@@ -135,13 +125,12 @@ export class Room {
    * @param concurrency files at once, at most
    * @param maxBytes weighted bytes over which a file is large; without `admit`, also the
    *   budget of the files in flight
-   * @param admit asked before a file starts beside others: is there memory for it, beside
-   *   the files in flight?
+   * @param admit asked before a file starts beside others: is there memory for it?
    */
   constructor(
     concurrency: number,
     maxBytes: number,
-    admit?: (load: number, large: boolean, inFlight: InFlight) => boolean,
+    admit?: (load: number, large: boolean) => boolean,
   ) {
     this.#concurrency = Math.max(1, concurrency);
     this.#maxBytes = maxBytes;
@@ -174,8 +163,7 @@ export class Room {
       return this.#bytes + f.load <= this.#maxBytes ? undefined : "bytes";
     }
     if (f.large && this.#large > 0) return "large";
-    const inFlight = { large: this.#large > 0, smallLoad: this.#bytes - this.#largeBytes };
-    return this.#admit(f.load, f.large, inFlight) ? undefined : "memory";
+    return this.#admit(f.load, f.large) ? undefined : "memory";
   }
 
   /** A file starts. */
@@ -191,10 +179,7 @@ export class Room {
   #move(f: Weighed, n: 1 | -1): void {
     this.#files += n;
     this.#bytes += n * f.load;
-    if (f.large) {
-      this.#large += n;
-      this.#largeBytes += n * f.load;
-    }
+    if (f.large) this.#large += n;
   }
 }
 
@@ -213,124 +198,4 @@ export class Room {
  */
 export function expectedGrowthMb(load: number): number {
   return Math.min(200, 24 + (5 * load) / 2 ** 20);
-}
-
-/**
- * What a smaller (not large) file is expected to add to the process tree while it is
- * extracted, in MiB: five times its weighted MiB (a 50 KB text file next to nothing, a 0.3
- * MB HTML page 12, the largest smaller file 20). It runs in an extraction process that is
- * there anyway, idle or not, with the extractors loaded.
- *
- * @param load the file's {@link expectedLoad}
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * assert.equal(smallGrowthMb(expectedLoad("a.html", 2 ** 20 / 8)), 5);
- * ```
- */
-export function smallGrowthMb(load: number): number {
-  return (5 * load) / 2 ** 20;
-}
-
-/**
- * An extraction process's own memory, MiB, once it has loaded the extractors and read a
- * file: 77 after a text file, 86 at the first second of a full-corpus run.
- */
-const LOADED_PROCESS_MB = 80;
-
-/** The limits of {@link TreeMemory}, in MiB as it measures memory. */
-export interface TreeLimits {
-  /** A large file starts while the memory plus the file's expected growth is within this. */
-  largeMb: number;
-  /**
-   * A smaller file starts while the memory, the growth still reserved for the large file in
-   * flight and the smaller files' expected growth are within this.
-   */
-  smallMb: number;
-}
-
-/**
- * The `admit` of an index run (see `Room`) by the memory the process tree uses now, with
- * what the large file in flight is still expected to add reserved for it:
- *
- * - A large file starts while the tree's memory plus its expected growth
- *   ({@link expectedGrowthMb}) is within `largeMb`. Each extraction process's memory then is
- *   its base.
- * - A smaller file starts while the tree's memory, plus what the large file in flight is
- *   still expected to add (its expected growth less what the extraction process that grew
- *   most since the base has grown, never less than nothing), plus the expected growth of the
- *   smaller files in flight and of this one ({@link smallGrowthMb}), is within `smallMb`.
- *
- * A fixed budget for smaller files (the tree within `largeMb`) let them take the room a
- * large file's start had reserved while it had not grown yet, and kept them waiting, with a
- * core idle, once it had: the tree was then over the budget by the large file's own growth.
- * Without a measure (threads, no `/proc`) every file may start.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * const MB = 2 ** 20;
- * // The tree's memory and one extraction process (pid 7) that will read the large file.
- * let used = 300, pdfProcess = 80;
- * const measure = () => ({ usedMb: used, processMb: new Map([[7, pdfProcess]]) });
- * const tree = new TreeMemory(measure, { largeMb: 460, smallMb: 500 });
- * const pdf = expectedLoad("big.pdf", 2 * MB); // expected to add 104 MiB
- * assert.equal(tree.admits(pdf, true, { large: false, smallLoad: 0 }), true);
- * tree.largeStarts(pdf);
- * const beside = { large: true, smallLoad: 0 };
- * const text = expectedLoad("a.txt", 10_000);
- * // Early in its growth the large file keeps its room: 400 + 94 <= 500, 420 + 94 > 500.
- * [used, pdfProcess] = [400, 90];
- * assert.equal(tree.admits(text, false, beside), true);
- * used = 420;
- * assert.equal(tree.admits(text, false, beside), false);
- * // Grown as expected, it reserves nothing more: the tree may hold 490.
- * [used, pdfProcess] = [490, 200];
- * assert.equal(tree.admits(text, false, beside), true);
- * // ... with room for the smaller files in flight (3 MiB weighted: 15 MiB expected).
- * assert.equal(tree.admits(text, false, { large: true, smallLoad: 3 * MB }), false);
- * // A second large file needs room for all it is expected to add.
- * assert.equal(tree.admits(pdf, true, beside), false);
- * ```
- */
-export class TreeMemory {
-  readonly #measure: () => TreeMeasure | undefined;
-  readonly #limits: TreeLimits;
-  /** The large file in flight: each process's memory when it started, its expected growth. */
-  #large?: { base: Map<number, number>; growthMb: number };
-
-  /**
-   * @param measure the process tree's memory now (undefined: not measured)
-   * @param limits see {@link TreeLimits}
-   */
-  constructor(measure: () => TreeMeasure | undefined, limits: TreeLimits) {
-    this.#measure = measure;
-    this.#limits = limits;
-  }
-
-  /** A large file of this weighted load starts now. */
-  largeStarts(load: number): void {
-    const m = this.#measure();
-    this.#large = m && { base: m.processMb, growthMb: expectedGrowthMb(load) };
-  }
-
-  /** Whether a file may start beside the files in flight (the `admit` of `Room`). */
-  admits(load: number, large: boolean, inFlight: InFlight): boolean {
-    const m = this.#measure();
-    if (!m) return true;
-    if (large) return m.usedMb + expectedGrowthMb(load) <= this.#limits.largeMb;
-    const small = smallGrowthMb(inFlight.smallLoad + load);
-    return m.usedMb + (inFlight.large ? this.#reservedMb(m) : 0) + small <= this.#limits.smallMb;
-  }
-
-  /** What the large file in flight is still expected to add. */
-  #reservedMb(m: TreeMeasure): number {
-    if (!this.#large) return 0;
-    let grown = 0;
-    for (const [pid, mb] of m.processMb) {
-      // A process started since then counts from what one holds with the extractors loaded.
-      grown = Math.max(grown, mb - (this.#large.base.get(pid) ?? LOADED_PROCESS_MB));
-    }
-    return Math.max(0, this.#large.growthMb - grown);
-  }
 }

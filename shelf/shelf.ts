@@ -30,7 +30,7 @@ import {
   storeUrlProblem,
 } from "../core/config.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
-import { expectedGrowthMb, TreeMemory } from "./load.ts";
+import { expectedGrowthMb } from "./load.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { fullCollection, HeapTrimmer, lastResortCollection } from "../core/heap.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
@@ -365,8 +365,6 @@ export class Shelf {
     const pool = workers > 0
       ? new ExtractPool({ workers, timeoutMs, plugins, ocrLanguages })
       : undefined;
-    const tree = pool &&
-      new TreeMemory(() => pool.measure(), { largeMb: INDEX_MEMORY_MB, smallMb: SMALL_MEMORY_MB });
     const indexer = new Indexer(
       catalog,
       pool?.extract ?? inProcess(registry, { ocrLanguages }),
@@ -374,15 +372,15 @@ export class Shelf {
       {
         concurrency: workers + 1,
         // A file starts beside others only while the process tree's measured memory leaves
-        // room for what it is expected to add, and for what the large file in flight still is.
-        admit: tree && ((load, large, inFlight) => tree.admits(load, large, inFlight)),
+        // room for it (for a large file, what it is expected to add).
+        admit: pool &&
+          ((load, large) => pool.roomFor(INDEX_MEMORY_MB - (large ? expectedGrowthMb(load) : 0))),
         // A large file (a page to OCR, a large PDF) does not sit beside idle extraction
         // processes full of garbage when the tree has no room for what it is expected to add:
         // this process's garbage goes first (a collection of a 100-200 MiB heap costs about
         // 0.1 s), then, if that is not enough, the idle processes' (`makeRoom`: they are not
         // stopped, as a process started again for the next file costs 0.7-0.9 s of CPU).
         beforeLarge: pool && ((load) => {
-          tree?.largeStarts(load);
           const budget = INDEX_MEMORY_MB - expectedGrowthMb(load);
           if (pool.roomFor(budget)) return;
           fullCollection()?.();
@@ -1263,19 +1261,11 @@ export class Shelf {
 
 /**
  * Memory (MiB, about the PSS: see `ExtractPool.roomFor`) of this process and its extraction
- * processes within which a large file starts beside others with what it is expected to add
- * (one file always runs). With this budget for every file, at 500 a 377-file sample peaked
- * at 572 MiB PSS (on a busy machine, where the executable's pages are shared with other
- * processes; on a quiet one the tree holds them alone); at 460, 499 MiB.
+ * processes over which the indexer starts no file beside those in flight (one file always
+ * runs). At 500 a 377-file sample peaked at 572 MiB PSS (on a busy machine, where the
+ * executable's pages are shared with other processes; on a quiet one the tree holds them
+ * alone); at 460, 499 MiB: under the 600 MiB goal with room for the pages.
  */
 const INDEX_MEMORY_MB = 460;
-/**
- * Memory (MiB, as {@link INDEX_MEMORY_MB}) within which smaller files start beside a large
- * one, counting what the large file is still expected to add and their own expected growth
- * (`TreeMemory` of `shelf/load.ts`). The rest of the 600 MiB goal is for growth no estimate
- * sees: a large PDF past its expected growth (a 2-3 MB PDF grew its process by 184 MiB), the
- * executable's pages the extraction processes share.
- */
-const SMALL_MEMORY_MB = 500;
 /** How long a change the vault made is not taken for an outside change by the watcher. */
 const OWN_CHANGE_MS = 3000;
