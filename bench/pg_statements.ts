@@ -2,10 +2,10 @@
  * Where a keyword search's server time goes in the PostgreSQL store: asks the dev questions
  * of a data folder whose keyword index is in PostgreSQL (every question once to warm what
  * the store keeps per question, then again, recorded), keeps the statements each search
- * sent (captured as the store sends them), and replays each under `EXPLAIN (ANALYZE)`,
- * best of three: planning and execution milliseconds by kind of statement, for all the
- * searches and per search. One connection, so a busy machine inflates the times less than
- * a closed loop's latency; still, compare runs made at the same load.
+ * sent (captured as the store sends them), and replays each three times under `EXPLAIN
+ * (ANALYZE)` on one connection: by kind of statement, planning and execution milliseconds
+ * (best of three: wall times, which a busy machine inflates), and the backend's CPU
+ * milliseconds (mean of the three; read from `/proc`: the server must run on this machine).
  *
  * `SHELFMARK_SHARED=/work/shared deno run -A bench/pg_statements.ts DATA_DIR [--limit N]`
  *
@@ -96,6 +96,21 @@ export async function storePool(data: string): Promise<pg.Pool> {
   });
 }
 
+/** Times each statement is replayed. */
+const ROUNDS = 3;
+
+/**
+ * CPU milliseconds a local server's backend has spent (its `/proc` times: the server on this
+ * machine), as a wall time is not under load.
+ *
+ * @param pid the backend's process id (`pg_backend_pid()`)
+ */
+async function backendCpu(pid: number): Promise<number> {
+  const f = (await Deno.readTextFile(`/proc/${pid}/stat`)).split(") ")[1]!.split(" ");
+  // utime and stime, fields 14 and 15 of stat, in ticks of 10 ms
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
 /** Kinds of statement, by a mark of their text (the first that matches). */
 const KINDS: [string, RegExp][] = [
   ["document ranking, bounded (topRankSql)", /::float8 \* total\)/],
@@ -115,11 +130,13 @@ if (import.meta.main) {
   const { data, questions } = await benchArgs("pg_statements.ts");
   const searches = await sentStatements(data, questions, 2);
   const db = await storePool(data);
-  const tally = new Map<string, { n: number; plan: number; exec: number }>();
+  const pid = (await db.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+  const tally = new Map<string, { n: number; plan: number; exec: number; cpu: number }>();
   for (const sent of searches) {
     for (const s of sent) {
       let plan = Infinity, exec = Infinity;
-      for (let i = 0; i < 3; i++) {
+      const cpu = await backendCpu(pid);
+      for (let i = 0; i < ROUNDS; i++) {
         const r = await db.query(
           `EXPLAIN (ANALYZE, TIMING OFF, SUMMARY, FORMAT JSON) ${s.text}`,
           s.values,
@@ -129,10 +146,11 @@ if (import.meta.main) {
         exec = Math.min(exec, x["Execution Time"]);
       }
       const k = kindOf(s.text);
-      const t = tally.get(k) ?? { n: 0, plan: 0, exec: 0 };
+      const t = tally.get(k) ?? { n: 0, plan: 0, exec: 0, cpu: 0 };
       t.n++;
       t.plan += plan;
       t.exec += exec;
+      t.cpu += (await backendCpu(pid) - cpu) / ROUNDS;
       tally.set(k, t);
     }
   }
@@ -140,16 +158,19 @@ if (import.meta.main) {
   const per = (ms: number) => (ms / searches.length).toFixed(2);
   console.log(
     `| statement (${searches.length} searches) | sent | planning ms | execution ms | ` +
-      `planning + execution a search, ms |`,
+      `planning + execution a search, ms | server CPU a search, ms |`,
   );
-  console.log("| --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- |");
   const rows = [...tally].sort((a, b) => b[1].plan + b[1].exec - a[1].plan - a[1].exec);
-  let all = 0;
+  let all = 0, cpu = 0;
   for (const [k, t] of rows) {
     all += t.plan + t.exec;
+    cpu += t.cpu;
     console.log(
-      `| ${k} | ${t.n} | ${t.plan.toFixed(0)} | ${t.exec.toFixed(0)} | ${per(t.plan + t.exec)} |`,
+      `| ${k} | ${t.n} | ${t.plan.toFixed(0)} | ${t.exec.toFixed(0)} | ${per(t.plan + t.exec)} | ${
+        per(t.cpu)
+      } |`,
     );
   }
-  console.log(`| all | | | | ${per(all)} |`);
+  console.log(`| all | | | | ${per(all)} | ${per(cpu)} |`);
 }
