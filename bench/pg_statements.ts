@@ -5,7 +5,8 @@
  * sent (captured as the store sends them), and replays each three times under `EXPLAIN
  * (ANALYZE)` on one connection: by kind of statement, planning and execution milliseconds
  * (best of three: wall times, which a busy machine inflates), and the backend's CPU
- * milliseconds (mean of the three; read from `/proc`: the server must run on this machine).
+ * milliseconds (mean of the three; read from `/proc`: the server must run on this machine),
+ * and of those the CPU of parsing, binding and planning it (`EXPLAIN` alone, three times).
  *
  * `SHELFMARK_SHARED=/work/shared deno run -A bench/pg_statements.ts DATA_DIR [--limit N]`
  *
@@ -131,7 +132,10 @@ if (import.meta.main) {
   const searches = await sentStatements(data, questions, 2);
   const db = await storePool(data);
   const pid = (await db.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
-  const tally = new Map<string, { n: number; plan: number; exec: number; cpu: number }>();
+  const tally = new Map<
+    string,
+    { n: number; plan: number; exec: number; cpu: number; prep: number }
+  >();
   for (const sent of searches) {
     for (const s of sent) {
       let plan = Infinity, exec = Infinity;
@@ -146,11 +150,15 @@ if (import.meta.main) {
         exec = Math.min(exec, x["Execution Time"]);
       }
       const k = kindOf(s.text);
-      const t = tally.get(k) ?? { n: 0, plan: 0, exec: 0, cpu: 0 };
+      const t = tally.get(k) ?? { n: 0, plan: 0, exec: 0, cpu: 0, prep: 0 };
       t.n++;
       t.plan += plan;
       t.exec += exec;
       t.cpu += (await backendCpu(pid) - cpu) / ROUNDS;
+      // parsed, bound and planned only
+      const prep = await backendCpu(pid);
+      for (let i = 0; i < ROUNDS; i++) await db.query(`EXPLAIN ${s.text}`, s.values);
+      t.prep += (await backendCpu(pid) - prep) / ROUNDS;
       tally.set(k, t);
     }
   }
@@ -158,19 +166,20 @@ if (import.meta.main) {
   const per = (ms: number) => (ms / searches.length).toFixed(2);
   console.log(
     `| statement (${searches.length} searches) | sent | planning ms | execution ms | ` +
-      `planning + execution a search, ms | server CPU a search, ms |`,
+      `planning + execution a search, ms | server CPU a search, ms | of which parse, bind, plan |`,
   );
-  console.log("| --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- |");
   const rows = [...tally].sort((a, b) => b[1].plan + b[1].exec - a[1].plan - a[1].exec);
-  let all = 0, cpu = 0;
+  let all = 0, cpu = 0, prep = 0;
   for (const [k, t] of rows) {
     all += t.plan + t.exec;
     cpu += t.cpu;
+    prep += t.prep;
     console.log(
       `| ${k} | ${t.n} | ${t.plan.toFixed(0)} | ${t.exec.toFixed(0)} | ${per(t.plan + t.exec)} | ${
         per(t.cpu)
-      } |`,
+      } | ${per(t.prep)} |`,
     );
   }
-  console.log(`| all | | | | ${per(all)} | ${per(cpu)} |`);
+  console.log(`| all | | | | ${per(all)} | ${per(cpu)} | ${per(prep)} |`);
 }
