@@ -4,10 +4,16 @@
  * and Recall@5 / MRR on the dev questions, with the ratios.
  *
  * ```
- * deno run -A bench/recoll.ts [CORPUS_DIR] [--keep DIR]   # alone; `deno task bench` calls it
+ * deno run -A bench/recoll.ts [CORPUS_DIR] [--keep DIR] [--runs N]   # alone; `deno task bench` calls it
  * ```
  *
- * `--keep DIR` builds shelfmark's index in `DIR` and leaves it there (for `agent_cost.ts`).
+ * `--keep DIR` builds shelfmark's (last) index in `DIR` and leaves it there (for `agent_cost.ts`).
+ *
+ * `--runs N` (default 1) indexes N times with each engine, in turn (shelfmark, Recoll,
+ * shelfmark, Recoll, ...; each run into a fresh folder), and the table shows the median of
+ * each figure, the ratio of the medians, and each run's wall and CPU time (Recoll's CPU
+ * varies from run to run on a shared host far more than shelfmark's: a goal is judged on
+ * `--runs 3`). The questions are asked once, of the last index of each.
  *
  * Recoll indexes the library folders (`topdirs`) in a throwaway `RECOLL_CONFDIR`; it is
  * asked each question's words OR-ed, stop words removed (the bench's plain-BM25 baseline
@@ -27,16 +33,23 @@ import { Shelf } from "../shelf/shelf.ts";
 import { agentCost, devQuestions, type Question } from "./agent_cost.ts";
 import { type CommandFootprint, coresBusy, describe, measureCommand } from "./footprint.ts";
 import { partsOf } from "../shelf/_parts.ts";
+import { median } from "./stats.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(repo, "server", "cli.ts");
 
-/** One engine's figures. */
-export interface EngineRun {
-  /** The index run. */
+/** One index run of an engine. */
+export interface IndexRun {
+  /** The index command's footprint. */
   run: CommandFootprint;
   /** Bytes on disk of the index (the whole folder). */
   bytes: number;
+}
+
+/** One engine's figures. */
+export interface EngineRun {
+  /** The index runs, in the order they ran (one unless `--runs`). */
+  runs: IndexRun[];
   /** Documents the engine holds, when it says. */
   documents?: number;
   /** Dev questions asked, Recall@5, MRR (first 10 results). */
@@ -133,14 +146,12 @@ function rankOf(paths: string[], corpus: string, targets: Set<string>): number {
   return 0;
 }
 
-/** Index the libraries with Recoll and ask it the questions. */
-async function recollRun(
+/** Index the libraries with Recoll, its configuration and index in `confdir` (made afresh). */
+async function recollIndex(
   corpus: string,
   libraries: string[],
-  questions: Question[],
-  work: string,
-): Promise<EngineRun> {
-  const confdir = join(work, "recoll");
+  confdir: string,
+): Promise<IndexRun> {
   await Deno.mkdir(confdir, { recursive: true });
   const quote = (p: string) => `"${p.replaceAll('"', '\\"')}"`;
   await Deno.writeTextFile(
@@ -152,6 +163,15 @@ async function recollRun(
     env: { RECOLL_CONFDIR: confdir },
   });
   if (r.code !== 0) throw new Error(`recollindex failed (${r.code}): ${r.stderr.slice(-500)}`);
+  return { run: r, bytes: treeBytes(confdir) };
+}
+
+/** Ask the Recoll index in `confdir` the questions. */
+async function recollAsk(
+  confdir: string,
+  corpus: string,
+  questions: Question[],
+): Promise<Omit<EngineRun, "runs">> {
   let r5 = 0;
   let mrr = 0;
   for (const q of questions) {
@@ -166,22 +186,15 @@ async function recollRun(
     if (rank >= 1 && rank <= 10) mrr += 1 / rank;
   }
   const n = Math.max(questions.length, 1);
-  return {
-    run: r,
-    bytes: treeBytes(confdir),
-    questions: questions.length,
-    recall5: r5 / n,
-    mrr: mrr / n,
-  };
+  return { questions: questions.length, recall5: r5 / n, mrr: mrr / n };
 }
 
-/** Index the libraries with the shelfmark CLI (keyword index) and ask it the questions. */
-async function shelfmarkRun(
+/** Index the libraries with the shelfmark CLI (keyword index) in `data` (made afresh). */
+async function shelfmarkIndex(
   corpus: string,
   libraries: string[],
-  questions: Question[],
   data: string,
-): Promise<EngineRun & { asked: Question[] }> {
+): Promise<IndexRun> {
   console.error("shelfmark: indexing ...");
   const r = await measureCommand([
     Deno.execPath(),
@@ -198,7 +211,17 @@ async function shelfmarkRun(
     "-q",
   ]);
   if (r.code !== 0) throw new Error(`shelfmark index failed (${r.code}): ${r.stderr.slice(-500)}`);
-  const bytes = treeBytes(data);
+  return { run: r, bytes: treeBytes(data) };
+}
+
+/**
+ * Ask shelfmark's index in `data` the questions whose targets it holds (keyword mode), and
+ * say which those were.
+ */
+async function shelfmarkAsk(
+  data: string,
+  questions: Question[],
+): Promise<Omit<EngineRun, "runs"> & { asked: Question[] }> {
   const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
   try {
     const asked = questions.filter((q) =>
@@ -206,8 +229,6 @@ async function shelfmarkRun(
     );
     const c = await agentCost(shelf, asked, "keyword");
     return {
-      run: r,
-      bytes,
       documents: partsOf(shelf).catalog.count(),
       questions: c.questions,
       recall5: c.recall5,
@@ -220,35 +241,62 @@ async function shelfmarkRun(
 }
 
 /**
- * Run both engines on the same libraries, one after the other, in a throwaway folder.
+ * Run both engines on the same libraries, one after the other, `runs` times each in turn
+ * (shelfmark, Recoll, shelfmark, ...), each run into a fresh folder in a throwaway one; then
+ * ask the last index of each the questions.
  *
  * @param corpus the corpus folder
  * @param libraries the library folders in it
  * @param shared the shared folder (with `eval/questions.dev.jsonl`)
- * @param keep a folder to build shelfmark's index in and leave (default: a throwaway one)
+ * @param keep a folder to build shelfmark's last index in and leave (default: a throwaway one)
+ * @param runs index runs of each engine (default 1)
  */
 export async function compareRecoll(
   corpus: string,
   libraries: string[],
   shared: string,
   keep?: string,
+  runs = 1,
 ): Promise<Comparison> {
+  if (!Number.isInteger(runs) || runs < 1) {
+    throw new Error(`runs must be a whole number of at least 1, not ${runs}`);
+  }
   if (keep && existsSync(keep)) throw new Error(`${keep} exists: the index must be built afresh`);
   const have = await ensureRecoll();
   if ("skipped" in have) return have;
   const work = await Deno.makeTempDir({ prefix: "shelfmark-recoll-" });
   try {
     const all = await devQuestions(shared);
-    const shelfmark = await shelfmarkRun(corpus, libraries, all, keep ?? join(work, "shelfmark"));
+    const shelfmarkRuns: IndexRun[] = [];
+    const recollRuns: IndexRun[] = [];
+    let data = "";
+    let confdir = "";
+    for (let i = 0; i < runs; i++) {
+      const last = i === runs - 1;
+      // An earlier run's index is measured, then removed: only the last ones are asked.
+      const drop = (dir: string) => last ? undefined : Deno.remove(dir, { recursive: true });
+      data = last && keep ? keep : join(work, `shelfmark-${i}`);
+      shelfmarkRuns.push(await shelfmarkIndex(corpus, libraries, data));
+      await drop(data);
+      confdir = join(work, `recoll-${i}`);
+      recollRuns.push(await recollIndex(corpus, libraries, confdir));
+      await drop(confdir);
+    }
+    const { asked, ...answers } = await shelfmarkAsk(data, all);
+    const shelfmark = { runs: shelfmarkRuns, ...answers };
     // The questions shelfmark was asked: those whose targets are in the libraries.
-    const recoll = await recollRun(corpus, libraries, shelfmark.asked, work);
+    const recoll = { runs: recollRuns, ...await recollAsk(confdir, corpus, asked) };
     return { recoll, shelfmark, version: have.version };
   } finally {
     await Deno.remove(work, { recursive: true }).catch(() => {});
   }
 }
 
-/** The comparison as a markdown table (or the reason it was skipped). */
+/**
+ * The comparison as a markdown table (or the reason it was skipped): each index figure is
+ * the median of the engine's runs, its ratio the ratio of the medians; with more than one
+ * run, a line per engine after the table gives each run's wall and CPU time.
+ */
 export function comparisonTable(c: Comparison): string {
   if ("skipped" in c) return `Recoll comparison skipped: ${c.skipped}`;
   const { recoll: r, shelfmark: s } = c;
@@ -258,28 +306,38 @@ export function comparisonTable(c: Comparison): string {
   const row = (name: string, rv: number, sv: number, f: (x: number) => string) =>
     `| ${name} | ${f(rv)} | ${f(sv)} | ${ratio(sv, rv)} |`;
   const pct = (x: number) => `${(x * 100).toFixed(0)} %`;
-  const share = (x: EngineRun, k: "one" | "two") => coresBusy(x.run)[k];
-  const big = (x: EngineRun) => Math.max(...Object.values(x.run.peakByName));
+  const mid = (x: EngineRun, f: (i: IndexRun) => number) => median(x.runs.map(f));
+  const figure = (name: string, f: (i: IndexRun) => number, fmt: (x: number) => string) =>
+    row(name, mid(r, f), mid(s, f), fmt);
+  const share = (k: "one" | "two") => (i: IndexRun) => coresBusy(i.run)[k];
+  const n = Math.max(r.runs.length, s.runs.length);
+  const each = (name: string, x: EngineRun) =>
+    `${name} runs, wall / CPU: ${
+      x.runs.map((i) => `${i.run.seconds.toFixed(1)} / ${sec(i.run.cpuSeconds)}`).join(", ")
+    }`;
   return [
-    `| ${c.version} vs shelfmark (keyword index) | Recoll | shelfmark | shelfmark / Recoll |`,
+    `| ${c.version} vs shelfmark (keyword index)${
+      n > 1 ? `, median of ${n} runs` : ""
+    } | Recoll | shelfmark | shelfmark / Recoll |`,
     "| --- | ---: | ---: | ---: |",
-    row("index time (wall)", r.run.seconds, s.run.seconds, sec),
-    row("CPU time, user + system, process tree", r.run.cpuSeconds, s.run.cpuSeconds, sec),
-    row("seconds with both cores busy (>= 1.5)", share(r, "two"), share(s, "two"), pct),
-    row("seconds with one core idle (0.5-1.5)", share(r, "one"), share(s, "one"), pct),
-    row("index on disk", r.bytes, s.bytes, mib),
-    row("peak memory, process tree (RSS)", r.run.peakTree, s.run.peakTree, mib),
-    row("peak memory, process tree (PSS)", r.run.peakTreePss, s.run.peakTreePss, mib),
-    row("largest process (RSS)", big(r), big(s), mib),
+    figure("index time (wall)", (i) => i.run.seconds, sec),
+    figure("CPU time, user + system, process tree", (i) => i.run.cpuSeconds, sec),
+    figure("seconds with both cores busy (>= 1.5)", share("two"), pct),
+    figure("seconds with one core idle (0.5-1.5)", share("one"), pct),
+    figure("index on disk", (i) => i.bytes, mib),
+    figure("peak memory, process tree (RSS)", (i) => i.run.peakTree, mib),
+    figure("peak memory, process tree (PSS)", (i) => i.run.peakTreePss, mib),
+    figure("largest process (RSS)", (i) => Math.max(...Object.values(i.run.peakByName)), mib),
     row(`Recall@5 (${s.questions} dev questions)`, r.recall5, s.recall5, (x) => x.toFixed(2)),
     row("MRR (first 10)", r.mrr, s.mrr, (x) => x.toFixed(2)),
+    ...(n > 1 ? ["", each("Recoll", r), each("shelfmark", s)] : []),
   ].join("\n");
 }
 
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
-    options: { keep: { type: "string" } },
+    options: { keep: { type: "string" }, runs: { type: "string", default: "1" } },
     allowPositionals: true,
   });
   const corpus = positionals[0] ?? Deno.env.get("SHELFMARK_CORPUS_FULL") ??
@@ -293,13 +351,24 @@ if (import.meta.main) {
   const libraries = [...Deno.readDirSync(corpus)]
     .filter((e) => e.isDirectory && !e.name.startsWith("."))
     .map((e) => e.name).sort();
-  const c = await compareRecoll(corpus, libraries, shared, values.keep);
+  const runs = Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1) {
+    console.error(`--runs takes a whole number of at least 1, not ${values.runs}`);
+    Deno.exit(2);
+  }
+  const c = await compareRecoll(corpus, libraries, shared, values.keep, runs);
   console.log(comparisonTable(c));
   if (!("skipped" in c)) {
-    console.log(`\nRecoll:\n${describe(c.recoll.run)}\n\nshelfmark:\n${describe(c.shelfmark.run)}`);
+    // The footprints in detail: of the last run of each engine.
+    const last = runs > 1 ? ` (run ${runs} of ${runs})` : "";
+    const recoll = c.recoll.runs.at(-1)!.run;
+    const shelfmark = c.shelfmark.runs.at(-1)!.run;
     console.log(
-      `\nshelfmark CPU per second: ${
-        c.shelfmark.run.cpuPerSecond.map((x) => x.toFixed(1)).join(" ")
+      `\nRecoll${last}:\n${describe(recoll)}\n\nshelfmark${last}:\n${describe(shelfmark)}`,
+    );
+    console.log(
+      `\nshelfmark CPU per second${last}: ${
+        shelfmark.cpuPerSecond.map((x) => x.toFixed(1)).join(" ")
       }`,
     );
     console.log(`load average after: ${Deno.loadavg().join(" ")}`);
