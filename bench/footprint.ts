@@ -141,12 +141,9 @@ export interface Footprint {
   cpuPerSecond: number[];
 }
 
-/** Samples the resident size of a process tree at an interval until stopped. */
-export class TreeSampler {
-  readonly #root: number;
-  readonly #timer: ReturnType<typeof setInterval>;
-  #cpu = new Map<number, number>();
-  #fp: Footprint = {
+/** A footprint before its first sample: nothing seen, every figure 0. */
+export function emptyFootprint(): Footprint {
+  return {
     peakTree: 0,
     peakRoot: 0,
     peakTreePss: 0,
@@ -165,6 +162,14 @@ export class TreeSampler {
     samples: 0,
     cpuPerSecond: [],
   };
+}
+
+/** Samples the resident size of a process tree at an interval until stopped. */
+export class TreeSampler {
+  readonly #root: number;
+  readonly #timer: ReturnType<typeof setInterval>;
+  #cpu = new Map<number, number>();
+  #fp: Footprint = emptyFootprint();
   readonly #t0 = performance.now();
 
   /**

@@ -6,13 +6,14 @@
  */
 import { assert, assertEquals } from "./assert.ts";
 import { comparisonTable, type EngineRun, type IndexRun } from "../bench/recoll.ts";
-import type { CommandFootprint } from "../bench/footprint.ts";
+import { type CommandFootprint, emptyFootprint } from "../bench/footprint.ts";
 
 const MiB = 2 ** 20;
 
 /** An index run with these wall and CPU seconds, a PSS peak in MiB, and busy seconds. */
 function indexRun(seconds: number, cpu: number, pssMiB: number, perSecond: number[]): IndexRun {
   const run: CommandFootprint = {
+    ...emptyFootprint(),
     code: 0,
     seconds,
     cpuSeconds: cpu,
@@ -21,21 +22,9 @@ function indexRun(seconds: number, cpu: number, pssMiB: number, perSecond: numbe
     stdout: "",
     stderr: "",
     peakTree: (pssMiB + 100) * MiB,
-    peakRoot: 10 * MiB,
     peakTreePss: pssMiB * MiB,
-    peakRootPss: 10 * MiB,
-    peakByNamePss: { "deno@1": pssMiB * MiB },
-    peakProcesses: 3,
-    seenByName: { "deno@1": 1 },
     peakByName: { "deno@1": pssMiB * MiB, "deno@2": 5 * MiB },
     sampledCpu: cpu,
-    atPeak: "",
-    atPeakPss: "",
-    lastTree: 0,
-    lastTreePss: 0,
-    atLastPss: "",
-    lastProcesses: 0,
-    samples: perSecond.length * 5,
     cpuPerSecond: perSecond,
   };
   return { run, bytes: pssMiB * MiB / 2 };
