@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { existsSync } from "node:fs";
 import type { Channel, ChannelEvents } from "../core/workers.ts";
 import type { WorkerMessage } from "../core/worker_protocol.ts";
+import { mmapThresholdEnv } from "../core/malloc.ts";
 
 const MAGIC = 0x31584d53; // "SMX1" little-endian
 const HEAD = 12;
@@ -252,6 +253,8 @@ export class ProcChannel implements Channel {
         entry,
         ...(role ? [role] : []),
       ],
+      // large buffers given back when freed, as in this process (see core/malloc.ts)
+      env: mmapThresholdEnv(),
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",

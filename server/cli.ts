@@ -39,6 +39,7 @@ import { type Flag, type Flags, type Terminal, UsageError } from "./tool.ts";
 import { count } from "./tools/_listing.ts";
 import { schemas, type ToolName, TOOLS } from "./tools/mod.ts";
 import { idleReleaseMs } from "../shelf/idle.ts";
+import { fixMmapThreshold } from "../core/malloc.ts";
 
 /** Flags of every command, and of the commands that are not tools. */
 const COMMON: Record<string, Flag> = {
@@ -416,6 +417,8 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
+  // large buffers given back to the system when freed (see core/malloc.ts)
+  fixMmapThreshold();
   let code: number;
   try {
     code = await main(Deno.args);
