@@ -93,20 +93,12 @@ export function encodeFrame(msg: unknown, bin?: Uint8Array): Uint8Array {
   return out;
 }
 
-/** A frame reader's room to start with (bytes). */
-const FRAME_ROOM = 64 * 1024;
-/** Room a frame reader keeps between frames at most (bytes); more is given back. */
-const FRAME_ROOM_KEPT = 1024 * 1024;
-
 /**
  * Decodes frames from a byte stream given in arbitrary chunks. Bytes that do not start a
- * frame (stray output of a library) are skipped up to the next magic number. The room grown
- * for a large frame (a large file's bytes, a long document's answer) is given back once the
- * frame is read and nothing else is pending: a channel does not hold its largest frame for
- * the rest of the run.
+ * frame (stray output of a library) are skipped up to the next magic number.
  */
 export class FrameReader {
-  #buf = new Uint8Array(FRAME_ROOM);
+  #buf = new Uint8Array(64 * 1024);
   #start = 0;
   #end = 0;
   readonly #max: number;
@@ -159,16 +151,8 @@ export class FrameReader {
         // A damaged frame: skip it.
       }
     }
-    if (this.#start === this.#end) {
-      this.#start = this.#end = 0;
-      if (this.#buf.length > FRAME_ROOM_KEPT) this.#buf = new Uint8Array(FRAME_ROOM);
-    }
+    if (this.#start === this.#end) this.#start = this.#end = 0;
     return out;
-  }
-
-  /** Bytes this reader holds for frames (its buffer), received or not. */
-  get heldBytes(): number {
-    return this.#buf.length;
   }
 }
 
