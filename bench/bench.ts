@@ -19,7 +19,8 @@ import { flattenOutline } from "../core/outline.ts";
 import { groundTruth, titleF1 } from "../tests/corpus.ts";
 import { cliCost, coldStart, httpLoad } from "./serve_bench.ts";
 import { ocrQuality, officeSpeed, pdfScanQuality, pdfSpeed } from "./formats_bench.ts";
-import { modeStats, modeTable, treeSize, vectorsReady } from "./vectors_bench.ts";
+import { modeStats, modeTable, vectorsReady } from "./vectors_bench.ts";
+import { dirSize } from "./stats.ts";
 import { compareRecoll, comparisonTable } from "./recoll.ts";
 import { profileIndex, profileTables } from "./profile_index.ts";
 // Titles compared without section numbers ("2.1 Overview" = "Overview").
@@ -60,7 +61,8 @@ async function corpusDir(): Promise<string> {
   return dir;
 }
 
-function dirSize(dir: string): number {
+/** Bytes of the files directly in a folder (its subfolders not counted). */
+function topFilesSize(dir: string): number {
   let n = 0;
   for (const e of Deno.readDirSync(dir)) {
     if (e.isFile) n += Deno.statSync(join(dir, e.name)).size;
@@ -133,7 +135,7 @@ async function main() {
   console.error("\nembedding ...");
   const docs = partsOf(shelf).catalog.count();
   const vectors = await vectorsReady(shelf);
-  const vectorBytes = treeSize(join(data, "vectors"));
+  const vectorBytes = dirSize(join(data, "vectors"));
   const scanned = await ocrEnd;
 
   // Questions whose targets are in the indexed libraries.
@@ -250,7 +252,7 @@ async function main() {
       ),
     );
   }
-  const size = dirSize(data);
+  const size = topFilesSize(data);
   const cli = await cliCost(data);
   await Deno.remove(data, { recursive: true });
   const cold = await coldStart(LIBRARIES.map((l) => join(corpus, l)), "configuration");

@@ -33,7 +33,7 @@ import { Shelf } from "../shelf/shelf.ts";
 import { agentCost, devQuestions, type Question } from "./agent_cost.ts";
 import { type CommandFootprint, coresBusy, describe, measureCommand } from "./footprint.ts";
 import { partsOf } from "../shelf/_parts.ts";
-import { median } from "./stats.ts";
+import { dirSize, median } from "./stats.ts";
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const CLI = join(repo, "server", "cli.ts");
@@ -62,17 +62,6 @@ export interface EngineRun {
 export type Comparison =
   | { recoll: EngineRun; shelfmark: EngineRun; version: string }
   | { skipped: string };
-
-/** Bytes of every file under a folder. */
-export function treeBytes(dir: string): number {
-  let n = 0;
-  for (const e of Deno.readDirSync(dir)) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) n += treeBytes(p);
-    else if (e.isFile) n += Deno.statSync(p).size;
-  }
-  return n;
-}
 
 /** A question's words OR-ed, stop words removed, in Recoll's query language. */
 export function orQuery(question: string): string {
@@ -163,7 +152,7 @@ async function recollIndex(
     env: { RECOLL_CONFDIR: confdir },
   });
   if (r.code !== 0) throw new Error(`recollindex failed (${r.code}): ${r.stderr.slice(-500)}`);
-  return { run: r, bytes: treeBytes(confdir) };
+  return { run: r, bytes: dirSize(confdir) };
 }
 
 /** Ask the Recoll index in `confdir` the questions. */
@@ -211,7 +200,7 @@ async function shelfmarkIndex(
     "-q",
   ]);
   if (r.code !== 0) throw new Error(`shelfmark index failed (${r.code}): ${r.stderr.slice(-500)}`);
-  return { run: r, bytes: treeBytes(data) };
+  return { run: r, bytes: dirSize(data) };
 }
 
 /**

@@ -29,17 +29,6 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 }
 
-/** Bytes under a folder, recursively. */
-export function treeSize(dir: string): number {
-  let n = 0;
-  for (const e of Deno.readDirSync(dir)) {
-    const p = join(dir, e.name);
-    if (e.isDirectory) n += treeSize(p);
-    else if (e.isFile) n += Deno.statSync(p).size;
-  }
-  return n;
-}
-
 /** Wait for the vectors; returns seconds and documents per second. */
 export async function vectorsReady(shelf: Shelf): Promise<{ seconds: number; rate: number }> {
   const v = partsOf(shelf).vectors;

@@ -32,7 +32,7 @@ export function fixMmapThreshold(): boolean {
   if (Deno.build.os !== "linux") return false;
   try {
     if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") return false;
-    if (Deno.env.get("MALLOC_MMAP_THRESHOLD_") !== undefined) return false;
+    if (ownThreshold() !== undefined) return false;
     const libc = Deno.dlopen("libc.so.6", {
       mallopt: { parameters: ["i32", "i32"], result: "i32" },
     });
@@ -42,7 +42,7 @@ export function fixMmapThreshold(): boolean {
       libc.close();
     }
   } catch {
-    // No glibc (musl), no env permission: the default allocator's behaviour stays.
+    // No glibc (musl): the default allocator's behaviour stays.
     return false;
   }
 }
@@ -58,11 +58,17 @@ export function fixMmapThreshold(): boolean {
  * ```
  */
 export function mmapThresholdEnv(): { MALLOC_MMAP_THRESHOLD_: string } {
-  let own: string | undefined;
+  return { MALLOC_MMAP_THRESHOLD_: ownThreshold() ?? String(MMAP_THRESHOLD) };
+}
+
+/**
+ * The user's own `MALLOC_MMAP_THRESHOLD_`: its value, undefined when it is not set, null when
+ * this process may not read the environment (then it may be set: leave glibc's alone).
+ */
+function ownThreshold(): string | undefined | null {
   try {
-    own = Deno.env.get("MALLOC_MMAP_THRESHOLD_");
+    return Deno.env.get("MALLOC_MMAP_THRESHOLD_");
   } catch {
-    // no env permission: the default below
+    return null;
   }
-  return { MALLOC_MMAP_THRESHOLD_: own ?? String(MMAP_THRESHOLD) };
 }

@@ -21,9 +21,7 @@ import { VERSION } from "../core/version.ts";
 import { Shelf } from "../shelf/shelf.ts";
 import type { IndexProgress } from "../shelf/indexer.ts";
 import { watchLibraries } from "../shelf/watch.ts";
-import { callTool } from "./dispatch.ts";
 import { errorBody } from "./tool.ts";
-import { commandOf, HELP, usage } from "./help.ts";
 import {
   commandOptions,
   flagArgs,
@@ -32,12 +30,10 @@ import {
   unknownFlag,
   withoutAliases,
 } from "./cli_flags.ts";
-import { isLoopback, serveHttp } from "./http.ts";
-import { serveStdio } from "./mcp.ts";
 import { progressBar } from "./progress.ts";
 import { type Flag, type Flags, type Terminal, UsageError } from "./tool.ts";
 import { count } from "./tools/_listing.ts";
-import { schemas, type ToolName, TOOLS } from "./tools/mod.ts";
+import type { ToolName } from "./tools/mod.ts";
 import { idleReleaseMs } from "../shelf/idle.ts";
 import { fixMmapThreshold } from "../core/malloc.ts";
 
@@ -72,15 +68,59 @@ const COMMON: Record<string, Flag> = {
   write: { type: "string", multiple: true },
 };
 
+/** The commands that are not tools: they take the common flags. */
+const OWN_COMMANDS = new Set(["index", "serve", "demo", "help"]);
+
+/**
+ * The table of tools and the help: loaded by the commands that run a tool or show help,
+ * not by `index` or `serve` (a process that indexes holds only what it uses).
+ */
+async function toolTable() {
+  const [{ TOOLS, schemas }, { commandOf, HELP, usage }] = await Promise.all([
+    import("./tools/mod.ts"),
+    import("./help.ts"),
+  ]);
+  return { TOOLS, schemas, commandOf, HELP, usage };
+}
+
+/** The table of tools, as {@link toolTable} loads it. */
+type ToolTable = Awaited<ReturnType<typeof toolTable>>;
+
 /** The flags of a command: a tool's (see `cli_flags.ts`), else the common ones. */
-function optionsOf(cmd: string | undefined): Record<string, Flag> {
-  const tool = TOOLS.find((t) => commandOf(t) === cmd);
-  return tool ? commandOptions(schemas[tool.name], tool.cli, COMMON) : COMMON;
+function optionsOf(table: ToolTable, cmd: string | undefined): Record<string, Flag> {
+  const tool = table.TOOLS.find((t) => table.commandOf(t) === cmd);
+  return tool ? commandOptions(table.schemas[tool.name], tool.cli, COMMON) : COMMON;
 }
 
 /** Every command's flags at once: enough to find the command in the arguments. */
-function anyOptions(): Record<string, Flag> {
-  return Object.assign({}, ...TOOLS.map((t) => optionsOf(commandOf(t))), COMMON);
+function anyOptions(table: ToolTable): Record<string, Flag> {
+  return Object.assign({}, ...table.TOOLS.map((t) => optionsOf(table, table.commandOf(t))), COMMON);
+}
+
+/**
+ * The options of the command in the arguments. A command of its own with only common flags
+ * needs no table of tools (its options are the common ones, and with every flag known the
+ * command is where a parse with every command's flags finds it); else the table tells.
+ */
+async function optionsFor(argv: string[]): Promise<Record<string, Flag>> {
+  const own = parseArgs({
+    args: argv,
+    options: COMMON,
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
+  const cmd = own.positionals[0];
+  const known = own.tokens.every((t) => t.kind !== "option" || Object.hasOwn(COMMON, t.name));
+  if (known && (cmd === undefined || OWN_COMMANDS.has(cmd))) return COMMON;
+  const table = await toolTable();
+  const first = parseArgs({
+    args: argv,
+    options: anyOptions(table),
+    allowPositionals: true,
+    strict: false,
+  });
+  return optionsOf(table, first.positionals[0]);
 }
 
 /** The common flags, typed. */
@@ -133,15 +173,8 @@ type CliFlags = CommonFlags & Flags;
  * command, the second reads the flags of that command only (an unknown one is named, with
  * the nearest known flag).
  */
-function parse(argv: string[]): { values: CliFlags; positionals: string[] } {
-  const first = parseArgs({
-    args: argv,
-    options: anyOptions(),
-    allowPositionals: true,
-    strict: false,
-  });
-  const cmd = first.positionals[0];
-  const options = optionsOf(cmd);
+async function parse(argv: string[]): Promise<{ values: CliFlags; positionals: string[] }> {
+  const options = await optionsFor(argv);
   try {
     const r = parseArgs({
       args: joinNegativeValues(argv, options),
@@ -169,13 +202,21 @@ function parseError(e: Error & { code?: string }, known: string[]): string {
 }
 
 /** The tool a command runs, with its arguments from the command line. */
-function toolArgs(cmd: string, pos: string[], given: Flags): [ToolName, Record<string, unknown>] {
-  const tool = TOOLS.find((t) => commandOf(t) === cmd);
+function toolArgs(
+  table: ToolTable,
+  cmd: string,
+  pos: string[],
+  given: Flags,
+): [ToolName, Record<string, unknown>] {
+  const tool = table.TOOLS.find((t) => table.commandOf(t) === cmd);
   if (!tool) throw new UsageError(`unknown command "${cmd}" (see shelfmark --help)`);
   const f = withoutAliases(given, tool.cli);
   let args: Record<string, unknown>;
   try {
-    args = { ...flagArgs(schemas[tool.name], tool.cli, f), ...clean(tool.cli.args(pos, f)) };
+    args = {
+      ...flagArgs(table.schemas[tool.name], tool.cli, f),
+      ...clean(tool.cli.args(pos, f)),
+    };
   } catch (e) {
     if (e instanceof UsageError) throw new UsageError(`${cmd}: ${e.message}`);
     throw e;
@@ -290,18 +331,18 @@ async function indexWithProgress(
 
 /** Run the CLI with arguments; resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const { values: f, positionals } = parse(argv);
+  const { values: f, positionals } = await parse(argv);
   const [cmd, ...pos] = positionals;
   if (f.version) {
     console.log(`shelfmark ${VERSION}`);
     return 0;
   }
   if (!cmd || cmd === "help") {
-    console.log(HELP);
+    console.log((await toolTable()).HELP);
     return cmd || f.help ? 0 : 2;
   }
   if (f.help) {
-    console.log(usage(cmd));
+    console.log((await toolTable()).usage(cmd));
     return 0;
   }
   if (cmd === "index") {
@@ -330,7 +371,9 @@ export async function main(argv: string[]): Promise<number> {
     const port = intFlag(f.port, "port", 0, 65535);
     const token = f.token ?? readTokenFile(f["token-file"]) ?? Deno.env.get("SHELFMARK_TOKEN");
     const host = f.host ?? "127.0.0.1";
-    if (f.http && !isLoopback(host) && !token) {
+    // The server's modules (the MCP SDK, HTTP, the web page) only for the command that serves.
+    const http = f.http ? await import("./http.ts") : undefined;
+    if (http && !http.isLoopback(host) && !token) {
       throw new UsageError(
         `serve --http --host ${host}: listening beyond loopback needs --token (or SHELFMARK_TOKEN)`,
       );
@@ -340,19 +383,20 @@ export async function main(argv: string[]): Promise<number> {
     shelf.index().catch(() => {});
     const stop = new AbortController();
     if (!f["no-watch"]) watchLibraries(shelf, { signal: stop.signal }).catch(() => {});
-    if (f.http) {
-      const http = serveHttp(shelf, { host, port, token, structured: f.structured });
-      console.error(`shelfmark: MCP over Streamable HTTP at ${http.url}`);
+    if (http) {
+      const server = http.serveHttp(shelf, { host, port, token, structured: f.structured });
+      console.error(`shelfmark: MCP over Streamable HTTP at ${server.url}`);
       console.error(
-        `shelfmark: web page at ${new URL("/", http.url)}${
+        `shelfmark: web page at ${new URL("/", server.url)}${
           token ? " (add #token=<token> once)" : ""
         }`,
       );
-      const quit = () => http.shutdown();
+      const quit = () => server.shutdown();
       Deno.addSignalListener("SIGINT", quit);
       Deno.addSignalListener("SIGTERM", quit);
-      await http.finished;
+      await server.finished;
     } else {
+      const { serveStdio } = await import("./mcp.ts");
       await serveStdio(shelf, { structured: f.structured });
     }
     stop.abort();
@@ -362,8 +406,9 @@ export async function main(argv: string[]): Promise<number> {
     const { demo } = await import("./demo.ts");
     return await demo();
   }
-  const [tool, args] = toolArgs(cmd, pos, f);
-  const form = TOOLS.find((t) => t.name === tool)!.cli;
+  const table = await toolTable();
+  const [tool, args] = toolArgs(table, cmd, pos, f);
+  const form = table.TOOLS.find((t) => t.name === tool)!.cli;
   const data = dataDir(f.data);
   let shelf: Shelf | undefined;
   const open = async () => {
@@ -394,6 +439,7 @@ export async function main(argv: string[]): Promise<number> {
       if (own) console.log(own);
       return 0;
     }
+    const { callTool } = await import("./dispatch.ts");
     const r = await callTool(await open(), tool, args, { cli: true });
     console.log(r.format === "json" ? JSON.stringify(r.json, null, 2) : r.text);
     return 0;
