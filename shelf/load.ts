@@ -219,7 +219,12 @@ export function admissionMb(goalMb: number): number {
 /**
  * What a large file is expected to add to the memory of the process tree while it is
  * extracted, in MiB: pdf.js reading a 0.5 MB PDF grows its process by about 30 MiB, a 2 MB
- * one by about 100 MiB, a 10 MB one by about 200 MiB (the cap).
+ * one by about 100 MiB, a 10 MB one by about 200 MiB (the cap). Measured on the 33 PDFs of
+ * 1-7 MB of the full corpus (session 23, a fresh process each): 33-119 MiB at 1-2.7 MB,
+ * 137-184 at 3-7 MB. The size predicts it poorly (the pages do better, but are not known
+ * before the file is read): this under-estimates 11 of them by up to 39 MiB (long 1.2 MB
+ * manuals) and over-estimates short ones by up to 65; fitted lines (48 + 20 MiB per MB) erred
+ * less on average but under-estimated more files by more, so it was kept.
  *
  * @param load the file's {@link expectedLoad}
  * @example
