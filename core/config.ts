@@ -118,6 +118,15 @@ export interface Limits {
   /** Extraction workers (default: cores, at most 4; 0 = in the main thread). */
   workers?: number;
   /**
+   * Memory goal of indexing, in MiB: the proportional set size (PSS) of shelfmark's process
+   * and its extraction processes together while an index run extracts files (default 600,
+   * at least {@link MIN_INDEX_MEMORY_MB}). Files start beside those in flight only while the
+   * tree leaves room for what they are expected to add (see `admissionMb` in
+   * `shelf/load.ts`): more memory lets more files run at once, less makes them take turns
+   * (one file always runs).
+   */
+  index_memory_mb?: number;
+  /**
    * How long a tool call waits, in seconds, for the first index of a library that is still
    * being built before it answers from what is indexed so far (default 20; 0 never waits).
    */
@@ -170,6 +179,15 @@ const GitSchema = z.strictObject({
   }, AUTHOR).optional(),
 }, says("must be an object"));
 
+/**
+ * The least memory goal of indexing (`limits.index_memory_mb`) a configuration may set: the
+ * index process holds 150-210 MiB and an idle extraction process 70-100 before a file, so
+ * under it the tree is over its goal with a single small file in flight.
+ */
+export const MIN_INDEX_MEMORY_MB = 300;
+/** The largest memory goal of indexing (1 TiB): a goal over the machine's memory means no limit. */
+export const MAX_INDEX_MEMORY_MB = 1_048_576;
+
 /** A number limit with its allowed range. */
 function limit(min: number, max: number) {
   const range = says(`must be a number from ${min} to ${max}`);
@@ -180,6 +198,7 @@ const LimitsSchema = z.strictObject({
   max_file_mb: limit(1, 4096),
   file_timeout_s: limit(1, 3600),
   workers: limit(0, 64),
+  index_memory_mb: limit(MIN_INDEX_MEMORY_MB, MAX_INDEX_MEMORY_MB),
   first_index_wait_s: limit(0, 600),
   query_timeout_s: limit(1, 600),
 }, says("must be an object"));

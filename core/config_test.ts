@@ -31,14 +31,27 @@ Deno.test("loadConfig() refuses unknown keys and bad values, naming them", async
     refusal(await configWith({ limits: { query_timeout_s: 0 } }))
       .includes("limits.query_timeout_s must be a number from 1 to 600"),
   );
+  for (const nonsense of [10, "lots", -600]) {
+    assert(
+      refusal(await configWith({ limits: { index_memory_mb: nonsense } }))
+        .endsWith("shelfmark.json: limits.index_memory_mb must be a number from 300 to 1048576"),
+    );
+  }
   assert(refusal(await configWith({ libraries: [{ name: "a/b", path: "/x" }] })).includes("name"));
   const ok = loadConfig(
     await configWith({
       libraries: [{ name: "Docs", path: "/x", include: ["**/*.md"], exclude: ["drafts"] }],
-      limits: { max_file_mb: 10, file_timeout_s: 5, workers: 1, query_timeout_s: 3 },
+      limits: {
+        max_file_mb: 10,
+        file_timeout_s: 5,
+        workers: 1,
+        query_timeout_s: 3,
+        index_memory_mb: 900,
+      },
     }),
   );
   assertEquals(ok.limits?.query_timeout_s, 3);
+  assertEquals(ok.limits?.index_memory_mb, 900);
   assertEquals(ok.libraries[0]!.include, ["**/*.md"]);
   assertEquals(ok.limits?.workers, 1);
 });

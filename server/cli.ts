@@ -15,7 +15,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { dataDir } from "../core/config.ts";
+import { dataDir, MAX_INDEX_MEMORY_MB, MIN_INDEX_MEMORY_MB } from "../core/config.ts";
 import { ToolError } from "../core/types.ts";
 import { VERSION } from "../core/version.ts";
 import { Shelf } from "../shelf/shelf.ts";
@@ -48,6 +48,7 @@ const COMMON: Record<string, Flag> = {
   "no-vectors": { type: "boolean" },
   vectors: { type: "boolean" },
   "no-ocr": { type: "boolean" },
+  memory: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
@@ -134,6 +135,7 @@ interface CommonFlags {
   "no-vectors"?: boolean;
   vectors?: boolean;
   "no-ocr"?: boolean;
+  memory?: string;
   json?: boolean;
   help?: boolean;
   version?: boolean;
@@ -260,6 +262,7 @@ async function openShelf(f: CliFlags, folders: string[], searchWorkers = 0): Pro
     store: f.store,
     storeRead: f["store-read"],
     write: f.write,
+    indexMemoryMb: intFlag(f.memory, "memory", MIN_INDEX_MEMORY_MB, MAX_INDEX_MEMORY_MB),
   });
 }
 

@@ -22,7 +22,7 @@ const OWN: Record<string, { synopsis: string; summary: string; usage: string }> 
   index: {
     synopsis: "index [PATH...]",
     summary: "build or update the index (folders become libraries)",
-    usage: `shelfmark index [PATH...] [--watch] [--quiet] [--no-ocr]
+    usage: `shelfmark index [PATH...] [--watch] [--quiet] [--no-ocr] [--memory MB]
   Index the configured libraries, adding each PATH as a library named after its folder.
   Unchanged files are not re-read; deleted files leave the index. Progress goes to stderr.
   --watch keeps running and re-indexes what changes. Keyword search works from the first
@@ -31,7 +31,10 @@ const OWN: Record<string, { synopsis: string; summary: string; usage: string }> 
   they are computed after the keyword index (a second progress bar) unless --no-vectors.
   Scanned PDF pages and images are then read by OCR (a progress bar of pages) unless
   --no-ocr; an unfinished OCR run resumes on the next index or serve (config "ocr":
-  {"pdf_pages": false} turns it off for PDFs, {"images": false} for images).`,
+  {"pdf_pages": false} turns it off for PDFs, {"images": false} for images).
+  --memory MB is the goal, in MiB, for the memory (PSS) of shelfmark and its extraction
+  processes while they index (default: config "limits": {"index_memory_mb"}, else 600; at
+  least 300): more lets more files be read at once, less makes them take turns.`,
   },
   serve: {
     synopsis: "serve [PATH...] [--stdio|--http]",
@@ -46,7 +49,7 @@ const OWN: Record<string, { synopsis: string; summary: string; usage: string }> 
   picked up while serving (answers say stale until they are indexed); --no-watch turns that off.
   --structured declares every tool's outputSchema and puts the JSON answer in
   structuredContent of every result (for clients that read it; some hand the model that JSON
-  instead of the shorter markdown).`,
+  instead of the shorter markdown). --memory MB: the indexing memory goal, as for index.`,
   },
   demo: {
     synopsis: "demo",

@@ -71,7 +71,7 @@ export interface Weighed {
  * where measuring stops being enough: a file grows its process only after it has started,
  * so up to two files may start beside others before the measure sees either grow; two
  * smaller files add at most about 90 MiB, within what the admission threshold keeps below
- * the tree's goal (460 of 600 MiB, see `INDEX_MEMORY_MB` in `shelf/shelf.ts`), while a
+ * the tree's goal (460 of 600 MiB by default, see {@link admissionMb}), while a
  * large file is admitted with room for its own growth and with no other large one unseen.
  *
  * - Without `admit` (nothing measures memory) the weighted bytes in flight stay within
@@ -183,10 +183,48 @@ export class Room {
   }
 }
 
+/** The memory goal of indexing when the configuration sets none (`limits.index_memory_mb`). */
+export const INDEX_MEMORY_GOAL_MB = 600;
+
+/**
+ * What admission keeps below the tree's memory goal: up to two files may start beside
+ * others before the measure sees either grow (two smaller files add at most about 90 MiB), a
+ * large PDF may outgrow {@link expectedGrowthMb}, and on a quiet machine the tree holds the
+ * executable's pages alone (about 40 MiB more than `ExtractPool.roomFor` counts). What they
+ * add does not grow with the goal, so the margin is a fixed amount, not a share.
+ */
+const ADMISSION_MARGIN_MB = 140;
+
+/**
+ * Memory (MiB, about the PSS: see `ExtractPool.roomFor`) of the index process and its
+ * extraction processes over which the indexer starts no file beside those in flight (one
+ * file always runs), for a memory goal of the tree: the goal less a fixed margin. At the
+ * default goal (600) the line is 460: a 377-file sample peaked at 499 MiB PSS on a busy
+ * machine, and the full corpus at 547 on a quiet one (session 22).
+ *
+ * @param goalMb the goal for the tree's PSS (`limits.index_memory_mb`, at least
+ *   `MIN_INDEX_MEMORY_MB` of `core/config.ts`)
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * assert.equal(admissionMb(INDEX_MEMORY_GOAL_MB), 460);
+ * assert.equal(admissionMb(900), 760);
+ * assert.equal(admissionMb(300), 160); // the least goal a configuration may set
+ * ```
+ */
+export function admissionMb(goalMb: number): number {
+  return goalMb - ADMISSION_MARGIN_MB;
+}
+
 /**
  * What a large file is expected to add to the memory of the process tree while it is
  * extracted, in MiB: pdf.js reading a 0.5 MB PDF grows its process by about 30 MiB, a 2 MB
- * one by about 100 MiB, a 10 MB one by about 200 MiB (the cap).
+ * one by about 100 MiB, a 10 MB one by about 200 MiB (the cap). Measured on the 33 PDFs of
+ * 1-7 MB of the full corpus (session 23, a fresh process each): 33-119 MiB at 1-2.7 MB,
+ * 137-184 at 3-7 MB. The size predicts it poorly (the pages do better, but are not known
+ * before the file is read): this under-estimates 11 of them by up to 39 MiB (long 1.2 MB
+ * manuals) and over-estimates short ones by up to 65; fitted lines (48 + 20 MiB per MB) erred
+ * less on average but under-estimated more files by more, so it was kept.
  *
  * @param load the file's {@link expectedLoad}
  * @example

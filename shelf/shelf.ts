@@ -30,7 +30,7 @@ import {
   storeUrlProblem,
 } from "../core/config.ts";
 import { Indexer, type IndexProgress } from "./indexer.ts";
-import { expectedGrowthMb } from "./load.ts";
+import { admissionMb, expectedGrowthMb, INDEX_MEMORY_GOAL_MB } from "./load.ts";
 import { ExtractorRegistry } from "../core/registry.ts";
 import { fullCollection, HeapTrimmer, lastResortCollection } from "../core/heap.ts";
 import { ExtractPool, inProcess } from "../extraction/pool.ts";
@@ -178,6 +178,11 @@ export interface ShelfOptions {
    * `limits.query_timeout_s`, else 10 s); past it the search fails with `QUERY_TIMEOUT`.
    */
   queryTimeoutMs?: number;
+  /**
+   * Memory goal of indexing, in MiB of the tree's PSS (default: the config's
+   * `limits.index_memory_mb`, else 600); files start beside others only within it.
+   */
+  indexMemoryMb?: number;
   /**
    * How long tool calls wait for a first index still being built, in ms (default: the
    * config's `limits.first_index_wait_s`, else 20 s).
@@ -362,6 +367,9 @@ export class Shelf {
     this.#maxFileBytes = (limits.max_file_mb ?? 64) * 1024 * 1024;
     this.#firstIndexWaitMs = opts.firstIndexWaitMs ?? (limits.first_index_wait_s ?? 20) * 1000;
     const ocrLanguages = config.ocr?.languages;
+    const lineMb = admissionMb(
+      opts.indexMemoryMb ?? limits.index_memory_mb ?? INDEX_MEMORY_GOAL_MB,
+    );
     const pool = workers > 0
       ? new ExtractPool({ workers, timeoutMs, plugins, ocrLanguages })
       : undefined;
@@ -374,14 +382,14 @@ export class Shelf {
         // A file starts beside others only while the process tree's measured memory leaves
         // room for it (for a large file, what it is expected to add).
         admit: pool &&
-          ((load, large) => pool.roomFor(INDEX_MEMORY_MB - (large ? expectedGrowthMb(load) : 0))),
+          ((load, large) => pool.roomFor(lineMb - (large ? expectedGrowthMb(load) : 0))),
         // A large file (a page to OCR, a large PDF) does not sit beside idle extraction
         // processes full of garbage when the tree has no room for what it is expected to add:
         // this process's garbage goes first (a collection of a 100-200 MiB heap costs about
         // 0.1 s), then, if that is not enough, the idle processes' (`makeRoom`: they are not
         // stopped, as a process started again for the next file costs 0.7-0.9 s of CPU).
         beforeLarge: pool && ((load) => {
-          const budget = INDEX_MEMORY_MB - expectedGrowthMb(load);
+          const budget = lineMb - expectedGrowthMb(load);
           if (pool.roomFor(budget)) return;
           fullCollection()?.();
           pool.makeRoom(budget);
@@ -391,7 +399,7 @@ export class Shelf {
         // and the idle processes' that hold much.
         makeRoom: pool && ((relief) => () => {
           relief.trim();
-          pool.makeRoom(INDEX_MEMORY_MB);
+          pool.makeRoom(lineMb);
         })(new HeapTrimmer({ growthMb: 16, floorMb: 0 })),
         hold: pool && (() => pool.hold()),
       },
@@ -1259,13 +1267,5 @@ export class Shelf {
   }
 }
 
-/**
- * Memory (MiB, about the PSS: see `ExtractPool.roomFor`) of this process and its extraction
- * processes over which the indexer starts no file beside those in flight (one file always
- * runs). At 500 a 377-file sample peaked at 572 MiB PSS (on a busy machine, where the
- * executable's pages are shared with other processes; on a quiet one the tree holds them
- * alone); at 460, 499 MiB: under the 600 MiB goal with room for the pages.
- */
-const INDEX_MEMORY_MB = 460;
 /** How long a change the vault made is not taken for an outside change by the watcher. */
 const OWN_CHANGE_MS = 3000;

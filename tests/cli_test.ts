@@ -107,6 +107,13 @@ Deno.test("cli: usage errors are one line in a terminal's terms; old flags still
     const big = await run(["search", "gzip", "--limit", "100000", "--data", data]);
     assertMatch(big.stderr, /--limit must be between 1 and 50, not 100000/);
     assert(!big.stderr.includes("input schema"), big.stderr);
+    for (const [memory, says] of [["10", "10"], ["lots", '"lots"']] as const) {
+      const goal = await run(["index", SAMPLES, "--data", data, "--memory", memory]);
+      assertEquals([goal.code, goal.stderr.split("\n")[0]], [
+        2,
+        `error: --memory must be between 300 and 1048576, not ${says}`,
+      ]);
+    }
     const sort = await run(["search", "gzip", "--sort", "sideways", "--data", data]);
     assertEquals(sort.code, 2);
     assertMatch(sort.stderr, /^error: --sort: .*\nhint: See shelfmark search --help\.\n$/);
