@@ -100,8 +100,10 @@ async function latency<T>(
   return [pct(ms, 50), pct(ms, 95)];
 }
 
+/** The dev questions (`$SHELFMARK_SHARED`, else `../shared` beside the checkout). */
 function questions(): string[] {
-  return Deno.readTextFileSync(join(ROOT, "../shared/eval/questions.dev.jsonl")).split("\n")
+  const shared = Deno.env.get("SHELFMARK_SHARED") ?? join(ROOT, "../shared");
+  return Deno.readTextFileSync(join(shared, "eval/questions.dev.jsonl")).split("\n")
     .filter(Boolean).map((l) => JSON.parse(l).question as string);
 }
 

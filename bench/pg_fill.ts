@@ -7,7 +7,11 @@
  * The write side of the PostgreSQL store measured without extraction, and a full store for a
  * server: with `"store": URL` in the folder's `shelfmark.json`, it answers from it.
  *
- *   deno run -A bench/pg_fill.ts DATA_DIR URL [--library L] [--limit N] [--keyword-only]
+ *   deno run -A bench/pg_fill.ts DATA_DIR URL [--library L] [--from N] [--limit N] [--keyword-only]
+ *
+ * The documents go in the order the catalog stored them: `--limit N` writes the first N
+ * (those a `bench/catalog_scale.ts` checkpoint at N had stored), `--from N` skips the
+ * first N (to grow a store written with `--limit N` in steps).
  *
  * `--keyword-only`: the keyword index alone (the writes measured before session 16). Run it
  * with `--cpu-prof` (deno run --cpu-prof) to see where the client's time goes.
@@ -28,6 +32,7 @@ const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: {
     library: { type: "string" },
+    from: { type: "string" },
     limit: { type: "string" },
     "keyword-only": { type: "boolean" },
   },
@@ -35,7 +40,7 @@ const { positionals, values } = parseArgs({
 const [data, url] = positionals;
 if (!data || !url) {
   console.error(
-    "usage: bench/pg_fill.ts DATA_DIR URL [--library L] [--limit N] [--keyword-only]",
+    "usage: bench/pg_fill.ts DATA_DIR URL [--library L] [--from N] [--limit N] [--keyword-only]",
   );
   Deno.exit(2);
 }
@@ -45,10 +50,11 @@ const store = values["keyword-only"] ? undefined : new PgCatalogStore(url, { mac
 const index = new PgKeywordIndex(url, catalog, { machine, store });
 const rows = catalog.db.prepare(
   values.library
-    ? "SELECT doc_id FROM documents WHERE library = ? ORDER BY doc_id"
-    : "SELECT doc_id FROM documents WHERE ? IS NULL ORDER BY doc_id",
+    ? "SELECT doc_id FROM documents WHERE library = ? ORDER BY rowid"
+    : "SELECT doc_id FROM documents WHERE ? IS NULL ORDER BY rowid",
 ).all(values.library ?? null) as { doc_id: string }[];
-const ids = rows.slice(0, Number(values.limit ?? rows.length)).map((r) => r.doc_id);
+const ids = rows.slice(Number(values.from ?? 0), Number(values.limit ?? rows.length))
+  .map((r) => r.doc_id);
 const start = performance.now();
 const cpu0 = process.cpuUsage();
 let n = 0;

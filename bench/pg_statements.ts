@@ -6,7 +6,8 @@
  * (ANALYZE)` on one connection: by kind of statement, planning and execution milliseconds
  * (best of three: wall times, which a busy machine inflates), and the backend's CPU
  * milliseconds (mean of the three; read from `/proc`: the server must run on this machine),
- * and of those the CPU of parsing, binding and planning it (`EXPLAIN` alone, three times).
+ * and of those the CPU of parsing, binding and planning it (`EXPLAIN` alone, three times),
+ * and the rows its aggregations read ({@link rowsAggregated}: what the rankings sum).
  *
  * `SHELFMARK_SHARED=/work/shared deno run -A bench/pg_statements.ts DATA_DIR [--limit N]`
  *
@@ -121,6 +122,34 @@ const KINDS: [string, RegExp][] = [
   ["phrase passage counts (phraseCountSql)", /SELECT DISTINCT doc, seq/],
 ];
 
+/** A node of an `EXPLAIN (ANALYZE, FORMAT JSON)` plan. */
+interface PlanNode {
+  "Node Type": string;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  Plans?: PlanNode[];
+}
+
+/**
+ * Rows the aggregations of an analysed plan read (the input rows of every `Aggregate`
+ * node, over all its loops): what a ranking statement sums, by document and by passage.
+ *
+ * @example
+ * ```ts
+ * import { rowsAggregated } from "./pg_statements.ts";
+ * import assert from "node:assert/strict";
+ * const scan = { "Node Type": "Seq Scan", "Actual Rows": 40, "Actual Loops": 2 };
+ * const agg = { "Node Type": "Aggregate", "Actual Rows": 3, "Actual Loops": 1, Plans: [scan] };
+ * assert.equal(rowsAggregated({ "Node Type": "Limit", Plans: [agg] }), 80);
+ * ```
+ */
+export function rowsAggregated(node: PlanNode): number {
+  const input = node["Node Type"] === "Aggregate"
+    ? (node.Plans ?? []).reduce((s, c) => s + (c["Actual Rows"] ?? 0) * (c["Actual Loops"] ?? 1), 0)
+    : 0;
+  return (node.Plans ?? []).reduce((s, c) => s + rowsAggregated(c), input);
+}
+
 /** A statement's kind ({@link KINDS}), else its first words. */
 function kindOf(text: string): string {
   return KINDS.find(([, re]) => re.test(text))?.[0] ??
@@ -134,11 +163,11 @@ if (import.meta.main) {
   const pid = (await db.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
   const tally = new Map<
     string,
-    { n: number; plan: number; exec: number; cpu: number; prep: number }
+    { n: number; plan: number; exec: number; cpu: number; prep: number; rows: number }
   >();
   for (const sent of searches) {
     for (const s of sent) {
-      let plan = Infinity, exec = Infinity;
+      let plan = Infinity, exec = Infinity, rows = 0;
       const cpu = await backendCpu(pid);
       for (let i = 0; i < ROUNDS; i++) {
         const r = await db.query(
@@ -148,10 +177,12 @@ if (import.meta.main) {
         const x = r.rows[0]["QUERY PLAN"][0];
         plan = Math.min(plan, x["Planning Time"]);
         exec = Math.min(exec, x["Execution Time"]);
+        rows = rowsAggregated(x.Plan);
       }
       const k = kindOf(s.text);
-      const t = tally.get(k) ?? { n: 0, plan: 0, exec: 0, cpu: 0, prep: 0 };
+      const t = tally.get(k) ?? { n: 0, plan: 0, exec: 0, cpu: 0, prep: 0, rows: 0 };
       t.n++;
+      t.rows += rows;
       t.plan += plan;
       t.exec += exec;
       t.cpu += (await backendCpu(pid) - cpu) / ROUNDS;
@@ -166,20 +197,25 @@ if (import.meta.main) {
   const per = (ms: number) => (ms / searches.length).toFixed(2);
   console.log(
     `| statement (${searches.length} searches) | sent | planning ms | execution ms | ` +
-      `planning + execution a search, ms | server CPU a search, ms | of which parse, bind, plan |`,
+      `planning + execution a search, ms | server CPU a search, ms | of which parse, bind, plan | ` +
+      `rows aggregated a search |`,
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
   const rows = [...tally].sort((a, b) => b[1].plan + b[1].exec - a[1].plan - a[1].exec);
-  let all = 0, cpu = 0, prep = 0;
+  let all = 0, cpu = 0, prep = 0, aggregated = 0;
+  const perRows = (n: number) => Math.round(n / searches.length).toLocaleString("en-US");
   for (const [k, t] of rows) {
     all += t.plan + t.exec;
     cpu += t.cpu;
     prep += t.prep;
+    aggregated += t.rows;
     console.log(
       `| ${k} | ${t.n} | ${t.plan.toFixed(0)} | ${t.exec.toFixed(0)} | ${per(t.plan + t.exec)} | ${
         per(t.cpu)
-      } | ${per(t.prep)} |`,
+      } | ${per(t.prep)} | ${perRows(t.rows)} |`,
     );
   }
-  console.log(`| all | | | | ${per(all)} | ${per(cpu)} | ${per(prep)} |`);
+  console.log(
+    `| all | | | | ${per(all)} | ${per(cpu)} | ${per(prep)} | ${perRows(aggregated)} |`,
+  );
 }
