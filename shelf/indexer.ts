@@ -130,17 +130,8 @@ export interface IndexerOptions {
 const MEMORY_POLL_MS = 100;
 /** Files larger than this are skipped with reason `too_large`, unless told otherwise. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
-/**
- * A batch (one transaction: documents, keyword rows and term statistics together) is
- * committed after this many files or this many ms. Each commit has a cost of its own: the
- * batch's distinct terms written to the term statistics (the terms of several documents
- * once, not once each), the frequencies looked up again after it, and FTS5's pending terms
- * written as a segment and merged. At 1.5 s a large PDF was most often a batch of its own
- * (535 PDFs of the full corpus: 159 commits). A kill loses nothing either way: the batch
- * rolls back and its files are extracted again by the next run (up to this much work redone).
- */
 const BATCH_FILES = 100;
-const BATCH_MS = 5000;
+const BATCH_MS = 1500;
 const YIELD_MS = 30;
 
 function rfc3339(ms: number): string {
