@@ -50,9 +50,9 @@ Deno.test({
   name: "a low indexing memory goal makes files take turns, a high one runs them at once",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
-    // The test process holds 200 MiB, so the tree is over the lowest goal's admission line
-    // (160 MiB) from the start, and far under a goal of 100 GiB.
-    const ballast = new Uint8Array(200 * 2 ** 20).fill(1);
+    // The test process holds 300 MiB, so the tree is over the lowest goal's admission line
+    // (260 MiB) from the start, and far under a goal of 100 GiB.
+    const ballast = new Uint8Array(300 * 2 ** 20).fill(1);
     for (const [goal, fromConfig] of [[MIN_INDEX_MEMORY_MB, true], [100_000, false]] as const) {
       const base = await Deno.makeTempDir({ prefix: "shelfmark-memory-" });
       const { lib, plugin } = await library(base);

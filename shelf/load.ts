@@ -71,7 +71,7 @@ export interface Weighed {
  * where measuring stops being enough: a file grows its process only after it has started,
  * so up to two files may start beside others before the measure sees either grow; two
  * smaller files add at most about 90 MiB, within what the admission threshold keeps below
- * the tree's goal (460 of 600 MiB by default, see {@link admissionMb}), while a
+ * the tree's goal (560 of 600 MiB by default, see {@link admissionMb}), while a
  * large file is admitted with room for its own growth and with no other large one unseen.
  *
  * - Without `admit` (nothing measures memory) the weighted bytes in flight stay within
@@ -187,29 +187,32 @@ export class Room {
 export const INDEX_MEMORY_GOAL_MB = 600;
 
 /**
- * What admission keeps below the tree's memory goal: up to two files may start beside
- * others before the measure sees either grow (two smaller files add at most about 90 MiB), a
- * large PDF may outgrow {@link expectedGrowthMb}, and on a quiet machine the tree holds the
- * executable's pages alone (about 40 MiB more than `ExtractPool.roomFor` counts). What they
- * add does not grow with the goal, so the margin is a fixed amount, not a share.
+ * What admission keeps below the tree's memory goal: the PSS of the tree's peak over the line
+ * admission holds, measured (a large PDF outgrowing {@link expectedGrowthMb}, files started
+ * before the measure sees them grow, the executable's pages that `ExtractPool.roomFor` does
+ * not count). Full corpus, quiet machine (session 23): line 460, peak 554-556 MiB; line 560,
+ * peak 585-596; line 660, peak 623-646. A fixed amount, not a share: what it covers does not
+ * grow with the goal.
  */
-const ADMISSION_MARGIN_MB = 140;
+const ADMISSION_MARGIN_MB = 40;
 
 /**
  * Memory (MiB, about the PSS: see `ExtractPool.roomFor`) of the index process and its
  * extraction processes over which the indexer starts no file beside those in flight (one
  * file always runs), for a memory goal of the tree: the goal less a fixed margin. At the
- * default goal (600) the line is 460: a 377-file sample peaked at 499 MiB PSS on a busy
- * machine, and the full corpus at 547 on a quiet one (session 22).
+ * default goal (600) the line is 560: the full corpus peaked at 585-596 MiB PSS on a quiet
+ * machine, with both cores busy 87 % of the seconds (at 460, 554-556 MiB and 75-80 %: a
+ * large PDF ran alone while smaller files waited for memory, and idle extraction processes
+ * were made to collect, which cost them CPU; session 23, docs/benchmarks.md).
  *
  * @param goalMb the goal for the tree's PSS (`limits.index_memory_mb`, at least
  *   `MIN_INDEX_MEMORY_MB` of `core/config.ts`)
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * assert.equal(admissionMb(INDEX_MEMORY_GOAL_MB), 460);
- * assert.equal(admissionMb(900), 760);
- * assert.equal(admissionMb(300), 160); // the least goal a configuration may set
+ * assert.equal(admissionMb(INDEX_MEMORY_GOAL_MB), 560);
+ * assert.equal(admissionMb(900), 860);
+ * assert.equal(admissionMb(300), 260); // the least goal a configuration may set
  * ```
  */
 export function admissionMb(goalMb: number): number {
