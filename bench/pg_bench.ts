@@ -13,6 +13,9 @@
  * closed loop (clients back to back) measures saturation; `--rate R` adds an open-loop
  * run beside it: each client issues a search R times a second on average (random,
  * exponential arrivals, not waiting for its previous answer), latency from arrival.
+ * `--gap S` times an agent's pace instead: one client, a search every S seconds
+ * (`--searches N`, default 12, after the warm-up pass), as an agent asks between its
+ * thoughts (a store's idle connections may close in between).
  *
  * @module
  */
@@ -149,6 +152,34 @@ export async function keywordLatency(
   return out;
 }
 
+/**
+ * Time searches asked one at a time, `gapS` seconds apart (after a warm-up pass over the
+ * questions): the latency an agent sees between its thoughts.
+ *
+ * @param shelf an open shelf
+ * @param questions the questions' texts (every 7th is asked, round the list)
+ * @param gapS seconds between two searches
+ * @param searches searches timed
+ * @returns each search's milliseconds, in order
+ */
+export async function pacedLatency(
+  shelf: Shelf,
+  questions: string[],
+  gapS: number,
+  searches: number,
+): Promise<number[]> {
+  const keyword = partsOf(shelf).keyword;
+  for (const q of questions) await keyword.search(prepareQuery(q, 10)).catch(() => []);
+  const ms: number[] = [];
+  for (let i = 0; i < searches; i++) {
+    await new Promise((wake) => setTimeout(wake, gapS * 1000));
+    const from = performance.now();
+    await keyword.search(prepareQuery(questions[(i * 7) % questions.length]!, 10)).catch(() => []);
+    ms.push(Math.round(performance.now() - from));
+  }
+  return ms;
+}
+
 if (import.meta.main) {
   const { values, positionals } = parseArgs({
     args: Deno.args,
@@ -158,6 +189,8 @@ if (import.meta.main) {
       "pg-dir": { type: "string" },
       "pg-db": { type: "string" },
       rate: { type: "string" },
+      gap: { type: "string" },
+      searches: { type: "string", default: "12" },
     },
     allowPositionals: true,
   });
@@ -171,43 +204,62 @@ if (import.meta.main) {
   const questions = (await devQuestions(shared)).map((q) => q.question);
   const shelf = await Shelf.open({ data, log: () => {}, embedder: "none", workers: 0 });
   try {
-    const rate = values.rate === undefined ? undefined : Number(values.rate);
-    if (rate !== undefined && !(rate > 0)) {
-      console.error(`--rate must be a positive number of searches per second, not ${values.rate}`);
-      Deno.exit(2);
-    }
-    for (const r of rate === undefined ? [undefined] : [undefined, rate]) {
-      const f = await keywordLatency(
-        shelf,
-        questions,
-        Number(values.clients),
-        Number(values.rounds),
-        values["pg-dir"],
-        r,
-        values["pg-db"],
+    if (values.gap !== undefined) {
+      const gap = Number(values.gap);
+      const n = Number(values.searches);
+      if (!(gap >= 0) || !(n >= 1)) {
+        console.error("--gap must be seconds (0 or more) and --searches a positive count");
+        Deno.exit(2);
+      }
+      const ms = await pacedLatency(shelf, questions, gap, n);
+      console.log(
+        `| keyword ${partsOf(shelf).keyword.name}, one client, a search every ${gap} s: ` +
+          `p50 / p95 / max ms (${n} searches) | ${Math.round(pct(ms, 50))} / ${
+            Math.round(pct(ms, 95))
+          } / ${Math.max(...ms)} |`,
       );
-      const load = r === undefined ? "closed loop" : `open loop ${r}/s each`;
-      const server = f.firstPass.serverCpuS;
-      // the first run's warm-up is the one that meets every question first
-      if (r === undefined) {
+      console.log(`searches, ms: ${ms.join(" ")}`);
+    } else {
+      const rate = values.rate === undefined ? undefined : Number(values.rate);
+      if (rate !== undefined && !(rate > 0)) {
+        console.error(
+          `--rate must be a positive number of searches per second, not ${values.rate}`,
+        );
+        Deno.exit(2);
+      }
+      for (const r of rate === undefined ? [undefined] : [undefined, rate]) {
+        const f = await keywordLatency(
+          shelf,
+          questions,
+          Number(values.clients),
+          Number(values.rounds),
+          values["pg-dir"],
+          r,
+          values["pg-db"],
+        );
+        const load = r === undefined ? "closed loop" : `open loop ${r}/s each`;
+        const server = f.firstPass.serverCpuS;
+        // the first run's warm-up is the one that meets every question first
+        if (r === undefined) {
+          console.log(
+            `| keyword ${partsOf(shelf).keyword.name}, first pass (warm-up, one client): ` +
+              `CPU s client${
+                server !== undefined ? " / server" : ""
+              } (${questions.length} searches) | ` +
+              `${f.firstPass.cpuS}${server !== undefined ? ` / ${server}` : ""} |`,
+          );
+        }
         console.log(
-          `| keyword ${partsOf(shelf).keyword.name}, first pass (warm-up, one client): ` +
-            `CPU s client${
-              server !== undefined ? " / server" : ""
-            } (${questions.length} searches) | ` +
-            `${f.firstPass.cpuS}${server !== undefined ? ` / ${server}` : ""} |`,
+          `| keyword ${
+            partsOf(shelf).keyword.name
+          }, ${f.clients} clients ${load}: p50 / p95 / max ms ` +
+            `(${f.searches} searches; CPU s client${
+              f.serverCpuS !== undefined ? " / server" : ""
+            }) | ${f.p50} / ${f.p95} / ${f.max} (${f.cpuS}${
+              f.serverCpuS !== undefined ? ` / ${f.serverCpuS}` : ""
+            }) |`,
         );
       }
-      console.log(
-        `| keyword ${
-          partsOf(shelf).keyword.name
-        }, ${f.clients} clients ${load}: p50 / p95 / max ms ` +
-          `(${f.searches} searches; CPU s client${
-            f.serverCpuS !== undefined ? " / server" : ""
-          }) | ${f.p50} / ${f.p95} / ${f.max} (${f.cpuS}${
-            f.serverCpuS !== undefined ? ` / ${f.serverCpuS}` : ""
-          }) |`,
-      );
     }
   } finally {
     await shelf.close();
