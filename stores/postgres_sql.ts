@@ -285,8 +285,8 @@ function docScoreSql(
   lengths = "kw_docs d ON d.id = f.doc",
 ): string {
   return `SELECT f.doc, ${heldSql(phrases)} AS phs,
-      sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows))))
-        AS score
+      sum(i.idf * f.freq * 2.2 / (f.freq + 1.2 * (0.25 + 0.75 * d.tokens / (t.toks / t.rows)))
+        ORDER BY f.ph) AS score
     FROM ${from} f JOIN i ON i.ph = f.ph JOIN ${lengths} CROSS JOIN t
     GROUP BY f.doc`;
 }
@@ -408,7 +408,7 @@ export function topRankSql(
         FROM b),
   hits AS MATERIALIZED (${rows(false)}),
   c AS MATERIALIZED (SELECT h.doc, d.tokens FROM (SELECT DISTINCT doc FROM hits) h
-          JOIN kw_docs d ON d.id = h.doc),
+          CROSS JOIN LATERAL (SELECT tokens FROM kw_docs d WHERE d.id = h.doc OFFSET 0) d),
   f AS (SELECT ph, doc, sum((${w}::float8[])[col + 1] * tf) AS freq FROM (
           SELECT * FROM hits UNION ALL
           SELECT * FROM (${rows(true)}) l WHERE l.doc IN (SELECT doc FROM c)) h
