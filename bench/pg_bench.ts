@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import { Shelf } from "../shelf/shelf.ts";
 import { partsOf } from "../shelf/_parts.ts";
 import { prepareQuery } from "../search/query.ts";
+import type { KeywordIndex } from "../stores/roles.ts";
 import { devQuestions } from "./agent_cost.ts";
 import { pct } from "./stats.ts";
 
@@ -80,6 +81,11 @@ export async function serverCpu(pgDir: string, database?: string): Promise<numbe
   return (ticks + live) / 100;
 }
 
+/** Ask each question once, one after the other (the warm-up pass). */
+async function askEach(keyword: KeywordIndex, questions: string[]): Promise<void> {
+  for (const q of questions) await keyword.search(prepareQuery(q, 10)).catch(() => []);
+}
+
 /**
  * Time the dev questions against a shelf's keyword index with concurrent clients.
  *
@@ -106,7 +112,7 @@ export async function keywordLatency(
   const server = () => serverCpu(pgDir!, pgDb);
   const serverS = async (from: number) => Math.round((await server() - from) * 100) / 100;
   const first0 = [process.cpuUsage(), pgDir ? await server() : 0] as const;
-  for (const q of questions) await keyword.search(prepareQuery(q, 10)).catch(() => []);
+  await askEach(keyword, questions);
   const firstPass = {
     cpuS: cpuS(process.cpuUsage(first0[0])),
     ...(pgDir ? { serverCpuS: await serverS(first0[1]) } : {}),
@@ -169,7 +175,7 @@ export async function pacedLatency(
   searches: number,
 ): Promise<number[]> {
   const keyword = partsOf(shelf).keyword;
-  for (const q of questions) await keyword.search(prepareQuery(q, 10)).catch(() => []);
+  await askEach(keyword, questions);
   const ms: number[] = [];
   for (let i = 0; i < searches; i++) {
     await new Promise((wake) => setTimeout(wake, gapS * 1000));
