@@ -282,15 +282,27 @@ Deno.test({
         );
       while (await count() < 20) await new Promise((r) => setTimeout(r, 50));
       await admin.query("BEGIN; LOCK TABLE kw_totals IN EXCLUSIVE MODE");
-      let held: { pid: number; xact: boolean } | undefined;
-      while (!held) {
+      // watched from other connections: inside the transaction above, pg_stat_activity stays
+      // as first read (only its wait events are read live). The waiter is found in pg_locks,
+      // as one statement's snapshot of pg_stat_activity can still pair a wait that has just
+      // begun with the idle moment before it.
+      let waiter: { pid: number } | undefined;
+      while (!waiter) {
         await new Promise((r) => setTimeout(r, 50));
-        held = (await admin.query(
-          `SELECT pid, xact_start IS NOT NULL AS xact FROM pg_stat_activity
-           WHERE wait_event_type = 'Lock' AND datname = current_database()`,
-        )).rows[0];
+        [waiter] = await pgRows<{ pid: number }>(
+          tables,
+          `SELECT l.pid FROM pg_locks l JOIN pg_stat_activity a USING (pid)
+           WHERE l.relation = 'kw_totals'::regclass AND NOT l.granted
+             AND a.backend_type = 'client backend'`,
+        );
       }
-      assert(held.xact, "the held write is inside its transaction");
+      // it waits until the ROLLBACK below: a later snapshot sees it inside its transaction
+      const [held] = await pgRows<{ pid: number; xact: boolean }>(
+        tables,
+        "SELECT pid, xact_start IS NOT NULL AS xact FROM pg_stat_activity WHERE pid = $1",
+        [waiter.pid],
+      );
+      assert(held?.xact, "the held write is inside its transaction");
       child.kill("SIGKILL");
       assert(!(await child.status).success);
       await admin.query("ROLLBACK");
