@@ -87,7 +87,11 @@ Deno.test({
         // Both workers started and warm, so the limit is all the slow query's.
         await Promise.all([search("aardvark"), search("aardvark sleeps")]);
         const [slow, normal] = await Promise.all([search(FORMS.join(" ")), search("aardvark")]);
-        if ((!slow.isError || normal.isError) && round < 3) continue;
+        // The stopped worker is replaced and answers too: its first query is cold (slower than
+        // the warm ones the limit was set from), so both workers take one before the check.
+        await Promise.all([search("aardvark"), search("aardvark sleeps")]);
+        const after = await search("aardvark");
+        if ((!slow.isError || normal.isError || after.isError) && round < 3) continue;
         assert(slow.isError, slow.content[0]?.text);
         const err = JSON.parse(slow.content[0]!.text).error;
         assertEquals(err.code, "QUERY_TIMEOUT");
@@ -97,8 +101,10 @@ Deno.test({
           !normal.isError && /notes\/small\.md/.test(normal.content[0]!.text),
           normal.content[0]?.text,
         );
-        const after = await search("aardvark");
-        assert(!after.isError && /notes\/small\.md/.test(after.content[0]!.text));
+        assert(
+          !after.isError && /notes\/small\.md/.test(after.content[0]!.text),
+          after.content[0]?.text,
+        );
         break;
       } finally {
         await client.close();
